@@ -1,0 +1,14 @@
+// Package parse turns markdown documents into a positioned document model and
+// defines the Diagnostic type every gallivant grammar reports with.
+//
+// It knows no gallivant concept. Markdown is parsed with goldmark (GFM tables
+// and task lists enabled) and frontmatter is split with adrg/frontmatter and
+// decoded into yaml.v3 nodes so that every key keeps its position. Inputs with
+// CRLF line endings are normalized to LF before anything else, so LF and CRLF
+// copies of a document produce the same model.
+//
+// Parsing never fails and never panics: Parse always returns a Document, and
+// problems with the bytes themselves (encoding, size, nesting, frontmatter
+// syntax) are reported as diagnostics on it. Positions are 1-based lines and
+// 1-based columns counted in characters (runes), not bytes.
+package parse

@@ -1,0 +1,254 @@
+package parse
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// MaxSize is the largest document, in bytes, that Parse reads. Larger inputs
+// get a file/too-large diagnostic and an empty model: a control repository
+// holds hand-written markdown and ledgers, and nothing legitimate comes near it.
+const MaxSize = 4 << 20
+
+// MaxNesting is the deepest container nesting (lists and block quotes) Parse
+// hands to goldmark. goldmark's cost grows with the product of lines and open
+// containers, so a hostile document nested thousands deep would take minutes;
+// real documents stay far below this.
+const MaxNesting = 64
+
+// Rule ids reported by Parse itself.
+const (
+	RuleTooLarge           = "file/too-large"
+	RuleBinary             = "file/binary"
+	RuleEncoding           = "file/encoding"
+	RuleNesting            = "file/nesting"
+	RuleFrontmatterSyntax  = "frontmatter/syntax"
+	RuleFrontmatterUnclose = "frontmatter/unclosed"
+)
+
+// Document is a parsed markdown document: its normalized source, its optional
+// frontmatter and its top-level blocks with positions.
+type Document struct {
+	// Path is the name diagnostics report; it is never opened.
+	Path string
+	// Source is the input with CRLF and lone CR line endings turned into LF.
+	Source []byte
+	// Front is the frontmatter, or nil when the document has none.
+	Front *Frontmatter
+	// Blocks are the top-level blocks of the body, in document order.
+	Blocks []Block
+	// Diagnostics are problems with the bytes themselves. A document with
+	// an error here has no Blocks.
+	Diagnostics Diagnostics
+
+	lineStarts []int
+	root       *Section
+}
+
+var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.TaskList))
+
+// Parse parses src as the document at path. It never fails: problems are
+// reported in the returned document's Diagnostics.
+func Parse(path string, src []byte) *Document {
+	d := &Document{Path: path}
+	if len(src) > MaxSize {
+		d.Source = []byte{}
+		d.index()
+		d.Diagnostics.Errorf(path, Pos{1, 1}, RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", len(src), MaxSize)
+		return d
+	}
+	d.Source = normalizeNewlines(src)
+	d.index()
+	if i := bytes.IndexByte(d.Source, 0); i >= 0 {
+		d.Diagnostics.Errorf(path, d.PosOf(i), RuleBinary, "file contains a NUL byte; expected a UTF-8 text document")
+		return d
+	}
+	if !utf8.Valid(d.Source) {
+		off := firstInvalidUTF8(d.Source)
+		d.Diagnostics.Errorf(path, d.PosOf(off), RuleEncoding, "invalid UTF-8 byte 0x%02x; expected a UTF-8 text document", d.Source[off])
+		return d
+	}
+	if line, depth := d.tooDeep(); line > 0 {
+		d.Diagnostics.Errorf(path, Pos{line, 1}, RuleNesting, "lists or block quotes nested %d deep; at most %d levels are supported", depth, MaxNesting)
+		return d
+	}
+	bodyOff := d.parseFrontmatter()
+	body := d.Source[bodyOff:]
+	root := markdown.Parser().Parse(text.NewReader(body))
+	c := converter{doc: d, src: body, base: bodyOff}
+	d.Blocks = c.blocks(root, 0)
+	return d
+}
+
+func normalizeNewlines(src []byte) []byte {
+	if bytes.IndexByte(src, '\r') < 0 {
+		return bytes.Clone(src)
+	}
+	out := make([]byte, 0, len(src))
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\r' {
+			out = append(out, '\n')
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			continue
+		}
+		out = append(out, src[i])
+	}
+	return out
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return 0
+}
+
+func (d *Document) index() {
+	d.lineStarts = append(d.lineStarts[:0], 0)
+	for i, b := range d.Source {
+		if b == '\n' && i+1 < len(d.Source) {
+			d.lineStarts = append(d.lineStarts, i+1)
+		}
+	}
+}
+
+// NumLines returns the number of lines in the source. An empty source has one
+// empty line, so that position 1:1 is always inside the input.
+func (d *Document) NumLines() int { return len(d.lineStarts) }
+
+// Line returns line n (1-based) without its newline, or "" when n is out of range.
+func (d *Document) Line(n int) string {
+	if n < 1 || n > len(d.lineStarts) {
+		return ""
+	}
+	start := d.lineStarts[n-1]
+	end := len(d.Source)
+	if n < len(d.lineStarts) {
+		end = d.lineStarts[n] - 1
+	} else if end > start && d.Source[end-1] == '\n' {
+		end--
+	}
+	return string(d.Source[start:end])
+}
+
+// PosOf converts a byte offset into Source to a position. Offsets past the end
+// are clamped to the last position.
+func (d *Document) PosOf(off int) Pos {
+	if off < 0 {
+		off = 0
+	}
+	if off > len(d.Source) {
+		off = len(d.Source)
+	}
+	i := sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off }) - 1
+	if i < 0 {
+		i = 0
+	}
+	start := d.lineStarts[i]
+	col := utf8.RuneCount(d.Source[start:off]) + 1
+	return Pos{Line: i + 1, Col: col}
+}
+
+// ColOf converts a byte index within line n's text to a 1-based column.
+func (d *Document) ColOf(n, byteIdx int) int {
+	l := d.Line(n)
+	if byteIdx > len(l) {
+		byteIdx = len(l)
+	}
+	if byteIdx < 0 {
+		byteIdx = 0
+	}
+	return utf8.RuneCountInString(l[:byteIdx]) + 1
+}
+
+// LinePos returns the position of byte index byteIdx within line n.
+func (d *Document) LinePos(n, byteIdx int) Pos { return Pos{Line: n, Col: d.ColOf(n, byteIdx)} }
+
+// EndPos returns the position just after the last character of the source,
+// kept inside the input (the last character itself when the file ends without
+// a newline).
+func (d *Document) EndPos() Pos {
+	n := d.NumLines()
+	l := d.Line(n)
+	c := utf8.RuneCountInString(l)
+	if c < 1 {
+		c = 1
+	}
+	return Pos{Line: n, Col: c}
+}
+
+// tooDeep estimates, per line, how many containers goldmark would have open
+// (leading list and quote markers plus indentation) and returns the first line
+// deeper than MaxNesting, or 0. It over-estimates indented code, which is why
+// MaxNesting is generous.
+func (d *Document) tooDeep() (line, depth int) {
+	inFence := false
+	for n := 1; n <= d.NumLines(); n++ {
+		l := d.Line(n)
+		indent, i := 0, 0
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			if l[i] == '\t' {
+				indent += 4
+			} else {
+				indent++
+			}
+			i++
+		}
+		rest := l[i:]
+		if indent <= 3 && (bytes.HasPrefix([]byte(rest), []byte("```")) || bytes.HasPrefix([]byte(rest), []byte("~~~"))) {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		if dep := indent/2 + containerMarkers(rest); dep > MaxNesting {
+			return n, dep
+		}
+	}
+	return 0, 0
+}
+
+// containerMarkers counts the list and quote markers that open containers at
+// the start of s ("- - > 1. x" opens four).
+func containerMarkers(s string) int {
+	n := 0
+	for {
+		for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+			s = s[1:]
+		}
+		switch {
+		case len(s) > 0 && s[0] == '>':
+			s = s[1:]
+		case len(s) > 1 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && (s[1] == ' ' || s[1] == '\t'):
+			s = s[2:]
+		default:
+			j := 0
+			for j < len(s) && j < 9 && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j == 0 || j+1 >= len(s) || (s[j] != '.' && s[j] != ')') || (s[j+1] != ' ' && s[j+1] != '\t') {
+				return n
+			}
+			s = s[j+2:]
+		}
+		n++
+	}
+}
+
+// String summarizes the document for debugging.
+func (d *Document) String() string {
+	return fmt.Sprintf("Document(%s, %d lines, %d blocks)", d.Path, d.NumLines(), len(d.Blocks))
+}

@@ -1,0 +1,111 @@
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/adrg/frontmatter"
+	"gopkg.in/yaml.v3"
+)
+
+// Frontmatter is a document's YAML frontmatter, decoded into a yaml.v3 node
+// tree so that every key and value keeps its position.
+type Frontmatter struct {
+	// Node is the root content node (usually a mapping), or nil when the
+	// frontmatter is empty or not valid YAML.
+	Node *yaml.Node
+	// Line is the line of the opening `---` delimiter.
+	Line int
+	// ContentLine is the first line of YAML text.
+	ContentLine int
+	// EndLine is the line of the closing `---` delimiter.
+	EndLine int
+}
+
+// PosOf translates a node's YAML-relative position into a document position.
+func (f *Frontmatter) PosOf(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{Line: f.Line, Col: 1}
+	}
+	return Pos{Line: n.Line + f.ContentLine - 1, Col: n.Column}
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// parseFrontmatter splits off a leading `---` YAML block and returns the byte
+// offset at which the markdown body starts.
+func (d *Document) parseFrontmatter() int {
+	open := 0
+	for n := 1; n <= d.NumLines(); n++ {
+		t := strings.TrimSpace(d.Line(n))
+		if t == "" {
+			continue
+		}
+		if t == "---" || t == "---yaml" {
+			open = n
+		}
+		break
+	}
+	if open == 0 {
+		return 0
+	}
+	var raw []byte
+	capture := func(data []byte, v any) error {
+		*(v.(*[]byte)) = bytes.Clone(data)
+		return nil
+	}
+	formats := []*frontmatter.Format{
+		frontmatter.NewFormat("---", "---", capture),
+		frontmatter.NewFormat("---yaml", "---", capture),
+	}
+	rest, err := frontmatter.Parse(bytes.NewReader(d.Source), &raw, formats...)
+	if err != nil || raw == nil {
+		d.Diagnostics.Errorf(d.Path, Pos{open, 1}, RuleFrontmatterUnclose, "frontmatter opened with `---` is never closed; expected a closing `---` line")
+		return len(d.Source)
+	}
+	bodyOff := len(d.Source) - len(rest)
+	f := &Frontmatter{Line: open, ContentLine: open + 1, EndLine: d.PosOf(bodyOff - 1).Line}
+	if bodyOff == len(d.Source) && bodyOff > 0 && d.Source[bodyOff-1] != '\n' {
+		f.EndLine = d.NumLines()
+	}
+	d.Front = f
+	var node yaml.Node
+	if err := yaml.Unmarshal(raw, &node); err != nil {
+		line := f.ContentLine
+		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+			if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+				line = f.ContentLine + n - 1
+			}
+		}
+		if line >= f.EndLine {
+			line = f.EndLine - 1
+		}
+		if line < f.ContentLine {
+			line = f.Line
+		}
+		d.Diagnostics.Errorf(d.Path, Pos{line, 1}, RuleFrontmatterSyntax, "frontmatter is not valid YAML: %s", yamlMessage(err))
+		return bodyOff
+	}
+	if node.Kind == yaml.DocumentNode && len(node.Content) > 0 {
+		f.Node = node.Content[0]
+	}
+	return bodyOff
+}
+
+// yamlMessage strips yaml.v3's "yaml: line N:" prefix, whose line number is
+// relative to the frontmatter and would mislead next to a document position.
+func yamlMessage(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return strings.Join(te.Errors, "; ")
+	}
+	s := err.Error()
+	s = strings.TrimPrefix(s, "yaml: ")
+	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "line ") {
+		s = s[i+2:]
+	}
+	return s
+}

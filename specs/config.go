@@ -1,0 +1,427 @@
+package specs
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/parse"
+	"github.com/robfig/cron/v3"
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFile is the name of the configuration file at the control repository root.
+const ConfigFile = "gallivant.yaml"
+
+// Executor kinds.
+const (
+	ExecutorCommand  = "command"
+	ExecutorWorkflow = "workflow"
+	ExecutorNone     = "none"
+)
+
+// Config is gallivant.yaml. Every field has a default, so an empty file (or
+// none) is a valid configuration.
+type Config struct {
+	Control  ControlConfig
+	GitHub   GitHubConfig
+	Defaults DefaultsConfig
+	// Reviewer is nil when no reviewer is configured.
+	Reviewer *ReviewerConfig
+	Labels   LabelsConfig
+	Executor ExecutorConfig
+	Gatekeep GatekeepConfig
+	// Schedule is the daemon's robfig/cron schedule.
+	Schedule string
+}
+
+// ControlConfig says where documents live in the control repository.
+type ControlConfig struct {
+	// Branch holds desired state; transitions are committed to it.
+	Branch string
+	// Specs and Chains are directories scanned recursively for *.md.
+	Specs, Chains []string
+	// Plans holds plans and ledgers (<plans>/<spec-stem>-ledger.md).
+	Plans string
+}
+
+// GitHubConfig says how to reach GitHub.
+type GitHubConfig struct {
+	// APIURL is the REST base URL (GitHub Enterprise: https://host/api/v3/).
+	APIURL string
+	// TokenEnv names the environment variable holding the token; GH_TOKEN
+	// is read when it is unset.
+	TokenEnv string
+}
+
+// DefaultsConfig holds values a spec may omit.
+type DefaultsConfig struct {
+	Repo          string
+	Base          string
+	Allowance     int
+	EscalateAfter int
+	MaxRounds     int
+}
+
+// ReviewerConfig names a human reviewer whose review clears a pull request.
+type ReviewerConfig struct {
+	Login           string
+	RereviewMinutes int
+	StallHours      int
+}
+
+// LabelsConfig names the labels gallivant writes.
+type LabelsConfig struct{ Ready string }
+
+// ExecutorConfig says how a dispatch reaches an agent.
+type ExecutorConfig struct {
+	Kind    string
+	Command []string
+	Timeout time.Duration
+	// Workflow is the workflow file (or id) the workflow executor dispatches.
+	Workflow string
+	// EscalationModel is passed on an escalated attempt only; empty means
+	// there is none and the no-escalation-model stop applies.
+	EscalationModel string
+}
+
+// GatekeepConfig bounds `gallivant gatekeep`.
+type GatekeepConfig struct{ MaxPRs int }
+
+// DefaultConfig returns the configuration an empty gallivant.yaml means.
+func DefaultConfig() *Config {
+	return &Config{
+		Control:  ControlConfig{Branch: "main", Specs: []string{"specs"}, Chains: []string{"chains"}, Plans: "plans"},
+		GitHub:   GitHubConfig{APIURL: "https://api.github.com/", TokenEnv: "GITHUB_TOKEN"},
+		Defaults: DefaultsConfig{Base: "main", Allowance: 4, EscalateAfter: 3, MaxRounds: 10},
+		Labels:   LabelsConfig{Ready: "ready-for-human"},
+		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute},
+		Gatekeep: GatekeepConfig{MaxPRs: 8},
+		Schedule: "@every 5m",
+	}
+}
+
+var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+// ValidRepo reports whether s is an `owner/name` repository reference.
+func ValidRepo(s string) bool {
+	return repoRE.MatchString(s) && !strings.HasSuffix(s, "/.") && !strings.HasSuffix(s, "/..")
+}
+
+// ParseConfig parses and validates gallivant.yaml. Unknown keys are errors. It
+// always returns a usable configuration: invalid values keep their defaults.
+func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
+	cfg := DefaultConfig()
+	d := &yamlDecoder{file: path, line0: 0}
+	if len(data) > parse.MaxSize {
+		d.diags.Errorf(path, parse.Pos{Line: 1, Col: 1}, "config/syntax", "file is %d bytes; gallivant.yaml is limited to %d bytes", len(data), parse.MaxSize)
+		return cfg, d.diags
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 1
+		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		d.diags.Errorf(path, parse.Pos{Line: line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		return cfg, d.diags
+	}
+	if len(doc.Content) == 0 {
+		return cfg, nil
+	}
+	root := doc.Content[0]
+	d.mapping(root, "", map[string]func(*yaml.Node){
+		"control": func(n *yaml.Node) {
+			d.mapping(n, "control", map[string]func(*yaml.Node){
+				"branch": d.str(&cfg.Control.Branch, nonEmpty),
+				"specs":  d.dirs(&cfg.Control.Specs),
+				"chains": d.dirs(&cfg.Control.Chains),
+				"plans":  d.str(&cfg.Control.Plans, relDir),
+			})
+		},
+		"github": func(n *yaml.Node) {
+			d.mapping(n, "github", map[string]func(*yaml.Node){
+				"api_url":   d.str(&cfg.GitHub.APIURL, apiURL),
+				"token_env": d.str(&cfg.GitHub.TokenEnv, envName),
+			})
+		},
+		"defaults": func(n *yaml.Node) {
+			d.mapping(n, "defaults", map[string]func(*yaml.Node){
+				"repo":           d.str(&cfg.Defaults.Repo, repoRef),
+				"base":           d.str(&cfg.Defaults.Base, nonEmpty),
+				"allowance":      d.integer(&cfg.Defaults.Allowance, 1),
+				"escalate_after": d.integer(&cfg.Defaults.EscalateAfter, 1),
+				"max_rounds":     d.integer(&cfg.Defaults.MaxRounds, 1),
+			})
+		},
+		"reviewer": func(n *yaml.Node) {
+			r := &ReviewerConfig{RereviewMinutes: 60, StallHours: 48}
+			d.mapping(n, "reviewer", map[string]func(*yaml.Node){
+				"login":            d.str(&r.Login, nonEmpty),
+				"rereview_minutes": d.integer(&r.RereviewMinutes, 1),
+				"stall_hours":      d.integer(&r.StallHours, 1),
+			})
+			if r.Login == "" {
+				d.errorf(n, "config/invalid", "reviewer needs a login; remove the reviewer block to run without one")
+				return
+			}
+			cfg.Reviewer = r
+		},
+		"labels": func(n *yaml.Node) {
+			d.mapping(n, "labels", map[string]func(*yaml.Node){"ready": d.str(&cfg.Labels.Ready, nonEmpty)})
+		},
+		"executor": func(n *yaml.Node) {
+			d.mapping(n, "executor", map[string]func(*yaml.Node){
+				"kind":             d.str(&cfg.Executor.Kind, oneOf(ExecutorCommand, ExecutorWorkflow, ExecutorNone)),
+				"command":          d.strings(&cfg.Executor.Command),
+				"timeout":          d.duration(&cfg.Executor.Timeout),
+				"workflow":         d.str(&cfg.Executor.Workflow, nonEmpty),
+				"escalation_model": d.str(&cfg.Executor.EscalationModel, nil),
+			})
+			if cfg.Executor.Kind == ExecutorCommand && len(cfg.Executor.Command) == 0 {
+				d.errorf(n, "config/invalid", "executor.kind command needs executor.command, the argv to run (for example [\"claude\", \"-p\"])")
+			}
+			if cfg.Executor.Kind == ExecutorWorkflow && cfg.Executor.Workflow == "" {
+				d.errorf(n, "config/invalid", "executor.kind workflow needs executor.workflow, the workflow file to dispatch (for example agent.yml)")
+			}
+		},
+		"gatekeep": func(n *yaml.Node) {
+			d.mapping(n, "gatekeep", map[string]func(*yaml.Node){"max_prs": d.integer(&cfg.Gatekeep.MaxPRs, 1)})
+		},
+		"schedule": d.str(&cfg.Schedule, cronSpec),
+	})
+	return cfg, d.diags
+}
+
+// yamlDecoder decodes yaml.v3 nodes strictly, collecting diagnostics.
+type yamlDecoder struct {
+	file  string
+	line0 int // added to node lines (frontmatter offset)
+	diags parse.Diagnostics
+}
+
+func (d *yamlDecoder) pos(n *yaml.Node) parse.Pos {
+	return parse.Pos{Line: n.Line + d.line0, Col: n.Column}
+}
+
+func (d *yamlDecoder) errorf(n *yaml.Node, rule, format string, args ...any) {
+	d.diags.Errorf(d.file, d.pos(n), rule, format, args...)
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	default:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("the scalar %q", n.Value)
+	}
+}
+
+// mapping decodes a mapping whose keys must all be known.
+func (d *yamlDecoder) mapping(n *yaml.Node, where string, fields map[string]func(*yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		if n.Tag == "!!null" {
+			return
+		}
+		what := "the top level"
+		if where != "" {
+			what = where
+		}
+		d.errorf(n, "config/type", "%s must be a mapping of keys to values, got %s", what, kindName(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		full := k.Value
+		if where != "" {
+			full = where + "." + k.Value
+		}
+		if seen[k.Value] {
+			d.errorf(k, "config/duplicate-key", "%s is set twice; keep one", full)
+			continue
+		}
+		seen[k.Value] = true
+		fn, ok := fields[k.Value]
+		if !ok {
+			d.errorf(k, "config/unknown-key", "unknown key %s; expected one of %s", full, keyList(fields))
+			continue
+		}
+		fn(v)
+	}
+}
+
+func keyList(fields map[string]func(*yaml.Node)) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return strings.Join(keys, ", ")
+}
+
+type check func(string) error
+
+func nonEmpty(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}
+
+func repoRef(s string) error {
+	if !ValidRepo(s) {
+		return fmt.Errorf("must be a repository as owner/name, got %q", s)
+	}
+	return nil
+}
+
+func relDir(s string) error {
+	if _, err := cleanRel(s); err != nil {
+		return err
+	}
+	return nil
+}
+
+func apiURL(s string) error {
+	if !strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://") {
+		return fmt.Errorf("must be an http or https URL, got %q", s)
+	}
+	return nil
+}
+
+var envRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func envName(s string) error {
+	if !envRE.MatchString(s) {
+		return fmt.Errorf("must be an environment variable name, got %q", s)
+	}
+	return nil
+}
+
+func oneOf(vals ...string) check {
+	return func(s string) error {
+		for _, v := range vals {
+			if s == v {
+				return nil
+			}
+		}
+		return fmt.Errorf("must be one of %s, got %q", strings.Join(vals, ", "), s)
+	}
+}
+
+func cronSpec(s string) error {
+	if _, err := cron.ParseStandard(s); err != nil {
+		return fmt.Errorf("is not a valid schedule (%v); use cron syntax or @every <duration>", err)
+	}
+	return nil
+}
+
+func (d *yamlDecoder) scalar(n *yaml.Node, want string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.errorf(n, "config/type", "expected %s, got %s", want, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (d *yamlDecoder) str(dst *string, valid check) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		s, ok := d.scalar(n, "a string")
+		if !ok {
+			return
+		}
+		if valid != nil {
+			if err := valid(s); err != nil {
+				d.errorf(n, "config/invalid", "value %s", err)
+				return
+			}
+		}
+		*dst = s
+	}
+}
+
+func (d *yamlDecoder) integer(dst *int, minimum int) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		s, ok := d.scalar(n, "a whole number")
+		if !ok {
+			return
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || n.Tag != "!!int" {
+			d.errorf(n, "config/type", "expected a whole number, got %q", s)
+			return
+		}
+		if v < minimum {
+			d.errorf(n, "config/invalid", "value must be at least %d, got %d", minimum, v)
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d *yamlDecoder) duration(dst *time.Duration) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		s, ok := d.scalar(n, "a duration such as 60m")
+		if !ok {
+			return
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil || v <= 0 {
+			d.errorf(n, "config/invalid", "value must be a positive Go duration such as 45m or 2h, got %q", s)
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d *yamlDecoder) strings(dst *[]string) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		if n.Kind != yaml.SequenceNode {
+			d.errorf(n, "config/type", "expected a list of strings, got %s", kindName(n))
+			return
+		}
+		out := make([]string, 0, len(n.Content))
+		for _, c := range n.Content {
+			s, ok := d.scalar(c, "a string")
+			if !ok {
+				return
+			}
+			out = append(out, s)
+		}
+		*dst = out
+	}
+}
+
+func (d *yamlDecoder) dirs(dst *[]string) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		var raw []string
+		d.strings(&raw)(n)
+		if raw == nil {
+			return
+		}
+		if len(raw) == 0 {
+			d.errorf(n, "config/invalid", "expected at least one directory")
+			return
+		}
+		out := make([]string, 0, len(raw))
+		for i, s := range raw {
+			c, err := cleanRel(s)
+			if err != nil {
+				d.errorf(n.Content[i], "config/invalid", "directory %s", err)
+				return
+			}
+			out = append(out, c)
+		}
+		*dst = out
+	}
+}
