@@ -1,0 +1,213 @@
+package ledger
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Delivery keys, in the order Format writes them. docs/ledger.md documents
+// each one.
+const (
+	KeySpecCommit    = "spec-commit"    // control commit whose spec was approved
+	KeyContract      = "contract"       // that spec's contract fingerprint
+	KeyBranch        = "branch"         // work branch in each target repository
+	KeyPhase         = "phase"          // implement | verify | review | ready | done
+	KeyDispatchedAt  = "dispatched-at"  // when the outstanding dispatch started
+	KeyMisses        = "misses"         // consecutive validation misses
+	KeyEmptyReturns  = "empty-returns"  // consecutive row returns that changed nothing
+	KeyPR            = "pr"             // owner/name#n
+	KeyRound         = "round"          // review/fix rounds dispatched
+	KeyHead          = "head"           // fixed_sha: the head the loop last acted on
+	KeyChecksHead    = "checks-head"    // checks_sha: head whose failing checks were dispatched
+	KeySince         = "since"          // RFC 3339 instant, then ids already dispatched at it
+	KeyReceipt       = "receipt"        // receipt hash when the last round started
+	KeyReviewerAsked = "reviewer-asked" // reviewer clock
+	KeyNudged        = "nudged"         // head the reviewer was nudged about
+	KeyMergeWait     = "merge-unknown"  // passes mergeability has been unknown
+	KeyOwed          = "owed"           // a GitHub write owed by an earlier transition
+	KeyRetry         = "retry"          // <write> <n> | <last error>
+	KeyStop          = "stop"           // <reason> | <detail>
+)
+
+// Phases of an entry.
+const (
+	PhaseImplement = "implement"
+	PhaseVerify    = "verify"
+	PhaseReview    = "review"
+	PhaseReady     = "ready"
+	PhaseDone      = "done"
+)
+
+var deliveryKeys = []string{
+	KeySpecCommit, KeyContract, KeyBranch, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns,
+	KeyPR, KeyRound, KeyHead, KeyChecksHead, KeySince, KeyReceipt, KeyReviewerAsked, KeyNudged,
+	KeyMergeWait, KeyOwed, KeyRetry, KeyStop,
+}
+
+// Delivery is the reconciler-owned `## Delivery` section: key: value lines.
+type Delivery struct {
+	values map[string]string
+}
+
+// NewDelivery returns an empty delivery section.
+func NewDelivery() *Delivery { return &Delivery{values: map[string]string{}} }
+
+// Get returns a key's value, "" when unset.
+func (d *Delivery) Get(key string) string {
+	if d == nil {
+		return ""
+	}
+	return d.values[key]
+}
+
+// Int returns a key's value as an integer, 0 when unset or malformed.
+func (d *Delivery) Int(key string) int {
+	n, _ := strconv.Atoi(d.Get(key))
+	return n
+}
+
+// Time returns a key's RFC 3339 value, the zero time when unset.
+func (d *Delivery) Time(key string) time.Time {
+	v := d.Get(key)
+	if i := strings.IndexByte(v, ' '); i >= 0 {
+		v = v[:i]
+	}
+	t, _ := time.Parse(time.RFC3339, v)
+	return t
+}
+
+// Set sets a key; an empty value deletes it.
+func (d *Delivery) Set(key, value string) {
+	if value == "" {
+		delete(d.values, key)
+		return
+	}
+	d.values[key] = value
+}
+
+// SetInt sets an integer key; 0 deletes it so that counters at rest vanish.
+func (d *Delivery) SetInt(key string, n int) {
+	if n == 0 {
+		d.Set(key, "")
+		return
+	}
+	d.Set(key, strconv.Itoa(n))
+}
+
+// SetTime sets an RFC 3339 key in UTC with second precision.
+func (d *Delivery) SetTime(key string, t time.Time) {
+	d.Set(key, t.UTC().Truncate(time.Second).Format(time.RFC3339))
+}
+
+// Clone returns a copy.
+func (d *Delivery) Clone() *Delivery {
+	c := NewDelivery()
+	for k, v := range d.values {
+		c.values[k] = v
+	}
+	return c
+}
+
+// Lines returns the section's lines in canonical key order.
+func (d *Delivery) Lines() []string {
+	var out []string
+	for _, k := range deliveryKeys {
+		if v, ok := d.values[k]; ok {
+			out = append(out, k+": "+v)
+		}
+	}
+	return out
+}
+
+var (
+	sha40RE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hex12RE = regexp.MustCompile(`^[0-9a-f]{12}$`)
+	prRE    = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#([1-9][0-9]*)$`)
+	writeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*( [^|]+)?$`)
+)
+
+// StopReasons are the reasons a stop may carry.
+var StopReasons = map[string]bool{
+	"allowance": true, "stagnation": true, "misses": true, "no-escalation-model": true, "needs": true,
+	"interrupted": true, "boundary": true, "seed-refused": true, "spec-changed": true, "spec-illegal": true,
+	"spec-gone": true, "closed": true, "conflict": true, "merge-unknown": true, "iterations": true,
+	"checks-red": true, "reviewer-silent": true, "stuck": true, "harness-error": true, "no-credential": true,
+	"ledger-malformed": true, "chain": true,
+}
+
+// validateDelivery checks one key's value and returns what is wrong, or "".
+func validateDelivery(key, v string) string {
+	isTime := func(s string) bool { _, err := time.Parse(time.RFC3339, s); return err == nil }
+	count := func() string {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 || strconv.Itoa(n) != v {
+			return "must be a whole number of at least 0"
+		}
+		return ""
+	}
+	switch key {
+	case KeySpecCommit, KeyHead, KeyChecksHead, KeyNudged:
+		if !sha40RE.MatchString(v) {
+			return "must be a full 40-character lowercase commit SHA"
+		}
+	case KeyContract, KeyReceipt:
+		if !hex12RE.MatchString(v) {
+			return "must be a 12-character lowercase hex fingerprint"
+		}
+	case KeyBranch:
+		if v == "" || strings.ContainsAny(v, " \t") {
+			return "must be a branch name"
+		}
+	case KeyPhase:
+		switch v {
+		case PhaseImplement, PhaseVerify, PhaseReview, PhaseReady, PhaseDone:
+		default:
+			return "must be implement, verify, review, ready or done"
+		}
+	case KeyPR:
+		if !prRE.MatchString(v) || !specs.ValidRepo(v[:strings.IndexByte(v, '#')]) {
+			return "must be owner/name#number"
+		}
+	case KeyRound, KeyMisses, KeyEmptyReturns, KeyMergeWait:
+		return count()
+	case KeyDispatchedAt, KeyReviewerAsked:
+		if !isTime(v) {
+			return "must be an RFC 3339 time such as 2026-11-29T10:00:00Z"
+		}
+	case KeySince:
+		f := strings.Fields(v)
+		if len(f) == 0 || !isTime(f[0]) {
+			return "must be an RFC 3339 time, then the ids already dispatched at it"
+		}
+		for _, id := range f[1:] {
+			if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {
+				return fmt.Sprintf("id %q is not a positive number", id)
+			}
+		}
+	case KeyOwed:
+		if !writeRE.MatchString(v) {
+			return "must name a write, like round-comment 3"
+		}
+	case KeyRetry:
+		w, _, ok := strings.Cut(v, " | ")
+		f := strings.Fields(w)
+		if !ok || len(f) != 2 {
+			return "must be <write> <count> | <last error>"
+		}
+		if n, err := strconv.Atoi(f[1]); err != nil || n < 1 {
+			return "count must be at least 1"
+		}
+	case KeyStop:
+		r, _, _ := strings.Cut(v, " | ")
+		if !StopReasons[r] {
+			return fmt.Sprintf("reason %q is not a stop reason", r)
+		}
+	default:
+		return "unknown key"
+	}
+	return ""
+}

@@ -1,0 +1,88 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+)
+
+// EscapeCell writes a cell's text for a table: a literal pipe becomes `\|`.
+func EscapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// RowLine renders a row as a table line, as the table and return commits spell it.
+func (r Row) Line() string {
+	if r.Evidence == "" {
+		return fmt.Sprintf("| %d | %s | %d | |", r.N, r.Status, r.Attempts)
+	}
+	return fmt.Sprintf("| %d | %s | %d | %s |", r.N, r.Status, r.Attempts, EscapeCell(r.Evidence))
+}
+
+// HeaderLines returns the header lines after line 1, in their fixed order.
+func (l *Ledger) HeaderLines() []string {
+	spec := "`" + l.Spec + "`"
+	if l.SpecBare {
+		spec = l.Spec
+	}
+	out := []string{
+		"**Spec:** " + spec,
+		"base: " + l.Base,
+		"verification: " + l.Verification,
+		"checks: commands",
+		fmt.Sprintf("iterations: %d", l.Iterations),
+	}
+	if l.Cap > 0 && l.Allowance == 0 {
+		out = append(out, fmt.Sprintf("cap: %d", l.Cap))
+	} else {
+		out = append(out, fmt.Sprintf("allowance: %d", l.Allowance))
+	}
+	if l.Pending != nil {
+		out = append(out, "pending: "+l.Pending.String())
+	}
+	for _, m := range l.Members {
+		seeded := "no"
+		if m.Seeded {
+			seeded = "yes"
+		}
+		out = append(out, "base "+m.Name+": "+m.Base, "seeded "+m.Name+": "+seeded)
+	}
+	return out
+}
+
+// Format renders the ledger in canonical form. For a ledger parsed without
+// fatal diagnostics from canonical bytes, Format returns those bytes.
+func Format(l *Ledger) []byte {
+	var b strings.Builder
+	b.WriteString(Discriminant + "\n")
+	for _, h := range l.HeaderLines() {
+		b.WriteString(h + "\n")
+	}
+	b.WriteString("\n| row | status | attempts | evidence |\n|---|---|---|---|\n")
+	for _, r := range l.Rows {
+		b.WriteString(r.Line() + "\n")
+	}
+	if l.Mapping != nil {
+		b.WriteString("\n## Leg mapping\n\n| row | ac | leg |\n|---|---|---|\n")
+		for _, m := range l.Mapping {
+			fmt.Fprintf(&b, "| %d | %d | %s |\n", m.Row, m.AC, m.Leg)
+		}
+	}
+	b.WriteString("\n## Decisions\n")
+	if l.DecisionsGap && len(l.Decisions) > 0 {
+		b.WriteString("\n")
+	}
+	for _, d := range l.Decisions {
+		b.WriteString(d.Line + "\n")
+	}
+	if l.Delivery != nil {
+		b.WriteString("\n## Delivery\n")
+		for _, ln := range l.Delivery.Lines() {
+			b.WriteString(ln + "\n")
+		}
+	}
+	if l.HasRequests {
+		b.WriteString("\n## Requests\n")
+		for _, r := range l.Requests {
+			b.WriteString(r + "\n")
+		}
+	}
+	return []byte(b.String())
+}
