@@ -59,7 +59,6 @@ func (d Decision) NeedsSomething() bool {
 }
 
 var (
-	rowDecRE   = regexp.MustCompile(`^row (0|[1-9][0-9]*) (done|failed|retry|escalated|reopened) \| (.*)$`)
 	seedSlotRE = regexp.MustCompile(`^seeded (0|[1-9][0-9]*) rows, closed (0|[1-9][0-9]*) on baseline$`)
 	allowedRE  = regexp.MustCompile(`^allowed attempts ([1-9][0-9]*)$`)
 	grantRE    = regexp.MustCompile(`^(rows|cap) \+([1-9][0-9]*) \|(?: (.*))?$`)
@@ -72,7 +71,11 @@ func ParseDecision(line string) (Decision, error) {
 	if strings.TrimSpace(line) != line {
 		return d, fmt.Errorf("decision has leading or trailing whitespace")
 	}
-	if m := grantRE.FindStringSubmatch(line); m != nil {
+	if hasControl(line) {
+		return d, fmt.Errorf("decision contains a control character")
+	}
+	if (strings.HasPrefix(line, "rows +") || strings.HasPrefix(line, "cap +")) && grantRE.MatchString(line) {
+		m := grantRE.FindStringSubmatch(line)
 		d.Kind = DecisionGrant
 		if m[1] == "cap" {
 			d.Kind = DecisionCapGrant
@@ -84,13 +87,12 @@ func ParseDecision(line string) (Decision, error) {
 		}
 		return d, nil
 	}
-	m := rowDecRE.FindStringSubmatch(line)
-	if m == nil {
+	row, verb, rest, ok := splitRowDecision(line)
+	if !ok {
 		return d, fmt.Errorf("expected `row <n> done|failed | <what happened> | <next step>`, `row <n> retry | <hint> | allowed attempts <m>`, `row <n> escalated | implModel round | allowed attempts <m>`, `row <n> reopened | review: … | …` or `rows +<n> | <words>`")
 	}
-	d.Row, _ = strconv.Atoi(m[1])
-	verb := m[2]
-	s1, s2, ok := strings.Cut(m[3], " | ")
+	d.Row = row
+	s1, s2, ok := strings.Cut(rest, " | ")
 	if !ok {
 		return d, fmt.Errorf("decision needs two slots separated by ` | `")
 	}
@@ -147,22 +149,69 @@ func ParseDecision(line string) (Decision, error) {
 	return d, nil
 }
 
+// splitRowDecision reads `row <n> <verb> | <rest>` without a regular
+// expression: a ledger holds thousands of decisions and this is its hot path.
+func splitRowDecision(line string) (row int, verb, rest string, ok bool) {
+	t, found := strings.CutPrefix(line, "row ")
+	if !found {
+		return 0, "", "", false
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 9 || (i > 1 && t[0] == '0') || i >= len(t) || t[i] != ' ' {
+		return 0, "", "", false
+	}
+	row, _ = strconv.Atoi(t[:i])
+	t = t[i+1:]
+	sp := strings.IndexByte(t, ' ')
+	if sp < 0 {
+		return 0, "", "", false
+	}
+	verb = t[:sp]
+	switch verb {
+	case "done", "failed", "retry", "escalated", "reopened":
+	default:
+		return 0, "", "", false
+	}
+	rest, found = strings.CutPrefix(t[sp:], " | ")
+	return row, verb, rest, found
+}
+
 func checkSlot(s string) error {
-	n := utf8.RuneCountInString(s)
+	n := len(s)
+	if n > MaxSlot {
+		// Count characters only when the byte length could exceed the limit.
+		n = utf8.RuneCountInString(s)
+	}
 	switch {
 	case n == 0:
 		return fmt.Errorf("is empty; it needs 1 to %d characters", MaxSlot)
 	case n > MaxSlot:
 		return fmt.Errorf("is %d characters; at most %d are allowed", n, MaxSlot)
-	case strings.TrimSpace(s) != s:
+	case s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t':
 		return fmt.Errorf("has surrounding whitespace")
-	case strings.ContainsFunc(s, isControl):
+	case hasControl(s):
 		return fmt.Errorf("contains a control character")
 	}
 	return nil
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// hasControl reports whether s holds a C0 or C1 control character. It scans
+// bytes: C0 controls and DEL are single bytes, and C1 controls are encoded
+// as 0xC2 0x80..0x9F in valid UTF-8.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b < 0x20 || b == 0x7f || (b == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0) {
+			return true
+		}
+	}
+	return false
+}
 
 // NewResultDecision renders `row <n> <status> | <slot1> | <slot2>`.
 func NewResultDecision(row int, st Status, slot1, slot2 string) Decision {

@@ -20,6 +20,7 @@ const (
 	KeyDispatchedAt  = "dispatched-at"  // when the outstanding dispatch started
 	KeyMisses        = "misses"         // consecutive validation misses
 	KeyEmptyReturns  = "empty-returns"  // consecutive row returns that changed nothing
+	KeyModel         = "model"          // escalation model, from the escalate commit until that dispatch settles
 	KeyPR            = "pr"             // owner/name#n
 	KeyRound         = "round"          // review/fix rounds dispatched
 	KeyHead          = "head"           // fixed_sha: the head the loop last acted on
@@ -44,7 +45,7 @@ const (
 )
 
 var deliveryKeys = []string{
-	KeySpecCommit, KeyContract, KeyBranch, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns,
+	KeySpecCommit, KeyContract, KeyBranch, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyPR, KeyRound, KeyHead, KeyChecksHead, KeySince, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyMergeWait, KeyOwed, KeyRetry, KeyStop,
 }
@@ -158,9 +159,9 @@ func validateDelivery(key, v string) string {
 		if !hex12RE.MatchString(v) {
 			return "must be a 12-character lowercase hex fingerprint"
 		}
-	case KeyBranch:
+	case KeyBranch, KeyModel:
 		if v == "" || strings.ContainsAny(v, " \t") {
-			return "must be a branch name"
+			return "must be one word"
 		}
 	case KeyPhase:
 		switch v {

@@ -1,19 +1,31 @@
 package ledger
 
 import (
+	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
 // EscapeCell writes a cell's text for a table: a literal pipe becomes `\|`.
 func EscapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-// RowLine renders a row as a table line, as the table and return commits spell it.
-func (r Row) Line() string {
+// Line renders a row as a table line, as the table and return commits spell it.
+func (r Row) Line() string { return string(r.appendLine(nil)) }
+
+func (r Row) appendLine(b []byte) []byte {
+	b = append(b, "| "...)
+	b = strconv.AppendInt(b, int64(r.N), 10)
+	b = append(b, " | "...)
+	b = append(b, r.Status...)
+	b = append(b, " | "...)
+	b = strconv.AppendInt(b, int64(r.Attempts), 10)
 	if r.Evidence == "" {
-		return fmt.Sprintf("| %d | %s | %d | |", r.N, r.Status, r.Attempts)
+		return append(b, " | |"...)
 	}
-	return fmt.Sprintf("| %d | %s | %d | %s |", r.N, r.Status, r.Attempts, EscapeCell(r.Evidence))
+	b = append(b, " | "...)
+	b = append(b, EscapeCell(r.Evidence)...)
+	return append(b, " |"...)
 }
 
 // HeaderLines returns the header lines after line 1, in their fixed order.
@@ -50,14 +62,24 @@ func (l *Ledger) HeaderLines() []string {
 // Format renders the ledger in canonical form. For a ledger parsed without
 // fatal diagnostics from canonical bytes, Format returns those bytes.
 func Format(l *Ledger) []byte {
-	var b strings.Builder
+	var b bytes.Buffer
+	size := 512 + 80*len(l.Rows) + 24*len(l.Mapping) + 64*len(l.Requests)
+	for _, r := range l.Rows {
+		size += len(r.Evidence)
+	}
+	for _, d := range l.Decisions {
+		size += len(d.Line) + 1
+	}
+	b.Grow(size)
 	b.WriteString(Discriminant + "\n")
 	for _, h := range l.HeaderLines() {
 		b.WriteString(h + "\n")
 	}
 	b.WriteString("\n| row | status | attempts | evidence |\n|---|---|---|---|\n")
+	line := make([]byte, 0, 256)
 	for _, r := range l.Rows {
-		b.WriteString(r.Line() + "\n")
+		line = append(r.appendLine(line[:0]), '\n')
+		b.Write(line)
 	}
 	if l.Mapping != nil {
 		b.WriteString("\n## Leg mapping\n\n| row | ac | leg |\n|---|---|---|\n")
@@ -70,7 +92,8 @@ func Format(l *Ledger) []byte {
 		b.WriteString("\n")
 	}
 	for _, d := range l.Decisions {
-		b.WriteString(d.Line + "\n")
+		b.WriteString(d.Line)
+		b.WriteByte('\n')
 	}
 	if l.Delivery != nil {
 		b.WriteString("\n## Delivery\n")
@@ -84,5 +107,5 @@ func Format(l *Ledger) []byte {
 			b.WriteString(r + "\n")
 		}
 	}
-	return []byte(b.String())
+	return b.Bytes()
 }

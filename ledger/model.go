@@ -106,6 +106,35 @@ type Ledger struct {
 	// HasRequests tells an empty section from an absent one.
 	Requests    []string
 	HasRequests bool
+
+	// at records where a parsed ledger's parts are, for diagnostics; nil
+	// for a ledger built by a transition.
+	at *positions
+}
+
+// positions are the lines of a parsed ledger's parts.
+type positions struct {
+	spec, iterations, pending, table   int
+	rows, mapping, decisions, requests []int
+}
+
+func (l *Ledger) line(f func(*positions) int) int {
+	if l.at == nil {
+		return 1
+	}
+	if n := f(l.at); n > 0 {
+		return n
+	}
+	return 1
+}
+
+func lineAt(ls []int, i int) func(*positions) int {
+	return func(*positions) int {
+		if i >= 0 && i < len(ls) {
+			return ls[i]
+		}
+		return 0
+	}
 }
 
 // Row returns row n and whether it exists.
@@ -133,6 +162,7 @@ func (l *Ledger) Clone() *Ledger {
 		c.Delivery = l.Delivery.Clone()
 	}
 	c.Requests = append([]string(nil), l.Requests...)
+	c.at = nil // a copy is about to change; its positions would lie
 	return &c
 }
 

@@ -26,7 +26,6 @@ const (
 	RuleAttempts  = "ledger/attempts"
 	RulePending   = "ledger/pending"
 	RuleDuplicate = "ledger/duplicate"
-	RuleFormat    = "ledger/format"
 )
 
 // Fatal reports whether diagnostics make a ledger unusable. Malformed request
@@ -45,7 +44,6 @@ var (
 	specLineRE = regexp.MustCompile("^\\*\\*Spec:\\*\\* (`([^`]+)`|([^`\\s]+))$")
 	intRE      = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 	memberKVRE = regexp.MustCompile(`^(base|seeded) ([a-z0-9][a-z0-9._-]*): (.*)$`)
-	markupRE   = regexp.MustCompile(`<[A-Za-z/!?]`)
 	delimRE    = regexp.MustCompile(`^\s*:?-+:?\s*$`)
 )
 
@@ -82,8 +80,8 @@ func (p *parser) at(col int) parse.Pos { return parse.Pos{Line: p.i, Col: col} }
 // Parse parses a ledger. It always returns a ledger holding what could be
 // read, with every diagnostic found; use Fatal to decide whether it is usable.
 func Parse(path string, src []byte) (*Ledger, parse.Diagnostics) {
-	doc := parse.Parse(path, src)
-	p := &parser{doc: doc, l: &Ledger{}, diags: append(parse.Diagnostics(nil), doc.Diagnostics...), i: 1, n: doc.NumLines()}
+	doc := parse.ParseBlocks(path, src)
+	p := &parser{doc: doc, l: &Ledger{at: &positions{}}, diags: append(parse.Diagnostics(nil), doc.Diagnostics...), i: 1, n: doc.NumLines()}
 	if doc.Diagnostics.HasErrors() {
 		return p.l, p.diags
 	}
@@ -129,6 +127,7 @@ func (p *parser) header() {
 		}
 		ln := lines[k]
 		if want == "**Spec:**" {
+			p.l.at.spec = start + k
 			m := specLineRE.FindStringSubmatch(ln)
 			if m == nil {
 				p.errorf(pos(k), RuleHeader, "line 2 must be **Spec:** followed by the repository-relative spec path in backticks, got %q", ln)
@@ -162,6 +161,7 @@ func (p *parser) header() {
 				p.errorf(vpos, RuleHeader, "the checks line is the literal `checks: commands`, got %q", val)
 			}
 		case "iterations":
+			p.l.at.iterations = start + k
 			if !intRE.MatchString(val) {
 				p.errorf(vpos, RuleHeader, "iterations must be a whole number, got %q", val)
 			}
@@ -192,6 +192,7 @@ func (p *parser) header() {
 		p.errorf(pos(min(k, len(lines))), RuleHeader, "ledger header malformed: %s", strings.Join(lines, "; "))
 	}
 	if k < len(lines) && strings.HasPrefix(lines[k], "pending: ") {
+		p.l.at.pending = start + k
 		pd, err := ParsePending(strings.TrimPrefix(lines[k], "pending: "))
 		if err != nil {
 			p.errorf(parse.Pos{Line: start + k, Col: 10}, RuleHeader, "pending: %v", err)
@@ -312,6 +313,7 @@ func (p *parser) rowTable() {
 		p.errorf(p.at(1), RuleTable, "expected the row table `| row | status | attempts | evidence |` after the header and one blank line")
 		return
 	}
+	p.l.at.table = p.i
 	rows, ok := p.tableLines([]string{"row", "status", "attempts", "evidence"}, RuleTable)
 	if !ok {
 		return
@@ -320,6 +322,7 @@ func (p *parser) rowTable() {
 		row, ok := p.row(r, i+1)
 		if ok {
 			p.l.Rows = append(p.l.Rows, row)
+			p.l.at.rows = append(p.l.at.rows, r.Line.Pos.Line)
 		}
 	}
 }
@@ -369,9 +372,9 @@ func (p *parser) row(r parse.Row, want int) (Row, bool) {
 // from an escaped pipe.
 func EvidenceProblem(e string) string {
 	switch {
-	case strings.ContainsFunc(e, isControl):
+	case hasControl(e):
 		return "contains a control character; evidence is one line of plain text"
-	case markupRE.MatchString(e):
+	case hasMarkup(e):
 		return "contains angle-bracket markup; evidence is plain text"
 	case strings.Contains(e, `\|`):
 		return `has a backslash directly before a pipe, which a table cell cannot represent`
@@ -379,6 +382,23 @@ func EvidenceProblem(e string) string {
 		return "has surrounding whitespace"
 	}
 	return ""
+}
+
+// hasMarkup reports angle-bracket markup: `<` followed by a letter, `/`,
+// `!` or `?`, the start of an HTML tag, comment or declaration.
+func hasMarkup(s string) bool {
+	for i := strings.IndexByte(s, '<'); i >= 0 && i+1 < len(s); {
+		c := s[i+1]
+		if c == '/' || c == '!' || c == '?' || (c|0x20) >= 'a' && (c|0x20) <= 'z' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // sections reads `## Leg mapping`, `## Decisions`, `## Delivery` and
@@ -455,7 +475,11 @@ func (p *parser) skipSection() {
 // with trailing blank lines dropped; blank lines inside are reported by the
 // caller as it sees fit.
 func (p *parser) sectionLines() []parse.Line {
-	var out []parse.Line
+	end := p.i
+	for end <= p.n && !strings.HasPrefix(p.doc.Line(end), "## ") {
+		end++
+	}
+	out := make([]parse.Line, 0, end-p.i)
 	for p.i <= p.n && !(strings.HasPrefix(p.line(), "## ") && p.isHeading(p.i)) {
 		out = append(out, parse.Line{Text: strings.TrimRight(p.line(), " \t"), Pos: p.at(1)})
 		p.i++
@@ -491,6 +515,7 @@ func (p *parser) mapping() {
 			continue
 		}
 		p.l.Mapping = append(p.l.Mapping, Mapping{Row: row, AC: ac, Leg: cells[2].Text})
+		p.l.at.mapping = append(p.l.at.mapping, r.Line.Pos.Line)
 	}
 	if rest := p.sectionLines(); len(rest) > 0 {
 		p.errorf(rest[0].Pos, RuleMapping, "unexpected line after the leg mapping table: %q", rest[0].Text)
@@ -501,7 +526,10 @@ func (p *parser) decisions() {
 	if p.i <= p.n && p.line() == "" && p.i+1 <= p.n && strings.HasPrefix(p.doc.Line(p.i+1), "row") {
 		p.l.DecisionsGap = true
 	}
-	for _, ln := range p.sectionLines() {
+	lines := p.sectionLines()
+	p.l.Decisions = make([]Decision, 0, len(lines))
+	p.l.at.decisions = make([]int, 0, len(lines))
+	for _, ln := range lines {
 		if strings.TrimSpace(ln.Text) == "" {
 			continue
 		}
@@ -511,6 +539,7 @@ func (p *parser) decisions() {
 			continue
 		}
 		p.l.Decisions = append(p.l.Decisions, d)
+		p.l.at.decisions = append(p.l.at.decisions, ln.Pos.Line)
 	}
 }
 
@@ -548,6 +577,7 @@ func (p *parser) requests() {
 			continue
 		}
 		p.l.Requests = append(p.l.Requests, strings.TrimRight(ln.Text, " \t"))
+		p.l.at.requests = append(p.l.at.requests, ln.Pos.Line)
 		if _, err := ParseRequest(ln.Text); err != nil {
 			p.errorf(ln.Pos, RuleRequest, "%v", err)
 		}

@@ -46,7 +46,7 @@ func ParseRequest(line string) (Request, error) {
 	t := strings.TrimSpace(line)
 	t = strings.TrimPrefix(t, "- ")
 	t = strings.TrimSpace(t)
-	if strings.ContainsFunc(t, isControl) {
+	if hasControl(t) {
 		return r, fmt.Errorf("request contains a control character")
 	}
 	if utf8.RuneCountInString(t) > 400 {

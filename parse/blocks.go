@@ -2,6 +2,7 @@ package parse
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
@@ -175,6 +176,8 @@ type converter struct {
 	doc  *Document
 	src  []byte
 	base int
+	// inline is false for ParseBlocks, whose AST holds no code spans.
+	inline bool
 }
 
 func (c *converter) pos(off int) Pos { return c.doc.PosOf(c.base + off) }
@@ -263,7 +266,7 @@ func (it *Item) consumeFirst(c *converter, p ast.Node) {
 			rest := l.Text[i+1:]
 			trimmed := strings.TrimLeft(rest, " \t")
 			skip := len(l.Text) - len(trimmed)
-			l.Pos.Col += len([]rune(l.Text[:skip]))
+			l.Pos.Col += utf8.RuneCountInString(l.Text[:skip])
 			l.Text = trimmed
 		}
 	}
@@ -287,12 +290,15 @@ func (c *converter) line(start, stop int) Line {
 	if start > stop {
 		start = stop
 	}
-	t := string(c.src[start:stop])
+	t := c.doc.text[c.base+start : c.base+stop]
 	t = strings.TrimRight(t, "\n")
 	return Line{Text: t, Pos: c.pos(start)}
 }
 
 func (c *converter) codeSpans(n ast.Node) []CodeSpan {
+	if !c.inline {
+		return nil
+	}
 	var out []CodeSpan
 	_ = ast.Walk(n, func(x ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -353,7 +359,7 @@ func (c *converter) row(off int) Row {
 // a trailing pipe are optional; `\|` is a literal pipe in the cell text. at is
 // the position of text's first character and anchors the cells' positions.
 func SplitCells(text string, at Pos) []Cell {
-	var cells []Cell
+	cells := make([]Cell, 0, strings.Count(text, "|")+1)
 	i := 0
 	// Skip leading whitespace and one leading pipe.
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
@@ -363,7 +369,7 @@ func SplitCells(text string, at Pos) []Cell {
 		i++
 	}
 	start := i
-	col := func(byteIdx int) int { return at.Col + len([]rune(text[:byteIdx])) }
+	col := func(byteIdx int) int { return at.Col + utf8.RuneCountInString(text[:byteIdx]) }
 	flush := func(end int) {
 		raw := text[start:end]
 		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
@@ -389,6 +395,9 @@ func SplitCells(text string, at Pos) []Cell {
 	}
 	if strings.TrimSpace(text[start:]) != "" {
 		flush(len(text))
+	}
+	if len(cells) == 0 {
+		return nil
 	}
 	return cells
 }

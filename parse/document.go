@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -37,8 +39,6 @@ const (
 type Document struct {
 	// Path is the name diagnostics report; it is never opened.
 	Path string
-	// Source is the input with CRLF and lone CR line endings turned into LF.
-	Source []byte
 	// Front is the frontmatter, or nil when the document has none.
 	Front *Frontmatter
 	// Blocks are the top-level blocks of the body, in document order.
@@ -47,48 +47,74 @@ type Document struct {
 	// an error here has no Blocks.
 	Diagnostics Diagnostics
 
+	// text is the input with CRLF and lone CR line endings turned into LF;
+	// lines are substrings of it, not copies.
+	text       string
 	lineStarts []int
 	root       *Section
 }
 
 var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.TaskList))
 
+// blockMarkdown recognizes block structure only: no inline parser runs, so
+// text inside paragraphs, headings and cells is never read as markup.
+var blockMarkdown = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)),
+	goldmark.WithExtensions(extension.Table),
+)
+
 // Parse parses src as the document at path. It never fails: problems are
 // reported in the returned document's Diagnostics.
-func Parse(path string, src []byte) *Document {
+func Parse(path string, src []byte) *Document { return parseWith(markdown, true, path, src) }
+
+// ParseBlocks is Parse for line grammars such as the ledger's: it finds the
+// same blocks (headings, paragraphs, lists, GFM tables, code) but parses no
+// inline markup, so no code spans are reported and text such as an agent's
+// decision is never interpreted. It costs a fraction of Parse on large
+// documents.
+func ParseBlocks(path string, src []byte) *Document {
+	return parseWith(blockMarkdown, false, path, src)
+}
+
+func parseWith(md goldmark.Markdown, inline bool, path string, src []byte) *Document {
 	d := &Document{Path: path}
 	if len(src) > MaxSize {
-		d.Source = []byte{}
-		d.index()
+		d.index(nil)
 		d.Diagnostics.Errorf(path, Pos{1, 1}, RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", len(src), MaxSize)
 		return d
 	}
-	d.Source = normalizeNewlines(src)
-	d.index()
-	if i := bytes.IndexByte(d.Source, 0); i >= 0 {
+	// src is only read during Parse; the document keeps its own copy, text.
+	src = normalizeNewlines(src)
+	d.index(src)
+	if i := bytes.IndexByte(src, 0); i >= 0 {
 		d.Diagnostics.Errorf(path, d.PosOf(i), RuleBinary, "file contains a NUL byte; expected a UTF-8 text document")
 		return d
 	}
-	if !utf8.Valid(d.Source) {
-		off := firstInvalidUTF8(d.Source)
-		d.Diagnostics.Errorf(path, d.PosOf(off), RuleEncoding, "invalid UTF-8 byte 0x%02x; expected a UTF-8 text document", d.Source[off])
+	if !utf8.Valid(src) {
+		off := firstInvalidUTF8(src)
+		d.Diagnostics.Errorf(path, d.PosOf(off), RuleEncoding, "invalid UTF-8 byte 0x%02x; expected a UTF-8 text document", src[off])
 		return d
 	}
 	if line, depth := d.tooDeep(); line > 0 {
 		d.Diagnostics.Errorf(path, Pos{line, 1}, RuleNesting, "lists or block quotes nested %d deep; at most %d levels are supported", depth, MaxNesting)
 		return d
 	}
-	bodyOff := d.parseFrontmatter()
-	body := d.Source[bodyOff:]
-	root := markdown.Parser().Parse(text.NewReader(body))
-	c := converter{doc: d, src: body, base: bodyOff}
+	bodyOff := d.parseFrontmatter(src)
+	body := src[bodyOff:]
+	root := md.Parser().Parse(text.NewReader(body))
+	c := converter{doc: d, src: body, base: bodyOff, inline: inline}
 	d.Blocks = c.blocks(root, 0)
 	return d
 }
 
+// normalizeNewlines turns CRLF and lone CR into LF, returning src itself
+// when it has none.
 func normalizeNewlines(src []byte) []byte {
 	if bytes.IndexByte(src, '\r') < 0 {
-		return bytes.Clone(src)
+		return src
 	}
 	out := make([]byte, 0, len(src))
 	for i := 0; i < len(src); i++ {
@@ -115,12 +141,16 @@ func firstInvalidUTF8(b []byte) int {
 	return 0
 }
 
-func (d *Document) index() {
-	d.lineStarts = append(d.lineStarts[:0], 0)
-	for i, b := range d.Source {
-		if b == '\n' && i+1 < len(d.Source) {
-			d.lineStarts = append(d.lineStarts, i+1)
+func (d *Document) index(src []byte) {
+	d.text = string(src)
+	d.lineStarts = make([]int, 1, 1+strings.Count(d.text, "\n"))
+	for off := 0; ; {
+		i := strings.IndexByte(d.text[off:], '\n')
+		if i < 0 || off+i+1 >= len(d.text) {
+			break
 		}
+		off += i + 1
+		d.lineStarts = append(d.lineStarts, off)
 	}
 }
 
@@ -134,13 +164,13 @@ func (d *Document) Line(n int) string {
 		return ""
 	}
 	start := d.lineStarts[n-1]
-	end := len(d.Source)
+	end := len(d.text)
 	if n < len(d.lineStarts) {
 		end = d.lineStarts[n] - 1
-	} else if end > start && d.Source[end-1] == '\n' {
+	} else if end > start && d.text[end-1] == '\n' {
 		end--
 	}
-	return string(d.Source[start:end])
+	return d.text[start:end]
 }
 
 // PosOf converts a byte offset into Source to a position. Offsets past the end
@@ -149,15 +179,15 @@ func (d *Document) PosOf(off int) Pos {
 	if off < 0 {
 		off = 0
 	}
-	if off > len(d.Source) {
-		off = len(d.Source)
+	if off > len(d.text) {
+		off = len(d.text)
 	}
 	i := sort.Search(len(d.lineStarts), func(i int) bool { return d.lineStarts[i] > off }) - 1
 	if i < 0 {
 		i = 0
 	}
 	start := d.lineStarts[i]
-	col := utf8.RuneCount(d.Source[start:off]) + 1
+	col := utf8.RuneCountInString(d.text[start:off]) + 1
 	return Pos{Line: i + 1, Col: col}
 }
 
@@ -207,7 +237,7 @@ func (d *Document) tooDeep() (line, depth int) {
 			i++
 		}
 		rest := l[i:]
-		if indent <= 3 && (bytes.HasPrefix([]byte(rest), []byte("```")) || bytes.HasPrefix([]byte(rest), []byte("~~~"))) {
+		if indent <= 3 && (strings.HasPrefix(rest, "```") || strings.HasPrefix(rest, "~~~")) {
 			inFence = !inFence
 			continue
 		}

@@ -37,7 +37,7 @@ var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
 // parseFrontmatter splits off a leading `---` YAML block and returns the byte
 // offset at which the markdown body starts.
-func (d *Document) parseFrontmatter() int {
+func (d *Document) parseFrontmatter(src []byte) int {
 	open := 0
 	for n := 1; n <= d.NumLines(); n++ {
 		t := strings.TrimSpace(d.Line(n))
@@ -61,16 +61,13 @@ func (d *Document) parseFrontmatter() int {
 		frontmatter.NewFormat("---", "---", capture),
 		frontmatter.NewFormat("---yaml", "---", capture),
 	}
-	rest, err := frontmatter.Parse(bytes.NewReader(d.Source), &raw, formats...)
+	rest, err := frontmatter.Parse(bytes.NewReader(src), &raw, formats...)
 	if err != nil || raw == nil {
 		d.Diagnostics.Errorf(d.Path, Pos{open, 1}, RuleFrontmatterUnclose, "frontmatter opened with `---` is never closed; expected a closing `---` line")
-		return len(d.Source)
+		return len(src)
 	}
-	bodyOff := len(d.Source) - len(rest)
+	bodyOff := len(src) - len(rest)
 	f := &Frontmatter{Line: open, ContentLine: open + 1, EndLine: d.PosOf(bodyOff - 1).Line}
-	if bodyOff == len(d.Source) && bodyOff > 0 && d.Source[bodyOff-1] != '\n' {
-		f.EndLine = d.NumLines()
-	}
 	d.Front = f
 	var node yaml.Node
 	if err := yaml.Unmarshal(raw, &node); err != nil {

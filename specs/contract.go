@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -70,28 +71,42 @@ func (l Leg) ScopeString() string {
 // format version so that a future change of layout is a visible change.
 func (c Contract) Text() string {
 	var b strings.Builder
-	b.WriteString("gallivant contract v1\n")
-	for i, ac := range c.ACs {
-		fmt.Fprintf(&b, "ac %d: %s", i+1, ac.Text)
-		if ac.Disposition != "" {
-			fmt.Fprintf(&b, " [%s]", ac.Disposition)
+	size := 256
+	for _, ac := range c.ACs {
+		size += len(ac.Text) + len(ac.Disposition) + 16
+	}
+	b.Grow(size)
+	line := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
 		}
-		b.WriteString("\n")
+		b.WriteByte('\n')
+	}
+	line("gallivant contract v1")
+	for i, ac := range c.ACs {
+		b.WriteString("ac ")
+		b.WriteString(strconv.Itoa(i + 1))
+		b.WriteString(": ")
+		b.WriteString(ac.Text)
+		if ac.Disposition != "" {
+			b.WriteString(" [" + ac.Disposition + "]")
+		}
+		b.WriteByte('\n')
 	}
 	for _, v := range c.Verify {
-		fmt.Fprintf(&b, "verify: %s\n", normalizeSpace(v))
+		line("verify: ", normalizeSpace(v))
 	}
-	fmt.Fprintf(&b, "harness: %s\n", c.Harness)
+	line("harness: ", c.Harness)
 	for _, p := range c.Context {
-		fmt.Fprintf(&b, "context: %s\n", p)
+		line("context: ", p)
 	}
 	for _, p := range c.Sources {
-		fmt.Fprintf(&b, "source: %s\n", p)
+		line("source: ", p)
 	}
-	fmt.Fprintf(&b, "repo: %s\n", c.Repo)
-	fmt.Fprintf(&b, "base: %s\n", c.Base)
+	line("repo: ", c.Repo)
+	line("base: ", c.Base)
 	for _, l := range c.Legs {
-		fmt.Fprintf(&b, "leg %s: repo %s; scope %s; verification %s\n", l.Name, l.Repo, l.Scope, normalizeSpace(l.Verification))
+		line("leg ", l.Name, ": repo ", l.Repo, "; scope ", l.Scope, "; verification ", normalizeSpace(l.Verification))
 	}
 	return b.String()
 }

@@ -79,10 +79,10 @@ type Set struct {
 	// Invalid holds the paths of specs that have error diagnostics.
 	Invalid map[string]bool
 	Chains  []*Chain
-	// Plans and Ledgers are parsed markdown documents left for the plan
-	// and ledger grammars.
-	Plans   []*parse.Document
-	Ledgers []*parse.Document
+	// Plans are parsed markdown documents left for the plan grammar.
+	Plans []*parse.Document
+	// Ledgers are the raw ledger files, left for the ledger grammar.
+	Ledgers []File
 	// Others are markdown files that are no control document.
 	Others []string
 	// Sources are files under a specs directory that a spec carries in its
@@ -137,7 +137,7 @@ func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
 		case KindPlan:
 			set.Plans = append(set.Plans, parse.Parse(f.Path, f.Data))
 		case KindLedger:
-			set.Ledgers = append(set.Ledgers, parse.Parse(f.Path, f.Data))
+			set.Ledgers = append(set.Ledgers, f)
 		case KindOther:
 			if strings.HasSuffix(f.Path, ".md") {
 				set.Others = append(set.Others, f.Path)

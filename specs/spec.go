@@ -513,7 +513,23 @@ func parseDisposition(t string) (DispositionKind, string, bool) {
 	return DispNone, "", false
 }
 
-func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+// normalizeSpace collapses runs of white space to one space and trims the
+// ends. Already-normal text, the common case, is returned without copying.
+func normalizeSpace(s string) string {
+	normal := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= 0x80 ||
+			c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			normal = false
+			break
+		}
+	}
+	if normal {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
 
 func (p *specParser) verify(s *Spec, scope *parse.Section) {
 	secs := scope.Find("Verify", "Verification")

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/spf13/cobra"
@@ -206,12 +207,9 @@ func checkTarget(t target) (parse.Diagnostics, int, error) {
 	}
 	files, ds := readTree(t.root, cfg, t.only)
 	diags = append(diags, ds...)
-	set, ds := specs.Load(cfg, files)
+	repo, ds := ledger.Load(cfg, files)
 	diags = append(diags, ds...)
-	for _, l := range set.Ledgers {
-		diags.Add(l.Path, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "ledger/not-checked", "ledger grammar is not checked yet")
-	}
-	for _, p := range set.Others {
+	for _, p := range repo.Others {
 		diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "check/unclassified", "not a control document: it is not under %s; not checked", strings.Join(cfg.ScanDirs(), ", "))
 	}
 	diags = filterTo(diags, t.only)

@@ -109,6 +109,7 @@ records every admitted transition as a loop: commit.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		a.newCheckCmd(),
+		a.newFmtCmd(),
 		a.newVersionCmd(),
 	)
 	return root

@@ -1,0 +1,154 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gallivant/gallivant/specs"
+)
+
+// ReopenedByAmendment is the evidence of a done row whose AC was reworded.
+const ReopenedByAmendment = "reopened by amendment"
+
+// Amend reconciles a ledger to an edited spec after a `resnapshot` request
+// (lifecycle.md "Spec changes"): appended ACs become new rows, a new
+// deviates:/deferred:/elsewhere: disposition cuts its row, a disposition
+// that no longer cuts reopens the row, and a reworded AC whose row was done
+// reopens it with evidence `reopened by amendment`. Attempts, iterations
+// and allowance are preserved (L-84).
+//
+// Rows index ACs by position, which is what receipts attest (S-18). So an
+// edit that removes, reorders or inserts ACs before existing ones is
+// refused: the remedy is a cutting disposition for an AC that should go, and
+// new ACs at the end. For a coordinated spec the legs must stay the same;
+// scope changes add rows for new (AC, leg) pairs and cut rows of pairs that
+// are gone.
+func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Request) (*Ledger, Commit, error) {
+	refuse := func(format string, args ...any) (*Ledger, Commit, error) {
+		return nil, Commit{}, &Refusal{Request: req.Line, Reason: fmt.Sprintf(format, args...)}
+	}
+	if reason, _, stopped := l.Stop(); !stopped || reason != "spec-changed" {
+		return refuse("resnapshot is accepted only at a spec-changed stop")
+	}
+	if len(edited.ACs) < len(approved.ACs) {
+		return refuse("the edited spec has %d acceptance criteria, the approved one %d; instead of deleting an AC give it a deviates:, deferred: or elsewhere: disposition", len(edited.ACs), len(approved.ACs))
+	}
+	for i, old := range approved.ACs {
+		for j, cur := range edited.ACs {
+			if j != i && cur.Text == old.Text && edited.ACs[i].Text != old.Text {
+				return refuse("AC %d of the approved spec now stands at position %d; ACs may not be reordered or inserted before existing ones (append new ACs at the end)", i+1, j+1)
+			}
+		}
+	}
+	if edited.Coordinated() != approved.Coordinated() || !sameLegs(approved, edited) {
+		return refuse("the edited spec changes its legs; adding, removing or renaming a leg needs a new spec")
+	}
+	n := l.Clone()
+	var changes []string
+	cuts := []int{}
+	apply := func(row *Row, ac int) {
+		old, cur := acAt(approved, ac), acAt(edited, ac)
+		switch {
+		case cur.Disposition.Cuts() && row.Status != Cut:
+			row.Status, row.Evidence = Cut, cleanEvidence(cur.Disposition.String())
+			changes = append(changes, fmt.Sprintf("row %d cut (%s)", row.N, cur.Disposition.Kind))
+			cuts = append(cuts, row.N)
+		case !cur.Disposition.Cuts() && row.Status == Cut:
+			row.Status, row.Evidence = Open, ""
+			changes = append(changes, fmt.Sprintf("row %d reopened (disposition removed)", row.N))
+		case old != nil && old.Text != cur.Text && row.Status == Done:
+			row.Status, row.Evidence = Open, ReopenedByAmendment
+			changes = append(changes, fmt.Sprintf("row %d reopened (AC %d reworded)", row.N, ac))
+		}
+	}
+	if !edited.Coordinated() {
+		for i := range n.Rows {
+			apply(&n.Rows[i], i+1)
+		}
+		for _, ac := range edited.ACs[len(approved.ACs):] {
+			n.Rows = append(n.Rows, newRow(len(n.Rows)+1, ac))
+			changes = append(changes, fmt.Sprintf("row %d added for AC %d", len(n.Rows), ac.N))
+		}
+	} else {
+		want := map[specs.Entry]bool{}
+		for _, e := range edited.Entries() {
+			want[e] = true
+		}
+		have := map[specs.Entry]int{}
+		for _, m := range n.Mapping {
+			have[specs.Entry{AC: m.AC, Member: m.Leg}] = m.Row
+			r, _ := n.Row(m.Row)
+			if !want[specs.Entry{AC: m.AC, Member: m.Leg}] {
+				if r.Status != Cut {
+					r.Status, r.Evidence = Cut, "removed by amendment: leg "+m.Leg+" no longer owns AC "+fmt.Sprint(m.AC)
+					changes = append(changes, fmt.Sprintf("row %d cut (leg %s no longer owns AC %d)", r.N, m.Leg, m.AC))
+					cuts = append(cuts, r.N)
+				}
+				continue
+			}
+			apply(r, m.AC)
+		}
+		for _, e := range edited.Entries() {
+			if _, ok := have[e]; ok {
+				continue
+			}
+			r := newRow(len(n.Rows)+1, *acAt(edited, e.AC))
+			n.Rows = append(n.Rows, r)
+			n.Mapping = append(n.Mapping, Mapping{Row: r.N, AC: e.AC, Leg: e.Member})
+			changes = append(changes, fmt.Sprintf("row %d added for AC %d on %s", r.N, e.AC, e.Member))
+		}
+	}
+	n.removeRequest(req.Line)
+	n.clearStop()
+	oldFP, newFP := n.Delivery.Get(KeyContract), edited.Contract().Fingerprint()
+	n.delivery().Set(KeySpecCommit, specCommit)
+	n.delivery().Set(KeyContract, newFP)
+	for _, r := range n.Rows {
+		if r.Status.Unresolved() && n.Phase() != PhaseImplement {
+			n.delivery().Set(KeyPhase, PhaseImplement)
+			changes = append(changes, "back to implement")
+			break
+		}
+	}
+	subject := "loop: amend"
+	if len(changes) == 1 && len(cuts) == 1 {
+		subject = fmt.Sprintf("loop: cut row %d", cuts[0])
+	}
+	if len(changes) == 0 {
+		changes = append(changes, "no row changed")
+	}
+	diff := specs.DiffContracts(approved.Contract(), edited.Contract())
+	return n, Commit{
+		Subject:  subject,
+		Sentence: fmt.Sprintf("Accepted the edited spec (contract %s -> %s): %s.", oldFP, newFP, strings.Join(changes, ", ")),
+		Text:     diff.String(),
+		Trailers: []Trailer{{TrailerRequest, req.Line}},
+	}, nil
+}
+
+func acAt(s *specs.Spec, n int) *specs.AC {
+	if n < 1 || n > len(s.ACs) {
+		return nil
+	}
+	return &s.ACs[n-1]
+}
+
+func newRow(n int, ac specs.AC) Row {
+	r := Row{N: n, Status: Open}
+	if ac.Disposition.Cuts() {
+		r.Status, r.Evidence = Cut, cleanEvidence(ac.Disposition.String())
+	}
+	return r
+}
+
+func sameLegs(a, b *specs.Spec) bool {
+	if len(a.Legs) != len(b.Legs) {
+		return false
+	}
+	for i := range a.Legs {
+		if a.Legs[i].Name != b.Legs[i].Name || a.Legs[i].Repo != b.Legs[i].Repo {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,59 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Trailer is one git trailer of a transition commit.
+type Trailer struct{ Key, Value string }
+
+// Trailer keys gallivant writes.
+const (
+	TrailerSpec    = "Gallivant-Spec"
+	TrailerControl = "Gallivant-Control"
+	TrailerPR      = "Gallivant-PR"
+	TrailerHead    = "Gallivant-Head"
+	TrailerRequest = "Gallivant-Request"
+	TrailerChain   = "Gallivant-Chain"
+)
+
+// Commit is the commit a transition makes on the control branch: an exact
+// subject, one human sentence, optional further text, and trailers.
+type Commit struct {
+	Subject  string
+	Sentence string
+	// Text is further body text, such as a stop's explanation.
+	Text     string
+	Trailers []Trailer
+}
+
+// Message renders the full commit message. extra trailers (the spec path and
+// the control commit the pass planned from) come first.
+func (c Commit) Message(extra ...Trailer) string {
+	var b strings.Builder
+	b.WriteString(c.Subject + "\n\n" + c.Sentence + "\n")
+	if c.Text != "" {
+		b.WriteString("\n" + strings.TrimRight(c.Text, "\n") + "\n")
+	}
+	ts := append(append([]Trailer{}, extra...), c.Trailers...)
+	if len(ts) > 0 {
+		b.WriteString("\n")
+		for _, t := range ts {
+			fmt.Fprintf(&b, "%s: %s\n", t.Key, oneLine(t.Value))
+		}
+	}
+	return b.String()
+}
+
+// oneLine keeps a trailer value on one line whatever it holds.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}

@@ -1,0 +1,112 @@
+package ledger
+
+import (
+	"sort"
+	"time"
+
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Repo is a control-repository snapshot: its specs and chains, and its
+// ledgers parsed and paired with their specs by the `**Spec:**` path, never
+// by file name.
+type Repo struct {
+	*specs.Set
+	// Ledgers maps a spec path to its usable ledger.
+	Ledgers map[string]*Ledger
+	// LedgerPaths maps a spec path to the file of the ledger pairing with it,
+	// usable or not.
+	LedgerPaths map[string]string
+	// Broken maps the path of a ledger whose grammar is broken to the spec
+	// path it names ("" when unreadable). Its diagnostics say why.
+	Broken map[string]string
+	// Orphans maps the path of a ledger whose spec does not exist to that
+	// spec path.
+	Orphans map[string]string
+}
+
+// Rule id for requests that are well-formed but not accepted now.
+const ruleRequestState = RuleRequest
+
+// Load parses a snapshot, pairs ledgers with specs, and runs every
+// cross-document rule. One bad document never stops the others.
+func Load(cfg *specs.Config, files []specs.File) (*Repo, parse.Diagnostics) {
+	set, diags := specs.Load(cfg, files)
+	r := &Repo{Set: set, Ledgers: map[string]*Ledger{}, LedgerPaths: map[string]string{}, Broken: map[string]string{}, Orphans: map[string]string{}}
+	ledgers := append([]specs.File(nil), set.Ledgers...)
+	sort.Slice(ledgers, func(i, j int) bool { return ledgers[i].Path < ledgers[j].Path })
+	for _, f := range ledgers {
+		l, ds := Parse(f.Path, f.Data)
+		diags = append(diags, ds...)
+		if prev, dup := r.LedgerPaths[l.Spec]; dup && l.Spec != "" {
+			diags.Errorf(f.Path, parse.Pos{Line: l.line(func(p *positions) int { return p.spec }), Col: 1}, RuleDuplicate, "%s already pairs with %s; a spec has one ledger", prev, l.Spec)
+			continue
+		}
+		if Fatal(ds) {
+			r.Broken[f.Path] = l.Spec
+			if l.Spec != "" {
+				r.LedgerPaths[l.Spec] = f.Path
+			}
+			continue
+		}
+		sp, ok := set.Specs[l.Spec]
+		if !ok {
+			r.Orphans[f.Path] = l.Spec
+			diags.Add(f.Path, parse.Pos{Line: l.line(func(p *positions) int { return p.spec }), Col: 1}, parse.SeverityWarning, RuleSpecPath,
+				"this ledger pairs with %s, which is not a spec of this repository; reconcile stops the entry spec-gone", l.Spec)
+			continue
+		}
+		r.LedgerPaths[l.Spec] = f.Path
+		r.Ledgers[l.Spec] = l
+		if set.Invalid[l.Spec] {
+			continue
+		}
+		diags = append(diags, Validate(f.Path, l, sp)...)
+		for i, st := range l.RequestStates() {
+			if st.Err == nil && st.Refusal != "" {
+				diags.Add(f.Path, parse.Pos{Line: lineAt(l.at.requestsOr(), i)(l.at), Col: 1}, parse.SeverityInfo, ruleRequestState, "not accepted now: %s", st.Refusal)
+			}
+		}
+	}
+	return r, diags
+}
+
+func (p *positions) requestsOr() []int {
+	if p == nil {
+		return nil
+	}
+	return p.requests
+}
+
+// RequestState is one request line and what the current state makes of it.
+type RequestState struct {
+	Request Request
+	// Err is set when the line is malformed.
+	Err error
+	// Refusal is why a well-formed request is not accepted now, "" when it is.
+	Refusal string
+}
+
+// RequestStates reports, for each request line in order, whether it is
+// malformed, accepted now, or refused and why.
+func (l *Ledger) RequestStates() []RequestState {
+	var out []RequestState
+	for _, line := range l.Requests {
+		req, err := ParseRequest(line)
+		st := RequestState{Request: req, Err: err}
+		if err == nil {
+			if req.Kind == RequestResnapshot {
+				if reason, _, stopped := l.Stop(); !stopped || reason != "spec-changed" {
+					st.Refusal = "resnapshot is accepted only at a spec-changed stop"
+				}
+			} else if _, _, err := ApplyRequest(l, req, time.Time{}); err != nil {
+				if rf, ok := err.(*Refusal); ok {
+					st.Refusal = rf.Reason
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Observation is what the reconciler saw of an outstanding dispatch.
+type Observation struct {
+	// Commits are the work branch commits after the pending SHA, oldest first.
+	Commits []Return
+	// RunOver reports that the agent's run has ended: a synchronous
+	// executor returned, or an asynchronous one exceeded executor.timeout.
+	RunOver bool
+	// Dirty reports that a local executor's checkout was left with
+	// uncommitted changes; nothing was pushed.
+	Dirty bool
+}
+
+// Settle decides what an observation means for the outstanding dispatch
+// (lifecycle.md "Settling a dispatch"): wait (ok false), stop `interrupted`
+// or `boundary`, admit the one return, repair a row miss, or stop
+// `seed-refused` on a seed miss. The tuple stays at interrupted and boundary
+// stops (L-60); `resume` decides what happens to it.
+func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
+	if l.Pending == nil {
+		return nil, Commit{}, false, ErrNotPending
+	}
+	i := l.Iterations - 1
+	switch {
+	case obs.Dirty:
+		n, c := Stop(l, "boundary", fmt.Sprintf("iteration %d left the tree dirty", i), l.Pending.Target)
+		return n, c, true, nil
+	case len(obs.Commits) == 0 && !obs.RunOver:
+		return nil, Commit{}, false, nil
+	case len(obs.Commits) == 0:
+		n, c := Stop(l, "interrupted", fmt.Sprintf("iteration %d ended without a return commit", i), l.Pending.Target)
+		return n, c, true, nil
+	case len(obs.Commits) > 1:
+		n, c := Stop(l, "boundary", fmt.Sprintf("iteration %d added %d commits", i, len(obs.Commits)), l.Pending.Target)
+		return n, c, true, nil
+	}
+	ret := obs.Commits[0]
+	n, c, err := Admit(l, ret)
+	var miss *Miss
+	if !errors.As(err, &miss) {
+		return n, c, err == nil, err
+	}
+	if l.Pending.Target == SeedTarget {
+		cleared := l.Clone()
+		cleared.settled()
+		n, c := Stop(cleared, "seed-refused", fmt.Sprintf("iteration %d seed return %s refused: %s", i, short(ret.SHA), miss.Reason), SeedTarget)
+		c.Trailers = append(c.Trailers, Trailer{TrailerHead, ret.SHA})
+		return n, c, true, nil
+	}
+	n, c, err = Repair(l, miss.Reason, ret.SHA)
+	return n, c, err == nil, err
+}

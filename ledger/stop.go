@@ -1,0 +1,96 @@
+package ledger
+
+import (
+	"fmt"
+	"strings"
+)
+
+// StopText renders what a stop says to a person (L-74): a header, the
+// problem quoted verbatim from the ledger, every open or failed row as
+// `row <n>: <attempts> of <effective allowance>`, the sentence
+// `Preserve every row's attempts.`, and a recommendation naming the request
+// that clears the stop.
+func StopText(l *Ledger, reason, detail string, target int) string {
+	var b strings.Builder
+	switch {
+	case target > 0 && rowStop(reason):
+		fmt.Fprintf(&b, "Stopped on row %d (%s)\n", target, reason)
+	default:
+		fmt.Fprintf(&b, "Stopped: %s\n", detail)
+	}
+	if r, ok := l.Row(target); ok && target > 0 {
+		last := "none"
+		if ds := l.RowDecisions(target); len(ds) > 0 {
+			last = ds[len(ds)-1].Line
+		}
+		fmt.Fprintf(&b, "Problem: evidence %q; last decision %q\n", r.Evidence, last)
+	} else if detail != "" && rowStop(reason) {
+		fmt.Fprintf(&b, "Problem: %s\n", detail)
+	}
+	for _, r := range l.Rows {
+		if r.Status.Unresolved() {
+			fmt.Fprintf(&b, "row %d: %d of %d\n", r.N, r.Attempts, l.EffectiveAllowance(r.N))
+		}
+	}
+	b.WriteString("Preserve every row's attempts.\n")
+	if target > 0 && l.Escalated(target) && l.Delivery.Get(KeyModel) == "" {
+		b.WriteString("escalated round spent\n")
+	}
+	b.WriteString("Recommendation: " + recommendation(l, reason, target) + "\n")
+	return b.String()
+}
+
+func rowStop(reason string) bool {
+	switch reason {
+	case "allowance", "stagnation", "misses", "no-escalation-model", "needs":
+		return true
+	}
+	return false
+}
+
+// ClearingRequests names the request forms that clear a stop.
+func ClearingRequests(reason string) []string {
+	switch reason {
+	case "allowance", "stagnation", "misses", "needs":
+		return []string{"retry <row> | <hint>", "rows +N"}
+	case "no-escalation-model":
+		return []string{"resume | <why> (after setting executor.escalation_model)", "retry <row> | <hint>", "rows +N"}
+	case "interrupted", "boundary", "seed-refused", "harness-error":
+		return []string{"resume | <why>"}
+	case "spec-changed":
+		return []string{"resnapshot | <why>"}
+	case "stuck":
+		return []string{"recheck"}
+	}
+	return nil
+}
+
+func recommendation(l *Ledger, reason string, target int) string {
+	switch reason {
+	case "allowance":
+		return fmt.Sprintf("retry %d | <hint> - one more attempt for row %d with guidance; rows +N raises every row's allowance instead", target, target)
+	case "stagnation":
+		return fmt.Sprintf("retry %d | <hint> - the agent is not changing anything without new guidance", target)
+	case "misses":
+		return fmt.Sprintf("retry %d | <hint> - the agent broke the return contract twice; a hint opens a new window", max(target, l.Target()))
+	case "needs":
+		return fmt.Sprintf("retry %d | <hint> - supply what the row needs, then say so in the hint", target)
+	case "no-escalation-model":
+		return "none - set executor.escalation_model in gallivant.yaml, then add resume | <why>"
+	case "interrupted":
+		return "resume | <why> - runs the same dispatch again without a new count"
+	case "boundary":
+		return "resume | <why> - accepts the work branch as it is, keeping every commit"
+	case "seed-refused":
+		return "resume | <why> - dispatches the seed again from the work branch as it is"
+	case "spec-changed":
+		return "resnapshot | <why> - accepts the edited spec; or revert the edit"
+	case "stuck":
+		return "recheck - after fixing what GitHub refused"
+	case "spec-illegal":
+		return "none - fix the spec's errors (gallivant check)"
+	case "spec-gone":
+		return "none - restore the spec, or delete the ledger to abandon the entry"
+	}
+	return "none - a person must look at this entry"
+}

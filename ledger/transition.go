@@ -1,0 +1,289 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Refusal is a request that is malformed or not accepted in the current
+// state. The ledger is unchanged; the request stays in place with Reason.
+type Refusal struct {
+	Request string
+	Reason  string
+}
+
+func (r *Refusal) Error() string { return fmt.Sprintf("request %q refused: %s", r.Request, r.Reason) }
+
+// ErrNotPending is returned when a settle transition finds no dispatch outstanding.
+var ErrNotPending = errors.New("no dispatch is outstanding")
+
+// SeedInput is what seeding a ledger needs besides the spec.
+type SeedInput struct {
+	Spec *specs.Spec
+	// SpecCommit is the control commit whose spec is approved.
+	SpecCommit string
+	// Bases maps each member to its base branch head in its repository.
+	Bases map[string]string
+	// Allowance is defaults.allowance; the spec's own allowance wins.
+	Allowance int
+}
+
+// Seed creates the ledger of an approved spec (`loop: seed ledger`): one row
+// per entry, `cut` where the disposition cuts (evidence = the disposition),
+// `open` otherwise; the allowance from the spec or the defaults, never
+// scaled by row count (L-22).
+func Seed(in SeedInput) (*Ledger, Commit) {
+	s := in.Spec
+	l := &Ledger{
+		Spec:         s.Path,
+		Base:         in.Bases[specs.HomeMember],
+		Verification: Verification(s),
+		Allowance:    in.Allowance,
+		Decisions:    []Decision{},
+		Delivery:     NewDelivery(),
+		HasRequests:  true,
+	}
+	if s.Allowance > 0 {
+		l.Allowance = s.Allowance
+	}
+	acs := map[int]specs.AC{}
+	for _, ac := range s.ACs {
+		acs[ac.N] = ac
+	}
+	cut := 0
+	for i, e := range s.Entries() {
+		r := Row{N: i + 1, Status: Open}
+		if d := acs[e.AC].Disposition; d.Cuts() {
+			r.Status, r.Evidence = Cut, cleanEvidence(d.String())
+			cut++
+		}
+		l.Rows = append(l.Rows, r)
+		if s.Coordinated() {
+			l.Mapping = append(l.Mapping, Mapping{Row: r.N, AC: e.AC, Leg: e.Member})
+		}
+	}
+	if s.Coordinated() {
+		for _, m := range s.Members() {
+			l.Members = append(l.Members, Member{Name: m, Base: in.Bases[m]})
+		}
+	}
+	contract := s.Contract().Fingerprint()
+	l.Delivery.Set(KeySpecCommit, in.SpecCommit)
+	l.Delivery.Set(KeyContract, contract)
+	l.Delivery.Set(KeyBranch, specs.Branch(s.Path))
+	l.Delivery.Set(KeyPhase, PhaseImplement)
+	return l, Commit{
+		Subject:  "loop: seed ledger",
+		Sentence: fmt.Sprintf("Seeded %d rows (%d cut) from contract %s at allowance %d.", len(l.Rows), cut, contract, l.Allowance),
+	}
+}
+
+// Verification renders a spec's Verify commands as the ledger's one
+// verification command, or `none`.
+func Verification(s *specs.Spec) string {
+	if len(s.Verify) == 0 {
+		return "none"
+	}
+	return strings.Join(s.Verify, " && ")
+}
+
+// cleanEvidence makes text safe for an evidence cell.
+func cleanEvidence(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	for hasMarkup(s) {
+		i := strings.IndexByte(s, '<')
+		for i >= 0 && !hasMarkup(s[i:i+min(2, len(s)-i)]) {
+			j := strings.IndexByte(s[i+1:], '<')
+			if j < 0 {
+				i = -1
+				break
+			}
+			i += 1 + j
+		}
+		if i < 0 {
+			break
+		}
+		s = s[:i] + "‹" + s[i+1:]
+	}
+	s = strings.ReplaceAll(s, `\|`, `/|`)
+	return strings.TrimSpace(strings.Join(strings.Fields(s), " "))
+}
+
+// Dispatch records a dispatch before the executor starts (write-ahead, L-55):
+// iterations +1 and the `pending:` tuple naming the work branch head.
+func Dispatch(l *Ledger, a Action, head string, now time.Time) (*Ledger, Commit) {
+	n := l.Clone()
+	n.Iterations++
+	n.Pending = &Pending{Target: a.Target, Member: a.Member, SHA: head}
+	n.delivery().SetTime(KeyDispatchedAt, now)
+	subject := "loop: dispatch seed"
+	what := "the seed"
+	if a.Target != SeedTarget {
+		subject = fmt.Sprintf("loop: dispatch row %d", a.Target)
+		what = fmt.Sprintf("row %d", a.Target)
+	}
+	sentence := fmt.Sprintf("Dispatched %s to %s as iteration %d from %s.", what, a.Member, n.Iterations, short(head))
+	if a.Model != "" {
+		sentence = fmt.Sprintf("Dispatched %s to %s as iteration %d from %s on the escalation model %s.", what, a.Member, n.Iterations, short(head), a.Model)
+	}
+	return n, Commit{Subject: subject, Sentence: sentence, Trailers: []Trailer{{TrailerHead, head}}}
+}
+
+func (l *Ledger) delivery() *Delivery {
+	if l.Delivery == nil {
+		l.Delivery = NewDelivery()
+	}
+	return l.Delivery
+}
+
+// Escalate writes a row's one escalation marker (L-47) before its escalated
+// attempt; the model rides in the delivery section until that dispatch settles.
+func Escalate(l *Ledger, row int, model string) (*Ledger, Commit) {
+	n := l.Clone()
+	n.Decisions = append(n.Decisions, newEscalatedDecision(row, n.EffectiveAllowance(row)))
+	n.delivery().Set(KeyModel, model)
+	return n, Commit{
+		Subject:  fmt.Sprintf("loop: escalate row %d", row),
+		Sentence: fmt.Sprintf("Row %d reached its escalation threshold; its next attempt runs on %s.", row, model),
+	}
+}
+
+// Stop records a stop (`loop: stop <reason>`) with the stop text in the body.
+// It changes no counter (L-122).
+func Stop(l *Ledger, reason, detail string, target int) (*Ledger, Commit) {
+	n := l.Clone()
+	n.delivery().Set(KeyStop, reason+" | "+cleanEvidence(detail))
+	return n, Commit{
+		Subject:  "loop: stop " + reason,
+		Sentence: fmt.Sprintf("Stopped (%s): %s.", reason, strings.TrimSuffix(detail, ".")),
+		Text:     StopText(l, reason, detail, target),
+	}
+}
+
+// MigrateAllowance replaces a legacy `cap:` header by `allowance: <n>` and
+// changes nothing else (L-33).
+func MigrateAllowance(l *Ledger, allowance int) (*Ledger, Commit) {
+	n := l.Clone()
+	old := n.Cap
+	n.Cap, n.Allowance = 0, allowance
+	return n, Commit{
+		Subject:  "loop: migrate allowance",
+		Sentence: fmt.Sprintf("Replaced the legacy cap: %d header by allowance: %d; attempts, iterations and decisions are unchanged.", old, allowance),
+	}
+}
+
+// removeRequest drops the first request line equal to line.
+func (l *Ledger) removeRequest(line string) {
+	for i, r := range l.Requests {
+		if r == line {
+			l.Requests = append(l.Requests[:i:i], l.Requests[i+1:]...)
+			return
+		}
+	}
+}
+
+func (l *Ledger) clearStop() { l.delivery().Set(KeyStop, "") }
+
+// ApplyRequest performs an accepted request and returns the new ledger and
+// its commit, which also removes the request line. A request the current
+// state does not accept returns a *Refusal and changes nothing. A
+// resnapshot needs the approved and the edited spec and goes through Amend.
+func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) {
+	reason, _, stopped := l.Stop()
+	refuse := func(format string, args ...any) (*Ledger, Commit, error) {
+		return nil, Commit{}, &Refusal{Request: r.Line, Reason: fmt.Sprintf(format, args...)}
+	}
+	accepts := func(kind RequestKind) bool {
+		if !stopped {
+			return false
+		}
+		for _, f := range ClearingRequests(reason) {
+			if strings.HasPrefix(f, kind.String()) {
+				return true
+			}
+		}
+		return false
+	}
+	if !accepts(r.Kind) {
+		if !stopped {
+			return refuse("the entry is not stopped; %s is accepted only at a stop", r.Kind)
+		}
+		return refuse("a %s stop is cleared by %s, not %s", reason, strings.Join(ClearingRequests(reason), " or "), r.Kind)
+	}
+	n := l.Clone()
+	n.removeRequest(r.Line)
+	n.clearStop()
+	c := Commit{Trailers: []Trailer{{TrailerRequest, r.Line}}}
+	switch r.Kind {
+	case RequestRetry:
+		row, ok := n.Row(r.Row)
+		if !ok {
+			return refuse("row %d does not exist; the ledger has rows 1 to %d", r.Row, len(n.Rows))
+		}
+		if !row.Status.Unresolved() {
+			return refuse("row %d is %s; retry takes an open or failed row", r.Row, row.Status)
+		}
+		allowed := n.EffectiveAllowance(r.Row) + 1
+		n.Decisions = append(n.Decisions, newRetryDecision(r.Row, r.Text, allowed))
+		// A retry opens new stagnation and miss windows (L-40, L-79).
+		n.delivery().SetInt(KeyMisses, 0)
+		n.delivery().SetInt(KeyEmptyReturns, 0)
+		c.Subject = fmt.Sprintf("loop: retry row %d", r.Row)
+		c.Sentence = fmt.Sprintf("Row %d gets one more attempt (%d allowed) with a hint from a person.", r.Row, allowed)
+	case RequestRows:
+		if n.Allowance == 0 {
+			return refuse("the ledger still has a legacy cap: header; it is migrated to allowance: first")
+		}
+		n.Decisions = append(n.Decisions, newGrantDecision(r.N, r.Text))
+		n.Allowance += r.N
+		c.Subject = "loop: raise allowance"
+		c.Sentence = fmt.Sprintf("Raised the shared allowance by %d to %d; attempts and iterations are unchanged.", r.N, n.Allowance)
+	case RequestResume:
+		switch reason {
+		case "interrupted":
+			// The same dispatch runs again: the consumed iteration stays
+			// consumed and no new count is taken (L-69).
+			if n.Pending == nil {
+				return refuse("no dispatch is outstanding to resume")
+			}
+			n.delivery().SetTime(KeyDispatchedAt, now)
+			c.Sentence = fmt.Sprintf("Resumed: the interrupted dispatch of %s runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
+		case "boundary":
+			// The branch is accepted as it is; commits are kept, attempts
+			// unchanged (L-51).
+			n.Pending = nil
+			n.delivery().Set(KeyDispatchedAt, "")
+			n.delivery().Set(KeyModel, "")
+			c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
+		default:
+			c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
+		}
+		c.Subject = "loop: resume"
+	case RequestRecheck:
+		n.delivery().Set(KeyRetry, "")
+		c.Subject = "loop: resume"
+		c.Sentence = "Rechecking: the failure count of the refused GitHub write is cleared."
+	case RequestResnapshot:
+		return refuse("resnapshot needs the edited spec; the reconciler applies it with Amend")
+	}
+	if r.Text != "" && r.Kind != RequestRetry {
+		c.Sentence += " Reason: " + r.Text + "."
+	}
+	return n, c, nil
+}
+
+func describeTarget(t int) string {
+	if t == SeedTarget {
+		return "the seed"
+	}
+	return fmt.Sprintf("row %d", t)
+}

@@ -1,0 +1,203 @@
+package ledger
+
+import (
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Validate cross-checks a parsed ledger with its paired spec: one row per
+// entry in seed order, cut rows exactly where the spec's dispositions say,
+// a complete and unique leg mapping, attempts never below what the decision
+// history implies, and a pending tuple that names an existing target and
+// member. When the spec's contract no longer matches the one the ledger
+// recorded, the row checks wait for `resnapshot` and an info says so.
+func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
+	var ds parse.Diagnostics
+	at := func(f func(*positions) int) parse.Pos { return parse.Pos{Line: l.line(f), Col: 1} }
+	errorf := func(f func(*positions) int, rule, format string, args ...any) {
+		ds.Errorf(path, at(f), rule, format, args...)
+	}
+	tableLine := func(p *positions) int { return p.table }
+
+	// History: attempts and iterations never below what decisions imply.
+	results := make([]int, len(l.Rows)+1)
+	dispatches := 0
+	for i, d := range l.Decisions {
+		switch d.Kind {
+		case DecisionResult:
+			if d.Row < len(results) {
+				results[d.Row]++
+			}
+			dispatches++
+		case DecisionSeed:
+			dispatches++
+		}
+		if d.Operational() && d.Kind != DecisionSeed {
+			if _, ok := l.Row(d.Row); !ok {
+				errorf(lineAt(l.at.decisionsOr(), i), RulePairing, "decision names row %d but the ledger has %d rows", d.Row, len(l.Rows))
+			}
+		}
+	}
+	for i, r := range l.Rows {
+		if results[r.N] > r.Attempts {
+			errorf(lineAt(l.at.rowsOr(), i), RuleAttempts, "row %d has %d attempts but %d admitted results in ## Decisions; attempts never go down", r.N, r.Attempts, results[r.N])
+		}
+	}
+	if dispatches > l.Iterations {
+		errorf(func(p *positions) int { return p.iterations }, RuleAttempts, "iterations is %d but ## Decisions records %d admitted dispatches; iterations never go down", l.Iterations, dispatches)
+	}
+	if l.Cap > 0 && l.Allowance == 0 {
+		ds.Add(path, at(func(p *positions) int { return p.iterations + 1 }), parse.SeverityInfo, RuleHeader, "legacy cap: header; reconcile replaces it by allowance: <defaults.allowance> before the next dispatch (loop: migrate allowance)")
+	}
+	if sp == nil {
+		return ds
+	}
+	if fp := l.Delivery.Get(KeyContract); fp != "" && fp != sp.Contract().Fingerprint() {
+		ds.Add(path, at(tableLine), parse.SeverityInfo, RulePairing, "the spec's contract is now %s, not the approved %s; rows are checked again after resnapshot", sp.Contract().Fingerprint(), fp)
+		return ds
+	}
+	entries := sp.Entries()
+	acs := map[int]specs.AC{}
+	for _, ac := range sp.ACs {
+		acs[ac.N] = ac
+	}
+	if !sp.Coordinated() {
+		if l.Mapping != nil {
+			errorf(tableLine, RuleMapping, "a single-repository spec's ledger has no ## Leg mapping")
+		}
+		if l.Coordinated() {
+			errorf(tableLine, RuleHeader, "base <member>:/seeded <member>: lines belong to coordinated specs; %s has no legs", sp.Path)
+		}
+		if len(l.Rows) != len(entries) {
+			errorf(tableLine, RulePairing, "the ledger has %d rows but %s has %d acceptance criteria; rows index ACs one to one", len(l.Rows), sp.Path, len(entries))
+		}
+		for i, r := range l.Rows {
+			ac, ok := acs[r.N]
+			if !ok {
+				continue
+			}
+			checkCut(&ds, path, at(lineAt(l.at.rowsOr(), i)), r, ac)
+		}
+	} else {
+		ds = append(ds, validateCoordinated(path, l, sp, entries, acs, at, errorf)...)
+	}
+	if pd := l.Pending; pd != nil {
+		pline := func(p *positions) int { return p.pending }
+		members := map[string]bool{}
+		for _, m := range sp.Members() {
+			members[m] = true
+		}
+		switch {
+		case !members[pd.Member]:
+			errorf(pline, RulePending, "pending member %q is not a member of %s (%v)", pd.Member, sp.Path, sp.Members())
+		case pd.Target != SeedTarget:
+			r, ok := l.Row(pd.Target)
+			switch {
+			case !ok:
+				errorf(pline, RulePending, "pending target row %d does not exist", pd.Target)
+			case r.Status == Cut:
+				errorf(pline, RulePending, "pending target row %d is cut; cut rows are never dispatched", pd.Target)
+			case l.MemberOf(pd.Target) != pd.Member:
+				errorf(pline, RulePending, "pending names member %s but row %d belongs to %s", pd.Member, pd.Target, l.MemberOf(pd.Target))
+			}
+		}
+	}
+	return ds
+}
+
+func (p *positions) rowsOr() []int {
+	if p == nil {
+		return nil
+	}
+	return p.rows
+}
+
+func (p *positions) decisionsOr() []int {
+	if p == nil {
+		return nil
+	}
+	return p.decisions
+}
+
+func (p *positions) mappingOr() []int {
+	if p == nil {
+		return nil
+	}
+	return p.mapping
+}
+
+// checkCut: a row is cut exactly when its AC's disposition cuts.
+func checkCut(ds *parse.Diagnostics, path string, at parse.Pos, r Row, ac specs.AC) {
+	switch {
+	case r.Status == Cut && !ac.Disposition.Cuts():
+		ds.Errorf(path, at, RulePairing, "row %d is cut but AC %d has no deviates:, deferred: or elsewhere: disposition; cut a row by amending the spec", r.N, ac.N)
+	case r.Status != Cut && ac.Disposition.Cuts():
+		ds.Errorf(path, at, RulePairing, "AC %d is %s but row %d is %s; the spec changed without resnapshot", ac.N, ac.Disposition.String(), r.N, r.Status)
+	}
+}
+
+func validateCoordinated(path string, l *Ledger, sp *specs.Spec, entries []specs.Entry, acs map[int]specs.AC, at func(func(*positions) int) parse.Pos, errorf func(func(*positions) int, string, string, ...any)) parse.Diagnostics {
+	var ds parse.Diagnostics
+	tableLine := func(p *positions) int { return p.table }
+	members := sp.Members()
+	if len(l.Members) != len(members) {
+		errorf(tableLine, RuleHeader, "a coordinated ledger has one base/seeded pair per member (%v); it has %d", members, len(l.Members))
+	} else {
+		for i, m := range l.Members {
+			if m.Name != members[i] {
+				errorf(tableLine, RuleHeader, "member %d is %q but the spec's membership order is %v", i+1, m.Name, members)
+			}
+		}
+	}
+	if l.Mapping == nil {
+		errorf(tableLine, RuleMapping, "a coordinated ledger needs ## Leg mapping with one line per row")
+		return ds
+	}
+	mapped := map[int]int{}
+	pairs := map[specs.Entry]bool{}
+	for i, m := range l.Mapping {
+		where := lineAt(l.at.mappingOr(), i)
+		if _, ok := l.Row(m.Row); !ok {
+			errorf(where, RuleMapping, "mapping names row %d but the ledger has %d rows", m.Row, len(l.Rows))
+			continue
+		}
+		mapped[m.Row]++
+		if mapped[m.Row] > 1 {
+			errorf(where, RuleMapping, "row %d is mapped twice; each row has exactly one mapping", m.Row)
+		}
+		e := specs.Entry{AC: m.AC, Member: m.Leg}
+		if pairs[e] {
+			errorf(where, RuleMapping, "AC %d on %s is mapped twice", m.AC, m.Leg)
+		}
+		pairs[e] = true
+	}
+	for i, r := range l.Rows {
+		if mapped[r.N] == 0 {
+			errorf(lineAt(l.at.rowsOr(), i), RuleMapping, "row %d has no line in ## Leg mapping", r.N)
+		}
+	}
+	want := map[specs.Entry]bool{}
+	for _, e := range entries {
+		want[e] = true
+		if !pairs[e] {
+			errorf(tableLine, RulePairing, "the spec gives AC %d to %s but no row tracks it", e.AC, e.Member)
+		}
+	}
+	for i, m := range l.Mapping {
+		r, ok := l.Row(m.Row)
+		if !ok {
+			continue
+		}
+		where := at(lineAt(l.at.mappingOr(), i))
+		if !want[specs.Entry{AC: m.AC, Member: m.Leg}] {
+			if r.Status != Cut {
+				ds.Errorf(path, where, RulePairing, "row %d tracks AC %d on %s, which the spec no longer has; only a cut row may", r.N, m.AC, m.Leg)
+			}
+			continue
+		}
+		if ac, ok := acs[m.AC]; ok {
+			checkCut(&ds, path, where, *r, ac)
+		}
+	}
+	return ds
+}
