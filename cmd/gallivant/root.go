@@ -110,6 +110,7 @@ records every admitted transition as a loop: commit.`,
 	root.AddCommand(
 		a.newCheckCmd(),
 		a.newFmtCmd(),
+		a.newSandboxCmd(),
 		a.newVersionCmd(),
 	)
 	return root

@@ -1,0 +1,662 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// GitHubOptions configure the GitHub adapter.
+type GitHubOptions struct {
+	// APIURL is the REST base URL; https://api.github.com/ when empty.
+	// Anything else is treated as GitHub Enterprise.
+	APIURL string
+	// Token authenticates every request. It never appears in logs or errors.
+	Token string
+	// Transport is the network transport; http.DefaultTransport when nil.
+	Transport http.RoundTripper
+	// Attempts bounds tries per GET (5xx, timeouts, short secondary
+	// limits); 4 when 0.
+	Attempts int
+	// Backoff is the first retry's wait, doubled each time with jitter;
+	// 500ms when 0.
+	Backoff time.Duration
+	// MaxSecondaryWait is the longest Retry-After waited out within a pass;
+	// 60s when 0. Longer ones return a *RateLimitedError.
+	MaxSecondaryWait time.Duration
+	// Timeout bounds each attempt; 30s when 0.
+	Timeout time.Duration
+	// CacheBytes bounds the ETag cache; 64 MiB when 0.
+	CacheBytes int
+	// Logger receives the adapter's narration; slog.Default when nil.
+	Logger *slog.Logger
+	// Sleep waits between retries; tests replace it. A real sleep when nil.
+	Sleep func(context.Context, time.Duration) error
+}
+
+// GitHub is gallivant's view of GitHub: exactly the operations the
+// reconciler needs, each returning plain values. Reads are conditional, so
+// an unchanged resource costs no rate limit.
+type GitHub struct {
+	c     *github.Client
+	cache *etagCache
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	known map[string]*discovery // per repository: what the last pass saw
+}
+
+// RateLimitedError reports that GitHub's rate limit is exhausted: the
+// primary limit until Until, or a secondary limit asking to wait.
+type RateLimitedError struct {
+	Secondary bool
+	Until     time.Time
+	Op        string
+}
+
+func (e *RateLimitedError) Error() string {
+	kind := "primary"
+	if e.Secondary {
+		kind = "secondary"
+	}
+	return fmt.Sprintf("github %s rate limit exhausted during %s; retry after %s", kind, e.Op, e.Until.UTC().Format(time.RFC3339))
+}
+
+// NotFoundError reports a resource GitHub does not have (or hides).
+type NotFoundError struct{ What string }
+
+func (e *NotFoundError) Error() string { return e.What + " not found on GitHub" }
+
+// NewGitHub returns an adapter over go-github with the ETag cache and retries.
+func NewGitHub(opts GitHubOptions) (*GitHub, error) {
+	if opts.Transport == nil {
+		opts.Transport = http.DefaultTransport
+	}
+	if opts.Attempts == 0 {
+		opts.Attempts = 4
+	}
+	if opts.Backoff == 0 {
+		opts.Backoff = 500 * time.Millisecond
+	}
+	if opts.MaxSecondaryWait == 0 {
+		opts.MaxSecondaryWait = 60 * time.Second
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = 64 << 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = sleepCtx
+	}
+	retry := &retrying{next: opts.Transport, attempts: opts.Attempts, base: opts.Backoff, maxWait: opts.MaxSecondaryWait,
+		timeout: opts.Timeout, sleep: opts.Sleep, log: opts.Logger}
+	cache := newETagCache(retry, opts.CacheBytes)
+	c := github.NewClient(&http.Client{Transport: cache}).WithAuthToken(opts.Token)
+	if opts.APIURL != "" && strings.TrimRight(opts.APIURL, "/") != "https://api.github.com" {
+		var err error
+		c, err = c.WithEnterpriseURLs(opts.APIURL, opts.APIURL)
+		if err != nil {
+			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
+		}
+	}
+	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}}, nil
+}
+
+// CacheHits returns how many reads were answered 304 and served from the cache.
+func (g *GitHub) CacheHits() int {
+	g.cache.mu.Lock()
+	defer g.cache.mu.Unlock()
+	return g.cache.hits
+}
+
+// classify turns go-github's errors into the adapter's typed ones. go-github
+// v66 does not classify 429, so a 429 is read here: with remaining 0 it is
+// the primary limit, with Retry-After a secondary one.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var rle *github.RateLimitError
+	if errors.As(err, &rle) {
+		return &RateLimitedError{Until: rle.Rate.Reset.Time, Op: op}
+	}
+	var are *github.AbuseRateLimitError
+	if errors.As(err, &are) {
+		until := time.Now().Add(time.Minute)
+		if are.RetryAfter != nil {
+			until = time.Now().Add(*are.RetryAfter)
+		}
+		return &RateLimitedError{Secondary: true, Until: until, Op: op}
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		switch er.Response.StatusCode {
+		case http.StatusTooManyRequests:
+			h := er.Response.Header
+			if h.Get("X-RateLimit-Remaining") == "0" {
+				reset, _ := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
+				return &RateLimitedError{Until: time.Unix(reset, 0), Op: op}
+			}
+			until := time.Now().Add(time.Minute)
+			if ra := retryAfter(er.Response); ra > 0 {
+				until = time.Now().Add(ra)
+			}
+			return &RateLimitedError{Secondary: true, Until: until, Op: op}
+		case http.StatusNotFound:
+			return fmt.Errorf("%s: %w", op, &NotFoundError{What: op})
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+func splitRepo(repo string) (string, string) {
+	owner, name, _ := strings.Cut(repo, "/")
+	return owner, name
+}
+
+// CurrentUser returns the login the token belongs to.
+func (g *GitHub) CurrentUser(ctx context.Context) (string, error) {
+	u, _, err := g.c.Users.Get(ctx, "")
+	return u.GetLogin(), classify("get the authenticated user", err)
+}
+
+// BranchHead returns a branch's head commit, or ok false when the branch
+// does not exist.
+func (g *GitHub) BranchHead(ctx context.Context, repo, branch string) (sha string, ok bool, err error) {
+	o, n := splitRepo(repo)
+	ref, _, err := g.c.Git.GetRef(ctx, o, n, "heads/"+branch)
+	if err != nil {
+		err = classify("read branch "+branch+" of "+repo, err)
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return ref.GetObject().GetSHA(), true, nil
+}
+
+// CreateBranch creates a branch at sha. An existing branch at the same sha
+// is not an error, so the call is idempotent.
+func (g *GitHub) CreateBranch(ctx context.Context, repo, branch, sha string) error {
+	o, n := splitRepo(repo)
+	_, _, err := g.c.Git.CreateRef(ctx, o, n, &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: &sha}})
+	if err == nil {
+		return nil
+	}
+	if head, ok, rerr := g.BranchHead(ctx, repo, branch); rerr == nil && ok && head == sha {
+		return nil
+	}
+	return classify("create branch "+branch+" in "+repo, err)
+}
+
+// Commit is one commit as the reconciler needs it.
+type Commit struct {
+	SHA     string
+	Subject string
+	Body    string
+	Parents []string
+	// CommittedAt is the committer date.
+	CommittedAt time.Time
+}
+
+// Comparison is base...head: the commits head adds since their merge base.
+type Comparison struct {
+	// Status is ahead, behind, diverged or identical.
+	Status  string
+	AheadBy int
+	// Commits are the commits after the merge base, oldest first.
+	Commits []Commit
+	// Files is how many files the commits change together.
+	Files int
+}
+
+// Compare returns the commits head has that base lacks.
+func (g *GitHub) Compare(ctx context.Context, repo, base, head string) (Comparison, error) {
+	o, n := splitRepo(repo)
+	cmp, _, err := g.c.Repositories.CompareCommits(ctx, o, n, base, head, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return Comparison{}, classify("compare "+base+"..."+head+" in "+repo, err)
+	}
+	out := Comparison{Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
+	for _, c := range cmp.Commits {
+		subject, body, _ := strings.Cut(c.GetCommit().GetMessage(), "\n")
+		var parents []string
+		for _, p := range c.Parents {
+			parents = append(parents, p.GetSHA())
+		}
+		out.Commits = append(out.Commits, Commit{SHA: c.GetSHA(), Subject: subject, Body: strings.TrimLeft(body, "\n"),
+			Parents: parents, CommittedAt: c.GetCommit().GetCommitter().GetDate().Time})
+	}
+	return out, nil
+}
+
+// CommitFiles returns how many files one commit changes.
+func (g *GitHub) CommitFiles(ctx context.Context, repo, sha string) (int, error) {
+	o, n := splitRepo(repo)
+	c, _, err := g.c.Repositories.GetCommit(ctx, o, n, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return 0, classify("read commit "+short(sha)+" of "+repo, err)
+	}
+	return len(c.Files), nil
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// PullRequest is a pull request as the reconciler and gatekeep read it.
+type PullRequest struct {
+	Repo           string
+	Number         int
+	State          string // open or closed
+	Merged         bool
+	MergeCommitSHA string
+	Draft          bool
+	Title, Body    string
+	Author         string
+	HeadRef        string
+	HeadSHA        string
+	BaseRef        string
+	BaseSHA        string
+	// Mergeable is nil while GitHub computes it.
+	Mergeable      *bool
+	MergeableState string
+	Labels         []string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// Ref renders owner/name#n.
+func (p PullRequest) Ref() string { return p.Repo + "#" + strconv.Itoa(p.Number) }
+
+func toPR(repo string, p *github.PullRequest) PullRequest {
+	out := PullRequest{Repo: repo, Number: p.GetNumber(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
+		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
+		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
+		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
+	for _, l := range p.Labels {
+		out.Labels = append(out.Labels, l.GetName())
+	}
+	return out
+}
+
+// GetPullRequest reads one pull request with its mergeability.
+func (g *GitHub) GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error) {
+	o, n := splitRepo(repo)
+	p, _, err := g.c.PullRequests.Get(ctx, o, n, number)
+	if err != nil {
+		return PullRequest{}, classify(fmt.Sprintf("read pull request %s#%d", repo, number), err)
+	}
+	return toPR(repo, p), nil
+}
+
+// FindPullRequest returns the newest pull request from head into base in
+// any state, or ok false. It recovers a pull request the ledger lost.
+func (g *GitHub) FindPullRequest(ctx context.Context, repo, head, base string) (PullRequest, bool, error) {
+	o, n := splitRepo(repo)
+	ps, _, err := g.c.PullRequests.List(ctx, o, n, &github.PullRequestListOptions{State: "all", Head: o + ":" + head, Base: base, ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return PullRequest{}, false, classify("list pull requests of "+repo, err)
+	}
+	if len(ps) == 0 {
+		return PullRequest{}, false, nil
+	}
+	best := ps[0]
+	for _, p := range ps {
+		if p.GetNumber() > best.GetNumber() {
+			best = p
+		}
+	}
+	return toPR(repo, best), true, nil
+}
+
+// CreatePullRequest opens a pull request.
+func (g *GitHub) CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error) {
+	o, n := splitRepo(repo)
+	p, _, err := g.c.PullRequests.Create(ctx, o, n, &github.NewPullRequest{Title: &title, Head: &head, Base: &base, Body: &body})
+	if err != nil {
+		return PullRequest{}, classify("create a pull request from "+head+" in "+repo, err)
+	}
+	return toPR(repo, p), nil
+}
+
+// EditPullRequestBody replaces a pull request's body.
+func (g *GitHub) EditPullRequestBody(ctx context.Context, repo string, number int, body string) error {
+	o, n := splitRepo(repo)
+	_, _, err := g.c.PullRequests.Edit(ctx, o, n, number, &github.PullRequest{Body: &body})
+	return classify(fmt.Sprintf("edit the body of %s#%d", repo, number), err)
+}
+
+// PullRequestFiles returns the paths a pull request changes.
+func (g *GitHub) PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error) {
+	o, n := splitRepo(repo)
+	var out []string
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		fs, resp, err := g.c.PullRequests.ListFiles(ctx, o, n, number, opts)
+		if err != nil {
+			return nil, classify(fmt.Sprintf("list files of %s#%d", repo, number), err)
+		}
+		for _, f := range fs {
+			out = append(out, f.GetFilename())
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Review is one submitted review.
+type Review struct {
+	ID          int64
+	User        string
+	State       string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+	Body        string
+	CommitID    string
+	SubmittedAt time.Time
+}
+
+// Reviews lists a pull request's reviews in order.
+func (g *GitHub) Reviews(ctx context.Context, repo string, number int) ([]Review, error) {
+	o, n := splitRepo(repo)
+	var out []Review
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		rs, resp, err := g.c.PullRequests.ListReviews(ctx, o, n, number, opts)
+		if err != nil {
+			return nil, classify(fmt.Sprintf("list reviews of %s#%d", repo, number), err)
+		}
+		for _, r := range rs {
+			out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: r.GetState(), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Comment is an issue comment or an inline review comment.
+type Comment struct {
+	ID        int64
+	User      string
+	Body      string
+	Path      string // inline comments only
+	Line      int
+	ReviewID  int64 // inline comments only
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// IssueComments lists a pull request's conversation comments updated at or
+// after since (all when since is zero).
+func (g *GitHub) IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
+	o, n := splitRepo(repo)
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	if !since.IsZero() {
+		opts.Since = &since
+	}
+	var out []Comment
+	for {
+		cs, resp, err := g.c.Issues.ListComments(ctx, o, n, number, opts)
+		if err != nil {
+			return nil, classify(fmt.Sprintf("list comments of %s#%d", repo, number), err)
+		}
+		for _, c := range cs {
+			out = append(out, Comment{ID: c.GetID(), User: c.GetUser().GetLogin(), Body: c.GetBody(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// ReviewComments lists a pull request's inline review comments updated at
+// or after since.
+func (g *GitHub) ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
+	o, n := splitRepo(repo)
+	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	if !since.IsZero() {
+		opts.Since = since
+	}
+	var out []Comment
+	for {
+		cs, resp, err := g.c.PullRequests.ListComments(ctx, o, n, number, opts)
+		if err != nil {
+			return nil, classify(fmt.Sprintf("list review comments of %s#%d", repo, number), err)
+		}
+		for _, c := range cs {
+			out = append(out, Comment{ID: c.GetID(), User: c.GetUser().GetLogin(), Body: c.GetBody(), Path: c.GetPath(), Line: c.GetLine(),
+				ReviewID: c.GetPullRequestReviewID(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// Marker returns the hidden marker that makes a comment idempotent.
+func Marker(key string) string { return "<!-- gallivant:" + key + " -->" }
+
+// EnsureComment posts body (which must contain marker) unless a comment
+// carrying marker already exists, so a comment that reached GitHub under a
+// failed response is never posted twice. created reports a new post.
+func (g *GitHub) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error) {
+	if !strings.Contains(body, marker) {
+		return false, fmt.Errorf("comment body lacks its marker %s", marker)
+	}
+	cs, err := g.IssueComments(ctx, repo, number, time.Time{})
+	if err != nil {
+		return false, err
+	}
+	for _, c := range cs {
+		if strings.Contains(c.Body, marker) {
+			return false, nil
+		}
+	}
+	o, n := splitRepo(repo)
+	_, _, err = g.c.Issues.CreateComment(ctx, o, n, number, &github.IssueComment{Body: &body})
+	if err != nil {
+		return false, classify(fmt.Sprintf("comment on %s#%d", repo, number), err)
+	}
+	return true, nil
+}
+
+// Labels lists a pull request's labels.
+func (g *GitHub) Labels(ctx context.Context, repo string, number int) ([]string, error) {
+	o, n := splitRepo(repo)
+	ls, _, err := g.c.Issues.ListLabelsByIssue(ctx, o, n, number, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, classify(fmt.Sprintf("list labels of %s#%d", repo, number), err)
+	}
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.GetName())
+	}
+	return out, nil
+}
+
+// AddLabel adds a label unless the pull request already has it.
+func (g *GitHub) AddLabel(ctx context.Context, repo string, number int, label string) error {
+	have, err := g.Labels(ctx, repo, number)
+	if err != nil {
+		return err
+	}
+	for _, l := range have {
+		if l == label {
+			return nil
+		}
+	}
+	o, n := splitRepo(repo)
+	_, _, err = g.c.Issues.AddLabelsToIssue(ctx, o, n, number, []string{label})
+	return classify(fmt.Sprintf("add label %s to %s#%d", label, repo, number), err)
+}
+
+// RemoveLabel removes a label; a label that is already absent is not an
+// error. Any other refusal is, so that a refused write never looks like
+// success.
+func (g *GitHub) RemoveLabel(ctx context.Context, repo string, number int, label string) error {
+	o, n := splitRepo(repo)
+	resp, err := g.c.Issues.RemoveLabelForIssue(ctx, o, n, number, label)
+	if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && strings.Contains(er.Message, "Label does not exist") {
+			return nil
+		}
+	}
+	return classify(fmt.Sprintf("remove label %s from %s#%d", label, repo, number), err)
+}
+
+// CheckRun is one check run on a commit.
+type CheckRun struct {
+	ID         int64
+	Name       string
+	Status     string // queued, in_progress, completed, …
+	Conclusion string // success, failure, neutral, …; "" while running
+	URL        string
+}
+
+// Status is the newest commit status of one context.
+type Status struct {
+	Context string
+	State   string // error, failure, pending, success
+	URL     string
+}
+
+// Checks is the CI evidence on one commit.
+type Checks struct {
+	Runs     []CheckRun
+	Statuses []Status
+	// Required lists the status contexts and check names the base branch's
+	// protection requires; nil when the branch is unprotected or the token
+	// cannot read its protection.
+	Required []string
+}
+
+// GetChecks reads check runs, commit statuses and the base branch's
+// required checks for a commit.
+func (g *GitHub) GetChecks(ctx context.Context, repo, sha, base string) (Checks, error) {
+	o, n := splitRepo(repo)
+	var out Checks
+	opts := &github.ListCheckRunsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		runs, resp, err := g.c.Checks.ListCheckRunsForRef(ctx, o, n, sha, opts)
+		if err != nil {
+			return out, classify("list check runs of "+short(sha)+" in "+repo, err)
+		}
+		for _, r := range runs.CheckRuns {
+			out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetDetailsURL()})
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	cs, _, err := g.c.Repositories.GetCombinedStatus(ctx, o, n, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return out, classify("read the combined status of "+short(sha)+" in "+repo, err)
+	}
+	for _, s := range cs.Statuses {
+		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: s.GetState(), URL: s.GetTargetURL()})
+	}
+	req, _, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
+	if err == nil {
+		out.Required = append(out.Required, req.GetContexts()...)
+		for _, c := range req.GetChecks() {
+			out.Required = append(out.Required, c.Context)
+		}
+	}
+	return out, nil
+}
+
+// DispatchWorkflow triggers a workflow_dispatch event.
+func (g *GitHub) DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error {
+	o, n := splitRepo(repo)
+	in := map[string]any{}
+	for k, v := range inputs {
+		in[k] = v
+	}
+	_, err := g.c.Actions.CreateWorkflowDispatchEventByFileName(ctx, o, n, workflow, github.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: in})
+	return classify("dispatch workflow "+workflow+" in "+repo, err)
+}
+
+// discovery remembers what the last pass saw of one repository's pull
+// requests.
+type discovery struct {
+	prs      map[int]PullRequest
+	newest   time.Time
+	complete bool
+}
+
+// DiscoverPullRequests returns every pull request of a repository, reading
+// the list sorted by update time, newest first, and stopping at the first
+// page that holds nothing updated since the last pass (the way Renovate and
+// Prow's Tide avoid polling each pull request). With the ETag cache, an
+// unchanged repository costs one conditional request and no rate limit.
+func (g *GitHub) DiscoverPullRequests(ctx context.Context, repo string) ([]PullRequest, error) {
+	g.mu.Lock()
+	d := g.known[repo]
+	if d == nil {
+		d = &discovery{prs: map[int]PullRequest{}}
+		g.known[repo] = d
+	}
+	since := d.newest
+	complete := d.complete
+	g.mu.Unlock()
+	o, n := splitRepo(repo)
+	opts := &github.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: github.ListOptions{PerPage: 100}}
+	seen := map[int]PullRequest{}
+	newest := since
+	for {
+		ps, resp, err := g.c.PullRequests.List(ctx, o, n, opts)
+		if err != nil {
+			return nil, classify("list pull requests of "+repo, err)
+		}
+		fresh := false
+		for _, p := range ps {
+			pr := toPR(repo, p)
+			if !complete || pr.UpdatedAt.After(since) || pr.UpdatedAt.Equal(since) {
+				fresh = true
+			}
+			seen[pr.Number] = pr
+			if pr.UpdatedAt.After(newest) {
+				newest = pr.UpdatedAt
+			}
+		}
+		if resp.NextPage == 0 || (complete && !fresh) {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for num, pr := range seen {
+		d.prs[num] = pr
+	}
+	d.newest, d.complete = newest, true
+	out := make([]PullRequest, 0, len(d.prs))
+	for _, pr := range d.prs {
+		out = append(out, pr)
+	}
+	return out, nil
+}

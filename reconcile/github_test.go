@@ -1,0 +1,371 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/google/go-github/v66/github"
+)
+
+// fakeSleep records waits instead of sleeping.
+type fakeSleep struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (f *fakeSleep) sleep(ctx context.Context, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.waits = append(f.waits, d)
+	return ctx.Err()
+}
+
+func adapter(t testing.TB, s *githubtest.Server, login string, log *bytes.Buffer) (*GitHub, *fakeSleep) {
+	t.Helper()
+	fs := &fakeSleep{}
+	var lg *slog.Logger
+	if log != nil {
+		lg = slog.New(slog.NewTextHandler(log, nil))
+	} else {
+		lg = slog.New(slog.NewTextHandler(ioDiscard{}, nil))
+	}
+	g, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: s.Token(login), Sleep: fs.sleep, Timeout: 300 * time.Millisecond, Logger: lg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, fs
+}
+
+type ioDiscard struct{}
+
+func (ioDiscard) Write(b []byte) (int, error) { return len(b), nil }
+
+func gitIn(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// pushBranch makes one commit per file on branch (from main) and pushes it.
+func pushBranch(t testing.TB, s *githubtest.Server, repo, branch string, files ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "clone", "--quiet", s.GitURL(repo), "w")
+	w := filepath.Join(dir, "w")
+	gitIn(t, w, "checkout", "--quiet", "-B", branch)
+	for _, f := range files {
+		os.WriteFile(filepath.Join(w, f), []byte(f+"\n"), 0o644)
+		gitIn(t, w, "add", "-A")
+		gitIn(t, w, "commit", "--quiet", "-m", "add "+f+"\n\nbody line")
+	}
+	gitIn(t, w, "push", "--quiet", "origin", branch)
+	return gitIn(t, w, "rev-parse", "HEAD")
+}
+
+func TestAdapterBranchesAndCompare(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	main, ok, err := g.BranchHead(ctx, "acme/api", "main")
+	if err != nil || !ok || len(main) != 40 {
+		t.Fatalf("BranchHead(main) = %q %v %v", main, ok, err)
+	}
+	if _, ok, err := g.BranchHead(ctx, "acme/api", "gallivant/x"); ok || err != nil {
+		t.Errorf("a missing branch: ok %v err %v", ok, err)
+	}
+	if err := g.CreateBranch(ctx, "acme/api", "gallivant/x", main); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CreateBranch(ctx, "acme/api", "gallivant/x", main); err != nil {
+		t.Errorf("creating the same branch at the same sha again: %v", err)
+	}
+	head := pushBranch(t, s, "acme/api", "feature", "a.txt", "b.txt")
+	cmp, err := g.Compare(ctx, "acme/api", main, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.AheadBy != 2 || len(cmp.Commits) != 2 || cmp.Commits[1].SHA != head || cmp.Commits[0].Subject != "add a.txt" || cmp.Commits[0].Body != "body line" || cmp.Files != 2 {
+		t.Errorf("Compare = %+v", cmp)
+	}
+	if n, err := g.CommitFiles(ctx, "acme/api", head); err != nil || n != 1 {
+		t.Errorf("CommitFiles = %d %v", n, err)
+	}
+}
+
+// An unchanged read is answered 304 from the cache and costs no rate limit.
+func TestAdapterConditionalReads(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	pushBranch(t, s, "acme/api", "f", "f.txt")
+	pr, err := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.GetPullRequest(ctx, "acme/api", pr.Number); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := g.GetPullRequest(ctx, "acme/api", pr.Number) // mergeability computed now
+	before := s.Counts()
+	again, err := g.GetPullRequest(ctx, "acme/api", pr.Number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := s.Counts()
+	if after.Counted != before.Counted {
+		t.Errorf("an unchanged read consumed rate limit: %+v -> %+v", before, after)
+	}
+	if after.NotModified != before.NotModified+1 || g.CacheHits() == 0 {
+		t.Errorf("no 304 was served: %+v, cache hits %d", after, g.CacheHits())
+	}
+	if again.Number != first.Number || again.MergeableState != first.MergeableState || again.Body != "body" {
+		t.Errorf("the cached answer differs: %+v vs %+v", again, first)
+	}
+}
+
+func TestAdapterMergeabilityNullThenComputed(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	s.SetMergeabilityDelay(2)
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	pushBranch(t, s, "acme/api", "f", "f.txt")
+	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
+	p, _ := g.GetPullRequest(ctx, "acme/api", pr.Number)
+	if p.Mergeable != nil {
+		t.Errorf("second read: mergeable %v, want nil while GitHub computes", *p.Mergeable)
+	}
+	p, _ = g.GetPullRequest(ctx, "acme/api", pr.Number)
+	if p.Mergeable == nil || !*p.Mergeable || p.MergeableState != "clean" {
+		t.Errorf("third read: %v %q, want true clean", p.Mergeable, p.MergeableState)
+	}
+}
+
+func TestAdapterFaults(t *testing.T) {
+	tests := []struct {
+		name      string
+		fault     githubtest.Fault
+		wantErr   func(error) bool
+		wantWaits int
+	}{
+		{"5xx is retried", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultStatus, Status: 502, Count: 2}, func(err error) bool { return err == nil }, 2},
+		{"timeouts are retried", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultTimeout, Count: 1, Hold: 5 * time.Second}, func(err error) bool { return err == nil }, 1},
+		{"5xx past the attempts fails", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultStatus, Status: 503}, func(err error) bool { return err != nil }, 3},
+		{"a short secondary limit is waited out", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultSecondary, RetryAfter: 2, Count: 1}, func(err error) bool { return err == nil }, 1},
+		{"a long secondary limit is typed", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultSecondary429, RetryAfter: 600}, func(err error) bool {
+			var rl *RateLimitedError
+			return errors.As(err, &rl) && rl.Secondary
+		}, 0},
+		{"primary 403 is typed", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultRateLimit}, func(err error) bool {
+			var rl *RateLimitedError
+			return errors.As(err, &rl) && !rl.Secondary && !rl.Until.IsZero()
+		}, 0},
+		{"primary 429 is typed", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultRateLimit429}, func(err error) bool {
+			var rl *RateLimitedError
+			return errors.As(err, &rl) && !rl.Secondary
+		}, 0},
+		{"malformed JSON is an error", githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultMalformed}, func(err error) bool { return err != nil }, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := githubtest.Start(t, "acme/api")
+			var log bytes.Buffer
+			g, fs := adapter(t, s, "alice", &log)
+			s.InjectFault(tt.fault)
+			login, err := g.CurrentUser(t.Context())
+			if !tt.wantErr(err) {
+				t.Fatalf("CurrentUser = %q, %v", login, err)
+			}
+			if len(fs.waits) != tt.wantWaits {
+				t.Errorf("waited %v, want %d waits", fs.waits, tt.wantWaits)
+			}
+			if tt.fault.Kind == githubtest.FaultSecondary && (len(fs.waits) != 1 || fs.waits[0] != 2*time.Second) {
+				t.Errorf("the secondary limit's Retry-After was not honoured: %v", fs.waits)
+			}
+			tok := s.Token("alice")
+			if (err != nil && strings.Contains(err.Error(), tok)) || strings.Contains(log.String(), tok) {
+				t.Errorf("the token leaked into an error or a log")
+			}
+		})
+	}
+}
+
+func TestAdapterWritesAreIdempotent(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	pushBranch(t, s, "acme/api", "f", "f.txt")
+	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
+	marker := Marker("round 1")
+	// The first post lands but its response is lost.
+	s.InjectFault(githubtest.Fault{Method: "POST", Path: `/comments$`, Kind: githubtest.FaultLostResponse, Count: 1})
+	if _, err := g.EnsureComment(ctx, "acme/api", pr.Number, marker, "round 1 done "+marker); err == nil {
+		t.Fatalf("the lost response was not reported")
+	}
+	created, err := g.EnsureComment(ctx, "acme/api", pr.Number, marker, "round 1 done "+marker)
+	if err != nil || created {
+		t.Errorf("retry: created %v err %v, want no second post", created, err)
+	}
+	cs, _ := g.IssueComments(ctx, "acme/api", pr.Number, time.Time{})
+	if len(cs) != 1 {
+		t.Errorf("%d comments, want exactly 1", len(cs))
+	}
+	// Labels are read before they are written.
+	s.ResetLog()
+	for i := 0; i < 2; i++ {
+		if err := g.AddLabel(ctx, "acme/api", pr.Number, "ready-for-human"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	posts := 0
+	for _, r := range s.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/labels") {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d label posts, want 1", posts)
+	}
+	if err := g.RemoveLabel(ctx, "acme/api", pr.Number, "ready-for-human"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.RemoveLabel(ctx, "acme/api", pr.Number, "ready-for-human"); err != nil {
+		t.Errorf("removing an absent label: %v", err)
+	}
+	// A refused write is an error, never a silent success (R-31).
+	s.InjectFault(githubtest.Fault{Method: "DELETE", Kind: githubtest.FaultStatus, Status: 403, Count: 1})
+	if err := g.RemoveLabel(ctx, "acme/api", pr.Number, "ready-for-human"); err == nil {
+		t.Errorf("a 403 on label removal looked like success")
+	}
+}
+
+func TestAdapterListingSinceAndPagination(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	pushBranch(t, s, "acme/api", "f", "f.txt")
+	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
+	alice := github.NewClient(nil).WithAuthToken(s.Token("alice"))
+	alice, _ = alice.WithEnterpriseURLs(s.APIURL(), s.APIURL())
+	var first time.Time
+	for i := 0; i < 130; i++ {
+		c, _, err := alice.Issues.CreateComment(ctx, "acme", "api", pr.Number, &github.IssueComment{Body: github.String(fmt.Sprint("comment ", i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = c.GetCreatedAt().Time
+		}
+	}
+	all, err := g.IssueComments(ctx, "acme/api", pr.Number, time.Time{})
+	if err != nil || len(all) != 130 || all[129].Body != "comment 129" {
+		t.Fatalf("IssueComments across pages: %d %v", len(all), err)
+	}
+	since, _ := g.IssueComments(ctx, "acme/api", pr.Number, first)
+	if len(since) != 130 {
+		t.Errorf("since is inclusive: %d comments", len(since))
+	}
+	if none, _ := g.IssueComments(ctx, "acme/api", pr.Number, first.Add(time.Hour)); len(none) != 0 {
+		t.Errorf("since in the future: %d comments", len(none))
+	}
+	rv, _, err := alice.PullRequests.CreateReview(ctx, "acme", "api", pr.Number, &github.PullRequestReviewRequest{Event: github.String("REQUEST_CHANGES"), Body: github.String("no"),
+		Comments: []*github.DraftReviewComment{{Path: github.String("f.txt"), Line: github.Int(1), Body: github.String("here")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews, _ := g.Reviews(ctx, "acme/api", pr.Number)
+	rcs, _ := g.ReviewComments(ctx, "acme/api", pr.Number, first)
+	if len(reviews) != 1 || reviews[0].State != "CHANGES_REQUESTED" || reviews[0].ID != rv.GetID() || len(rcs) != 1 || rcs[0].ReviewID != rv.GetID() || rcs[0].Path != "f.txt" {
+		t.Errorf("reviews %+v review comments %+v", reviews, rcs)
+	}
+}
+
+func TestAdapterChecksAndDispatch(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
+	s.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	raw := github.NewClient(nil).WithAuthToken(s.Token("ci-bot"))
+	raw, _ = raw.WithEnterpriseURLs(s.APIURL(), s.APIURL())
+	raw.Repositories.CreateStatus(ctx, "acme", "api", sha, &github.RepoStatus{State: github.String("success"), Context: github.String("ci")})
+	raw.Checks.CreateCheckRun(ctx, "acme", "api", github.CreateCheckRunOptions{Name: "lint", HeadSHA: sha, Status: github.String("in_progress")})
+	ch, err := g.GetChecks(ctx, "acme/api", sha, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Statuses) != 1 || ch.Statuses[0].State != "success" || len(ch.Runs) != 1 || ch.Runs[0].Status != "in_progress" || len(ch.Required) != 1 || ch.Required[0] != "ci" {
+		t.Errorf("GetChecks = %+v", ch)
+	}
+	if err := g.DispatchWorkflow(ctx, "acme/api", "agent.yml", "main", map[string]string{"spec": "specs/x.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Dispatches("acme/api"); len(d) != 1 || d[0].Inputs["spec"] != "specs/x.md" {
+		t.Errorf("dispatches %+v", d)
+	}
+}
+
+// After the first pass, discovering an unchanged repository costs no rate
+// limit; a new pull request is seen on the next pass.
+func TestDiscoverPullRequests(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	pushBranch(t, s, "acme/api", "a", "a.txt")
+	pushBranch(t, s, "acme/api", "b", "b.txt")
+	g.CreatePullRequest(ctx, "acme/api", "a", "main", "A", "")
+	prs, err := g.DiscoverPullRequests(ctx, "acme/api")
+	if err != nil || len(prs) != 1 {
+		t.Fatalf("first pass: %d %v", len(prs), err)
+	}
+	before := s.Counts()
+	prs, _ = g.DiscoverPullRequests(ctx, "acme/api")
+	if after := s.Counts(); after.Counted != before.Counted || len(prs) != 1 {
+		t.Errorf("an unchanged pass consumed %d requests", after.Counted-before.Counted)
+	}
+	g.CreatePullRequest(ctx, "acme/api", "b", "main", "B", "")
+	prs, _ = g.DiscoverPullRequests(ctx, "acme/api")
+	if len(prs) != 2 {
+		t.Errorf("after a new pull request: %d, want 2", len(prs))
+	}
+}
+
+// TestLiveGitHub runs a few read-only contract checks against real GitHub
+// when GALLIVANT_LIVE_GITHUB_TOKEN is set.
+func TestLiveGitHub(t *testing.T) {
+	tok := os.Getenv("GALLIVANT_LIVE_GITHUB_TOKEN")
+	if tok == "" {
+		t.Skip("GALLIVANT_LIVE_GITHUB_TOKEN not set")
+	}
+	g, err := NewGitHub(GitHubOptions{Token: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if login, err := g.CurrentUser(ctx); err != nil || login == "" {
+		t.Fatalf("CurrentUser: %q %v", login, err)
+	}
+	if sha, ok, err := g.BranchHead(ctx, "google/go-github", "master"); err != nil || !ok || len(sha) != 40 {
+		t.Errorf("BranchHead: %q %v %v", sha, ok, err)
+	}
+	if _, ok, err := g.BranchHead(ctx, "google/go-github", "no-such-branch-gallivant"); ok || err != nil {
+		t.Errorf("missing branch: %v %v", ok, err)
+	}
+}

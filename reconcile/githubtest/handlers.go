@@ -1,0 +1,1135 @@
+package githubtest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ctx is one API request's view: the authenticated login and the repo.
+type ctx struct {
+	s     *Server
+	w     http.ResponseWriter
+	r     *http.Request
+	login string
+	repo  *repo
+	full  string
+	git   gitRepo
+}
+
+// handle wraps a handler: it takes the server lock, resolves the repository
+// and persists state after a successful write.
+func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		login, _ := s.authenticate(r)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c := &ctx{s: s, w: w, r: r, login: login}
+		if needRepo {
+			c.full = r.PathValue("owner") + "/" + r.PathValue("repo")
+			c.repo = s.st.Repos[c.full]
+			if c.repo == nil {
+				writeError(w, http.StatusNotFound, "Not Found")
+				return
+			}
+			c.git = gitRepo{dir: s.RepoDir(c.full)}
+		}
+		fn(c)
+		if r.Method != http.MethodGet || s.dirty {
+			s.dirty = false
+			_ = s.save()
+		}
+	}
+}
+
+func (c *ctx) decode(v any) bool {
+	body, err := io.ReadAll(io.LimitReader(c.r.Body, 8<<20))
+	if err != nil || json.Unmarshal(body, v) != nil {
+		writeError(c.w, http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+func (c *ctx) invalid(msg string) {
+	writeJSON(c.w, http.StatusUnprocessableEntity, map[string]any{
+		"message": "Validation Failed", "errors": []map[string]string{{"resource": "PullRequest", "code": "custom", "message": msg}},
+		"documentation_url": "https://docs.github.com/rest",
+	})
+}
+
+func (s *Server) routes(mux *http.ServeMux) {
+	const p = "/api/v3"
+	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.user(c.login)) }))
+	mux.HandleFunc("GET "+p+"/rate_limit", s.handle(false, func(c *ctx) {
+		rl := c.s.rateOf(c.login)
+		core := map[string]any{"limit": c.s.limit, "remaining": max(0, c.s.limit-rl.used), "used": rl.used, "reset": rl.reset.Unix()}
+		writeJSON(c.w, 200, map[string]any{"resources": map[string]any{"core": core}, "rate": core})
+	}))
+	r := p + "/repos/{owner}/{repo}"
+	mux.HandleFunc("GET "+r, s.handle(true, func(c *ctx) { writeJSON(c.w, 200, c.s.repoJSON(c.repo)) }))
+	mux.HandleFunc("GET "+r+"/branches", s.handle(true, listBranches))
+	mux.HandleFunc("GET "+r+"/branches/{branch...}", s.handle(true, getBranch))
+	mux.HandleFunc("GET "+r+"/git/ref/{ref...}", s.handle(true, getRef))
+	mux.HandleFunc("POST "+r+"/git/refs", s.handle(true, createRef))
+	mux.HandleFunc("PATCH "+r+"/git/refs/{ref...}", s.handle(true, updateRef))
+	mux.HandleFunc("DELETE "+r+"/git/refs/{ref...}", s.handle(true, deleteRef))
+	mux.HandleFunc("GET "+r+"/commits/{rest...}", s.handle(true, getCommitRoutes))
+	mux.HandleFunc("GET "+r+"/compare/{basehead...}", s.handle(true, compare))
+	mux.HandleFunc("GET "+r+"/pulls", s.handle(true, listPulls))
+	mux.HandleFunc("POST "+r+"/pulls", s.handle(true, createPull))
+	mux.HandleFunc("GET "+r+"/pulls/{number}", s.handle(true, getPull))
+	mux.HandleFunc("PATCH "+r+"/pulls/{number}", s.handle(true, updatePull))
+	mux.HandleFunc("GET "+r+"/pulls/{number}/files", s.handle(true, pullFiles))
+	mux.HandleFunc("PUT "+r+"/pulls/{number}/merge", s.handle(true, mergePull))
+	mux.HandleFunc("GET "+r+"/pulls/{number}/reviews", s.handle(true, listReviews))
+	mux.HandleFunc("POST "+r+"/pulls/{number}/reviews", s.handle(true, createReview))
+	mux.HandleFunc("PUT "+r+"/pulls/{number}/reviews/{id}/dismissals", s.handle(true, dismissReview))
+	mux.HandleFunc("GET "+r+"/pulls/{number}/comments", s.handle(true, listReviewComments))
+	mux.HandleFunc("POST "+r+"/pulls/{number}/comments", s.handle(true, createReviewComment))
+	mux.HandleFunc("GET "+r+"/issues/{number}/comments", s.handle(true, listIssueComments))
+	mux.HandleFunc("POST "+r+"/issues/{number}/comments", s.handle(true, createIssueComment))
+	mux.HandleFunc("PATCH "+r+"/issues/comments/{id}", s.handle(true, updateIssueComment))
+	mux.HandleFunc("GET "+r+"/issues/{number}/labels", s.handle(true, listLabels))
+	mux.HandleFunc("POST "+r+"/issues/{number}/labels", s.handle(true, addLabels))
+	mux.HandleFunc("DELETE "+r+"/issues/{number}/labels/{name}", s.handle(true, removeLabel))
+	mux.HandleFunc("POST "+r+"/statuses/{sha}", s.handle(true, createStatus))
+	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
+	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
+	mux.HandleFunc("POST "+r+"/actions/workflows/{id}/dispatches", s.handle(true, dispatchWorkflow))
+}
+
+func listBranches(c *ctx) {
+	bs, err := c.git.branches()
+	if err != nil {
+		writeError(c.w, 500, err.Error())
+		return
+	}
+	var names []string
+	for n := range bs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := []map[string]any{}
+	for _, n := range names {
+		out = append(out, c.branchJSON(n, bs[n]))
+	}
+	paginate(c, out)
+}
+
+func (c *ctx) branchJSON(name, sha string) map[string]any {
+	_, protected := c.repo.Protection[name]
+	return map[string]any{"name": name, "protected": protected,
+		"commit": map[string]string{"sha": sha, "url": c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha}}
+}
+
+func getBranch(c *ctx) {
+	name := c.r.PathValue("branch")
+	if b, ok := strings.CutSuffix(name, "/protection/required_status_checks"); ok {
+		pr := c.repo.Protection[b]
+		if pr == nil {
+			writeError(c.w, 404, "Branch not protected")
+			return
+		}
+		writeJSON(c.w, 200, map[string]any{"strict": pr.Strict, "contexts": nonNil(pr.RequiredContexts)})
+		return
+	}
+	bs, _ := c.git.branches()
+	sha, ok := bs[name]
+	if !ok {
+		writeError(c.w, 404, "Branch not found")
+		return
+	}
+	writeJSON(c.w, 200, c.branchJSON(name, sha))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (c *ctx) refJSON(name, sha string) map[string]any {
+	return map[string]any{"ref": "refs/heads/" + name, "node_id": "REF_" + name, "url": c.s.url + "/api/v3/repos/" + c.full + "/git/refs/heads/" + name,
+		"object": map[string]string{"type": "commit", "sha": sha, "url": c.s.url + "/api/v3/repos/" + c.full + "/git/commits/" + sha}}
+}
+
+func getRef(c *ctx) {
+	name, ok := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
+	bs, _ := c.git.branches()
+	sha, found := bs[name]
+	if !ok || !found {
+		writeError(c.w, 404, "Not Found")
+		return
+	}
+	writeJSON(c.w, 200, c.refJSON(name, sha))
+}
+
+func createRef(c *ctx) {
+	var in struct{ Ref, SHA string }
+	if !c.decode(&in) {
+		return
+	}
+	name, ok := strings.CutPrefix(in.Ref, "refs/heads/")
+	sha, found := c.git.resolve(in.SHA)
+	if !ok || name == "" || !found || len(in.SHA) != 40 {
+		writeJSON(c.w, 422, map[string]string{"message": "Reference update failed"})
+		return
+	}
+	if err := c.git.createRef(name, sha); err != nil {
+		writeJSON(c.w, 422, map[string]string{"message": "Reference already exists"})
+		return
+	}
+	writeJSON(c.w, 201, c.refJSON(name, sha))
+}
+
+func updateRef(c *ctx) {
+	var in struct {
+		SHA   string
+		Force bool
+	}
+	if !c.decode(&in) {
+		return
+	}
+	name, _ := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
+	bs, _ := c.git.branches()
+	old, found := bs[name]
+	sha, ok := c.git.resolve(in.SHA)
+	if !found || !ok {
+		writeJSON(c.w, 422, map[string]string{"message": "Reference does not exist"})
+		return
+	}
+	if !in.Force && !c.git.isAncestor(old, sha) {
+		writeJSON(c.w, 422, map[string]string{"message": "Update is not a fast forward"})
+		return
+	}
+	if err := c.git.updateRef(name, sha, old); err != nil {
+		writeJSON(c.w, 422, map[string]string{"message": "Reference update failed"})
+		return
+	}
+	writeJSON(c.w, 200, c.refJSON(name, sha))
+}
+
+func deleteRef(c *ctx) {
+	name, _ := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
+	if err := c.git.deleteRef(name); err != nil {
+		writeJSON(c.w, 422, map[string]string{"message": "Reference does not exist"})
+		return
+	}
+	c.w.WriteHeader(204)
+}
+
+// getCommitRoutes serves /commits/{ref}, /commits/{ref}/status,
+// /commits/{ref}/statuses and /commits/{ref}/check-runs.
+func getCommitRoutes(c *ctx) {
+	rest := c.r.PathValue("rest")
+	for _, suffix := range []string{"/status", "/statuses", "/check-runs"} {
+		if ref, ok := strings.CutSuffix(rest, suffix); ok {
+			sha, found := c.git.resolve(ref)
+			if !found {
+				writeJSON(c.w, 422, map[string]string{"message": "No commit found for SHA: " + ref})
+				return
+			}
+			switch suffix {
+			case "/status":
+				c.combinedStatus(sha)
+			case "/statuses":
+				paginate(c, c.statusesFor(sha, false))
+			default:
+				c.checkRuns(sha)
+			}
+			return
+		}
+	}
+	sha, found := c.git.resolve(rest)
+	if !found {
+		writeJSON(c.w, 422, map[string]string{"message": "No commit found for SHA: " + rest})
+		return
+	}
+	info, err := c.git.commit(sha)
+	if err != nil {
+		writeError(c.w, 500, err.Error())
+		return
+	}
+	if strings.Contains(c.r.Header.Get("Accept"), "application/vnd.github.v3.sha") {
+		c.w.Header().Set("Content-Type", "application/vnd.github.v3.sha; charset=utf-8")
+		_, _ = io.WriteString(c.w, sha)
+		return
+	}
+	parent := "4b825dc642cb6eb9a060e54bf8d69288fbee4904" // the empty tree
+	if len(info.Parents) > 0 {
+		parent = info.Parents[0]
+	}
+	files, err := c.git.diff(parent, sha)
+	if err != nil {
+		writeError(c.w, 500, err.Error())
+		return
+	}
+	if files == nil {
+		files = []fileChange{}
+	}
+	writeJSON(c.w, 200, c.s.commitJSON(c.full, info, files))
+}
+
+func compare(c *ctx) {
+	bh := c.r.PathValue("basehead")
+	base, head, ok := strings.Cut(bh, "...")
+	if !ok {
+		writeError(c.w, 404, "Not Found")
+		return
+	}
+	bs, hs := strings.TrimPrefix(base, c.repo.Owner+":"), strings.TrimPrefix(head, c.repo.Owner+":")
+	baseSHA, ok1 := c.git.resolve(bs)
+	headSHA, ok2 := c.git.resolve(hs)
+	if !ok1 || !ok2 {
+		writeError(c.w, 404, "Not Found")
+		return
+	}
+	mb, ok := c.git.mergeBase(baseSHA, headSHA)
+	if !ok {
+		writeError(c.w, 404, "No common ancestor between "+base+" and "+head+".")
+		return
+	}
+	ahead, behind := c.git.count(mb+".."+headSHA), c.git.count(mb+".."+baseSHA)
+	status := "diverged"
+	switch {
+	case ahead == 0 && behind == 0:
+		status = "identical"
+	case behind == 0:
+		status = "ahead"
+	case ahead == 0:
+		status = "behind"
+	}
+	commits, _ := c.git.commitsBetween(mb, headSHA)
+	if len(commits) > 250 {
+		commits = commits[:250]
+	}
+	files, _ := c.git.diff(mb, headSHA)
+	baseInfo, _ := c.git.commit(baseSHA)
+	mbInfo, _ := c.git.commit(mb)
+	cj := []commitJSON{}
+	for _, ci := range commits {
+		cj = append(cj, c.s.commitJSON(c.full, ci, nil))
+	}
+	writeJSON(c.w, 200, map[string]any{
+		"url": c.s.url + "/api/v3/repos/" + c.full + "/compare/" + bh, "status": status,
+		"ahead_by": ahead, "behind_by": behind, "total_commits": ahead,
+		"base_commit": c.s.commitJSON(c.full, baseInfo, nil), "merge_base_commit": c.s.commitJSON(c.full, mbInfo, nil),
+		"commits": cj, "files": filesJSON(c.full, c.s.url, files),
+	})
+}
+
+func (c *ctx) pullNumber() (*pull, bool) {
+	n, err := strconv.Atoi(c.r.PathValue("number"))
+	if err == nil {
+		for _, p := range c.repo.Pulls {
+			if p.Number == n {
+				return p, true
+			}
+		}
+	}
+	writeError(c.w, 404, "Not Found")
+	return nil, false
+}
+
+// sync brings open pull requests up to date with the repository's refs: a
+// moved head is a new revision and bumps updated_at, as on GitHub.
+func (c *ctx) sync() map[string]string {
+	bs, _ := c.git.branches()
+	for _, p := range c.repo.Pulls {
+		if p.State != "open" {
+			continue
+		}
+		if sha, ok := bs[p.Head]; ok && sha != p.HeadSHA {
+			p.HeadSHA = sha
+			p.UpdatedAt = c.s.now()
+			c.s.dirty = true
+		}
+		if sha, ok := bs[p.Base]; ok && sha != p.BaseSHA {
+			p.BaseSHA = sha
+			c.s.dirty = true
+		}
+	}
+	return bs
+}
+
+func (c *ctx) pullJSON(p *pull, full bool) pullJSON {
+	rj := c.s.repoJSON(c.repo)
+	j := pullJSON{
+		URL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(p.Number), ID: p.ID, NodeID: "PR_" + strconv.FormatInt(p.ID, 10),
+		HTMLURL: c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(p.Number), Number: p.Number, State: p.State, Title: p.Title,
+		User: c.s.user(p.User), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, ClosedAt: p.ClosedAt, MergedAt: p.MergedAt, Draft: p.Draft,
+		Head:              branchRefJSON{Label: c.repo.Owner + ":" + p.Head, Ref: p.Head, SHA: p.HeadSHA, User: c.s.user(c.repo.Owner), Repo: rj},
+		Base:              branchRefJSON{Label: c.repo.Owner + ":" + p.Base, Ref: p.Base, SHA: p.BaseSHA, User: c.s.user(c.repo.Owner), Repo: rj},
+		AuthorAssociation: "MEMBER", Labels: []labelJSON{},
+	}
+	if p.Body != "" {
+		b := p.Body
+		j.Body = &b
+	}
+	if p.MergeCommitSHA != "" {
+		m := p.MergeCommitSHA
+		j.MergeCommitSHA = &m
+	}
+	for _, l := range c.repo.Labels[strconv.Itoa(p.Number)] {
+		j.Labels = append(j.Labels, c.s.labelJSON(c.repo, l))
+	}
+	if full {
+		merged := p.Merged
+		j.Merged = &merged
+		j.Mergeable, j.MergeableState = c.mergeability(p)
+		j.MergedBy = c.s.user(p.MergedBy)
+		j.Commits = c.git.count(p.BaseSHA + ".." + p.HeadSHA)
+	}
+	return j
+}
+
+// mergeability is null on the first read after the head or base moves and
+// computed from a real merge and the required checks afterwards.
+func (c *ctx) mergeability(p *pull) (*bool, string) {
+	if p.State != "open" {
+		return nil, "unknown"
+	}
+	key := p.HeadSHA + ":" + p.BaseSHA
+	c.s.dirty = true
+	if p.MergeKey != key {
+		p.MergeKey, p.MergeWait, p.Conflict = key, c.s.mergeAt, nil
+	}
+	if p.MergeWait > 0 {
+		p.MergeWait--
+		return nil, "unknown"
+	}
+	if p.Conflict == nil {
+		_, conflict, err := c.git.mergeTree(p.BaseSHA, p.HeadSHA)
+		if err != nil {
+			return nil, "unknown"
+		}
+		p.Conflict = &conflict
+	}
+	ok := !*p.Conflict
+	switch {
+	case *p.Conflict:
+		return &ok, "dirty"
+	case p.Draft:
+		return &ok, "draft"
+	}
+	prot := c.repo.Protection[p.Base]
+	if prot != nil {
+		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
+			return &ok, "blocked"
+		}
+		if prot.Strict && !c.git.isAncestor(p.BaseSHA, p.HeadSHA) {
+			return &ok, "behind"
+		}
+	}
+	if c.anyFailing(p.HeadSHA) {
+		return &ok, "unstable"
+	}
+	return &ok, "clean"
+}
+
+func (c *ctx) requiredPass(sha string, required []string) bool {
+	for _, name := range required {
+		passed := false
+		for _, st := range c.statusesFor(sha, true) {
+			if st.Context == name && st.State == "success" {
+				passed = true
+			}
+		}
+		for _, cr := range c.repo.CheckRuns {
+			if cr.HeadSHA == sha && cr.Name == name && cr.Status == "completed" && (cr.Conclusion == "success" || cr.Conclusion == "neutral" || cr.Conclusion == "skipped") {
+				passed = true
+			}
+		}
+		if !passed {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *ctx) anyFailing(sha string) bool {
+	for _, st := range c.statusesFor(sha, true) {
+		if st.State == "failure" || st.State == "error" {
+			return true
+		}
+	}
+	for _, cr := range c.repo.CheckRuns {
+		if cr.HeadSHA == sha && cr.Status == "completed" && (cr.Conclusion == "failure" || cr.Conclusion == "timed_out" || cr.Conclusion == "cancelled" || cr.Conclusion == "action_required") {
+			return true
+		}
+	}
+	return false
+}
+
+func listPulls(c *ctx) {
+	c.sync()
+	q := c.r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var ps []*pull
+	for _, p := range c.repo.Pulls {
+		if state != "all" && p.State != state {
+			continue
+		}
+		if h := q.Get("head"); h != "" && h != c.repo.Owner+":"+p.Head {
+			continue
+		}
+		if b := q.Get("base"); b != "" && b != p.Base {
+			continue
+		}
+		ps = append(ps, p)
+	}
+	desc := q.Get("direction") != "asc"
+	switch q.Get("sort") {
+	case "updated":
+		sort.SliceStable(ps, func(i, j int) bool {
+			if ps[i].UpdatedAt.Equal(ps[j].UpdatedAt) {
+				return (ps[i].Number > ps[j].Number) == desc
+			}
+			return ps[i].UpdatedAt.After(ps[j].UpdatedAt) == desc
+		})
+	default:
+		if q.Get("direction") == "" {
+			desc = true
+		}
+		sort.SliceStable(ps, func(i, j int) bool { return (ps[i].Number > ps[j].Number) == desc })
+	}
+	out := make([]pullJSON, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, c.pullJSON(p, false))
+	}
+	paginate(c, out)
+}
+
+func getPull(c *ctx) {
+	c.sync()
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	writeJSON(c.w, 200, c.pullJSON(p, true))
+}
+
+func createPull(c *ctx) {
+	var in struct {
+		Title, Head, Base, Body string
+		Draft                   bool
+	}
+	if !c.decode(&in) {
+		return
+	}
+	bs := c.sync()
+	head := strings.TrimPrefix(in.Head, c.repo.Owner+":")
+	headSHA, ok1 := bs[head]
+	baseSHA, ok2 := bs[in.Base]
+	switch {
+	case in.Title == "":
+		c.invalid("title is missing")
+		return
+	case !ok1:
+		c.invalid("head branch " + in.Head + " does not exist")
+		return
+	case !ok2:
+		c.invalid("base branch " + in.Base + " does not exist")
+		return
+	case c.git.count(baseSHA+".."+headSHA) == 0:
+		c.invalid("No commits between " + in.Base + " and " + head)
+		return
+	}
+	for _, p := range c.repo.Pulls {
+		if p.State == "open" && p.Head == head && p.Base == in.Base {
+			c.invalid("A pull request already exists for " + c.repo.Owner + ":" + head + ".")
+			return
+		}
+	}
+	now := c.s.now()
+	p := &pull{ID: c.s.id(), Number: c.repo.NextNumber, Title: in.Title, Body: in.Body, User: c.login, Head: head, Base: in.Base,
+		HeadSHA: headSHA, BaseSHA: baseSHA, State: "open", Draft: in.Draft, CreatedAt: now, UpdatedAt: now}
+	c.repo.NextNumber++
+	c.repo.Pulls = append(c.repo.Pulls, p)
+	writeJSON(c.w, 201, c.pullJSON(p, true))
+}
+
+func updatePull(c *ctx) {
+	c.sync()
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	var in struct {
+		Title, Body, State, Base *string
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.Title != nil {
+		p.Title = *in.Title
+	}
+	if in.Body != nil {
+		p.Body = *in.Body
+	}
+	if in.Base != nil {
+		p.Base = *in.Base
+	}
+	if in.State != nil && !p.Merged {
+		switch *in.State {
+		case "closed":
+			if p.State == "open" {
+				now := c.s.now()
+				p.State, p.ClosedAt = "closed", &now
+			}
+		case "open":
+			p.State, p.ClosedAt = "open", nil
+		}
+	}
+	p.UpdatedAt = c.s.now()
+	writeJSON(c.w, 200, c.pullJSON(p, true))
+}
+
+func pullFiles(c *ctx) {
+	c.sync()
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	mb, ok := c.git.mergeBase(p.BaseSHA, p.HeadSHA)
+	if !ok {
+		mb = p.BaseSHA
+	}
+	files, _ := c.git.diff(mb, p.HeadSHA)
+	paginate(c, filesJSON(c.full, c.s.url, files))
+}
+
+func mergePull(c *ctx) {
+	c.sync()
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	var in struct {
+		CommitTitle   string `json:"commit_title"`
+		CommitMessage string `json:"commit_message"`
+		SHA           string `json:"sha"`
+		MergeMethod   string `json:"merge_method"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if p.State != "open" {
+		writeJSON(c.w, 405, map[string]string{"message": "Pull Request is not mergeable"})
+		return
+	}
+	if in.SHA != "" && in.SHA != p.HeadSHA {
+		writeJSON(c.w, 409, map[string]string{"message": "Head branch was modified. Review and try the merge again."})
+		return
+	}
+	tree, conflict, err := c.git.mergeTree(p.BaseSHA, p.HeadSHA)
+	if err != nil || conflict {
+		writeJSON(c.w, 405, map[string]string{"message": "Pull Request is not mergeable"})
+		return
+	}
+	if prot := c.repo.Protection[p.Base]; prot != nil && !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
+		writeJSON(c.w, 405, map[string]string{"message": "Required status checks have not succeeded."})
+		return
+	}
+	title := in.CommitTitle
+	if title == "" {
+		title = "Merge pull request #" + strconv.Itoa(p.Number) + " from " + c.repo.Owner + "/" + p.Head
+	}
+	msg := title
+	if in.CommitMessage != "" {
+		msg += "\n\n" + in.CommitMessage
+	}
+	parents := []string{p.BaseSHA, p.HeadSHA}
+	if in.MergeMethod == "squash" {
+		parents = parents[:1]
+	}
+	sha, err := c.git.commitTree(tree, parents, msg, c.login, c.s.now())
+	if err != nil {
+		writeError(c.w, 500, err.Error())
+		return
+	}
+	if err := c.git.updateRef(p.Base, sha, p.BaseSHA); err != nil {
+		writeJSON(c.w, 409, map[string]string{"message": "Base branch was modified. Review and try the merge again."})
+		return
+	}
+	now := c.s.now()
+	p.State, p.Merged, p.MergedAt, p.ClosedAt, p.MergeCommitSHA, p.MergedBy, p.UpdatedAt = "closed", true, &now, &now, sha, c.login, now
+	writeJSON(c.w, 200, map[string]any{"sha": sha, "merged": true, "message": "Pull Request successfully merged"})
+}
+
+func (c *ctx) reviewJSON(rv *review) reviewJSON {
+	return reviewJSON{ID: rv.ID, NodeID: "PRR_" + strconv.FormatInt(rv.ID, 10), User: c.s.user(rv.User), Body: rv.Body, State: rv.State,
+		HTMLURL:        c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(rv.Number) + "#pullrequestreview-" + strconv.FormatInt(rv.ID, 10),
+		PullRequestURL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rv.Number), CommitID: rv.CommitID,
+		SubmittedAt: rv.SubmittedAt, AuthorAssociation: "MEMBER"}
+}
+
+func listReviews(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	out := []reviewJSON{}
+	for _, rv := range c.repo.Reviews {
+		if rv.Number == p.Number && (rv.State != "PENDING" || rv.User == c.login) {
+			out = append(out, c.reviewJSON(rv))
+		}
+	}
+	paginate(c, out)
+}
+
+func createReview(c *ctx) {
+	c.sync()
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	var in struct {
+		Body     string `json:"body"`
+		Event    string `json:"event"`
+		CommitID string `json:"commit_id"`
+		Comments []struct {
+			Path string `json:"path"`
+			Line int    `json:"line"`
+			Body string `json:"body"`
+		} `json:"comments"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	state := map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED", "": "PENDING"}[in.Event]
+	if state == "" {
+		c.invalid("event must be APPROVE, REQUEST_CHANGES or COMMENT")
+		return
+	}
+	if (state == "APPROVED" || state == "CHANGES_REQUESTED") && c.login == p.User {
+		writeJSON(c.w, 422, map[string]any{"message": "Unprocessable Entity", "errors": []string{"Can not approve your own pull request"}})
+		return
+	}
+	if (state == "CHANGES_REQUESTED" || state == "COMMENTED") && in.Body == "" && len(in.Comments) == 0 {
+		c.invalid("body is required for this event")
+		return
+	}
+	commit := in.CommitID
+	if commit == "" {
+		commit = p.HeadSHA
+	}
+	now := c.s.now()
+	rv := &review{ID: c.s.id(), Number: p.Number, User: c.login, Body: in.Body, State: state, CommitID: commit}
+	if state != "PENDING" {
+		rv.SubmittedAt = &now
+	}
+	c.repo.Reviews = append(c.repo.Reviews, rv)
+	for _, cm := range in.Comments {
+		c.repo.ReviewCmts = append(c.repo.ReviewCmts, &reviewComment{ID: c.s.id(), Number: p.Number, ReviewID: rv.ID, User: c.login,
+			Body: cm.Body, Path: cm.Path, Line: cm.Line, CommitID: commit, CreatedAt: now, UpdatedAt: now})
+	}
+	p.UpdatedAt = now
+	writeJSON(c.w, 200, c.reviewJSON(rv))
+}
+
+func dismissReview(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	for _, rv := range c.repo.Reviews {
+		if rv.ID == id && rv.Number == p.Number {
+			rv.State = "DISMISSED"
+			p.UpdatedAt = c.s.now()
+			writeJSON(c.w, 200, c.reviewJSON(rv))
+			return
+		}
+	}
+	writeError(c.w, 404, "Not Found")
+}
+
+// sinceFilter parses GitHub's `since` (updated at or after).
+func (c *ctx) sinceFilter() (time.Time, bool) {
+	v := c.r.URL.Query().Get("since")
+	if v == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	return t, err == nil
+}
+
+func (c *ctx) reviewCommentJSON(rc *reviewComment) commentJSON {
+	line, rid := rc.Line, rc.ReviewID
+	return commentJSON{ID: rc.ID, NodeID: "PRRC_" + strconv.FormatInt(rc.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/comments/" + strconv.FormatInt(rc.ID, 10),
+		HTMLURL: c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(rc.Number) + "#discussion_r" + strconv.FormatInt(rc.ID, 10), Body: rc.Body, User: c.s.user(rc.User),
+		CreatedAt: rc.CreatedAt, UpdatedAt: rc.UpdatedAt, AuthorAssociation: "MEMBER", PullRequestReviewID: &rid, Path: rc.Path, Line: &line, OriginalLine: &line,
+		CommitID: rc.CommitID, OriginalCommitID: rc.CommitID, DiffHunk: "@@ -1 +1 @@", PullRequestURL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rc.Number)}
+}
+
+func listReviewComments(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	since, filter := c.sinceFilter()
+	out := []commentJSON{}
+	for _, rc := range c.repo.ReviewCmts {
+		if rc.Number == p.Number && (!filter || !rc.UpdatedAt.Before(since)) {
+			out = append(out, c.reviewCommentJSON(rc))
+		}
+	}
+	paginate(c, out)
+}
+
+func createReviewComment(c *ctx) {
+	c.sync()
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	var in struct {
+		Body     string `json:"body"`
+		Path     string `json:"path"`
+		Line     int    `json:"line"`
+		CommitID string `json:"commit_id"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.Body == "" || in.Path == "" {
+		c.invalid("body and path are required")
+		return
+	}
+	now := c.s.now()
+	commit := in.CommitID
+	if commit == "" {
+		commit = p.HeadSHA
+	}
+	rv := &review{ID: c.s.id(), Number: p.Number, User: c.login, State: "COMMENTED", CommitID: commit, SubmittedAt: &now}
+	c.repo.Reviews = append(c.repo.Reviews, rv)
+	rc := &reviewComment{ID: c.s.id(), Number: p.Number, ReviewID: rv.ID, User: c.login, Body: in.Body, Path: in.Path, Line: in.Line, CommitID: commit, CreatedAt: now, UpdatedAt: now}
+	c.repo.ReviewCmts = append(c.repo.ReviewCmts, rc)
+	p.UpdatedAt = now
+	writeJSON(c.w, 201, c.reviewCommentJSON(rc))
+}
+
+func (c *ctx) issueCommentJSON(ic *issueComment) commentJSON {
+	return commentJSON{ID: ic.ID, NodeID: "IC_" + strconv.FormatInt(ic.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/issues/comments/" + strconv.FormatInt(ic.ID, 10),
+		HTMLURL:  c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(ic.Number) + "#issuecomment-" + strconv.FormatInt(ic.ID, 10),
+		IssueURL: c.s.url + "/api/v3/repos/" + c.full + "/issues/" + strconv.Itoa(ic.Number), Body: ic.Body, User: c.s.user(ic.User),
+		CreatedAt: ic.CreatedAt, UpdatedAt: ic.UpdatedAt, AuthorAssociation: "MEMBER"}
+}
+
+func listIssueComments(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	since, filter := c.sinceFilter()
+	out := []commentJSON{}
+	for _, ic := range c.repo.Comments {
+		if ic.Number == p.Number && (!filter || !ic.UpdatedAt.Before(since)) {
+			out = append(out, c.issueCommentJSON(ic))
+		}
+	}
+	paginate(c, out)
+}
+
+func createIssueComment(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	var in struct{ Body string }
+	if !c.decode(&in) {
+		return
+	}
+	if in.Body == "" {
+		c.invalid("body is missing")
+		return
+	}
+	now := c.s.now()
+	ic := &issueComment{ID: c.s.id(), Number: p.Number, User: c.login, Body: in.Body, CreatedAt: now, UpdatedAt: now}
+	c.repo.Comments = append(c.repo.Comments, ic)
+	p.UpdatedAt = now
+	writeJSON(c.w, 201, c.issueCommentJSON(ic))
+}
+
+func updateIssueComment(c *ctx) {
+	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	var in struct{ Body string }
+	if !c.decode(&in) {
+		return
+	}
+	for _, ic := range c.repo.Comments {
+		if ic.ID == id {
+			if ic.User != c.login {
+				writeError(c.w, 403, "Must have admin rights to Repository.")
+				return
+			}
+			ic.Body, ic.UpdatedAt = in.Body, c.s.now()
+			writeJSON(c.w, 200, c.issueCommentJSON(ic))
+			return
+		}
+	}
+	writeError(c.w, 404, "Not Found")
+}
+
+func (c *ctx) labelsOf(n int) []labelJSON {
+	out := []labelJSON{}
+	for _, l := range c.repo.Labels[strconv.Itoa(n)] {
+		out = append(out, c.s.labelJSON(c.repo, l))
+	}
+	return out
+}
+
+func listLabels(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	paginate(c, c.labelsOf(p.Number))
+}
+
+func addLabels(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(c.r.Body, 1<<20))
+	var names []string
+	if json.Unmarshal(body, &names) != nil {
+		var obj struct{ Labels []string }
+		if json.Unmarshal(body, &obj) != nil {
+			writeError(c.w, 400, "Problems parsing JSON")
+			return
+		}
+		names = obj.Labels
+	}
+	key := strconv.Itoa(p.Number)
+	for _, n := range names {
+		if n == "" {
+			c.invalid("label name is empty")
+			return
+		}
+		found := false
+		for _, have := range c.repo.Labels[key] {
+			found = found || have == n
+		}
+		if !found {
+			c.repo.Labels[key] = append(c.repo.Labels[key], n)
+		}
+	}
+	p.UpdatedAt = c.s.now()
+	writeJSON(c.w, 200, c.labelsOf(p.Number))
+}
+
+func removeLabel(c *ctx) {
+	p, ok := c.pullNumber()
+	if !ok {
+		return
+	}
+	key, name := strconv.Itoa(p.Number), c.r.PathValue("name")
+	ls := c.repo.Labels[key]
+	for i, l := range ls {
+		if l == name {
+			c.repo.Labels[key] = append(ls[:i:i], ls[i+1:]...)
+			p.UpdatedAt = c.s.now()
+			writeJSON(c.w, 200, c.labelsOf(p.Number))
+			return
+		}
+	}
+	writeJSON(c.w, 404, map[string]string{"message": "Label does not exist", "documentation_url": "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue"})
+}
+
+func (c *ctx) statusJSON(st *commitStatus) statusJSON {
+	d, t := st.Description, st.TargetURL
+	j := statusJSON{ID: st.ID, NodeID: "SC_" + strconv.FormatInt(st.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/statuses/" + st.SHA,
+		State: st.State, Context: st.Context, CreatedAt: st.CreatedAt, UpdatedAt: st.CreatedAt, Creator: c.s.user(st.Creator)}
+	if d != "" {
+		j.Description = &d
+	}
+	if t != "" {
+		j.TargetURL = &t
+	}
+	return j
+}
+
+// statusesFor returns a commit's statuses, newest first; latest keeps only
+// the newest per context, as the combined status does.
+func (c *ctx) statusesFor(sha string, latest bool) []statusJSON {
+	out := []statusJSON{}
+	seen := map[string]bool{}
+	for i := len(c.repo.Statuses) - 1; i >= 0; i-- {
+		st := c.repo.Statuses[i]
+		if st.SHA != sha || (latest && seen[st.Context]) {
+			continue
+		}
+		seen[st.Context] = true
+		out = append(out, c.statusJSON(st))
+	}
+	return out
+}
+
+func (c *ctx) combinedStatus(sha string) {
+	sts := c.statusesFor(sha, true)
+	state := "success"
+	if len(sts) == 0 {
+		state = "pending"
+	}
+	for _, st := range sts {
+		switch st.State {
+		case "failure", "error":
+			state = "failure"
+		case "pending":
+			if state != "failure" {
+				state = "pending"
+			}
+		}
+	}
+	writeJSON(c.w, 200, map[string]any{"state": state, "statuses": sts, "sha": sha, "total_count": len(sts),
+		"repository": c.s.repoJSON(c.repo), "commit_url": c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha})
+}
+
+func createStatus(c *ctx) {
+	sha, ok := c.git.resolve(c.r.PathValue("sha"))
+	if !ok {
+		writeJSON(c.w, 422, map[string]string{"message": "No commit found for SHA: " + c.r.PathValue("sha")})
+		return
+	}
+	var in struct {
+		State       string `json:"state"`
+		Context     string `json:"context"`
+		Description string `json:"description"`
+		TargetURL   string `json:"target_url"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	switch in.State {
+	case "error", "failure", "pending", "success":
+	default:
+		c.invalid("state must be error, failure, pending or success")
+		return
+	}
+	if in.Context == "" {
+		in.Context = "default"
+	}
+	st := &commitStatus{ID: c.s.id(), SHA: sha, State: in.State, Context: in.Context, Description: in.Description, TargetURL: in.TargetURL, Creator: c.login, CreatedAt: c.s.now()}
+	c.repo.Statuses = append(c.repo.Statuses, st)
+	writeJSON(c.w, 201, c.statusJSON(st))
+}
+
+func (c *ctx) checkRunJSON(cr *checkRun) checkRunJSON {
+	j := checkRunJSON{ID: cr.ID, NodeID: "CR_" + strconv.FormatInt(cr.ID, 10), HeadSHA: cr.HeadSHA, URL: c.s.url + "/api/v3/repos/" + c.full + "/check-runs/" + strconv.FormatInt(cr.ID, 10),
+		HTMLURL: c.s.url + "/" + c.full + "/runs/" + strconv.FormatInt(cr.ID, 10), DetailsURL: cr.DetailsURL, Status: cr.Status, StartedAt: cr.StartedAt,
+		CompletedAt: cr.CompletedAt, Name: cr.Name, App: map[string]any{"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
+		CheckSuite: map[string]any{"id": cr.ID}, Output: map[string]any{"title": nil, "summary": nil}}
+	if cr.Conclusion != "" {
+		cc := cr.Conclusion
+		j.Conclusion = &cc
+	}
+	return j
+}
+
+func (c *ctx) checkRuns(sha string) {
+	runs := []checkRunJSON{}
+	for _, cr := range c.repo.CheckRuns {
+		if cr.HeadSHA == sha {
+			runs = append(runs, c.checkRunJSON(cr))
+		}
+	}
+	writeJSON(c.w, 200, map[string]any{"total_count": len(runs), "check_runs": runs})
+}
+
+func createCheckRun(c *ctx) {
+	var in struct {
+		Name       string `json:"name"`
+		HeadSHA    string `json:"head_sha"`
+		Status     string `json:"status"`
+		Conclusion string `json:"conclusion"`
+		DetailsURL string `json:"details_url"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	sha, ok := c.git.resolve(in.HeadSHA)
+	if !ok || in.Name == "" {
+		c.invalid("name and an existing head_sha are required")
+		return
+	}
+	cr := &checkRun{ID: c.s.id(), HeadSHA: sha, Name: in.Name, Status: in.Status, DetailsURL: in.DetailsURL, StartedAt: c.s.now()}
+	if !c.setCheck(cr, in.Status, in.Conclusion) {
+		return
+	}
+	c.repo.CheckRuns = append(c.repo.CheckRuns, cr)
+	writeJSON(c.w, 201, c.checkRunJSON(cr))
+}
+
+func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
+	if status == "" {
+		status = "queued"
+	}
+	if conclusion != "" {
+		status = "completed"
+	}
+	switch status {
+	case "queued", "in_progress", "completed", "waiting", "requested", "pending":
+	default:
+		c.invalid("status is not a check run status")
+		return false
+	}
+	cr.Status, cr.Conclusion = status, conclusion
+	if status == "completed" {
+		if conclusion == "" {
+			c.invalid("conclusion is required when status is completed")
+			return false
+		}
+		now := c.s.now()
+		cr.CompletedAt = &now
+	}
+	return true
+}
+
+func updateCheckRun(c *ctx) {
+	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	var in struct {
+		Status     string `json:"status"`
+		Conclusion string `json:"conclusion"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	for _, cr := range c.repo.CheckRuns {
+		if cr.ID == id {
+			if !c.setCheck(cr, in.Status, in.Conclusion) {
+				return
+			}
+			writeJSON(c.w, 200, c.checkRunJSON(cr))
+			return
+		}
+	}
+	writeError(c.w, 404, "Not Found")
+}
+
+func dispatchWorkflow(c *ctx) {
+	var in struct {
+		Ref    string            `json:"ref"`
+		Inputs map[string]string `json:"inputs"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if _, ok := c.git.resolve(in.Ref); !ok || len(in.Inputs) > 25 {
+		writeJSON(c.w, 422, map[string]string{"message": "Unexpected inputs provided or no ref: " + in.Ref})
+		return
+	}
+	c.repo.Dispatches = append(c.repo.Dispatches, &Dispatch{Workflow: c.r.PathValue("id"), Ref: in.Ref, Inputs: in.Inputs, At: c.s.now(), Login: c.login})
+	c.w.WriteHeader(204)
+}

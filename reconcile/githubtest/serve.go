@@ -1,0 +1,41 @@
+package githubtest
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Serve listens on addr, which must be a loopback address, and serves until
+// ctx ends; then it shuts down cleanly. ready is called with the base URL
+// once the listener is up.
+func (s *Server) Serve(ctx context.Context, addr string, ready func(url string)) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errors.New("githubtest: the sandbox binds loopback addresses only, got " + addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.SetURL("http://" + ln.Addr().String())
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(s.URL())
+	}
+	select {
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdown)
+	case err := <-errc:
+		return err
+	}
+}

@@ -1,0 +1,650 @@
+package githubtest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/cgi"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultLogin is the login of the server's main token.
+const DefaultLogin = "gallivant-bot"
+
+// Options configure a Server.
+type Options struct {
+	// Dir holds the bare repositories and state.json. State persists there
+	// across restarts.
+	Dir string
+	// Token is the main token; a random one is made when empty.
+	Token string
+	// Login is the main token's user, DefaultLogin when empty.
+	Login string
+	// Clock is the server's time source; time.Now when nil.
+	Clock func() time.Time
+	// RateLimit is the primary rate limit per user and hour, 5000 when 0.
+	RateLimit int
+}
+
+// Server is the GitHub stand-in. Create it with New, serve Handler, and set
+// its URL with SetURL (Start does both for tests).
+type Server struct {
+	dir   string
+	clock func() time.Time
+	git   http.Handler
+
+	mu      sync.Mutex
+	st      *state
+	url     string
+	faults  []*activeFault
+	log     []Request
+	limit   int
+	rates   map[string]*rate
+	mergeAt int // null reads before mergeability is computed
+	dirty   bool
+}
+
+// state is everything that persists in state.json.
+type state struct {
+	NextID int64             `json:"next_id"`
+	Tokens map[string]string `json:"tokens"` // token → login
+	Repos  map[string]*repo  `json:"repos"`  // owner/name → repo
+}
+
+type repo struct {
+	ID            int64                  `json:"id"`
+	Owner         string                 `json:"owner"`
+	Name          string                 `json:"name"`
+	DefaultBranch string                 `json:"default_branch"`
+	NextNumber    int                    `json:"next_number"`
+	Pulls         []*pull                `json:"pulls"`
+	Comments      []*issueComment        `json:"comments"`
+	ReviewCmts    []*reviewComment       `json:"review_comments"`
+	Reviews       []*review              `json:"reviews"`
+	Labels        map[string][]string    `json:"labels"` // issue number → names
+	Statuses      []*commitStatus        `json:"statuses"`
+	CheckRuns     []*checkRun            `json:"check_runs"`
+	Dispatches    []*Dispatch            `json:"dispatches"`
+	Protection    map[string]*Protection `json:"protection"` // branch → rules
+	LabelIDs      map[string]int64       `json:"label_ids"`
+}
+
+// Protection is a branch's protection: the status contexts and check names
+// that must pass, and whether the head must contain the base.
+type Protection struct {
+	RequiredContexts []string `json:"required_contexts"`
+	Strict           bool     `json:"strict"`
+}
+
+// Dispatch is a recorded workflow_dispatch.
+type Dispatch struct {
+	Workflow string            `json:"workflow"`
+	Ref      string            `json:"ref"`
+	Inputs   map[string]string `json:"inputs"`
+	At       time.Time         `json:"at"`
+	Login    string            `json:"login"`
+}
+
+type pull struct {
+	ID             int64      `json:"id"`
+	Number         int        `json:"number"`
+	Title          string     `json:"title"`
+	Body           string     `json:"body"`
+	User           string     `json:"user"`
+	Head           string     `json:"head"`
+	Base           string     `json:"base"`
+	HeadSHA        string     `json:"head_sha"`
+	BaseSHA        string     `json:"base_sha"`
+	State          string     `json:"state"`
+	Draft          bool       `json:"draft"`
+	Merged         bool       `json:"merged"`
+	MergedBy       string     `json:"merged_by,omitempty"`
+	MergeCommitSHA string     `json:"merge_commit_sha,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	ClosedAt       *time.Time `json:"closed_at,omitempty"`
+	MergedAt       *time.Time `json:"merged_at,omitempty"`
+	MergeKey       string     `json:"merge_key,omitempty"`
+	MergeWait      int        `json:"merge_wait,omitempty"`
+	Conflict       *bool      `json:"conflict,omitempty"`
+}
+
+type issueComment struct {
+	ID        int64     `json:"id"`
+	Number    int       `json:"number"`
+	User      string    `json:"user"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+type reviewComment struct {
+	ID        int64     `json:"id"`
+	Number    int       `json:"number"`
+	ReviewID  int64     `json:"review_id"`
+	User      string    `json:"user"`
+	Body      string    `json:"body"`
+	Path      string    `json:"path"`
+	Line      int       `json:"line"`
+	CommitID  string    `json:"commit_id"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+type review struct {
+	ID          int64      `json:"id"`
+	Number      int        `json:"number"`
+	User        string     `json:"user"`
+	Body        string     `json:"body"`
+	State       string     `json:"state"`
+	CommitID    string     `json:"commit_id"`
+	SubmittedAt *time.Time `json:"submitted_at,omitempty"`
+}
+
+type commitStatus struct {
+	ID          int64     `json:"id"`
+	SHA         string    `json:"sha"`
+	State       string    `json:"state"`
+	Context     string    `json:"context"`
+	Description string    `json:"description"`
+	TargetURL   string    `json:"target_url"`
+	Creator     string    `json:"creator"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+type checkRun struct {
+	ID          int64      `json:"id"`
+	HeadSHA     string     `json:"head_sha"`
+	Name        string     `json:"name"`
+	Status      string     `json:"status"`
+	Conclusion  string     `json:"conclusion,omitempty"`
+	DetailsURL  string     `json:"details_url"`
+	StartedAt   time.Time  `json:"started_at"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+}
+
+type rate struct {
+	used  int
+	reset time.Time
+}
+
+// New creates a server over dir, loading its state when dir already holds one.
+func New(opts Options) (*Server, error) {
+	if opts.Dir == "" {
+		return nil, errors.New("githubtest: Options.Dir is required")
+	}
+	if err := os.MkdirAll(filepath.Join(opts.Dir, "repos"), 0o755); err != nil {
+		return nil, err
+	}
+	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	if s.limit == 0 {
+		s.limit = 5000
+	}
+	st, err := loadState(filepath.Join(opts.Dir, "state.json"))
+	if err != nil {
+		return nil, err
+	}
+	s.st = st
+	login := opts.Login
+	if login == "" {
+		login = DefaultLogin
+	}
+	if opts.Token != "" {
+		s.st.Tokens[opts.Token] = login
+	} else if s.tokenOf(login) == "" {
+		s.st.Tokens[newToken()] = login
+	}
+	backend, err := httpBackend()
+	if err != nil {
+		return nil, err
+	}
+	s.git = &cgi.Handler{
+		Path: backend,
+		Root: "/git",
+		Env:  append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1"}, gitEnv...),
+	}
+	return s, s.save()
+}
+
+func httpBackend() (string, error) {
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return "", fmt.Errorf("githubtest: git is required: %w", err)
+	}
+	p := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("githubtest: git-http-backend not found: %w", err)
+	}
+	return p, nil
+}
+
+func newToken() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return "ghs_" + hex.EncodeToString(b)
+}
+
+func loadState(path string) (*state, error) {
+	st := &state{NextID: 1000, Tokens: map[string]string{}, Repos: map[string]*repo{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, fmt.Errorf("githubtest: %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// save writes state.json atomically. The caller holds s.mu.
+func (s *Server) save() error {
+	data, err := json.MarshalIndent(s.st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.dir, "state.json.tmp")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(s.dir, "state.json"))
+}
+
+func (s *Server) id() int64 { s.st.NextID++; return s.st.NextID }
+
+func (s *Server) now() time.Time { return s.clock().UTC().Truncate(time.Second) }
+
+func (s *Server) tokenOf(login string) string {
+	for t, l := range s.st.Tokens {
+		if l == login {
+			return t
+		}
+	}
+	return ""
+}
+
+// SetURL records the address the server is reachable at (http://host:port).
+func (s *Server) SetURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.url = strings.TrimRight(u, "/")
+}
+
+// URL returns the server's base address.
+func (s *Server) URL() string { s.mu.Lock(); defer s.mu.Unlock(); return s.url }
+
+// APIURL returns the REST base URL for clients: <url>/api/v3/.
+func (s *Server) APIURL() string { return s.URL() + "/api/v3/" }
+
+// GitURL returns the smart-HTTP clone URL of a repository.
+func (s *Server) GitURL(fullName string) string { return s.URL() + "/git/" + fullName + ".git" }
+
+// RepoDir returns the bare repository's directory, for file:// remotes.
+func (s *Server) RepoDir(fullName string) string {
+	return filepath.Join(s.dir, "repos", filepath.FromSlash(fullName)+".git")
+}
+
+// Token returns the token of login, creating the user when it is new.
+func (s *Server) Token(login string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tokenOf(login); t != "" {
+		return t
+	}
+	t := newToken()
+	s.st.Tokens[t] = login
+	_ = s.save()
+	return t
+}
+
+// MainToken returns the token of the default login.
+func (s *Server) MainToken() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := ""
+	for t, l := range s.st.Tokens {
+		if l == DefaultLogin && (best == "" || t < best) {
+			best = t
+		}
+	}
+	return best
+}
+
+var repoNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
+
+// CreateRepo creates a repository whose default branch holds one commit. It
+// is a no-op for a repository that exists.
+func (s *Server) CreateRepo(fullName, defaultBranch string) error {
+	if !repoNameRE.MatchString(fullName) || strings.Contains(fullName, "..") {
+		return fmt.Errorf("githubtest: %q is not owner/name", fullName)
+	}
+	if defaultBranch == "" {
+		defaultBranch = "main"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.st.Repos[fullName]; ok {
+		return nil
+	}
+	owner, name, _ := strings.Cut(fullName, "/")
+	if _, err := initBare(s.RepoDir(fullName), defaultBranch, owner, s.now()); err != nil {
+		return err
+	}
+	s.st.Repos[fullName] = &repo{ID: s.id(), Owner: owner, Name: name, DefaultBranch: defaultBranch, NextNumber: 1,
+		Labels: map[string][]string{}, Protection: map[string]*Protection{}, LabelIDs: map[string]int64{}}
+	return s.save()
+}
+
+// Repos returns the repositories' full names, sorted.
+func (s *Server) Repos() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for n := range s.st.Repos {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Protect sets a branch's protection rules.
+func (s *Server) Protect(fullName, branch string, p Protection) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.st.Repos[fullName]; r != nil {
+		r.Protection[branch] = &p
+		_ = s.save()
+	}
+}
+
+// SetMergeabilityDelay sets how many reads of a pull request return
+// `mergeable: null` after its head or base moves (1 by default; a large
+// number keeps it unknown).
+func (s *Server) SetMergeabilityDelay(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mergeAt = n
+}
+
+// Dispatches returns the workflow dispatches recorded for a repository.
+func (s *Server) Dispatches(fullName string) []Dispatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Dispatch
+	if r := s.st.Repos[fullName]; r != nil {
+		for _, d := range r.Dispatches {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+// SetRemaining sets a login's remaining primary rate limit for this hour.
+func (s *Server) SetRemaining(login string, remaining int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.rateOf(login)
+	r.used = max(0, s.limit-remaining)
+}
+
+func (s *Server) rateOf(login string) *rate {
+	r := s.rates[login]
+	now := s.now()
+	if r == nil || !now.Before(r.reset) {
+		r = &rate{reset: now.Add(time.Hour)}
+		s.rates[login] = r
+	}
+	return r
+}
+
+// Handler returns the server's HTTP handler: the REST API under /api/v3/
+// and smart-HTTP git under /git/.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	s.routes(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/git/"):
+			s.git.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, "/api/v3/"):
+			s.serveAPI(mux, w, r)
+		default:
+			writeError(w, http.StatusNotFound, "Not Found")
+		}
+	})
+}
+
+// Request is one logged API request.
+type Request struct {
+	Method, Path, Query string
+	Login               string
+	Status              int
+	// Counted reports that the request consumed rate limit; NotModified
+	// that it was a conditional request answered 304.
+	Counted, NotModified bool
+	At                   time.Time
+}
+
+// Requests returns the request log.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// Counts summarizes the request log.
+type Counts struct{ Total, Counted, NotModified int }
+
+// Counts returns how many requests were served, consumed rate limit, and
+// were answered 304.
+func (s *Server) Counts() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var c Counts
+	for _, r := range s.log {
+		c.Total++
+		if r.Counted {
+			c.Counted++
+		}
+		if r.NotModified {
+			c.NotModified++
+		}
+	}
+	return c
+}
+
+// ResetLog empties the request log.
+func (s *Server) ResetLog() { s.mu.Lock(); defer s.mu.Unlock(); s.log = nil }
+
+// recorder buffers a handler's response so the middleware can compute its
+// ETag and answer 304 without consuming rate limit.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(code int)        { r.status = code }
+
+func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	login, ok := s.authenticate(r)
+	entry := Request{Method: r.Method, Path: strings.TrimPrefix(r.URL.Path, "/api/v3"), Query: r.URL.RawQuery, Login: login, At: s.clock()}
+	logIt := func(status int, counted, notModified bool) {
+		s.mu.Lock()
+		entry.Status, entry.Counted, entry.NotModified = status, counted, notModified
+		s.log = append(s.log, entry)
+		s.mu.Unlock()
+	}
+	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
+	w.Header().Set("X-GitHub-Request-Id", strconv.FormatInt(time.Now().UnixNano(), 36))
+	if !ok {
+		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		logIt(http.StatusUnauthorized, false, false)
+		return
+	}
+	counts := entry.Path != "/rate_limit"
+	s.mu.Lock()
+	rl := s.rateOf(login)
+	exhausted := counts && rl.used >= s.limit
+	s.setRateHeaders(w.Header(), rl)
+	s.mu.Unlock()
+	if exhausted {
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		writeJSON(w, http.StatusForbidden, map[string]string{
+			"message":           "API rate limit exceeded for user " + login + ".",
+			"documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits",
+		})
+		logIt(http.StatusForbidden, false, false)
+		return
+	}
+	f := s.matchFault(r.Method, entry.Path)
+	if f != nil && f.Kind != FaultLostResponse {
+		status := s.applyFault(f, w, r, rl)
+		logIt(status, false, false)
+		return
+	}
+	rec := &recorder{header: http.Header{}, status: http.StatusOK}
+	mux.ServeHTTP(rec, r)
+	if f != nil {
+		writeError(w, http.StatusBadGateway, "Bad Gateway")
+		logIt(http.StatusBadGateway, false, false)
+		return
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	if r.Method == http.MethodGet && rec.status == http.StatusOK {
+		sum := sha256.Sum256(rec.body.Bytes())
+		etag := `"` + hex.EncodeToString(sum[:20]) + `"`
+		w.Header().Set("ETag", etag)
+		if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
+			// GitHub: a 304 does not count against the primary rate limit.
+			w.WriteHeader(http.StatusNotModified)
+			logIt(http.StatusNotModified, false, true)
+			return
+		}
+	}
+	counted := counts && rec.status < 500
+	if counted {
+		s.mu.Lock()
+		rl.used++
+		s.setRateHeaders(w.Header(), rl)
+		s.mu.Unlock()
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
+	logIt(rec.status, counted, false)
+}
+
+func etagMatch(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) setRateHeaders(h http.Header, rl *rate) {
+	h.Set("X-RateLimit-Limit", strconv.Itoa(s.limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, s.limit-rl.used)))
+	h.Set("X-RateLimit-Used", strconv.Itoa(rl.used))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(rl.reset.Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+}
+
+func (s *Server) authenticate(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	tok := ""
+	switch {
+	case strings.HasPrefix(h, "Bearer "):
+		tok = strings.TrimPrefix(h, "Bearer ")
+	case strings.HasPrefix(h, "token "):
+		tok = strings.TrimPrefix(h, "token ")
+	default:
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	login, ok := s.st.Tokens[tok]
+	return login, ok
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+// paginate writes a page of items with GitHub's Link header, whose URLs
+// are absolute as GitHub's are.
+func paginate[T any](c *ctx, items []T) {
+	w, r := c.w, c.r
+	q := r.URL.Query()
+	per, _ := strconv.Atoi(q.Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page <= 0 {
+		page = 1
+	}
+	last := max(1, (len(items)+per-1)/per)
+	link := func(p int, rel string) string {
+		q2 := url.Values{}
+		for k, v := range q {
+			q2[k] = v
+		}
+		q2.Set("page", strconv.Itoa(p))
+		q2.Set("per_page", strconv.Itoa(per))
+		u := *r.URL
+		u.RawQuery = q2.Encode()
+		return fmt.Sprintf("<%s%s>; rel=%q", c.s.url, u.String(), rel)
+	}
+	var links []string
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(1, "first"), link(page-1, "prev"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	start := min((page-1)*per, len(items))
+	end := min(start+per, len(items))
+	out := items[start:end]
+	if out == nil {
+		out = []T{}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
