@@ -49,7 +49,7 @@ type repoJSON struct {
 func (s *Server) repoJSON(r *repo) *repoJSON {
 	full := r.Owner + "/" + r.Name
 	return &repoJSON{ID: r.ID, NodeID: "R_" + full, Name: r.Name, FullName: full, Owner: s.user(r.Owner),
-		HTMLURL: s.url + "/" + full, URL: s.url + "/api/v3/repos/" + full, CloneURL: s.url + "/git/" + full + ".git", DefaultBranch: r.DefaultBranch}
+		HTMLURL: s.url + "/" + full, URL: s.url + "/api/v3/repos/" + full, CloneURL: s.url + "/" + full + ".git", DefaultBranch: r.DefaultBranch}
 }
 
 type branchRefJSON struct {

@@ -215,9 +215,11 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Git is served where GitHub Enterprise serves it, next to the API:
+	// http://host/owner/name.git, so clients derive it from the API URL.
 	s.git = &cgi.Handler{
 		Path: backend,
-		Root: "/git",
+		Root: "/",
 		Env:  append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1"}, gitEnv...),
 	}
 	return s, s.save()
@@ -295,8 +297,9 @@ func (s *Server) URL() string { s.mu.Lock(); defer s.mu.Unlock(); return s.url }
 // APIURL returns the REST base URL for clients: <url>/api/v3/.
 func (s *Server) APIURL() string { return s.URL() + "/api/v3/" }
 
-// GitURL returns the smart-HTTP clone URL of a repository.
-func (s *Server) GitURL(fullName string) string { return s.URL() + "/git/" + fullName + ".git" }
+// GitURL returns the smart-HTTP clone URL of a repository, laid out as on
+// GitHub Enterprise: <url>/owner/name.git.
+func (s *Server) GitURL(fullName string) string { return s.URL() + "/" + fullName + ".git" }
 
 // RepoDir returns the bare repository's directory, for file:// remotes.
 func (s *Server) RepoDir(fullName string) string {
@@ -416,14 +419,17 @@ func (s *Server) rateOf(login string) *rate {
 	return r
 }
 
+// gitPathRE matches smart-HTTP git paths: /owner/name.git/...
+var gitPathRE = regexp.MustCompile(`^/[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+\.git(/|$)`)
+
 // Handler returns the server's HTTP handler: the REST API under /api/v3/
-// and smart-HTTP git under /git/.
+// and smart-HTTP git at /owner/name.git.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case strings.HasPrefix(r.URL.Path, "/git/"):
+		case gitPathRE.MatchString(r.URL.Path) && !strings.Contains(r.URL.Path, ".."):
 			s.git.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, "/api/v3/"):
 			s.serveAPI(mux, w, r)

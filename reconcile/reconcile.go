@@ -1,0 +1,724 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// GitHubClient is what the reconciler needs from GitHub. *GitHub implements
+// it; tests use the same adapter against the stand-in.
+type GitHubClient interface {
+	BranchHead(ctx context.Context, repo, branch string) (string, bool, error)
+	CreateBranch(ctx context.Context, repo, branch, sha string) error
+	Compare(ctx context.Context, repo, base, head string) (Comparison, error)
+	workflowDispatcher
+	deliveryClient
+}
+
+// Options configure a Reconciler.
+type Options struct {
+	Store    *Store
+	GitHub   GitHubClient
+	Executor Executor
+	// Clock is the pass's time source; time.Now when nil.
+	Clock func() time.Time
+	Log   *slog.Logger
+	// DryRun plans without applying: no commit, no push, no GitHub write,
+	// no executor.
+	DryRun bool
+	// CloneURL maps owner/name to where git reaches it.
+	CloneURL func(repo string) string
+	// Crash, when set, is called at every step boundary of a pass (after
+	// each commit, before and after each push, before and after each
+	// executor run); a non-nil error aborts the pass there. Tests use it to
+	// prove that a pass can die anywhere.
+	Crash func(point string) error
+	// PushAttempts bounds how often a pass re-plans after a rejected push; 5
+	// when 0.
+	PushAttempts int
+}
+
+// Reconciler runs passes over one control repository.
+type Reconciler struct {
+	o Options
+}
+
+// New returns a reconciler.
+func New(o Options) *Reconciler {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.PushAttempts == 0 {
+		o.PushAttempts = 5
+	}
+	if o.Executor == nil {
+		o.Executor = NoneExecutor{}
+	}
+	return &Reconciler{o: o}
+}
+
+// Transition is one transition a pass performed (or, in a dry run, would).
+type Transition struct {
+	Spec     string `json:"spec"`
+	Ledger   string `json:"ledger"`
+	Subject  string `json:"subject"`
+	Sentence string `json:"sentence"`
+	Commit   string `json:"commit,omitempty"`
+}
+
+// Refusal is a request the current state does not accept.
+type Refusal struct {
+	Spec    string `json:"spec"`
+	Ledger  string `json:"ledger"`
+	Request string `json:"request"`
+	Reason  string `json:"reason"`
+}
+
+// Note is something a pass wants a person to know about an entry: what it
+// waits for, or why it could not act.
+type Note struct {
+	Spec    string `json:"spec"`
+	Message string `json:"message"`
+	// Problem marks a failure (GitHub unreachable, a broken ledger) as
+	// opposed to an ordinary wait.
+	Problem bool `json:"problem"`
+}
+
+// Report is what one pass did.
+type Report struct {
+	Control     string            `json:"control"`
+	Transitions []Transition      `json:"transitions"`
+	Refusals    []Refusal         `json:"refusals"`
+	Notes       []Note            `json:"notes"`
+	Diagnostics parse.Diagnostics `json:"diagnostics"`
+	// Retries counts passes re-planned after a rejected push.
+	Retries int `json:"retries"`
+}
+
+// Pass runs one reconcile pass: load the control repository at its head,
+// observe GitHub, perform the due transitions as commits, and push with
+// compare-and-swap. A rejected push re-plans from the new head, a bounded
+// number of times. The error is non-nil only when the pass could not run.
+func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
+	var retries int
+	for {
+		rep, err := r.pass(ctx)
+		if rep != nil {
+			rep.Retries = retries
+		}
+		if !errors.Is(err, ErrPushRejected) || retries+1 >= r.o.PushAttempts {
+			return rep, err
+		}
+		retries++
+		wait := time.Duration(50+rand.IntN(200*retries)) * time.Millisecond
+		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
+		if err := sleepCtx(ctx, wait); err != nil {
+			return rep, err
+		}
+	}
+}
+
+// pass is one attempt; its state lives in a passState.
+func (r *Reconciler) pass(ctx context.Context) (*Report, error) {
+	st := r.o.Store
+	if err := st.Sync(ctx); err != nil {
+		return nil, err
+	}
+	p := &passState{r: r, ctx: ctx, rep: &Report{Control: st.Head()}, now: r.o.Clock().UTC(), outcomes: map[string]Outcome{}}
+	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	if err != nil {
+		return p.rep, err
+	}
+	cfg := specs.DefaultConfig()
+	if ok {
+		var ds parse.Diagnostics
+		cfg, ds = specs.ParseConfig(specs.ConfigFile, data)
+		p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+		if ds.HasErrors() {
+			return p.rep, fmt.Errorf("gallivant.yaml at %s has errors; fix them (gallivant check) before a pass can run", short(st.Head()))
+		}
+	}
+	p.cfg = cfg
+	files, ds, err := st.Files(cfg.ScanDirs())
+	if err != nil {
+		return p.rep, err
+	}
+	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	repo, ds := ledger.Load(cfg, files)
+	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	p.repo = repo
+	for _, e := range p.entries() {
+		if err := p.entry(e); err != nil {
+			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
+				return p.rep, err
+			}
+			var rl *RateLimitedError
+			p.note(e.specPath, true, "%v", err)
+			if errors.As(err, &rl) {
+				// Every further request would fail the same way.
+				break
+			}
+		}
+	}
+	if r.o.DryRun {
+		return p.rep, nil
+	}
+	if err := p.push(); err != nil {
+		return p.rep, err
+	}
+	return p.rep, nil
+}
+
+// errCrash wraps an error returned by the Crash hook.
+var errCrash = errors.New("pass aborted")
+
+// passState is one pass's working state.
+type passState struct {
+	r    *Reconciler
+	ctx  context.Context
+	cfg  *specs.Config
+	repo *ledger.Repo
+	rep  *Report
+	now  time.Time
+	// outcomes holds what a synchronous executor reported this pass, by
+	// ledger path, for settling in the same pass.
+	outcomes map[string]Outcome
+}
+
+// entry is one spec and its ledger.
+type entry struct {
+	specPath   string
+	spec       *specs.Spec // nil when the spec is gone
+	ledgerPath string
+	l          *ledger.Ledger // nil before seeding
+}
+
+func (p *passState) entries() []*entry {
+	var out []*entry
+	seen := map[string]bool{}
+	for _, sp := range p.repo.SpecPaths() {
+		seen[sp] = true
+		e := &entry{specPath: sp, spec: p.repo.Specs[sp], l: p.repo.Ledgers[sp]}
+		e.ledgerPath = p.repo.LedgerPaths[sp]
+		if e.ledgerPath == "" {
+			e.ledgerPath = p.cfg.LedgerPath(sp)
+		}
+		out = append(out, e)
+	}
+	var orphans []string
+	for lp, sp := range p.repo.Orphans {
+		if !seen[sp] {
+			orphans = append(orphans, lp)
+		}
+	}
+	sort.Strings(orphans)
+	for _, lp := range orphans {
+		sp := p.repo.Orphans[lp]
+		out = append(out, &entry{specPath: sp, ledgerPath: lp, l: p.orphanLedger(lp)})
+	}
+	return out
+}
+
+// orphanLedger re-reads a ledger whose spec is gone, so it can be stopped.
+func (p *passState) orphanLedger(path string) *ledger.Ledger {
+	data, ok, err := p.r.o.Store.ReadFile(p.r.o.Store.Tip(), path)
+	if err != nil || !ok {
+		return nil
+	}
+	l, ds := ledger.Parse(path, data)
+	if ledger.Fatal(ds) {
+		return nil
+	}
+	return l
+}
+
+func (p *passState) note(spec string, problem bool, format string, args ...any) {
+	p.rep.Notes = append(p.rep.Notes, Note{Spec: spec, Message: fmt.Sprintf(format, args...), Problem: problem})
+}
+
+func (p *passState) crash(point string) error {
+	if p.r.o.Crash == nil {
+		return nil
+	}
+	if err := p.r.o.Crash(point); err != nil {
+		return fmt.Errorf("%w at %s: %v", errCrash, point, err)
+	}
+	return nil
+}
+
+// apply commits one transition of e's ledger.
+func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
+	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
+	if !p.r.o.DryRun {
+		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
+		sha, err := p.r.o.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.now)
+		if err != nil {
+			return err
+		}
+		t.Commit = sha
+		p.r.o.Log.Info("transition", "spec", e.specPath, "subject", c.Subject, "commit", short(sha))
+	}
+	p.rep.Transitions = append(p.rep.Transitions, t)
+	e.l = n
+	return p.crash("commit")
+}
+
+// push publishes the pass's commits.
+func (p *passState) push() error {
+	if p.r.o.DryRun || !p.r.o.Store.Unpushed() {
+		return nil
+	}
+	if err := p.crash("push:before"); err != nil {
+		return err
+	}
+	if err := p.r.o.Store.Push(p.ctx); err != nil {
+		return err
+	}
+	return p.crash("push:after")
+}
+
+func (p *passState) settings() ledger.Settings {
+	return ledger.Settings{EscalateAfter: p.cfg.Defaults.EscalateAfter, EscalationModel: p.cfg.Executor.EscalationModel, Allowance: p.cfg.Defaults.Allowance}
+}
+
+// maxSteps bounds the transitions one entry makes in one pass, a guard
+// against a rule that never settles.
+const maxSteps = 24
+
+// entry evaluates one entry and performs its due transitions.
+func (p *passState) entry(e *entry) error {
+	if e.spec == nil {
+		return p.specGone(e)
+	}
+	switch e.spec.Status {
+	case specs.StatusDraft, specs.StatusPaused:
+		// Like Flux's suspend: no reads, no writes.
+		return nil
+	case specs.StatusCancelled:
+		if e.l != nil {
+			p.note(e.specPath, false, "cancelled: no further transition")
+		}
+		return nil
+	}
+	if path, broken := p.brokenLedger(e); broken {
+		p.note(e.specPath, true, "ledger %s has grammar errors (gallivant check); the entry is skipped until it is repaired", path)
+		return nil
+	}
+	if p.repo.Invalid[e.specPath] {
+		return p.specIllegal(e)
+	}
+	if e.l == nil {
+		if err := p.seed(e); err != nil || e.l == nil {
+			return err
+		}
+	}
+	if err := p.autoResume(e); err != nil {
+		return err
+	}
+	if err := p.requests(e); err != nil {
+		return err
+	}
+	for step := 0; step < maxSteps; step++ {
+		done, err := p.step(e)
+		if err != nil || done {
+			return err
+		}
+	}
+	p.note(e.specPath, true, "the entry made %d transitions in one pass and was paused until the next", maxSteps)
+	return nil
+}
+
+func (p *passState) brokenLedger(e *entry) (string, bool) {
+	for lp, sp := range p.repo.Broken {
+		if sp == e.specPath || lp == e.ledgerPath {
+			return lp, true
+		}
+	}
+	return "", false
+}
+
+// stopUnlessStopped records a stop once.
+func (p *passState) stopUnlessStopped(e *entry, reason, detail string) error {
+	if r, _, stopped := e.l.Stop(); stopped && r == reason {
+		return nil
+	}
+	n, c := ledger.Stop(e.l, reason, detail, 0)
+	return p.apply(e, n, c)
+}
+
+func (p *passState) specGone(e *entry) error {
+	if e.l == nil {
+		return nil
+	}
+	return p.stopUnlessStopped(e, "spec-gone", fmt.Sprintf("%s no longer exists at %s", e.specPath, short(p.rep.Control)))
+}
+
+func (p *passState) specIllegal(e *entry) error {
+	if e.l == nil {
+		p.note(e.specPath, true, "the spec has errors (gallivant check); it is not seeded")
+		return nil
+	}
+	return p.stopUnlessStopped(e, "spec-illegal", fmt.Sprintf("%s has grammar errors at %s", e.specPath, short(p.rep.Control)))
+}
+
+// autoResume clears stops whose condition was a document and no longer
+// holds: the spec is back, valid again, or its contract was reverted.
+func (p *passState) autoResume(e *entry) error {
+	reason, _, stopped := e.l.Stop()
+	if !stopped {
+		return nil
+	}
+	why := ""
+	switch reason {
+	case "spec-gone":
+		why = "the spec exists again"
+	case "spec-illegal":
+		why = "the spec is valid again"
+	case "spec-changed":
+		if e.l.Delivery.Get(ledger.KeyContract) == e.spec.Contract().Fingerprint() {
+			why = "the spec's contract is the approved one again"
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	n := e.l.Clone()
+	n.Delivery.Set(ledger.KeyStop, "")
+	return p.apply(e, n, ledger.Commit{Subject: "loop: resume", Sentence: "Resumed: " + why + "."})
+}
+
+// chainGate reports whether a chain milestone may start, and why not.
+func (p *passState) chainGate(e *entry) (bool, string) {
+	cp, ok := p.repo.ChainOf[e.specPath]
+	if !ok || cp.K == 1 {
+		return true, ""
+	}
+	if cp.Chain.Status != specs.StatusActive {
+		return false, fmt.Sprintf("chain %s is %s", cp.Chain.Path, cp.Chain.Status)
+	}
+	prev := cp.Chain.Milestones[cp.K-2].Path
+	pl := p.repo.Ledgers[prev]
+	if pl == nil {
+		return false, fmt.Sprintf("waits for milestone %d of %s (%s) to be seeded and merged", cp.K-1, cp.Chain.Path, prev)
+	}
+	if reason, _, stopped := pl.Stop(); stopped {
+		return false, fmt.Sprintf("chain %s is stopped: milestone %d (%s) stopped %s", cp.Chain.Path, cp.K-1, prev, reason)
+	}
+	if pl.Phase() != ledger.PhaseDone {
+		return false, fmt.Sprintf("waits for milestone %d of %s (%s) to be merged", cp.K-1, cp.Chain.Path, prev)
+	}
+	return p.mergedIntoBase(prev, pl)
+}
+
+// seed creates the ledger of an approved spec.
+func (p *passState) seed(e *entry) error {
+	if ok, why := p.chainGate(e); !ok {
+		p.note(e.specPath, false, "%s", why)
+		return nil
+	}
+	if _, taken := p.repo.Orphans[e.ledgerPath]; taken {
+		p.note(e.specPath, true, "%s already holds another spec's ledger; rename one of the specs", e.ledgerPath)
+		return nil
+	}
+	bases := map[string]string{}
+	for _, m := range e.spec.Members() {
+		repo, _ := e.spec.MemberRepo(m)
+		sha, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, e.spec.Base)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			p.note(e.specPath, true, "base branch %s does not exist in %s; the spec is not seeded", e.spec.Base, repo)
+			return nil
+		}
+		bases[m] = sha
+	}
+	n, c := ledger.Seed(ledger.SeedInput{Spec: e.spec, SpecCommit: p.rep.Control, Bases: bases, Allowance: p.cfg.Defaults.Allowance})
+	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
+		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))})
+	}
+	return p.apply(e, n, c)
+}
+
+// requests performs every accepted request in order and reports the rest.
+func (p *passState) requests(e *entry) error {
+	for round := 0; round < 16; round++ {
+		applied := false
+		for _, rs := range e.l.RequestStates() {
+			if rs.Err != nil {
+				p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rs.Request.Line, Reason: "malformed: " + rs.Err.Error()})
+				continue
+			}
+			if rs.Refusal != "" {
+				continue
+			}
+			var (
+				n   *ledger.Ledger
+				c   ledger.Commit
+				err error
+			)
+			if rs.Request.Kind == ledger.RequestResnapshot {
+				approved, aerr := p.approvedSpec(e)
+				if aerr != nil {
+					return aerr
+				}
+				n, c, err = ledger.Amend(e.l, approved, e.spec, p.rep.Control, rs.Request)
+			} else {
+				n, c, err = ledger.ApplyRequest(e.l, rs.Request, p.now)
+			}
+			var rf *ledger.Refusal
+			if errors.As(err, &rf) {
+				p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rf.Request, Reason: rf.Reason})
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			interrupted := e.l.Pending != nil && n.Pending != nil
+			if err := p.apply(e, n, c); err != nil {
+				return err
+			}
+			if interrupted && rs.Request.Kind == ledger.RequestResume {
+				// `resume` at an interrupted stop runs the same dispatch
+				// again: the commit above is its write-ahead record.
+				if err := p.run(e); err != nil {
+					return err
+				}
+			}
+			applied = true
+			break
+		}
+		if !applied {
+			break
+		}
+	}
+	for _, rs := range e.l.RequestStates() {
+		if rs.Err == nil && rs.Refusal != "" {
+			p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rs.Request.Line, Reason: rs.Refusal})
+		}
+	}
+	return nil
+}
+
+// approvedSpec reads the spec as it was at the ledger's spec-commit.
+func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
+	commit := e.l.Delivery.Get(ledger.KeySpecCommit)
+	data, ok, err := p.r.o.Store.ReadFile(commit, e.specPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the approved spec at %s: %w", short(commit), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("the approved spec %s is not in control commit %s", e.specPath, short(commit))
+	}
+	sp, _ := specs.ParseSpec(parse.Parse(e.specPath, data), specs.Defaults{Repo: p.cfg.Defaults.Repo, Base: p.cfg.Defaults.Base})
+	return sp, nil
+}
+
+// contractChanged stops the entry spec-changed when the spec's contract is
+// no longer the approved one, at the points it would certify something.
+func (p *passState) contractChanged(e *entry) (bool, error) {
+	approved := e.l.Delivery.Get(ledger.KeyContract)
+	if approved == "" || approved == e.spec.Contract().Fingerprint() {
+		return false, nil
+	}
+	text := "the approved spec could not be read"
+	if old, err := p.approvedSpec(e); err == nil {
+		text = specs.DiffContracts(old.Contract(), e.spec.Contract()).String()
+	}
+	n, c := ledger.Stop(e.l, "spec-changed", fmt.Sprintf("the contract of %s changed from %s to %s", e.specPath, approved, e.spec.Contract().Fingerprint()), 0)
+	c.Text = text + "\n\n" + c.Text
+	return true, p.apply(e, n, c)
+}
+
+// step performs the next transition of the row loop, or reports that the
+// entry is done for this pass.
+func (p *passState) step(e *entry) (done bool, err error) {
+	a := ledger.Next(e.l, p.settings())
+	switch a.Kind {
+	case ledger.ActNone:
+		return true, nil
+	case ledger.ActSettle:
+		return p.settle(e)
+	case ledger.ActMigrate:
+		n, c := ledger.MigrateAllowance(e.l, p.cfg.Defaults.Allowance)
+		return false, p.apply(e, n, c)
+	case ledger.ActStop:
+		n, c := ledger.Stop(e.l, a.Reason, a.Detail, a.Target)
+		return false, p.apply(e, n, c)
+	case ledger.ActEscalate:
+		if changed, err := p.contractChanged(e); changed || err != nil {
+			return false, err
+		}
+		n, c := ledger.Escalate(e.l, a.Target, a.Model)
+		return false, p.apply(e, n, c)
+	case ledger.ActDispatch:
+		if changed, err := p.contractChanged(e); changed || err != nil {
+			return false, err
+		}
+		return p.dispatch(e, a)
+	case ledger.ActVerify:
+		return p.deliver(e)
+	}
+	return true, fmt.Errorf("unknown action %v", a.Kind)
+}
+
+// member returns a member's repository and base commit.
+func (p *passState) member(e *entry, m string) (repo, base string) {
+	repo, _ = e.spec.MemberRepo(m)
+	base = e.l.Base
+	if mm, ok := e.l.MemberMeta(m); ok {
+		base = mm.Base
+	}
+	return repo, base
+}
+
+func (p *passState) branch(e *entry) string {
+	if b := e.l.Delivery.Get(ledger.KeyBranch); b != "" {
+		return b
+	}
+	return specs.Branch(e.specPath)
+}
+
+// dispatch records a dispatch, pushes it (write-ahead), then runs the executor.
+func (p *passState) dispatch(e *entry, a ledger.Action) (bool, error) {
+	repo, base := p.member(e, a.Member)
+	branch := p.branch(e)
+	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		if !p.r.o.DryRun {
+			if err := p.r.o.GitHub.CreateBranch(p.ctx, repo, branch, base); err != nil {
+				return false, err
+			}
+		}
+		head = base
+	}
+	n, c := ledger.Dispatch(e.l, a, head, p.now)
+	if err := p.apply(e, n, c); err != nil {
+		return false, err
+	}
+	if p.r.o.DryRun {
+		return true, nil
+	}
+	return false, p.run(e)
+}
+
+// run pushes the outstanding dispatch and hands it to the executor. If the
+// push loses the race, the executor is not started.
+func (p *passState) run(e *entry) error {
+	if p.r.o.DryRun {
+		return nil
+	}
+	if err := p.push(); err != nil {
+		return err
+	}
+	pd := *e.l.Pending
+	repo, base := p.member(e, pd.Member)
+	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
+		Model: e.l.Delivery.Get(ledger.KeyModel), Plan: p.planFor(e)})
+	if err != nil {
+		return err
+	}
+	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
+		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base}
+	if p.r.o.CloneURL != nil {
+		task.CloneURL = p.r.o.CloneURL(repo)
+	}
+	if err := p.crash("executor:before"); err != nil {
+		return err
+	}
+	out, err := p.r.o.Executor.Run(p.ctx, task)
+	if err != nil {
+		return err
+	}
+	p.outcomes[e.ledgerPath] = out
+	if out.Err != nil {
+		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
+	}
+	return p.crash("executor:after")
+}
+
+// planFor names the plan a waves spec's agent follows.
+func (p *passState) planFor(e *entry) string {
+	if e.spec.Engine != specs.EngineWaves {
+		return ""
+	}
+	return p.cfg.PlanPath(e.specPath)
+}
+
+// settle observes the work branch after the pending SHA and settles the
+// outstanding dispatch.
+func (p *passState) settle(e *entry) (bool, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	branch := p.branch(e)
+	out, ranHere := p.outcomes[e.ledgerPath]
+	delete(p.outcomes, e.ledgerPath)
+	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty}
+	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && p.now.After(dt.Add(p.cfg.Executor.Timeout)) {
+		obs.RunOver = true
+	}
+	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
+	if err != nil {
+		return false, err
+	}
+	var boundary string
+	switch {
+	case !ok:
+		boundary = fmt.Sprintf("the work branch %s no longer exists in %s", branch, repo)
+	case head != pd.SHA:
+		cmp, err := p.r.o.GitHub.Compare(p.ctx, repo, pd.SHA, head)
+		if err != nil {
+			return false, err
+		}
+		if cmp.Status != "ahead" {
+			boundary = fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(pd.SHA))
+			break
+		}
+		for _, c := range cmp.Commits {
+			obs.Commits = append(obs.Commits, ledger.Return{SHA: c.SHA, Subject: c.Subject, Body: c.Body})
+		}
+		if len(obs.Commits) == 1 {
+			obs.Commits[0].ChangedFiles = cmp.Files
+		}
+	}
+	if boundary != "" {
+		n, c := ledger.Stop(e.l, "boundary", boundary, pd.Target)
+		return false, p.apply(e, n, c)
+	}
+	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
+		n, c := ledger.Stop(e.l, "harness-error", fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
+		return false, p.apply(e, n, c)
+	}
+	n, c, changed, err := ledger.Settle(e.l, obs)
+	if err != nil {
+		return false, err
+	}
+	if !changed {
+		p.note(e.specPath, false, "waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt))
+		return true, nil
+	}
+	return false, p.apply(e, n, c)
+}
+
+func describe(pd ledger.Pending) string {
+	if pd.Target == ledger.SeedTarget {
+		return "the seed of " + pd.Member
+	}
+	return fmt.Sprintf("row %d on %s", pd.Target, pd.Member)
+}

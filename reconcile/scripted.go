@@ -1,0 +1,158 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Behavior is what the scripted agent does with one dispatch.
+type Behavior string
+
+// Behaviors of the scripted agent: a conforming return, each kind of broken
+// one, or nothing at all.
+const (
+	Done       Behavior = "done"        // conforming `done` return
+	Fail       Behavior = "failed"      // conforming `failed` return
+	Needs      Behavior = "needs"       // `failed` whose blocker needs a person
+	Malformed  Behavior = "malformed"   // one commit that breaks the contract
+	NoCommit   Behavior = "none"        // the run ends without a commit
+	TwoCommits Behavior = "two-commits" // two conforming-looking commits
+	Dirty      Behavior = "dirty"       // uncommitted changes, no commit
+)
+
+// Script decides the scripted agent's behaviour for a target ("seed" or a
+// row number) on its n-th dispatch (1-based) and the model it was given.
+type Script func(target string, n int, model string) Behavior
+
+// ScriptedAgent returns an agent that answers each dispatch from its brief
+// alone, the way a shell script could: it reads the brief's key: value lines
+// and writes the return its script asks for. It exists for the demo and for
+// tests, which need each kind of return on purpose.
+func ScriptedAgent(script Script) AgentFunc {
+	var mu sync.Mutex
+	counts := map[string]int{}
+	return func(ctx context.Context, dir string, t Task) error {
+		kv := briefValues(t.Brief)
+		target := kv["target"]
+		key := t.Spec + "#" + kv["member"] + "#" + target
+		mu.Lock()
+		counts[key]++
+		nth := counts[key]
+		mu.Unlock()
+		b := script(target, nth, kv["model"])
+		iteration, _ := strconv.Atoi(kv["iteration"])
+		attempts, _ := strconv.Atoi(kv["attempts"])
+		g := execGit{dir: dir, env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+			"GIT_COMMITTER_NAME=scripted-agent", "GIT_COMMITTER_EMAIL=agent@example.com"}}
+		write := func(name, content string) error {
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(p, []byte(content), 0o644)
+		}
+		commit := func(msg string, allowEmpty bool) error {
+			if _, err := g.out(ctx, "add", "-A"); err != nil {
+				return err
+			}
+			args := []string{"commit", "--quiet", "-m", msg}
+			if allowEmpty {
+				args = append(args, "--allow-empty")
+			}
+			_, err := g.out(ctx, args...)
+			return err
+		}
+		head := fmt.Sprintf("pending: %s\niteration: %d\n\n", kv["pending"], iteration+1)
+		if target == "seed" {
+			if b == NoCommit {
+				return nil
+			}
+			var rows []string
+			var first string
+			for _, n := range seedRows(t.Brief) {
+				rows = append(rows, fmt.Sprintf("| %s | open | 0 | test -f rows/row-%s.txt; FAIL: missing |", n, n))
+				if first == "" {
+					first = "row " + n
+				}
+			}
+			if first == "" {
+				first = "none"
+			}
+			msg := fmt.Sprintf("loop: seed evidence\n\n%s%s\n\nrow 0 done | seeded %d rows, closed 0 on baseline | %s\n", head, strings.Join(rows, "\n"), len(rows), first)
+			if b == Malformed {
+				msg = "loop: seed evidence\n\nI looked around and everything seems fine.\n"
+			}
+			return commit(msg, true)
+		}
+		n := target
+		switch b {
+		case NoCommit:
+			return nil
+		case Dirty:
+			return write(fmt.Sprintf("rows/row-%s.txt", n), "half done\n")
+		case Malformed:
+			if err := write(fmt.Sprintf("rows/row-%s.txt", n), fmt.Sprintf("done in iteration %d\n", iteration+1)); err != nil {
+				return err
+			}
+			return commit(fmt.Sprintf("Implement row %s\n\nAll good, trust me.\n", n), false)
+		}
+		status, evidence, decision := "done", fmt.Sprintf("test -f rows/row-%s.txt; ok", n), fmt.Sprintf("row %s done | wrote rows/row-%s.txt on attempt %d | next row", n, n, attempts+1)
+		file := fmt.Sprintf("rows/row-%s.txt", n)
+		switch b {
+		case Fail, Needs:
+			status = "failed"
+			file = fmt.Sprintf("rows/attempt-%s-%d.txt", n, attempts+1)
+			evidence = fmt.Sprintf("test -f rows/row-%s.txt; FAIL: still missing after attempt %d", n, attempts+1)
+			decision = fmt.Sprintf("row %s failed | attempt %d did not get there | try a different approach", n, attempts+1)
+			if b == Needs {
+				decision = fmt.Sprintf("row %s failed | the fixture server is unreachable | needs a staging token", n)
+			}
+		}
+		if err := write(file, fmt.Sprintf("iteration %d\n", iteration+1)); err != nil {
+			return err
+		}
+		msg := fmt.Sprintf("loop: row %s %s\n\n%s| %s | %s | %d | %s |\n\n%s\n", n, status, head, n, status, attempts+1, evidence, decision)
+		if err := commit(msg, false); err != nil {
+			return err
+		}
+		if b == TwoCommits {
+			if err := write(file+".more", "more\n"); err != nil {
+				return err
+			}
+			return commit(msg, false)
+		}
+		return nil
+	}
+}
+
+// briefValues reads the brief's key: value lines (the first occurrence of
+// each key wins: the return template repeats some of them).
+func briefValues(brief string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(brief, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok || strings.ContainsAny(k, "`#|") {
+			continue
+		}
+		if _, seen := out[k]; !seen {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var seedRowRE = regexp.MustCompile(`(?m)^- row ([0-9]+): `)
+
+func seedRows(brief string) []string {
+	var out []string
+	for _, m := range seedRowRE.FindAllStringSubmatch(brief, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

@@ -1,0 +1,520 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+)
+
+// ErrPushRejected reports that the control branch moved under a push: some
+// other reconciler (or a person) pushed first. The pass fetches, re-plans
+// from the new head and tries again; it never force-pushes.
+var ErrPushRejected = errors.New("control branch moved: push rejected")
+
+// ErrDirtyCheckout reports a local control checkout with uncommitted changes
+// on the control branch, which a pass would otherwise have to overwrite.
+var ErrDirtyCheckout = errors.New("the control checkout has uncommitted changes on the control branch")
+
+// StoreOptions say where the control repository is.
+type StoreOptions struct {
+	// Control is a local path or a URL. A URL, a bare repository, or a
+	// checkout with an origin remote is cloned into CacheDir and pushed to;
+	// a checkout without a remote is committed to in place.
+	Control string
+	// Branch is the control branch; when empty, gallivant.yaml at main (or
+	// master) decides.
+	Branch string
+	// CacheDir holds clones of remote control repositories.
+	CacheDir string
+	// Token authenticates https remotes; it never appears in logs or errors.
+	Token string
+	// AuthorName and AuthorEmail sign the loop: commits.
+	AuthorName, AuthorEmail string
+}
+
+// Store is the control repository: read the documents at the control branch
+// head, commit transitions on top of it, push with compare-and-swap.
+type Store struct {
+	repo     *git.Repository
+	dir      string
+	inPlace  bool // a local checkout without a remote
+	worktree bool // inPlace and non-bare: keep the work tree in step
+	branch   string
+	auth     transport.AuthMethod
+	author   object.Signature
+	head     plumbing.Hash // the commit the pass planned from
+	tip      plumbing.Hash // head plus this pass's unpushed commits
+}
+
+// OpenStore opens (cloning if needed) the control repository.
+func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
+	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}}
+	if s.author.Name == "" {
+		s.author.Name = "gallivant"
+	}
+	if s.author.Email == "" {
+		s.author.Email = "gallivant@users.noreply.github.com"
+	}
+	if opts.Token != "" {
+		s.auth = &githttp.BasicAuth{Username: "x-access-token", Password: opts.Token}
+	}
+	remote := ""
+	if isURL(opts.Control) {
+		remote = opts.Control
+	} else {
+		p := opts.Control
+		if p == "" {
+			p = "."
+		}
+		repo, err := git.PlainOpenWithOptions(p, &git.PlainOpenOptions{DetectDotGit: true})
+		if err != nil {
+			return nil, fmt.Errorf("open control repository %s: %w", p, err)
+		}
+		cfg, err := repo.Config()
+		if err != nil {
+			return nil, fmt.Errorf("read control repository config: %w", err)
+		}
+		wt, wtErr := repo.Worktree()
+		switch {
+		case cfg.Core.IsBare:
+			abs, _ := filepath.Abs(p)
+			remote = "file://" + abs
+		case cfg.Remotes["origin"] != nil && len(cfg.Remotes["origin"].URLs) > 0:
+			remote = cfg.Remotes["origin"].URLs[0]
+			if !isURL(remote) && !filepath.IsAbs(remote) {
+				remote = filepath.Join(wt.Filesystem.Root(), remote)
+			}
+			if !isURL(remote) {
+				remote = "file://" + remote
+			}
+		default:
+			s.repo, s.inPlace, s.worktree = repo, true, wtErr == nil
+			s.dir = p
+			if wtErr == nil {
+				s.dir = wt.Filesystem.Root()
+			}
+		}
+	}
+	if remote != "" {
+		if opts.CacheDir == "" {
+			return nil, errors.New("a remote control repository needs a cache directory")
+		}
+		sum := sha256.Sum256([]byte(redact(remote)))
+		s.dir = filepath.Join(opts.CacheDir, "control", hex.EncodeToString(sum[:8]))
+		repo, err := git.PlainOpen(s.dir)
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			repo, err = git.PlainInit(s.dir, true)
+			if err == nil {
+				_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{remote}})
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("open the control cache %s: %w", s.dir, err)
+		}
+		s.repo = repo
+	}
+	s.branch = opts.Branch
+	if err := s.Sync(ctx); err != nil {
+		return nil, err
+	}
+	if s.branch == "" {
+		// gallivant.yaml at the default branch names the control branch.
+		if data, ok, _ := s.ReadFile(s.head.String(), specs.ConfigFile); ok {
+			if cfg, _ := specs.ParseConfig(specs.ConfigFile, data); cfg.Control.Branch != s.branch {
+				s.branch = cfg.Control.Branch
+				if err := s.Sync(ctx); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+func isURL(s string) bool { return strings.Contains(s, "://") || strings.HasPrefix(s, "git@") }
+
+// redact removes credentials from a URL before it is shown or hashed.
+func redact(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if at := strings.LastIndex(u[i+3:], "@"); at >= 0 && !strings.Contains(u[i+3:i+3+at], "/") {
+			return u[:i+3] + u[i+3+at+1:]
+		}
+	}
+	return u
+}
+
+// Sync fetches the control branch and plans from its head, dropping any
+// commit a crashed pass left unpushed.
+func (s *Store) Sync(ctx context.Context) error {
+	if s.inPlace {
+		name := s.branch
+		if name == "" {
+			name = s.defaultBranch()
+		}
+		ref, err := s.repo.Reference(plumbing.NewBranchReferenceName(name), true)
+		if err != nil {
+			return fmt.Errorf("control branch %s: %w", name, err)
+		}
+		s.branch, s.head, s.tip = name, ref.Hash(), ref.Hash()
+		return nil
+	}
+	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", Auth: s.auth, Force: true, Prune: true,
+		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return fmt.Errorf("fetch the control repository: %w", scrub(err))
+	}
+	if s.branch == "" {
+		s.branch = s.defaultBranch()
+	}
+	ref, err := s.repo.Reference(plumbing.NewRemoteReferenceName("origin", s.branch), true)
+	if err != nil {
+		return fmt.Errorf("control branch %s does not exist on the remote: %w", s.branch, err)
+	}
+	s.head, s.tip = ref.Hash(), ref.Hash()
+	return s.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(s.branch), s.head))
+}
+
+func (s *Store) defaultBranch() string {
+	for _, b := range []string{"main", "master"} {
+		name := plumbing.NewBranchReferenceName(b)
+		if !s.inPlace {
+			name = plumbing.NewRemoteReferenceName("origin", b)
+		}
+		if _, err := s.repo.Reference(name, true); err == nil {
+			return b
+		}
+	}
+	return "main"
+}
+
+// scrub keeps tokens out of errors: go-git errors can carry URLs.
+func scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(redact(err.Error()))
+}
+
+// Branch returns the control branch.
+func (s *Store) Branch() string { return s.branch }
+
+// Head returns the control commit the pass plans from.
+func (s *Store) Head() string { return s.head.String() }
+
+// Tip returns the newest local commit, head plus unpushed transitions.
+func (s *Store) Tip() string { return s.tip.String() }
+
+// Dir returns where the store's repository lives.
+func (s *Store) Dir() string { return s.dir }
+
+// Files reads every document under dirs (and the configuration) at the
+// tip. Unreadable entries become diagnostics naming the file.
+func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
+	var diags parse.Diagnostics
+	c, err := s.repo.CommitObject(s.tip)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
+	}
+	root, err := c.Tree()
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []specs.File
+	seen := map[string]bool{}
+	add := func(p string, f *object.File) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		if f.Mode == filemode.Symlink {
+			diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed")
+			return
+		}
+		if f.Size > parse.MaxSize {
+			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, parse.RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", f.Size, parse.MaxSize)
+			return
+		}
+		r, err := f.Reader()
+		if err != nil {
+			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
+			return
+		}
+		defer r.Close()
+		data, err := io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
+		if err != nil {
+			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
+			return
+		}
+		files = append(files, specs.File{Path: p, Data: data})
+	}
+	if f, err := root.File(specs.ConfigFile); err == nil {
+		add(specs.ConfigFile, f)
+	}
+	for _, d := range dirs {
+		t := root
+		if d != "." {
+			if t, err = root.Tree(d); err != nil {
+				continue
+			}
+		}
+		err := t.Files().ForEach(func(f *object.File) error {
+			p := path.Join(d, f.Name)
+			if d == "." {
+				p = f.Name
+			}
+			base := path.Base(p)
+			if strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(p) {
+				add(p, f)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, diags, err
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, diags, nil
+}
+
+func hiddenDir(p string) bool {
+	for _, part := range strings.Split(path.Dir(p), "/") {
+		if strings.HasPrefix(part, ".") && part != "." {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFile reads one file at a commit; ok is false when it does not exist.
+func (s *Store) ReadFile(commit, p string) (data []byte, ok bool, err error) {
+	c, err := s.repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, false, fmt.Errorf("read control commit %s: %w", short(commit), err)
+	}
+	f, err := c.File(p)
+	if errors.Is(err, object.ErrFileNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return nil, false, err
+	}
+	defer r.Close()
+	data, err = io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
+	return data, err == nil, err
+}
+
+// Commit writes content at path on top of the tip and returns the new
+// commit. It changes exactly one file.
+func (s *Store) Commit(p string, content []byte, message string, when time.Time) (string, error) {
+	parent, err := s.repo.CommitObject(s.tip)
+	if err != nil {
+		return "", err
+	}
+	blob := s.repo.Storer.NewEncodedObject()
+	blob.SetType(plumbing.BlobObject)
+	w, err := blob.Writer()
+	if err != nil {
+		return "", err
+	}
+	if _, err := w.Write(content); err != nil {
+		return "", err
+	}
+	w.Close()
+	bh, err := s.repo.Storer.SetEncodedObject(blob)
+	if err != nil {
+		return "", err
+	}
+	tree, err := s.replace(parent.TreeHash, strings.Split(p, "/"), bh)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	sig := s.author
+	sig.When = when
+	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree, ParentHashes: []plumbing.Hash{s.tip}}
+	obj := s.repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return "", err
+	}
+	h, err := s.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return "", err
+	}
+	s.tip = h
+	return h.String(), nil
+}
+
+// replace returns a tree like tree with the file at parts set to blob,
+// creating directories as needed.
+func (s *Store) replace(tree plumbing.Hash, parts []string, blob plumbing.Hash) (plumbing.Hash, error) {
+	var entries []object.TreeEntry
+	if !tree.IsZero() {
+		t, err := s.repo.TreeObject(tree)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, t.Entries...)
+	}
+	name := parts[0]
+	idx := -1
+	for i, e := range entries {
+		if e.Name == name {
+			idx = i
+		}
+	}
+	var entry object.TreeEntry
+	if len(parts) == 1 {
+		entry = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}
+	} else {
+		sub := plumbing.ZeroHash
+		if idx >= 0 {
+			if entries[idx].Mode != filemode.Dir {
+				return plumbing.ZeroHash, fmt.Errorf("%s is a file, not a directory", name)
+			}
+			sub = entries[idx].Hash
+		}
+		h, err := s.replace(sub, parts[1:], blob)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entry = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+	}
+	if idx >= 0 {
+		entries[idx] = entry
+	} else {
+		entries = append(entries, entry)
+	}
+	// Git orders tree entries by name, comparing a directory as name + "/".
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
+	t := &object.Tree{Entries: entries}
+	obj := s.repo.Storer.NewEncodedObject()
+	if err := t.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.repo.Storer.SetEncodedObject(obj)
+}
+
+// Unpushed reports whether the tip holds commits the remote lacks.
+func (s *Store) Unpushed() bool { return s.tip != s.head }
+
+// Push publishes the tip with compare-and-swap on the head the pass planned
+// from. A moved branch is ErrPushRejected; it never force-pushes.
+func (s *Store) Push(ctx context.Context) error {
+	if !s.Unpushed() {
+		return nil
+	}
+	ref := plumbing.NewBranchReferenceName(s.branch)
+	if s.inPlace {
+		if s.worktree {
+			wt, err := s.repo.Worktree()
+			if err != nil {
+				return err
+			}
+			st, err := wt.Status()
+			if err != nil {
+				return err
+			}
+			if head, _ := s.repo.Head(); head != nil && head.Name() == ref && !st.IsClean() {
+				return ErrDirtyCheckout
+			}
+		}
+		err := s.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(ref, s.tip), plumbing.NewHashReference(ref, s.head))
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrPushRejected, err)
+		}
+		if head, _ := s.repo.Head(); s.worktree && head != nil && head.Name() == ref {
+			wt, _ := s.repo.Worktree()
+			if err := wt.Reset(&git.ResetOptions{Commit: s.tip, Mode: git.HardReset}); err != nil {
+				return fmt.Errorf("update the control work tree: %w", err)
+			}
+		}
+		s.head = s.tip
+		return nil
+	}
+	if err := s.repo.Storer.SetReference(plumbing.NewHashReference(ref, s.tip)); err != nil {
+		return err
+	}
+	spec := config.RefSpec(ref.String() + ":" + ref.String())
+	err := s.repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: s.auth, RefSpecs: []config.RefSpec{spec},
+		RequireRemoteRefs: []config.RefSpec{config.RefSpec(s.head.String() + ":" + ref.String())}})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+		s.head = s.tip
+		return nil
+	case rejected(err):
+		return fmt.Errorf("%w: %v", ErrPushRejected, scrub(err))
+	}
+	return fmt.Errorf("push the control branch: %w", scrub(err))
+}
+
+// rejected recognizes go-git's push rejections: the client-side
+// fast-forward check, the RequireRemoteRefs lease, and receive-pack's
+// locked compare-and-swap. go-git returns them as plain errors.
+func rejected(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"non-fast-forward", "failed to update ref", "remote ref", "stale", "cannot lock ref", "fetch first"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// LogEntry is one commit touching a path.
+type LogEntry struct {
+	SHA     string
+	When    time.Time
+	Subject string
+	Message string
+}
+
+// Log returns the commits that changed p, newest first, from the tip.
+func (s *Store) Log(p string, limit int) ([]LogEntry, error) {
+	iter, err := s.repo.Log(&git.LogOptions{From: s.tip, FileName: &p})
+	if err != nil {
+		return nil, err
+	}
+	defer iter.Close()
+	var out []LogEntry
+	err = iter.ForEach(func(c *object.Commit) error {
+		if limit > 0 && len(out) >= limit {
+			return errStop
+		}
+		subject, _, _ := strings.Cut(c.Message, "\n")
+		out = append(out, LogEntry{SHA: c.Hash.String(), When: c.Committer.When, Subject: subject, Message: c.Message})
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	return out, nil
+}
+
+var errStop = errors.New("stop")
