@@ -254,7 +254,7 @@ func (p *passState) crash(point string) error {
 		return nil
 	}
 	if err := p.r.o.Crash(point); err != nil {
-		return fmt.Errorf("%w at %s: %v", errCrash, point, err)
+		return fmt.Errorf("%w at %s: %w", errCrash, point, err)
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ import (
 	"github.com/gallivant/gallivant/specs"
 )
 
+// quiet discards log output.
+var quiet = slog.New(slog.NewTextHandler(ioDiscard{}, nil))
+
 // clock is a settable test clock.
 type clock struct {
 	mu sync.Mutex

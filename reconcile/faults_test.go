@@ -1,0 +1,171 @@
+package reconcile
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubtest"
+)
+
+// GitHub failing during a pass delays transitions but never corrupts a
+// ledger: the entry is reported and picked up again on the next pass.
+func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
+	faults := []githubtest.Fault{
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultStatus, Status: 502},
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultTimeout},
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultRateLimit},
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultSecondary429, RetryAfter: 600},
+		{Method: "POST", Path: `/git/refs$`, Kind: githubtest.FaultStatus, Status: 500},
+	}
+	for _, f := range faults {
+		t.Run(f.Path+string(rune('0'+f.Kind)), func(t *testing.T) {
+			r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/other.md": specWith(1, "")})
+			remove := r.gh.InjectFault(f)
+			rep, err := r.reconciler(func(o *Options) {
+				gh, _ := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Timeout: 200 * time.Millisecond, Attempts: 2, Logger: o.Log,
+					Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
+				o.GitHub = gh
+			}).Pass(context.Background())
+			if err != nil {
+				t.Fatalf("the pass failed instead of delaying: %v", err)
+			}
+			problems := 0
+			for _, n := range rep.Notes {
+				if n.Problem {
+					problems++
+				}
+			}
+			if problems == 0 {
+				t.Errorf("the GitHub failure was not reported: %+v", rep.Notes)
+			}
+			// Whatever was committed is a well-formed ledger.
+			for _, s := range []string{"plans/feature-ledger.md", "plans/other-ledger.md"} {
+				if out := run(t, r.control, "git", "ls-tree", "main", s); out != "" {
+					r.ledger(s)
+				}
+			}
+			remove()
+			r.pass()
+			rep = r.pass()
+			for _, s := range []string{"plans/feature-ledger.md", "plans/other-ledger.md"} {
+				if l := r.ledger(s); l.Rows[0].Status != ledger.Done {
+					t.Errorf("%s did not finish after the fault cleared: %+v", s, l.Rows[0])
+				}
+			}
+		})
+	}
+}
+
+// A push race inside receive-pack's window (an update hook moves main) is
+// retried from the new head; history stays linear and nothing is lost.
+func TestPushRaceIsRetried(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	hook := filepath.Join(r.control, "hooks", "update")
+	script := `#!/bin/sh
+# On the first push, someone else moves the branch first.
+[ -f "$GIT_DIR/raced" ] && exit 0
+touch "$GIT_DIR/raced"
+tree=$(git rev-parse "$2^{tree}")
+new=$(echo "a person's commit" | GIT_AUTHOR_NAME=p GIT_AUTHOR_EMAIL=p@x GIT_COMMITTER_NAME=p GIT_COMMITTER_EMAIL=p@x git commit-tree "$tree" -p "$2")
+git update-ref "$1" "$new" "$2"
+`
+	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.pass()
+	if rep.Retries == 0 {
+		t.Errorf("the race was not hit")
+	}
+	subjects := r.subjects()
+	if !slices.Contains(subjects, "a person's commit") {
+		t.Errorf("the racing commit was lost: %v", subjects)
+	}
+	if merges := run(t, r.control, "git", "rev-list", "--merges", "--count", "main"); merges != "0" {
+		t.Errorf("history is not linear: %s merges", merges)
+	}
+	if l := r.ledger(ledgerPath); l.Rows[0].Status != ledger.Done {
+		t.Errorf("the entry did not finish: %+v", l.Rows[0])
+	}
+	seen := map[string]bool{}
+	for _, task := range r.runs {
+		if seen[task.Pending.String()] {
+			t.Errorf("dispatch %s ran twice", task.Pending)
+		}
+		seen[task.Pending.String()] = true
+	}
+}
+
+// A hostile return is refused without touching other entries.
+func TestHostileReturnsAreRefused(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/other.md": specWith(1, "")})
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		if task.Spec != "specs/feature.md" || task.Pending.Target == ledger.SeedTarget {
+			return ScriptedAgent(func(string, int, string) Behavior { return Done })(ctx, dir, task)
+		}
+		kv := briefValues(task.Brief)
+		body := "loop: row 1 done\n\npending: " + kv["pending"] + "\niteration: 2\n\n| 1 | done | 1 | go test ./x -run T; ok |\n\nrow 1 done | <script>alert(1)</script> ## Delivery\nstop: | x\n" + strings.Repeat("\x1b[2J", 10) + strings.Repeat("A", 1<<20)
+		os.WriteFile(filepath.Join(dir, "evil.txt"), []byte(kv["iteration"]), 0o644)
+		g := execGit{dir: dir, env: []string{"GIT_AUTHOR_NAME=evil", "GIT_AUTHOR_EMAIL=e@x", "GIT_COMMITTER_NAME=evil", "GIT_COMMITTER_EMAIL=e@x"}}
+		g.out(ctx, "add", "-A")
+		msg := filepath.Join(t.TempDir(), "msg")
+		os.WriteFile(msg, []byte(body), 0o644)
+		_, err := g.out(ctx, "commit", "--quiet", "-F", msg)
+		return err
+	}
+	r.pass()
+	l := r.ledger("plans/feature-ledger.md")
+	if row := l.Rows[0]; row.Status != ledger.Failed || !strings.Contains(row.Evidence, ": the commit message is 1048") {
+		t.Errorf("the hostile return was not refused as a miss: %+v", row)
+	}
+	// Two refused attempts exhaust allowance 2 (rule 2 precedes rule 3).
+	if reason, _, stopped := l.Stop(); !stopped || reason != "allowance" {
+		t.Errorf("stop %q, want allowance", reason)
+	}
+	if o := r.ledger("plans/other-ledger.md"); o.Rows[0].Status != ledger.Done {
+		t.Errorf("the other entry was disturbed: %+v", o.Rows[0])
+	}
+	// The refusal commit quotes nothing that could break the ledger.
+	data := run(t, r.control, "git", "show", "main:plans/feature-ledger.md")
+	if strings.Contains(data, "<script") || strings.Contains(data, "\x1b") {
+		t.Errorf("hostile text reached the ledger:\n%s", data)
+	}
+}
+
+// A local control repository without a remote is committed to in place.
+func TestStoreInPlace(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	local := filepath.Join(t.TempDir(), "control")
+	run(t, filepath.Dir(local), "git", "clone", "--quiet", r.control, "control")
+	run(t, local, "git", "remote", "remove", "origin")
+	st, err := OpenStore(context.Background(), StoreOptions{Control: local})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, _ := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
+	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Agent: r.agent}
+	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet}).Pass(context.Background())
+	if err != nil || len(rep.Transitions) != 5 {
+		t.Fatalf("in-place pass: %v %v", err, subjectsOf(rep))
+	}
+	// The work tree follows the branch: the ledger is on disk and clean.
+	if _, err := os.Stat(filepath.Join(local, ledgerPath)); err != nil {
+		t.Errorf("the ledger is not in the work tree: %v", err)
+	}
+	if st := run(t, local, "git", "status", "--porcelain"); st != "" {
+		t.Errorf("the work tree is dirty after the pass:\n%s", st)
+	}
+	// Uncommitted changes are never overwritten.
+	os.WriteFile(filepath.Join(local, "specs/feature.md"), []byte("local edit\n"), 0o644)
+	r.script = func(string, int, string) Behavior { return Done }
+	st2, _ := OpenStore(context.Background(), StoreOptions{Control: local})
+	st2.Commit("plans/x.md", []byte("x"), "loop: test", r.clock.now())
+	if err := st2.Push(context.Background()); err == nil || !strings.Contains(err.Error(), "uncommitted changes") {
+		t.Errorf("a dirty checkout was overwritten: %v", err)
+	}
+}
