@@ -286,7 +286,7 @@ func admitRow(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	}
 	return nl, Commit{
 		Subject:  fmt.Sprintf("loop: record %s row %d", l.Pending.Member, n),
-		Sentence: fmt.Sprintf("Admitted %s for row %d: %s after %d attempts.", short(r.SHA), n, got.Status, got.Attempts),
+		Sentence: fmt.Sprintf("Admitted %s for row %d: %s after %s.", short(r.SHA), n, got.Status, plural(got.Attempts, "attempt")),
 		Trailers: []Trailer{{TrailerHead, r.SHA}},
 	}, nil
 }
@@ -345,6 +345,13 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 		Sentence: fmt.Sprintf("Admitted the seed %s for %s: %d rows with baseline evidence, %d already closed.", short(r.SHA), member, len(want), closed),
 		Trailers: []Trailer{{TrailerHead, r.SHA}},
 	}, nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // settled clears what belongs to the outstanding dispatch.

@@ -36,7 +36,7 @@ func StopText(l *Ledger, reason, detail string, target int) string {
 	if target > 0 && l.Escalated(target) && l.Delivery.Get(KeyModel) == "" {
 		b.WriteString("escalated round spent\n")
 	}
-	b.WriteString("Recommendation: " + recommendation(l, reason, target) + "\n")
+	b.WriteString("Recommendation: " + Recommendation(l, reason, target) + "\n")
 	return b.String()
 }
 
@@ -65,7 +65,8 @@ func ClearingRequests(reason string) []string {
 	return nil
 }
 
-func recommendation(l *Ledger, reason string, target int) string {
+// Recommendation says which request clears a stop and why, or `none - why`.
+func Recommendation(l *Ledger, reason string, target int) string {
 	switch reason {
 	case "allowance":
 		return fmt.Sprintf("retry %d | <hint> - one more attempt for row %d with guidance; rows +N raises every row's allowance instead", target, target)

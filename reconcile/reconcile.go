@@ -43,8 +43,8 @@ type Options struct {
 	// executor run); a non-nil error aborts the pass there. Tests use it to
 	// prove that a pass can die anywhere.
 	Crash func(point string) error
-	// PushAttempts bounds how often a pass re-plans after a rejected push; 5
-	// when 0.
+	// PushAttempts bounds how often a pass re-plans after a rejected push;
+	// 10 when 0.
 	PushAttempts int
 }
 
@@ -62,7 +62,7 @@ func New(o Options) *Reconciler {
 		o.Log = slog.Default()
 	}
 	if o.PushAttempts == 0 {
-		o.PushAttempts = 5
+		o.PushAttempts = 10
 	}
 	if o.Executor == nil {
 		o.Executor = NoneExecutor{}
@@ -114,8 +114,12 @@ type Report struct {
 // number of times. The error is non-nil only when the pass could not run.
 func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 	var retries int
+	// Outcomes of executors that ran survive a re-plan: the agent's work is
+	// on the work branch either way, and a re-planned pass must not think
+	// the run is still going.
+	outcomes := map[string]Outcome{}
 	for {
-		rep, err := r.pass(ctx)
+		rep, err := r.pass(ctx, outcomes)
 		if rep != nil {
 			rep.Retries = retries
 		}
@@ -123,7 +127,7 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 			return rep, err
 		}
 		retries++
-		wait := time.Duration(50+rand.IntN(200*retries)) * time.Millisecond
+		wait := time.Duration(20+rand.IntN(100<<min(retries, 5))) * time.Millisecond
 		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
 		if err := sleepCtx(ctx, wait); err != nil {
 			return rep, err
@@ -132,12 +136,12 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 }
 
 // pass is one attempt; its state lives in a passState.
-func (r *Reconciler) pass(ctx context.Context) (*Report, error) {
+func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Report, error) {
 	st := r.o.Store
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	p := &passState{r: r, ctx: ctx, rep: &Report{Control: st.Head()}, now: r.o.Clock().UTC(), outcomes: map[string]Outcome{}}
+	p := &passState{r: r, ctx: ctx, rep: &Report{Control: st.Head()}, now: r.o.Clock().UTC(), outcomes: outcomes}
 	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
 	if err != nil {
 		return p.rep, err
@@ -193,8 +197,8 @@ type passState struct {
 	repo *ledger.Repo
 	rep  *Report
 	now  time.Time
-	// outcomes holds what a synchronous executor reported this pass, by
-	// ledger path, for settling in the same pass.
+	// outcomes holds what a synchronous executor reported this pass, keyed
+	// by outcomeKey, for settling the same dispatch in the same pass.
 	outcomes map[string]Outcome
 }
 
@@ -646,7 +650,7 @@ func (p *passState) run(e *entry) error {
 	if err != nil {
 		return err
 	}
-	p.outcomes[e.ledgerPath] = out
+	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
 	if out.Err != nil {
 		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
@@ -667,8 +671,8 @@ func (p *passState) settle(e *entry) (bool, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
 	branch := p.branch(e)
-	out, ranHere := p.outcomes[e.ledgerPath]
-	delete(p.outcomes, e.ledgerPath)
+	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
+	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
 	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty}
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && p.now.After(dt.Add(p.cfg.Executor.Timeout)) {
 		obs.RunOver = true
@@ -715,6 +719,10 @@ func (p *passState) settle(e *entry) (bool, error) {
 	}
 	return false, p.apply(e, n, c)
 }
+
+// outcomeKey names one dispatch: an outcome only ever settles the dispatch
+// it came from, never a later one another reconciler started.
+func outcomeKey(ledgerPath string, pd ledger.Pending) string { return ledgerPath + "|" + pd.String() }
 
 func describe(pd ledger.Pending) string {
 	if pd.Target == ledger.SeedTarget {

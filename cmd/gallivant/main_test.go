@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
+	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strconv"
 	"testing"
 
+	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -23,14 +26,69 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
-			// Scripts must not inherit the CI runner's GitHub Actions mode.
-			env.Setenv("GITHUB_ACTIONS", "")
+			// Scripts must not inherit the CI runner's GitHub Actions mode,
+			// tokens or git configuration.
+			for _, k := range []string{"GITHUB_ACTIONS", "GITHUB_TOKEN", "GH_TOKEN", "GITHUB_API_URL"} {
+				env.Setenv(k, "")
+			}
+			env.Setenv("GALLIVANT_CACHE", env.WorkDir+"/.cache")
+			env.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+				env.Setenv(k, "Script Person")
+			}
+			for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+				env.Setenv(k, "person@example.com")
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
+			"github":   cmdGitHub,
+			"gitrepo":  cmdGitRepo,
 		},
 	})
+}
+
+// cmdGitHub starts the GitHub stand-in in the test process with the named
+// repositories and points the script at it: `github owner/name...` sets
+// GITHUB_API_URL and GITHUB_TOKEN.
+func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: github owner/name...")
+	}
+	s, err := githubtest.New(githubtest.Options{Dir: ts.MkAbs(".github-state")})
+	if err != nil {
+		ts.Fatalf("github: %v", err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	ts.Defer(srv.Close)
+	s.SetURL(srv.URL)
+	for _, r := range args {
+		if err := s.CreateRepo(r, "main"); err != nil {
+			ts.Fatalf("github: %v", err)
+		}
+	}
+	ts.Setenv("GITHUB_API_URL", s.APIURL())
+	ts.Setenv("GITHUB_TOKEN", s.MainToken())
+	ts.Setenv("GIT_URL", srv.URL)
+}
+
+// cmdGitRepo turns a directory of the script into a git repository with
+// one commit of its files: `gitrepo dir`.
+func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gitrepo dir")
+	}
+	dir := ts.MkAbs(args[0])
+	for _, a := range [][]string{{"init", "--quiet", "--initial-branch=main"}, {"add", "-A"}, {"commit", "--quiet", "-m", "Approve specs"}} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@x", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			ts.Fatalf("git %v: %v\n%s", a, err, out)
+		}
+	}
 }
 
 // cmdExitcode runs `exitcode N prog args...` and fails unless prog exits with

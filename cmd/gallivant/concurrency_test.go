@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubtest"
+)
+
+// shellAgent answers dispatches from the brief alone and logs each run.
+const shellAgent = `#!/bin/sh
+set -eu
+get() { sed -n "s/^$1: //p" "$GALLIVANT_TASK" | head -n 1; }
+target=$(get target); pending=$(get pending); iteration=$(get iteration); attempts=$(get attempts)
+next=$((iteration + 1))
+echo "$GALLIVANT_SPEC $pending" >> "$RUNLOG"
+if [ "$target" = seed ]; then
+  body=""; k=0; first=""
+  for n in $(sed -n 's/^- row \([0-9]*\): .*/\1/p' "$GALLIVANT_TASK"); do
+    body="$body| $n | open | 0 | test -f row-$n.txt; FAIL: missing |
+"
+    k=$((k + 1)); [ -n "$first" ] || first="row $n"
+  done
+  printf 'loop: seed evidence\n\npending: %s\niteration: %s\n\n%s\nrow 0 done | seeded %s rows, closed 0 on baseline | %s\n' "$pending" "$next" "$body" "$k" "$first" | git commit --quiet --allow-empty -F -
+else
+  echo "$next" > "row-$target.txt"; git add -A
+  printf 'loop: row %s done\n\npending: %s\niteration: %s\n\n| %s | done | %s | test -f row-%s.txt; ok |\n\nrow %s done | wrote row-%s.txt in iteration %s | next\n' "$target" "$pending" "$next" "$target" "$((attempts + 1))" "$target" "$target" "$target" "$next" | git commit --quiet -F -
+fi
+`
+
+func gitCmd(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=p", "GIT_AUTHOR_EMAIL=p@x", "GIT_COMMITTER_NAME=p", "GIT_COMMITTER_EMAIL=p@x")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Four real reconciler processes on one control repository, repeatedly:
+// history stays linear, each dispatch runs exactly once, nothing is lost.
+func TestConcurrentReconcilers(t *testing.T) {
+	bin := gallivantBinary(t)
+	gh, err := githubtest.New(githubtest.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gh.Handler())
+	defer srv.Close()
+	gh.SetURL(srv.URL)
+	gh.CreateRepo("acme/api", "main")
+	work := t.TempDir()
+	agent := filepath.Join(work, "agent.sh")
+	os.WriteFile(agent, []byte(shellAgent), 0o755)
+	runlog := filepath.Join(work, "runs.log")
+	src := filepath.Join(work, "src")
+	files := map[string]string{
+		"gallivant.yaml": "defaults:\n  repo: acme/api\n  escalate_after: 9\nexecutor:\n  kind: command\n  command: [\"sh\", \"-c\", \"exec sh \\\"$AGENT\\\"\"]\n  timeout: 5m\n",
+	}
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		files["specs/"+name+".md"] = fmt.Sprintf("# %s\n\n## Acceptance criteria\n1. %s one.\n2. %s two.\n3. %s three.\n", name, name, name, name)
+	}
+	for p, s := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(src, p)), 0o755)
+		os.WriteFile(filepath.Join(src, p), []byte(s), 0o644)
+	}
+	gitCmd(t, src, "init", "--quiet", "--initial-branch=main")
+	gitCmd(t, src, "add", "-A")
+	gitCmd(t, src, "commit", "--quiet", "-m", "Approve specs")
+	bare := filepath.Join(work, "control.git")
+	gitCmd(t, work, "clone", "--quiet", "--bare", src, bare)
+
+	const procs = 4
+	done := func() bool {
+		for _, name := range []string{"alpha", "beta", "gamma"} {
+			out, err := exec.Command("git", "-C", bare, "show", "main:plans/"+name+"-ledger.md").Output()
+			if err != nil {
+				return false
+			}
+			l, ds := ledger.Parse(name, out)
+			if ledger.Fatal(ds) || l.Pending != nil {
+				return false
+			}
+			for _, r := range l.Rows {
+				if r.Status != ledger.Done {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for round := 0; round < 12 && !done(); round++ {
+		var wg sync.WaitGroup
+		errs := make([]string, procs)
+		for i := 0; i < procs; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				cmd := exec.Command(bin, "reconcile", "--control", "file://"+bare)
+				cmd.Env = append(os.Environ(), "GALLIVANT_CACHE="+filepath.Join(work, fmt.Sprintf("cache%d", i)), "GITHUB_API_URL="+gh.APIURL(),
+					"GITHUB_TOKEN="+gh.MainToken(), "AGENT="+agent, "RUNLOG="+runlog, "GIT_CONFIG_GLOBAL=/dev/null",
+					"GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@x", "GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@x")
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					errs[i] = fmt.Sprintf("process %d: %v\n%s", i, err, stderr.String())
+				}
+			}(i)
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Errorf("round %d: %s", round, e)
+			}
+		}
+	}
+	if !done() {
+		t.Fatalf("the entries did not finish")
+	}
+	if merges := gitCmd(t, bare, "rev-list", "--merges", "--count", "main"); merges != "0" {
+		t.Errorf("history is not linear: %s merges", merges)
+	}
+	runs, _ := os.ReadFile(runlog)
+	seen := map[string]bool{}
+	for _, p := range strings.Split(strings.TrimSpace(string(runs)), "\n") {
+		if seen[p] {
+			t.Errorf("dispatch %s ran twice", p)
+		}
+		seen[p] = true
+	}
+	subjects := strings.Split(gitCmd(t, bare, "log", "--format=%s", "main"), "\n")
+	count := map[string]int{}
+	for _, s := range subjects {
+		count[s]++
+	}
+	// Three specs of three rows: one seed ledger, one seed dispatch and
+	// record each, three row dispatches and records each.
+	if count["loop: seed ledger"] != 3 || count["loop: dispatch seed"] != 3 || count["loop: dispatch row 1"] != 3 || count["loop: record home row 3"] != 3 {
+		t.Errorf("transitions lost or doubled: %v", count)
+	}
+	if len(seen) != 12 {
+		t.Errorf("%d agent runs, want 12 (3 seeds and 9 rows)", len(seen))
+	}
+}

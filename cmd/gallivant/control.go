@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// cacheDir is where gallivant keeps control clones, agent checkouts, task
+// files and logs: $GALLIVANT_CACHE, else the user cache directory.
+func (a *app) cacheDir() string {
+	if d := a.env("GALLIVANT_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "gallivant")
+	}
+	return filepath.Join(os.TempDir(), "gallivant-cache")
+}
+
+// openStore opens the control repository named by --control.
+func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, error) {
+	token := a.env("GITHUB_TOKEN")
+	if token == "" {
+		token = a.env("GH_TOKEN")
+	}
+	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token,
+		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
+	if err != nil {
+		return nil, &exitError{code: exitFindings, err: err}
+	}
+	return st, nil
+}
+
+// apiURL is the GitHub REST base URL: GITHUB_API_URL when set (GitHub
+// Actions and `gallivant sandbox` set it), else github.api_url.
+func (a *app) apiURL(cfg *specs.Config) string {
+	if u := a.env("GITHUB_API_URL"); u != "" {
+		return strings.TrimRight(u, "/") + "/"
+	}
+	return cfg.GitHub.APIURL
+}
+
+// cloneURL derives a repository's git URL from the API URL: github.com
+// repositories clone from https://github.com, GitHub Enterprise (and the
+// sandbox) from the API host.
+func cloneURL(api string) func(string) string {
+	host := strings.TrimSuffix(strings.TrimRight(api, "/"), "/api/v3")
+	if strings.Contains(host, "://api.github.com") {
+		host = strings.Replace(host, "://api.github.com", "://github.com", 1)
+	}
+	return func(repo string) string { return host + "/" + repo + ".git" }
+}
+
+func (a *app) githubToken(cfg *specs.Config) (string, error) {
+	if t := a.env(cfg.GitHub.TokenEnv); t != "" {
+		return t, nil
+	}
+	if t := a.env("GH_TOKEN"); t != "" {
+		return t, nil
+	}
+	return "", &exitError{code: exitFindings, err: fmt.Errorf("no GitHub token: set $%s (github.token_env in gallivant.yaml) or $GH_TOKEN", cfg.GitHub.TokenEnv)}
+}
+
+// logger writes structured narration to standard error.
+func (a *app) logger() *slog.Logger {
+	level := slog.LevelInfo
+	if a.env("GALLIVANT_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level}))
+}
+
+// reconciler wires a reconciler for the control repository.
+func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*reconcile.Reconciler, *reconcile.Store, error) {
+	st, err := a.openStore(ctx, control)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := reconcile.Load(ctx, st)
+	if err != nil {
+		return nil, nil, &exitError{code: exitFindings, err: err}
+	}
+	cfg := snap.Config
+	token, err := a.githubToken(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := a.logger()
+	api := a.apiURL(cfg)
+	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log})
+	if err != nil {
+		return nil, nil, &exitError{code: exitFindings, err: err}
+	}
+	var exec reconcile.Executor = reconcile.NoneExecutor{}
+	switch cfg.Executor.Kind {
+	case specs.ExecutorCommand:
+		exec = reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token}
+	case specs.ExecutorWorkflow:
+		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
+	}
+	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api)})
+	return r, st, nil
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/spf13/cobra"
+)
+
+//go:embed all:demo
+var demoFS embed.FS
+
+type demoOptions struct {
+	Keep string
+}
+
+func (a *app) newDemoCmd() *cobra.Command {
+	opts := &demoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo [--keep DIR]",
+		Short: "Run gallivant end to end on an embedded example, offline",
+		Long: `demo needs no network, no account and no configuration. It creates a control
+repository from an embedded example, starts the GitHub stand-in in-process
+with the target repository, and runs reconcile passes with a built-in
+scripted agent as the executor: one row passes at once, one fails and is
+retried through a request the demo adds as a person would, one is cut. It
+prints each pass's transitions and finally git log --oneline of the control
+repository.
+
+--keep DIR keeps everything (control repository, GitHub state, agent
+checkouts and logs) under DIR for inspection.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.demoRun(cmd.Context(), opts) },
+	}
+	cmd.Flags().StringVar(&opts.Keep, "keep", "", "keep everything under this directory instead of a temporary one")
+	return cmd
+}
+
+func (a *app) demoRun(ctx context.Context, opts *demoOptions) error {
+	root := opts.Keep
+	if root == "" {
+		tmp, err := os.MkdirTemp("", "gallivant-demo-")
+		if err != nil {
+			return &exitError{code: exitFindings, err: err}
+		}
+		defer os.RemoveAll(tmp)
+		root = tmp
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
+		return usageError("--keep %s: %v", root, err)
+	}
+	root, _ = filepath.Abs(root)
+	d := &demo{a: a, ctx: ctx, root: root}
+	if err := d.run(); err != nil {
+		return &exitError{code: exitFindings, err: err}
+	}
+	if opts.Keep != "" {
+		fmt.Fprintf(a.io.Err, "kept everything under %s (control repository: %s)\n", root, d.control)
+	}
+	return nil
+}
+
+type demo struct {
+	a       *app
+	ctx     context.Context
+	root    string
+	control string
+	gh      *githubtest.Server
+	person  func(change, message string) error
+}
+
+// demoScript is the scripted agent's part: the seed and row 1 pass at
+// once; row 2 fails twice (the second time on the escalation model), stops
+// at its allowance, and passes on the attempt a person's retry buys.
+func demoScript(target string, n int, model string) reconcile.Behavior {
+	if target == "2" && n <= 2 {
+		return reconcile.Fail
+	}
+	return reconcile.Done
+}
+
+func (d *demo) run() error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("the demo needs git on PATH: %w", err)
+	}
+	if err := d.setup(); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: d.gh.APIURL(), Token: d.gh.MainToken(), Logger: log})
+	if err != nil {
+		return err
+	}
+	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: reconcile.ScriptedAgent(demoScript)}
+	asked := false
+	for pass := 1; pass <= 12; pass++ {
+		st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
+		if err != nil {
+			return err
+		}
+		rep, err := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, CloneURL: d.gh.GitURL}).Pass(d.ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.a.io.Out, "== pass %d (control %s)\n", pass, shortSHA(rep.Control))
+		for _, t := range rep.Transitions {
+			fmt.Fprintf(d.a.io.Out, "%-18s %-28s %s\n", t.Spec, t.Subject, t.Sentence)
+		}
+		for _, n := range rep.Notes {
+			fmt.Fprintf(d.a.io.Out, "%-18s (%s)\n", n.Spec, n.Message)
+		}
+		snap, err := reconcile.Load(d.ctx, st)
+		if err != nil {
+			return err
+		}
+		l := snap.Repo.Ledgers["specs/checkout.md"]
+		if l == nil {
+			return fmt.Errorf("the demo spec was not seeded")
+		}
+		if reason, _, stopped := l.Stop(); stopped && reason == "allowance" && !asked {
+			line := "retry 2 | apply the discount before tax, see pricing/discounts.go"
+			fmt.Fprintf(d.a.io.Out, "== a person reads the stop and adds a request: %s\n", line)
+			if err := d.person(line, "Ask for one more attempt at row 2"); err != nil {
+				return err
+			}
+			asked = true
+			continue
+		}
+		if len(rep.Transitions) == 0 && l.Pending == nil {
+			if _, _, stopped := l.Stop(); stopped || ledger.Next(l, ledger.Settings{EscalateAfter: 3}).Kind == ledger.ActVerify {
+				break
+			}
+		}
+	}
+	fmt.Fprintln(d.a.io.Out, "== git log --oneline (control repository)")
+	out, err := exec0(d.control, "git", "log", "--oneline", "main")
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(d.a.io.Out, out)
+	return err
+}
+
+// setup creates the control repository from the embedded example and the
+// GitHub stand-in with the target repository.
+func (d *demo) setup() error {
+	var err error
+	d.gh, err = githubtest.New(githubtest.Options{Dir: filepath.Join(d.root, "github")})
+	if err != nil {
+		return err
+	}
+	if err := d.gh.CreateRepo("acme/shop", "main"); err != nil {
+		return err
+	}
+	ready := make(chan struct{})
+	go func() {
+		_ = d.gh.Serve(d.ctx, "127.0.0.1:0", func(string) { close(ready) })
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("the GitHub stand-in did not start")
+	}
+	src := filepath.Join(d.root, "control-src")
+	d.control = filepath.Join(d.root, "control.git")
+	if _, err := os.Stat(d.control); err == nil {
+		return fmt.Errorf("%s already holds a demo; choose an empty --keep directory", d.root)
+	}
+	err = fs.WalkDir(demoFS, "demo", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := demoFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(src, strings.TrimPrefix(p, "demo/"))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "--quiet", "--initial-branch=main"}, {"add", "-A"}, {"commit", "--quiet", "-m", "Approve the checkout spec"}} {
+		if _, err := exec0(src, "git", args...); err != nil {
+			return err
+		}
+	}
+	if _, err := exec0(d.root, "git", "clone", "--quiet", "--bare", src, d.control); err != nil {
+		return err
+	}
+	d.person = func(line, message string) error {
+		if _, err := exec0(src, "git", "pull", "--quiet", d.control, "main"); err != nil {
+			return err
+		}
+		p := filepath.Join(src, "plans", "checkout-ledger.md")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(strings.TrimRight(string(data), "\n")+"\n"+line+"\n"), 0o644); err != nil {
+			return err
+		}
+		for _, args := range [][]string{{"commit", "--quiet", "-am", message}, {"push", "--quiet", d.control, "HEAD:main"}} {
+			if _, err := exec0(src, "git", args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+// exec0 runs a command as the demo's person, isolated from the machine's
+// git configuration.
+func exec0(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Dana Person", "GIT_AUTHOR_EMAIL=dana@example.com",
+		"GIT_COMMITTER_NAME=Dana Person", "GIT_COMMITTER_EMAIL=dana@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}

@@ -1,0 +1,294 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Snapshot is the control repository at one commit, parsed.
+type Snapshot struct {
+	Commit      string
+	Config      *specs.Config
+	Repo        *ledger.Repo
+	Diagnostics parse.Diagnostics
+}
+
+// Load syncs the store and parses every document at its head.
+func Load(ctx context.Context, st *Store) (*Snapshot, error) {
+	if err := st.Sync(ctx); err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Commit: st.Head(), Config: specs.DefaultConfig()}
+	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		var ds parse.Diagnostics
+		snap.Config, ds = specs.ParseConfig(specs.ConfigFile, data)
+		snap.Diagnostics = append(snap.Diagnostics, ds...)
+	}
+	files, ds, err := st.Files(snap.Config.ScanDirs())
+	if err != nil {
+		return nil, err
+	}
+	snap.Diagnostics = append(snap.Diagnostics, ds...)
+	var lds parse.Diagnostics
+	snap.Repo, lds = ledger.Load(snap.Config, files)
+	snap.Diagnostics = append(snap.Diagnostics, lds...)
+	return snap, nil
+}
+
+// Resolve finds the spec a person means: a spec path, a ledger path, or a
+// spec's file name with or without .md.
+func (s *Snapshot) Resolve(name string) (string, error) {
+	name = strings.TrimPrefix(name, "./")
+	if _, ok := s.Repo.Specs[name]; ok {
+		return name, nil
+	}
+	for sp, lp := range s.Repo.LedgerPaths {
+		if lp == name {
+			return sp, nil
+		}
+	}
+	for lp, sp := range s.Repo.Orphans {
+		if lp == name || sp == name {
+			return sp, nil
+		}
+	}
+	var matches []string
+	for _, sp := range s.Repo.SpecPaths() {
+		if specs.Stem(sp) == strings.TrimSuffix(name, ".md") {
+			matches = append(matches, sp)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", fmt.Errorf("no spec named %q in the control repository", name)
+	}
+	return "", fmt.Errorf("%q names several specs: %s", name, strings.Join(matches, ", "))
+}
+
+// RowCounts counts a ledger's rows by status.
+type RowCounts struct {
+	Done   int `json:"done"`
+	Failed int `json:"failed"`
+	Open   int `json:"open"`
+	Cut    int `json:"cut"`
+	Total  int `json:"total"`
+}
+
+// StopStatus is an entry's stop and the requests that clear it.
+type StopStatus struct {
+	Reason string   `json:"reason"`
+	Detail string   `json:"detail"`
+	Clear  []string `json:"clear"`
+}
+
+// RequestStatus is one request line and what the state makes of it.
+type RequestStatus struct {
+	Line  string `json:"line"`
+	State string `json:"state"` // accepted, refused, malformed
+	Why   string `json:"why,omitempty"`
+}
+
+// EntryStatus is what `gallivant status` shows of one spec.
+type EntryStatus struct {
+	Spec     string          `json:"spec"`
+	Ledger   string          `json:"ledger,omitempty"`
+	Status   string          `json:"status"` // the spec's status
+	Phase    string          `json:"phase"`
+	Rows     RowCounts       `json:"rows"`
+	Glyphs   string          `json:"glyphs"`
+	Pending  string          `json:"pending,omitempty"`
+	PR       string          `json:"pr,omitempty"`
+	Stop     *StopStatus     `json:"stop,omitempty"`
+	Requests []RequestStatus `json:"requests,omitempty"`
+	Chain    string          `json:"chain,omitempty"`
+	Problem  string          `json:"problem,omitempty"`
+}
+
+// Statuses returns every entry's status, sorted by spec path.
+func (s *Snapshot) Statuses() []EntryStatus {
+	var out []EntryStatus
+	for _, sp := range s.Repo.SpecPaths() {
+		out = append(out, s.Status(sp))
+	}
+	for lp, sp := range s.Repo.Orphans {
+		if _, ok := s.Repo.Specs[sp]; !ok {
+			st := s.Status(sp)
+			st.Ledger = lp
+			out = append(out, st)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Spec < out[j].Spec })
+	return out
+}
+
+// Status returns one entry's status.
+func (s *Snapshot) Status(spec string) EntryStatus {
+	es := EntryStatus{Spec: spec, Phase: "not seeded", Ledger: s.Repo.LedgerPaths[spec]}
+	if sp := s.Repo.Specs[spec]; sp != nil {
+		es.Status = string(sp.Status)
+	} else {
+		es.Status = "gone"
+	}
+	if s.Repo.Invalid[spec] {
+		es.Problem = "the spec has errors (gallivant check)"
+	}
+	if cp, ok := s.Repo.ChainOf[spec]; ok {
+		es.Chain = fmt.Sprintf("%s %d/%d", cp.Chain.Path, cp.K, len(cp.Chain.Milestones))
+	}
+	if _, broken := s.Repo.Broken[es.Ledger]; broken {
+		es.Problem = "the ledger has grammar errors (gallivant check)"
+		es.Phase = "broken"
+		return es
+	}
+	l := s.Repo.Ledgers[spec]
+	if l == nil {
+		for lp, sp := range s.Repo.Orphans {
+			if sp == spec {
+				es.Ledger = lp
+			}
+		}
+		return es
+	}
+	es.Phase = l.Phase()
+	es.PR = l.Delivery.Get(ledger.KeyPR)
+	var glyphs strings.Builder
+	for _, r := range l.Rows {
+		es.Rows.Total++
+		g := "○"
+		switch r.Status {
+		case ledger.Done:
+			es.Rows.Done++
+			g = "✓"
+		case ledger.Failed:
+			es.Rows.Failed++
+			g = "✗"
+		case ledger.Cut:
+			es.Rows.Cut++
+			g = "⊘"
+		default:
+			es.Rows.Open++
+		}
+		if l.Pending != nil && l.Pending.Target == r.N {
+			g = "→"
+		}
+		glyphs.WriteString(g)
+	}
+	es.Glyphs = glyphs.String()
+	if pd := l.Pending; pd != nil {
+		es.Pending = pd.String()
+	}
+	if reason, detail, stopped := l.Stop(); stopped {
+		es.Stop = &StopStatus{Reason: reason, Detail: detail, Clear: ledger.ClearingRequests(reason)}
+	}
+	for _, rs := range l.RequestStates() {
+		r := RequestStatus{Line: rs.Request.Line, State: "accepted"}
+		switch {
+		case rs.Err != nil:
+			r.State, r.Why = "malformed", rs.Err.Error()
+		case rs.Refusal != "":
+			r.State, r.Why = "refused", rs.Refusal
+		}
+		es.Requests = append(es.Requests, r)
+	}
+	return es
+}
+
+// Explain says, for `gallivant why`, what an entry is doing and why:
+// its state, its last decisions, what it waits for and its next action.
+func (s *Snapshot) Explain(spec string) []string {
+	es := s.Status(spec)
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	add("%s: %s, phase %s", spec, es.Status, es.Phase)
+	if es.Chain != "" {
+		add("chain: milestone %s", es.Chain)
+	}
+	if es.Problem != "" {
+		add("problem: %s", es.Problem)
+	}
+	l := s.Repo.Ledgers[spec]
+	if l == nil {
+		sp := s.Repo.Specs[spec]
+		switch {
+		case sp == nil:
+			add("the spec does not exist")
+		case sp.Status != specs.StatusActive:
+			add("nothing happens while the spec is %s", sp.Status)
+		case es.Problem != "":
+			add("next: nothing until the spec is fixed")
+		default:
+			add("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
+		}
+		return out
+	}
+	add("rows: %s  %d done, %d failed, %d open, %d cut", es.Glyphs, es.Rows.Done, es.Rows.Failed, es.Rows.Open, es.Rows.Cut)
+	add("iterations: %d, allowance: %d", l.Iterations, l.Allowance)
+	for _, r := range l.Rows {
+		if r.Status.Unresolved() {
+			add("  row %d: %d of %d attempts", r.N, r.Attempts, l.EffectiveAllowance(r.N))
+		}
+	}
+	decisions := l.Decisions
+	if len(decisions) > 5 {
+		decisions = decisions[len(decisions)-5:]
+	}
+	if len(decisions) > 0 {
+		add("last decisions:")
+		for _, d := range decisions {
+			add("  %s", d.Line)
+		}
+	}
+	if d, ok := l.PreviousDecision(); ok {
+		add("previous decision for the next dispatch: %s", d.Line)
+	}
+	if es.Stop != nil {
+		add("stopped: %s (%s)", es.Stop.Reason, es.Stop.Detail)
+		if len(es.Stop.Clear) > 0 {
+			add("cleared by a request under ## Requests in %s: %s", es.Ledger, strings.Join(es.Stop.Clear, " or "))
+		} else {
+			add("no request clears it: %s", ledger.Recommendation(l, es.Stop.Reason, 0))
+		}
+	}
+	for _, r := range es.Requests {
+		if r.State != "accepted" {
+			add("request %q is %s: %s", r.Line, r.State, r.Why)
+		} else {
+			add("request %q will be performed by the next pass", r.Line)
+		}
+	}
+	settings := ledger.Settings{EscalateAfter: s.Config.Defaults.EscalateAfter, EscalationModel: s.Config.Executor.EscalationModel, Allowance: s.Config.Defaults.Allowance}
+	a := ledger.Next(l, settings)
+	switch a.Kind {
+	case ledger.ActNone:
+		add("next: nothing until a request clears the stop")
+	case ledger.ActSettle:
+		add("waits for: the return of %s on %s (dispatched %s); then it is admitted or refused", describe(*l.Pending), l.Delivery.Get(ledger.KeyBranch), l.Delivery.Get(ledger.KeyDispatchedAt))
+	case ledger.ActMigrate:
+		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
+	case ledger.ActVerify:
+		add("next: every row is closed; the pull-request phases take over (phase %s)", l.Phase())
+	case ledger.ActStop:
+		add("next: stop %s (%s)", a.Reason, a.Detail)
+	case ledger.ActEscalate:
+		add("next: escalate row %d; its next attempt runs on %s", a.Target, a.Model)
+	case ledger.ActDispatch:
+		if a.Target == ledger.SeedTarget {
+			add("next: dispatch the seed of %s", a.Member)
+		} else {
+			add("next: dispatch row %d to %s", a.Target, a.Member)
+		}
+	}
+	return out
+}
