@@ -66,6 +66,14 @@ type NoneExecutor struct{}
 // Run returns at once; the run is never known to be over before the timeout.
 func (NoneExecutor) Run(context.Context, Task) (Outcome, error) { return Outcome{}, nil }
 
+// RecordOnly reports that this executor starts nothing, so a dispatch needs
+// no push of its own before it: the pass's final push publishes it, and an
+// agent can only read it from the control repository after that.
+func (NoneExecutor) RecordOnly() bool { return true }
+
+// recordOnly is implemented by executors that start nothing.
+type recordOnly interface{ RecordOnly() bool }
+
 // workflowDispatcher is the part of the GitHub adapter the workflow
 // executor uses.
 type workflowDispatcher interface {

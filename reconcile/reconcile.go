@@ -628,6 +628,9 @@ func (p *passState) run(e *entry) error {
 	if p.r.o.DryRun {
 		return nil
 	}
+	if ro, ok := p.r.o.Executor.(recordOnly); ok && ro.RecordOnly() {
+		return nil
+	}
 	if err := p.push(); err != nil {
 		return err
 	}

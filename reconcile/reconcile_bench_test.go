@@ -1,0 +1,107 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gallivant/gallivant/ledger"
+)
+
+func manySpecs(n, repos int) (map[string]string, []string) {
+	files := map[string]string{"gallivant.yaml": "defaults:\n  repo: acme/r0\nexecutor:\n  kind: none\n  timeout: 10h\n"}
+	var rs []string
+	for i := 0; i < repos; i++ {
+		rs = append(rs, fmt.Sprintf("acme/r%d", i))
+	}
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("specs/s%03d.md", i)] = fmt.Sprintf("---\nrepo: acme/r%d\n---\n# Spec %d\n\n## Acceptance criteria\n1. Endpoint %d answers.\n\n## Verify\n- `go test ./...`\n", i%repos, i, i)
+	}
+	return files, rs
+}
+
+// BenchmarkPassUnchanged is a pass over 500 specs across 10 repositories
+// whose dispatches are all outstanding and whose work branches did not move.
+func BenchmarkPassUnchanged(b *testing.B) {
+	files, repos := manySpecs(500, 10)
+	r := newRig(b, files, repos...)
+	rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+	if rep, err := rec.Pass(context.Background()); err != nil || len(rep.Transitions) != 1000 {
+		b.Fatalf("first pass: %v, %d transitions", err, len(rep.Transitions))
+	}
+	// Warm the cache once, as a daemon's second pass would.
+	if _, err := rec.Pass(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	r.gh.ResetLog()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := rec.Pass(context.Background())
+		if err != nil || len(rep.Transitions) != 0 {
+			b.Fatalf("an unchanged pass: %v, %d transitions", err, len(rep.Transitions))
+		}
+	}
+	c := r.gh.Counts()
+	b.ReportMetric(float64(c.Counted)/float64(b.N), "ratelimited/pass")
+	b.ReportMetric(float64(c.Total)/float64(b.N), "requests/pass")
+}
+
+// BenchmarkPassAdmits100 is a pass that admits 100 seed returns (and
+// dispatches the next row of each).
+func BenchmarkPassAdmits100(b *testing.B) {
+	files, repos := manySpecs(100, 10)
+	r := newRig(b, files, repos...)
+	none := func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet }
+	if rep := r.pass(none); len(rep.Transitions) != 200 {
+		b.Fatalf("first pass: %d transitions", len(rep.Transitions))
+	}
+	// Every agent answers its seed: one clone per repository, one commit
+	// per work branch, one push.
+	for ri, repo := range repos {
+		dir := b.TempDir()
+		run(b, dir, "git", "clone", "--quiet", r.gh.GitURL(repo), "w")
+		w := filepath.Join(dir, "w")
+		var branches []string
+		for i := ri; i < 100; i += len(repos) {
+			spec := fmt.Sprintf("s%03d", i)
+			l := r.ledger("plans/" + spec + "-ledger.md")
+			run(b, w, "git", "checkout", "--quiet", "-B", "gallivant/"+spec, "origin/gallivant/"+spec)
+			msg := fmt.Sprintf("loop: seed evidence\n\npending: %s\niteration: %d\n\n| 1 | open | 0 | test -f x%d; FAIL: missing |\n\nrow 0 done | seeded 1 rows, closed 0 on baseline | row 1\n", l.Pending, l.Iterations, i)
+			os.WriteFile(filepath.Join(dir, "msg"), []byte(msg), 0o644)
+			run(b, w, "git", "commit", "--quiet", "--allow-empty", "-F", filepath.Join(dir, "msg"))
+			branches = append(branches, "gallivant/"+spec)
+		}
+		run(b, w, "git", append([]string{"push", "--quiet", "origin"}, branches...)...)
+	}
+	saved := run(b, r.control, "git", "rev-parse", "main")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		run(b, r.control, "git", "update-ref", "refs/heads/main", saved)
+		rec := r.reconciler(none)
+		b.StartTimer()
+		rep, err := rec.Pass(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		admitted := 0
+		for _, t := range rep.Transitions {
+			if strings.HasPrefix(t.Subject, "loop: record") {
+				admitted++
+			}
+		}
+		if admitted != 100 {
+			b.Fatalf("admitted %d returns, want 100", admitted)
+		}
+	}
+	b.ReportMetric(100, "returns/op")
+	l := r.ledger("plans/s000-ledger.md")
+	if l.Pending == nil || l.Pending.Target != 1 || !l.Seeded(ledger.Pending{}.Member) && l.Decisions[0].Kind != ledger.DecisionSeed {
+		b.Errorf("after the pass: %+v", l.Pending)
+	}
+}
