@@ -78,7 +78,7 @@ func Seed(in SeedInput) (*Ledger, Commit) {
 	l.Delivery.Set(KeyPhase, PhaseImplement)
 	return l, Commit{
 		Subject:  "loop: seed ledger",
-		Sentence: fmt.Sprintf("Seeded %d rows (%d cut) from contract %s at allowance %d.", len(l.Rows), cut, contract, l.Allowance),
+		Sentence: fmt.Sprintf("Seeded %s (%d cut) from contract %s at allowance %d.", plural(len(l.Rows), "row"), cut, contract, l.Allowance),
 	}
 }
 

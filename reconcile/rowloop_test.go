@@ -438,3 +438,52 @@ func TestDryRunWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// The workflow executor triggers workflow_dispatch in the member repository
+// with the task reference as inputs, and does not wait for it.
+func TestWorkflowExecutor(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	rep := r.pass(func(o *Options) {
+		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
+	})
+	if got := subjectsOf(rep); !slices.Equal(got, []string{"loop: seed ledger", "loop: dispatch seed"}) {
+		t.Fatalf("got %v", got)
+	}
+	ds := r.gh.Dispatches("acme/api")
+	if len(ds) != 1 {
+		t.Fatalf("%d workflow dispatches, want 1", len(ds))
+	}
+	want := map[string]string{"control": "acme/control", "spec": "specs/feature.md", "ledger": ledgerPath, "branch": "gallivant/feature",
+		"target": "seed", "iteration": "0", "pending": r.ledger(ledgerPath).Pending.String()}
+	if diff := cmp.Diff(want, ds[0].Inputs); diff != "" || ds[0].Workflow != "agent.yml" || ds[0].Ref != "main" {
+		t.Errorf("dispatch %s@%s inputs (-want +got):\n%s", ds[0].Workflow, ds[0].Ref, diff)
+	}
+}
+
+// `rows +N` raises the shared allowance at a row stop and the loop goes on.
+func TestRowsRequest(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "gallivant.yaml": strings.Replace(rigConfig, "  allowance: 2\n", "  allowance: 1\n  escalate_after: 9\n", 1)})
+	fail := true
+	r.script = func(target string, n int, model string) Behavior {
+		if target == "1" && (fail || model != "") {
+			return Fail
+		}
+		return Done
+	}
+	// Allowance 1: the first attempt is the escalated one (L-44); it fails.
+	r.pass()
+	if reason, _, _ := r.ledger(ledgerPath).Stop(); reason != "allowance" {
+		t.Fatalf("stop %q, want allowance", reason)
+	}
+	fail = false
+	r.request(ledgerPath, "rows +2 | give the whole spec more room")
+	got := subjectsOf(r.pass())
+	if len(got) < 3 || got[0] != "loop: raise allowance" {
+		t.Fatalf("got %v", got)
+	}
+	l := r.ledger(ledgerPath)
+	granted := slices.ContainsFunc(l.Decisions, func(d ledger.Decision) bool { return d.Line == "rows +2 | give the whole spec more room" })
+	if l.Allowance != 3 || !granted || l.Rows[0].Status != ledger.Done || l.Rows[0].Attempts != 2 {
+		t.Errorf("after rows +2: allowance %d granted %v row %+v", l.Allowance, granted, l.Rows[0])
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile/githubtest"
@@ -153,3 +155,53 @@ func TestConcurrentReconcilers(t *testing.T) {
 		t.Errorf("%d agent runs, want 12 (3 seeds and 9 rows)", len(seen))
 	}
 }
+
+// The daemon runs a pass at start and ends cleanly on SIGTERM.
+func TestDaemonProcess(t *testing.T) {
+	bin := gallivantBinary(t)
+	gh, err := githubtest.New(githubtest.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gh.Handler())
+	defer srv.Close()
+	gh.SetURL(srv.URL)
+	gh.CreateRepo("acme/api", "main")
+	work := t.TempDir()
+	src := filepath.Join(work, "ctl")
+	os.MkdirAll(filepath.Join(src, "specs"), 0o755)
+	os.WriteFile(filepath.Join(src, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\nexecutor:\n  kind: none\nschedule: \"@every 1h\"\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "specs", "a.md"), []byte("# A\n\n## Acceptance criteria\n1. Works.\n"), 0o644)
+	gitCmd(t, src, "init", "--quiet", "--initial-branch=main")
+	gitCmd(t, src, "add", "-A")
+	gitCmd(t, src, "commit", "--quiet", "-m", "Approve")
+	cmd := exec.Command(bin, "daemon", "--control", src)
+	cmd.Env = append(os.Environ(), "GALLIVANT_CACHE="+filepath.Join(work, "cache"), "GITHUB_API_URL="+gh.APIURL(), "GITHUB_TOKEN="+gh.MainToken())
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "pass finished") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("daemon exit: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "pass finished") {
+		t.Fatalf("no pass ran:\n%s", stderr.String())
+	}
+	if log := gitCmd(t, src, "log", "--format=%s"); !strings.Contains(log, "loop: dispatch seed") {
+		t.Errorf("the daemon's pass left no transitions:\n%s", log)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string             { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
