@@ -47,7 +47,7 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 	var changes []string
 	cuts := []int{}
 	apply := func(row *Row, ac int) {
-		old, cur := acAt(approved, ac), acAt(edited, ac)
+		old, cur := approved.AC(ac), edited.AC(ac)
 		switch {
 		case cur.Disposition.Cuts() && row.Status != Cut:
 			row.Status, row.Evidence = Cut, cleanEvidence(cur.Disposition.String())
@@ -92,7 +92,7 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 			if _, ok := have[e]; ok {
 				continue
 			}
-			r := newRow(len(n.Rows)+1, *acAt(edited, e.AC))
+			r := newRow(len(n.Rows)+1, *edited.AC(e.AC))
 			n.Rows = append(n.Rows, r)
 			n.Mapping = append(n.Mapping, Mapping{Row: r.N, AC: e.AC, Leg: e.Member})
 			changes = append(changes, fmt.Sprintf("row %d added for AC %d on %s", r.N, e.AC, e.Member))
@@ -124,13 +124,6 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 		Text:     diff.String(),
 		Trailers: []Trailer{{TrailerRequest, req.Line}},
 	}, nil
-}
-
-func acAt(s *specs.Spec, n int) *specs.AC {
-	if n < 1 || n > len(s.ACs) {
-		return nil
-	}
-	return &s.ACs[n-1]
 }
 
 func newRow(n int, ac specs.AC) Row {

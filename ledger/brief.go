@@ -76,7 +76,7 @@ func Brief(in BriefInput) (string, error) {
 	if in.Plan != "" {
 		kv = append(kv, "plan: "+in.Plan)
 	}
-	fence(&b, "text", strings.Join(kv, "\n"))
+	Fence(&b, "text", strings.Join(kv, "\n"))
 
 	acText := map[int]specs.AC{}
 	for _, ac := range in.Spec.ACs {
@@ -107,7 +107,7 @@ func Brief(in BriefInput) (string, error) {
 			for _, d := range hist {
 				lines = append(lines, d.Line)
 			}
-			fence(&b, "text", strings.Join(lines, "\n"))
+			Fence(&b, "text", strings.Join(lines, "\n"))
 		}
 	}
 	if in.Plan != "" {
@@ -122,7 +122,7 @@ func Brief(in BriefInput) (string, error) {
 	fmt.Fprintf(&b, "\n## Verification\n\nThe whole-suite verification is `%s`. Never use it as evidence.\n", l.Verification)
 	b.WriteString("\n## Return contract\n\n")
 	fmt.Fprintf(&b, "Push exactly one commit on `%s` in %s, with a clean tree. Its message:\n\n", in.Branch, in.Repo)
-	fence(&b, "text", returnTemplate(l, pd, attempts))
+	Fence(&b, "text", returnTemplate(l, pd, attempts))
 	b.WriteString(`
 Evidence is command-first: one selective command (a test file, test id, filter or
 assertion; never the verification command; no ";", "|" or "&&" in it), then at most
@@ -174,9 +174,9 @@ func returnTemplate(l *Ledger, pd Pending, attempts int) string {
 	return b.String()
 }
 
-// fence writes text in a fenced block whose fence is longer than any run of
+// Fence writes text in a fenced block whose fence is longer than any run of
 // backticks inside it, so quoted text can never close it early.
-func fence(b *strings.Builder, info, text string) {
+func Fence(b *strings.Builder, info, text string) {
 	longest, run := 0, 0
 	for _, r := range text {
 		if r == '`' {

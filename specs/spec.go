@@ -116,6 +116,14 @@ type Spec struct {
 // Stem returns the spec's file name without .md.
 func (s *Spec) Stem() string { return Stem(s.Path) }
 
+// AC returns acceptance criterion n (1-based), or nil when there is none.
+func (s *Spec) AC(n int) *AC {
+	if n < 1 || n > len(s.ACs) {
+		return nil
+	}
+	return &s.ACs[n-1]
+}
+
 // Coordinated reports whether the spec has two or more legs.
 func (s *Spec) Coordinated() bool { return len(s.Legs) >= 2 }
 

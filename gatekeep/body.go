@@ -1,0 +1,206 @@
+package gatekeep
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Identity ties a pull request to its entry: the identity block gallivant
+// writes in the PR body.
+type Identity struct {
+	Control  string `json:"control"`
+	Spec     string `json:"spec"`
+	Ledger   string `json:"ledger"`
+	Member   string `json:"member"`
+	Contract string `json:"contract"`
+}
+
+const (
+	identityPrefix = "<!-- gallivant:identity "
+	receiptOpen    = "<!-- gallivant:receipt -->"
+	receiptClose   = "<!-- /gallivant:receipt -->"
+)
+
+// ErrNoIdentity reports a body without an identity block.
+var ErrNoIdentity = errors.New("the body has no gallivant identity block")
+
+var (
+	memberRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	hex12      = regexp.MustCompile(`^[0-9a-f]{12}$`)
+	identityRE = regexp.MustCompile(`(?m)^<!-- gallivant:identity (\{.*\}) -->$`)
+)
+
+// Block renders the identity block.
+func (id Identity) Block() string {
+	b, _ := json.Marshal(id)
+	return identityPrefix + string(b) + " -->"
+}
+
+// ParseIdentity reads the identity block strictly: the exact prefix, one
+// JSON object with exactly the five keys, each value well-formed. Anything
+// else is an error and the block is not trusted.
+func ParseIdentity(body string) (*Identity, error) {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	n := strings.Count(body, identityPrefix)
+	if n == 0 {
+		return nil, ErrNoIdentity
+	}
+	if n > 1 {
+		return nil, errors.New("the body has more than one identity block")
+	}
+	m := identityRE.FindStringSubmatch(body)
+	if m == nil {
+		return nil, errors.New("the identity block is malformed: it must be one line `<!-- gallivant:identity {...} -->`")
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(m[1])))
+	dec.DisallowUnknownFields()
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(m[1]), &raw); err != nil {
+		return nil, fmt.Errorf("the identity block is not a JSON object: %v", err)
+	}
+	if len(raw) != 5 {
+		return nil, fmt.Errorf("the identity block has %d keys; it has exactly control, spec, ledger, member and contract", len(raw))
+	}
+	var id Identity
+	if err := dec.Decode(&id); err != nil {
+		return nil, fmt.Errorf("the identity block: %v", err)
+	}
+	switch {
+	case !specs.ValidRepo(id.Control):
+		return nil, fmt.Errorf("identity control %q is not owner/name", id.Control)
+	case !cleanMD(id.Spec):
+		return nil, fmt.Errorf("identity spec %q is not a repository-relative .md path", id.Spec)
+	case !cleanMD(id.Ledger):
+		return nil, fmt.Errorf("identity ledger %q is not a repository-relative .md path", id.Ledger)
+	case !memberRE.MatchString(id.Member):
+		return nil, fmt.Errorf("identity member %q is not a member name", id.Member)
+	case !hex12.MatchString(id.Contract):
+		return nil, fmt.Errorf("identity contract %q is not a 12-hex fingerprint", id.Contract)
+	}
+	return &id, nil
+}
+
+func cleanMD(p string) bool {
+	return strings.HasSuffix(p, ".md") && !strings.HasPrefix(p, "/") && !strings.Contains(p, "..") && !strings.ContainsAny(p, " \t\\\"<>")
+}
+
+// ReceiptLine attests one acceptance criterion.
+type ReceiptLine struct {
+	AC       int
+	Status   string // done or cut
+	Evidence string
+}
+
+// ReceiptFor renders the receipt a ledger attests: one line per AC of the
+// spec, in order. For a coordinated spec an AC is done when every row
+// tracking it is done, cut when every row is cut; evidence joins the rows'.
+func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
+	var out []ReceiptLine
+	for _, ac := range s.ACs {
+		line := ReceiptLine{AC: ac.N, Status: "cut"}
+		var ev []string
+		seen := false
+		for _, r := range l.Rows {
+			if l.ACOf(r.N) != ac.N {
+				continue
+			}
+			seen = true
+			switch r.Status {
+			case ledger.Done:
+				if line.Status != "open" {
+					line.Status = "done"
+				}
+			case ledger.Cut:
+			default:
+				line.Status = "open"
+			}
+			if r.Evidence != "" {
+				ev = append(ev, r.Evidence)
+			}
+		}
+		if !seen {
+			line.Status = "open"
+		}
+		line.Evidence = strings.Join(ev, "; ")
+		out = append(out, line)
+	}
+	return out
+}
+
+// RenderReceipt renders the receipt region, markers included.
+func RenderReceipt(lines []ReceiptLine) string {
+	var b strings.Builder
+	b.WriteString(receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n")
+	for _, l := range lines {
+		fmt.Fprintf(&b, "| %d | %s | %s |\n", l.AC, l.Status, ledger.EscapeCell(l.Evidence))
+	}
+	b.WriteString(receiptClose)
+	return b.String()
+}
+
+// ReceiptHash is the receipt cursor: the short hash of the rendered region.
+func ReceiptHash(lines []ReceiptLine) string { return specs.ShortHash(RenderReceipt(lines)) }
+
+// ParseReceipt reads the receipt region of a body strictly.
+func ParseReceipt(body string) ([]ReceiptLine, error) {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	i := strings.Index(body, receiptOpen)
+	if i < 0 {
+		return nil, errors.New("the body has no gallivant receipt")
+	}
+	j := strings.Index(body[i:], receiptClose)
+	if j < 0 {
+		return nil, errors.New("the receipt is not closed with <!-- /gallivant:receipt -->")
+	}
+	if strings.Count(body, receiptOpen) > 1 {
+		return nil, errors.New("the body has more than one receipt")
+	}
+	inner := strings.Trim(body[i+len(receiptOpen):i+j], "\n")
+	lines := strings.Split(inner, "\n")
+	if len(lines) < 2 || lines[0] != "| AC | status | evidence |" || lines[1] != "|---|---|---|" {
+		return nil, errors.New("the receipt table must start with `| AC | status | evidence |` and `|---|---|---|`")
+	}
+	var out []ReceiptLine
+	for k, ln := range lines[2:] {
+		cells := parse.SplitCells(ln, parse.Pos{Line: 1, Col: 1})
+		if len(cells) != 3 || !strings.HasSuffix(ln, "|") {
+			return nil, fmt.Errorf("receipt line %d has %d cells; it has 3", k+1, len(cells))
+		}
+		n, err := strconv.Atoi(cells[0].Text)
+		if err != nil || n != k+1 {
+			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed 1, 2, 3 in order", k+1, cells[0].Text)
+		}
+		out = append(out, ReceiptLine{AC: n, Status: cells[1].Text, Evidence: cells[2].Text})
+	}
+	return out, nil
+}
+
+// Compose writes gallivant's two regions into a pull request body, replacing
+// earlier ones and leaving every other byte a person wrote alone. A body
+// without the regions gets them appended.
+func Compose(body string, id Identity, receipt []ReceiptLine) string {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	region := RenderReceipt(receipt)
+	if i := strings.Index(body, receiptOpen); i >= 0 {
+		if j := strings.Index(body[i:], receiptClose); j >= 0 {
+			body = body[:i] + region + body[i+j+len(receiptClose):]
+		}
+	} else {
+		body = strings.TrimRight(body, "\n") + "\n\n" + region + "\n"
+	}
+	if loc := identityRE.FindStringIndex(body); loc != nil {
+		body = body[:loc[0]] + id.Block() + body[loc[1]:]
+	} else {
+		body = strings.TrimRight(body, "\n") + "\n\n" + id.Block() + "\n"
+	}
+	return strings.TrimLeft(body, "\n")
+}

@@ -1,0 +1,244 @@
+package gatekeep
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Verdict kinds.
+const (
+	Mergeable = "mergeable"
+	Fixable   = "fixable"
+	Blocked   = "blocked"
+	Waiting   = "waiting"
+)
+
+// Block codes: why a verdict is blocked.
+const (
+	BlockMerged       = "merged"
+	BlockClosed       = "closed"
+	BlockDraft        = "draft"
+	BlockConflict     = "conflict"
+	BlockMergeUnknown = "merge-unknown"
+	BlockBehind       = "behind"
+	BlockChecksRed    = "checks-red"
+	BlockGate         = "gate"
+	BlockNoEvidence   = "no-evidence"
+	BlockUnreadable   = "unreadable"
+)
+
+// Block is one reason a pull request cannot merge that no fix round
+// answers, with what clears it.
+type Block struct {
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+	Clears string `json:"clears"`
+}
+
+// Input is everything Judge weighs besides the digest.
+type Input struct {
+	// Reviewer is the configured reviewer's login; "" when none.
+	Reviewer string
+	// Self is gallivant's own login: its comments are never feedback.
+	Self string
+	// Repolled reports that mergeability was already re-polled once, so an
+	// unknown merge state now withholds merge for good (G-22).
+	Repolled bool
+	// Gate is the completion gate's input; nil when the pull request is
+	// not a gallivant delivery or its control repository is not at hand.
+	Gate *GateInput
+	// Cursors are the loop's cursors; nil (the CLI) makes every finding
+	// new.
+	Cursors *Cursors
+}
+
+// Verdict is the judgement of one pull request.
+type Verdict struct {
+	Kind string `json:"verdict"`
+	// Blocks are the blocking reasons, the first being the verdict's.
+	Blocks []Block `json:"blocks,omitempty"`
+	// Findings are what a fix round answers; Nits are comments that do not
+	// hold the merge.
+	Findings []Finding `json:"findings,omitempty"`
+	Nits     []Finding `json:"nits,omitempty"`
+	// Waits are what a waiting verdict waits for.
+	Waits    []string     `json:"waits,omitempty"`
+	Checks   ChecksResult `json:"-"`
+	Evidence string       `json:"evidence"`
+	// Blockers counts blocking items; -1 when the reviews could not be read.
+	Blockers int `json:"blockers"`
+	// GateRun reports whether the completion gate ran; Gate lists its
+	// problems.
+	GateRun bool      `json:"gate_run"`
+	Gate    []Problem `json:"gate,omitempty"`
+}
+
+// Line is the one-line verdict of the batch summary.
+func (v Verdict) Line() string {
+	switch v.Kind {
+	case Blocked:
+		return "blocked - " + v.Blocks[0].Reason
+	case Fixable:
+		return "fixable - " + plural(len(v.Findings), "finding", "findings")
+	case Waiting:
+		s := "waiting - " + v.Waits[0]
+		if len(v.Waits) > 1 {
+			s += fmt.Sprintf(" (and %d more)", len(v.Waits)-1)
+		}
+		return s
+	}
+	return Mergeable
+}
+
+// BlockersString renders the blocker count, or unknown.
+func (v Verdict) BlockersString() string {
+	if v.Blockers < 0 {
+		return "unknown"
+	}
+	return fmt.Sprint(v.Blockers)
+}
+
+// NewFindings returns the findings a round has not answered yet.
+func (v Verdict) NewFindings() []Finding {
+	var out []Finding
+	for _, f := range v.Findings {
+		if f.New {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Blocked reports whether the verdict is blocked with code.
+func (v Verdict) BlockedBy(code string) bool {
+	for _, b := range v.Blocks {
+		if b.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Judge weighs a digest (G-21..G-26, R-32): terminal state, draft, merge
+// state, CI-first checks on the exact head, outstanding changes requested
+// and new feedback, the configured reviewer's clearance, and the
+// completion gate. Blocked wins over fixable, fixable over waiting.
+func Judge(d Digest, in Input) Verdict {
+	var v Verdict
+	block := func(code, reason, clears string) {
+		v.Blocks = append(v.Blocks, Block{Code: code, Reason: reason, Clears: clears})
+	}
+	switch {
+	case d.Merged:
+		block(BlockMerged, "merged as "+short(d.MergeCommit), "nothing: the pull request is merged")
+		return finish(v, d)
+	case d.State == "closed":
+		block(BlockClosed, "closed without merging", "reopen the pull request")
+		return finish(v, d)
+	}
+	if d.Draft {
+		block(BlockDraft, "the pull request is a draft", "mark it ready for review")
+	}
+	switch {
+	case d.Mergeable == nil || d.MergeState == "unknown" || d.MergeState == "":
+		if in.Repolled {
+			block(BlockMergeUnknown, "merge state unknown after a re-poll", "recheck once GitHub has computed mergeability")
+		} else {
+			v.Waits = append(v.Waits, "GitHub to compute mergeability")
+		}
+	case !*d.Mergeable || d.MergeState == "dirty":
+		block(BlockConflict, fmt.Sprintf("conflicts with %s", d.BaseRef), fmt.Sprintf("merge %s into %s and resolve the conflicts", d.BaseRef, d.HeadRef))
+	case d.MergeState == "behind":
+		block(BlockBehind, fmt.Sprintf("behind %s, whose protection requires branches to be up to date", d.BaseRef), fmt.Sprintf("merge %s into %s", d.BaseRef, d.HeadRef))
+	}
+	v.Checks = EvaluateChecks(d)
+	for _, c := range v.Checks.Failing {
+		f := checkFinding(c, in.Cursors == nil || in.Cursors.ChecksHead != d.HeadSHA)
+		v.Findings = append(v.Findings, f)
+	}
+	for _, c := range v.Checks.Waiting {
+		v.Waits = append(v.Waits, fmt.Sprintf("check %s on %s", c.Name, short(d.HeadSHA)))
+	}
+	if !d.ChecksKnown {
+		v.Waits = append(v.Waits, "the checks on "+short(d.HeadSHA)+" to be readable")
+	}
+	if in.Cursors == nil {
+		for _, r := range ChangesRequested(d.Reviews) {
+			v.Findings = append(v.Findings, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
+				State: r.State, Text: r.Body, At: r.SubmittedAt, New: true})
+		}
+		for _, r := range d.Reviews {
+			if p := PriorReview(d.Reviews, r.User); p != nil && p.ID == r.ID && p.State == "COMMENTED" && strings.TrimSpace(p.Body) != "" && !strings.EqualFold(r.User, in.Self) {
+				v.Nits = append(v.Nits, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID), State: r.State, Text: r.Body, At: r.SubmittedAt})
+			}
+		}
+	} else {
+		v.Findings = append(v.Findings, Feedback(d, in.Cursors.Since, in.Self)...)
+		for _, r := range ChangesRequested(d.Reviews) {
+			if !in.Cursors.Since.IsNew(r.SubmittedAt, r.ID) {
+				v.Waits = append(v.Waits, fmt.Sprintf("a re-review by @%s (changes requested on %s were answered)", r.User, short(r.CommitID)))
+			}
+		}
+	}
+	if in.Reviewer != "" && !ReviewerClear(d.Reviews, in.Reviewer, d.HeadSHA) {
+		v.Waits = append(v.Waits, fmt.Sprintf("an approval by @%s of %s", in.Reviewer, short(d.HeadSHA)))
+	}
+	if in.Gate != nil {
+		v.GateRun = true
+		v.Gate = Gate(d, *in.Gate)
+		for _, p := range v.Gate {
+			if p.Blocking {
+				block(BlockGate, "completion gate: "+p.Message, p.Clears)
+			} else {
+				v.Findings = append(v.Findings, Finding{Source: SourceGate, Where: p.Rule, Text: p.Message, New: true})
+			}
+		}
+	}
+	v.Evidence = v.Checks.Evidence
+	if v.Evidence == "" {
+		if v.GateRun && len(v.Gate) == 0 {
+			v.Evidence = EvidenceLocal
+		} else {
+			v.Evidence = EvidenceUnknown
+			if !v.GateRun {
+				block(BlockNoEvidence, "no verification evidence: the head has no checks and the body no gallivant receipt",
+					"add CI checks that run on the head, or deliver the change through gallivant")
+			}
+		}
+	}
+	for _, f := range v.Findings {
+		if f.Source == SourceCheck && !f.New {
+			block(BlockChecksRed, fmt.Sprintf("checks still red on %s after a fix round for them", short(d.HeadSHA)),
+				"a person fixes the checks (a new push is followed), then resume | <why>")
+			break
+		}
+	}
+	return finish(v, d)
+}
+
+func finish(v Verdict, d Digest) Verdict {
+	v.Blockers = len(v.Blocks)
+	for _, f := range v.Findings {
+		if f.Source != SourceComment {
+			v.Blockers++
+		}
+	}
+	if !d.ReviewsKnown && !d.Merged && d.State != "closed" {
+		v.Blockers = -1
+		v.Waits = append(v.Waits, "the reviews to be readable")
+	}
+	switch {
+	case len(v.Blocks) > 0:
+		v.Kind = Blocked
+	case len(v.NewFindings()) > 0:
+		v.Kind = Fixable
+	case len(v.Waits) > 0:
+		v.Kind = Waiting
+	default:
+		v.Kind = Mergeable
+	}
+	if v.Evidence == "" {
+		v.Evidence = EvidenceUnknown
+	}
+	return v
+}
