@@ -36,8 +36,8 @@ type Digest struct {
 	FilesKnown bool     `json:"-"`
 	// Checks are the check runs and commit statuses on HeadSHA;
 	// ChecksKnown is false when they could not be read.
-	Checks      []Check `json:"checks"`
-	ChecksKnown bool    `json:"-"`
+	Checks      []Check  `json:"checks"`
+	ChecksKnown bool     `json:"-"`
 	Reviews     []Review `json:"reviews"`
 	// ReviewsKnown is false when the reviews could not be read.
 	ReviewsKnown bool      `json:"-"`
