@@ -36,9 +36,12 @@ type Digest struct {
 	FilesKnown bool     `json:"-"`
 	// Checks are the check runs and commit statuses on HeadSHA;
 	// ChecksKnown is false when they could not be read.
-	Checks      []Check  `json:"checks"`
-	ChecksKnown bool     `json:"-"`
-	Reviews     []Review `json:"reviews"`
+	Checks      []Check `json:"checks"`
+	ChecksKnown bool    `json:"-"`
+	// Required names the checks the base branch's protection requires;
+	// one that has not reported on the head yet is waited for.
+	Required []string `json:"required,omitempty"`
+	Reviews  []Review `json:"reviews"`
 	// ReviewsKnown is false when the reviews could not be read.
 	ReviewsKnown bool      `json:"-"`
 	Comments     []Comment `json:"comments"`

@@ -25,6 +25,7 @@ const (
 	BlockGate         = "gate"
 	BlockNoEvidence   = "no-evidence"
 	BlockUnreadable   = "unreadable"
+	BlockGitHub       = "github-blocked"
 )
 
 // Block is one reason a pull request cannot merge that no fix round
@@ -162,6 +163,17 @@ func Judge(d Digest, in Input) Verdict {
 	if !d.ChecksKnown {
 		v.Waits = append(v.Waits, "the checks on "+short(d.HeadSHA)+" to be readable")
 	}
+	missing := 0
+	for _, name := range d.Required {
+		reported := false
+		for _, c := range d.Checks {
+			reported = reported || c.Name == name
+		}
+		if !reported && d.ChecksKnown {
+			missing++
+			v.Waits = append(v.Waits, fmt.Sprintf("required check %s to report on %s", name, short(d.HeadSHA)))
+		}
+	}
 	if in.Cursors == nil {
 		for _, r := range ChangesRequested(d.Reviews) {
 			v.Findings = append(v.Findings, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
@@ -194,7 +206,14 @@ func Judge(d Digest, in Input) Verdict {
 			}
 		}
 	}
+	if d.MergeState == "blocked" && len(v.Waits) == 0 && len(v.Findings) == 0 && len(v.Blocks) == 0 {
+		// G-23: nothing gatekeep sees explains it.
+		block(BlockGitHub, "GitHub reports BLOCKED, no local repair applies", "a person with access checks the protection rules of "+d.BaseRef)
+	}
 	v.Evidence = v.Checks.Evidence
+	if missing > 0 {
+		v.Evidence = EvidencePending
+	}
 	if v.Evidence == "" {
 		if v.GateRun && len(v.Gate) == 0 {
 			v.Evidence = EvidenceLocal

@@ -16,6 +16,7 @@ const (
 	KeySpecCommit    = "spec-commit"    // control commit whose spec was approved
 	KeyContract      = "contract"       // that spec's contract fingerprint
 	KeyBranch        = "branch"         // work branch in each target repository
+	KeyChain         = "chain"          // <chain name> <k>/<n>: the milestone this entry was seeded as
 	KeyPhase         = "phase"          // implement | verify | review | ready | done
 	KeyDispatchedAt  = "dispatched-at"  // when the outstanding dispatch started
 	KeyMisses        = "misses"         // consecutive validation misses
@@ -29,7 +30,6 @@ const (
 	KeyReceipt       = "receipt"        // receipt hash when the last round started
 	KeyReviewerAsked = "reviewer-asked" // reviewer clock
 	KeyNudged        = "nudged"         // head the reviewer was nudged about
-	KeyMergeWait     = "merge-unknown"  // passes mergeability has been unknown
 	KeyOwed          = "owed"           // a GitHub write owed by an earlier transition
 	KeyRetry         = "retry"          // <write> <n> | <last error>
 	KeyStop          = "stop"           // <reason> | <detail>
@@ -45,9 +45,9 @@ const (
 )
 
 var deliveryKeys = []string{
-	KeySpecCommit, KeyContract, KeyBranch, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns, KeyModel,
+	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyPR, KeyRound, KeyHead, KeyChecksHead, KeySince, KeyReceipt, KeyReviewerAsked, KeyNudged,
-	KeyMergeWait, KeyOwed, KeyRetry, KeyStop,
+	KeyOwed, KeyRetry, KeyStop,
 }
 
 // Delivery is the reconciler-owned `## Delivery` section: key: value lines.
@@ -163,6 +163,10 @@ func validateDelivery(key, v string) string {
 		if v == "" || strings.ContainsAny(v, " \t") {
 			return "must be one word"
 		}
+	case KeyChain:
+		if _, _, _, err := ParseChainKey(v); err != nil {
+			return err.Error()
+		}
 	case KeyPhase:
 		switch v {
 		case PhaseImplement, PhaseVerify, PhaseReview, PhaseReady, PhaseDone:
@@ -173,7 +177,7 @@ func validateDelivery(key, v string) string {
 		if !prRE.MatchString(v) || !specs.ValidRepo(v[:strings.IndexByte(v, '#')]) {
 			return "must be owner/name#number"
 		}
-	case KeyRound, KeyMisses, KeyEmptyReturns, KeyMergeWait:
+	case KeyRound, KeyMisses, KeyEmptyReturns:
 		return count()
 	case KeyDispatchedAt, KeyReviewerAsked:
 		if !isTime(v) {
@@ -211,4 +215,20 @@ func validateDelivery(key, v string) string {
 		return "unknown key"
 	}
 	return ""
+}
+
+var chainKeyRE = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*) ([1-9][0-9]*)/([1-9][0-9]*)$`)
+
+// ParseChainKey reads a `chain:` value, `<chain name> <k>/<n>`.
+func ParseChainKey(v string) (name string, k, n int, err error) {
+	m := chainKeyRE.FindStringSubmatch(v)
+	if m == nil {
+		return "", 0, 0, fmt.Errorf("must be <chain name> <k>/<n>, like launch 2/3")
+	}
+	k, _ = strconv.Atoi(m[2])
+	n, _ = strconv.Atoi(m[3])
+	if k > n {
+		return "", 0, 0, fmt.Errorf("milestone %d of %d does not exist", k, n)
+	}
+	return m[1], k, n, nil
 }

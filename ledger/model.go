@@ -115,6 +115,7 @@ type Ledger struct {
 // positions are the lines of a parsed ledger's parts.
 type positions struct {
 	spec, iterations, pending, table   int
+	chain                              int
 	rows, mapping, decisions, requests []int
 }
 

@@ -19,6 +19,9 @@ const (
 	RuleMapping   = "ledger/leg-mapping"
 	RuleDecision  = "ledger/decision-grammar"
 	RuleDelivery  = "ledger/delivery"
+	// RuleChainChanged reports a chain whose order or membership changed
+	// after the milestone was seeded.
+	RuleChainChanged = "ledger/chain-changed"
 	RuleRequest   = "ledger/request"
 	RuleSection   = "ledger/section"
 	RuleSpecPath  = "ledger/spec-path"
@@ -567,6 +570,9 @@ func (p *parser) delivery() {
 			continue
 		}
 		p.l.Delivery.Set(key, val)
+		if key == KeyChain {
+			p.l.at.chain = ln.Pos.Line
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -63,6 +64,9 @@ func Load(cfg *specs.Config, files []specs.File) (*Repo, parse.Diagnostics) {
 			continue
 		}
 		diags = append(diags, Validate(f.Path, l, sp)...)
+		if msg := r.ChainChanged(l.Spec); msg != "" {
+			diags.Errorf(f.Path, parse.Pos{Line: l.line(func(p *positions) int { return p.chain }), Col: len(KeyChain) + 3}, RuleChainChanged, "%s", msg)
+		}
 		for i, st := range l.RequestStates() {
 			if st.Err == nil && st.Refusal != "" {
 				diags.Add(f.Path, parse.Pos{Line: lineAt(l.at.requestsOr(), i)(l.at), Col: 1}, parse.SeverityInfo, ruleRequestState, "not accepted now: %s", st.Refusal)
@@ -109,4 +113,30 @@ func (l *Ledger) RequestStates() []RequestState {
 		out = append(out, st)
 	}
 	return out
+}
+
+// ChainChanged reports how the chain a milestone was seeded in changed
+// since: a started chain's order and membership are fixed, because its
+// ledgers and merged pull requests already follow them. "" when the entry
+// was not seeded as a milestone or its chain still lists it in place.
+func (r *Repo) ChainChanged(spec string) string {
+	l := r.Ledgers[spec]
+	if l == nil || l.Delivery.Get(KeyChain) == "" {
+		return ""
+	}
+	name, k, n, err := ParseChainKey(l.Delivery.Get(KeyChain))
+	if err != nil {
+		return ""
+	}
+	was := fmt.Sprintf("%s was seeded as milestone %d of %d of chain %s", spec, k, n, name)
+	cp, ok := r.ChainOf[spec]
+	switch {
+	case !ok:
+		return was + ", but no chain lists it now; a started chain's membership is fixed: restore it"
+	case cp.Chain.Name() != name:
+		return fmt.Sprintf("%s, but chain %s lists it now; a started chain's membership is fixed: restore it", was, cp.Chain.Name())
+	case cp.K != k || len(cp.Chain.Milestones) != n:
+		return fmt.Sprintf("%s, but it is milestone %d of %d now; a started chain's order and membership are fixed: restore them", was, cp.K, len(cp.Chain.Milestones))
+	}
+	return ""
 }

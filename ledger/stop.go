@@ -55,11 +55,12 @@ func ClearingRequests(reason string) []string {
 		return []string{"retry <row> | <hint>", "rows +N"}
 	case "no-escalation-model":
 		return []string{"resume | <why> (after setting executor.escalation_model)", "retry <row> | <hint>", "rows +N"}
-	case "interrupted", "boundary", "seed-refused", "harness-error":
+	case "interrupted", "boundary", "seed-refused", "harness-error",
+		"closed", "conflict", "iterations", "checks-red", "reviewer-silent":
 		return []string{"resume | <why>"}
 	case "spec-changed":
 		return []string{"resnapshot | <why>"}
-	case "stuck":
+	case "stuck", "merge-unknown":
 		return []string{"recheck"}
 	}
 	return nil
@@ -88,6 +89,18 @@ func Recommendation(l *Ledger, reason string, target int) string {
 		return "resnapshot | <why> - accepts the edited spec; or revert the edit"
 	case "stuck":
 		return "recheck - after fixing what GitHub refused"
+	case "merge-unknown":
+		return "recheck - asks GitHub for the pull request's mergeability again"
+	case "closed":
+		return "resume | <why> - after reopening the pull request; the loop watches it again"
+	case "conflict":
+		return "resume | <why> - after merging the base into the work branch; the loop also resumes by itself once GitHub reports no conflict"
+	case "iterations":
+		return "resume | <why> - after raising defaults.max_rounds in gallivant.yaml; the round count is kept"
+	case "checks-red":
+		return "resume | <why> - after a person fixed or re-ran the checks; a new push is followed without a request"
+	case "reviewer-silent":
+		return "resume | <why> - restarts the reviewer clock; or set another reviewer in gallivant.yaml"
 	case "spec-illegal":
 		return "none - fix the spec's errors (gallivant check)"
 	case "spec-gone":

@@ -264,6 +264,12 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			n.delivery().Set(KeyDispatchedAt, "")
 			n.delivery().Set(KeyModel, "")
 			c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
+		case "reviewer-silent":
+			// The reviewer is asked again from now; the nudge is
+			// available again.
+			n.delivery().SetTime(KeyReviewerAsked, now)
+			n.delivery().Set(KeyNudged, "")
+			c.Sentence = "Resumed: the reviewer clock restarts now."
 		default:
 			c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
 		}
@@ -272,6 +278,9 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		n.delivery().Set(KeyRetry, "")
 		c.Subject = "loop: resume"
 		c.Sentence = "Rechecking: the failure count of the refused GitHub write is cleared."
+		if reason == "merge-unknown" {
+			c.Sentence = "Rechecking: GitHub is asked for the pull request's mergeability again."
+		}
 	case RequestResnapshot:
 		return refuse("resnapshot needs the edited spec; the reconciler applies it with Amend")
 	}

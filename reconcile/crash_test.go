@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,10 @@ func normalized(r *rig) string {
 	s := string(ledger.Format(r.ledger(ledgerPath)))
 	first := strings.Fields(run(r.t, r.control, "git", "rev-list", "--max-parents=0", "main"))[0]
 	base := run(r.t, r.gh.RepoDir("acme/api"), "git", "rev-parse", "main")
-	return strings.NewReplacer(first, "<control>", base, "<base>").Replace(s)
+	work := run(r.t, r.gh.RepoDir("acme/api"), "git", "rev-parse", "gallivant/feature")
+	s = strings.NewReplacer(first, "<control>", base, "<base>", work, "<work>").Replace(s)
+	// When the pull request opened depends on how many passes a crash cost.
+	return regexp.MustCompile(`(?m)^(since|reviewer-asked): .*$`).ReplaceAllString(s, "$1: <time>")
 }
 
 func crashSpec() map[string]string {

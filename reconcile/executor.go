@@ -35,6 +35,26 @@ type Task struct {
 	// DefaultBranch is the member repository's base branch, where a
 	// workflow file lives.
 	DefaultBranch string
+	// Round is set for a review/fix round of the pull-request loop (1, 2,
+	// …); Pending is then zero and Brief is a fix brief.
+	Round int
+}
+
+// name is the task's file name stem: the spec stem and the iteration, or
+// the round.
+func (t Task) name() string {
+	if t.Round > 0 {
+		return fmt.Sprintf("%s-round-%d", specs.Stem(t.Spec), t.Round)
+	}
+	return fmt.Sprintf("%s-%d", specs.Stem(t.Spec), t.Iteration)
+}
+
+// what describes the task in logs.
+func (t Task) what() string {
+	if t.Round > 0 {
+		return fmt.Sprintf("round %d", t.Round)
+	}
+	return fmt.Sprintf("%s iteration %d", t.Pending.String(), t.Iteration)
 }
 
 // Outcome is what an executor learned about a run.
@@ -101,6 +121,10 @@ func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		"pending":   t.Pending.String(),
 		"iteration": fmt.Sprint(t.Iteration),
 	}
+	if t.Round > 0 {
+		inputs["target"], inputs["pending"] = "round", ""
+		inputs["round"] = fmt.Sprint(t.Round)
+	}
 	if t.Model != "" {
 		inputs["model"] = t.Model
 	}
@@ -137,7 +161,7 @@ type CommandExecutor struct {
 func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	stem := specs.Stem(t.Spec)
 	dir := filepath.Join(e.WorkDir, "checkouts", strings.ReplaceAll(t.Repo, "/", "__"), stem)
-	logPath := filepath.Join(e.WorkDir, "logs", fmt.Sprintf("%s-%d.log", stem, t.Iteration))
+	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return out, err
@@ -157,7 +181,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		out.Err = err
 		return out, nil
 	}
-	taskFile := filepath.Join(e.WorkDir, "tasks", fmt.Sprintf("%s-%d.md", stem, t.Iteration))
+	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
 		return out, err
 	}
@@ -166,7 +190,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
-	fmt.Fprintf(logf, "# gallivant: %s %s iteration %d in %s\n", t.Spec, t.Pending.String(), t.Iteration, dir)
+	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.what(), dir)
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else {

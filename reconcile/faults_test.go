@@ -149,8 +149,8 @@ func TestStoreInPlace(t *testing.T) {
 	}
 	gh, _ := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
 	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Agent: r.agent}
-	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet}).Pass(context.Background())
-	if err != nil || len(rep.Transitions) != 5 {
+	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet, MergePoll: time.Millisecond}).Pass(context.Background())
+	if err != nil || len(rep.Transitions) != 5+len(delivered) {
 		t.Fatalf("in-place pass: %v %v", err, subjectsOf(rep))
 	}
 	// The work tree follows the branch: the ledger is on disk and clean.

@@ -244,14 +244,21 @@ func (g *GitHub) Compare(ctx context.Context, repo, base, head string) (Comparis
 	return out, nil
 }
 
-// CommitFiles returns how many files one commit changes.
-func (g *GitHub) CommitFiles(ctx context.Context, repo, sha string) (int, error) {
+// CommitInfo is one commit's committer date and how many files it changes.
+type CommitInfo struct {
+	CommittedAt time.Time
+	Files       int
+}
+
+// GetCommit reads one commit. Commits are immutable, so after the first
+// read the ETag cache answers it without rate limit.
+func (g *GitHub) GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error) {
 	o, n := splitRepo(repo)
 	c, _, err := g.c.Repositories.GetCommit(ctx, o, n, sha, &github.ListOptions{PerPage: 100})
 	if err != nil {
-		return 0, classify("read commit "+short(sha)+" of "+repo, err)
+		return CommitInfo{}, classify("read commit "+short(sha)+" of "+repo, err)
 	}
-	return len(c.Files), nil
+	return CommitInfo{CommittedAt: c.GetCommit().GetCommitter().GetDate().Time, Files: len(c.Files)}, nil
 }
 
 func short(sha string) string {

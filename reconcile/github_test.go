@@ -105,8 +105,8 @@ func TestAdapterBranchesAndCompare(t *testing.T) {
 	if cmp.AheadBy != 2 || len(cmp.Commits) != 2 || cmp.Commits[1].SHA != head || cmp.Commits[0].Subject != "add a.txt" || cmp.Commits[0].Body != "body line" || cmp.Files != 2 {
 		t.Errorf("Compare = %+v", cmp)
 	}
-	if n, err := g.CommitFiles(ctx, "acme/api", head); err != nil || n != 1 {
-		t.Errorf("CommitFiles = %d %v", n, err)
+	if c, err := g.GetCommit(ctx, "acme/api", head); err != nil || c.Files != 1 || c.CommittedAt.IsZero() {
+		t.Errorf("GetCommit = %+v %v", c, err)
 	}
 }
 

@@ -46,6 +46,12 @@ type Options struct {
 	// PushAttempts bounds how often a pass re-plans after a rejected push;
 	// 10 when 0.
 	PushAttempts int
+	// ControlRepo names the control repository (owner/name) in the
+	// identity block of every pull request; "local/control" when empty.
+	ControlRepo string
+	// MergePoll is how long a pass waits before asking GitHub again for a
+	// mergeability it is still computing; 2s when 0.
+	MergePoll time.Duration
 }
 
 // Reconciler runs passes over one control repository.
@@ -66,6 +72,12 @@ func New(o Options) *Reconciler {
 	}
 	if o.Executor == nil {
 		o.Executor = NoneExecutor{}
+	}
+	if o.ControlRepo == "" {
+		o.ControlRepo = "local/control"
+	}
+	if o.MergePoll == 0 {
+		o.MergePoll = 2 * time.Second
 	}
 	return &Reconciler{o: o}
 }
@@ -200,6 +212,8 @@ type passState struct {
 	// outcomes holds what a synchronous executor reported this pass, keyed
 	// by outcomeKey, for settling the same dispatch in the same pass.
 	outcomes map[string]Outcome
+	// login is gallivant's own GitHub login, read once per pass.
+	login string
 }
 
 // entry is one spec and its ledger.
@@ -222,6 +236,22 @@ func (p *passState) entries() []*entry {
 		}
 		out = append(out, e)
 	}
+	// A chain's milestones go in chain order, so that a milestone merged
+	// this pass lets its successor start in the same pass.
+	key := func(e *entry) (string, int) {
+		if cp, ok := p.repo.ChainOf[e.specPath]; ok {
+			return cp.Chain.Milestones[0].Path, cp.K
+		}
+		return e.specPath, 0
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, ak := key(out[i])
+		b, bk := key(out[j])
+		if a != b {
+			return a < b
+		}
+		return ak < bk
+	})
 	var orphans []string
 	for lp, sp := range p.repo.Orphans {
 		if !seen[sp] {
@@ -277,6 +307,10 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	}
 	p.rep.Transitions = append(p.rep.Transitions, t)
 	e.l = n
+	if e.spec != nil {
+		// Later entries of this pass (a chain's next milestone) see it.
+		p.repo.Ledgers[e.specPath] = n
+	}
 	return p.crash("commit")
 }
 
@@ -330,6 +364,9 @@ func (p *passState) entry(e *entry) error {
 		}
 	}
 	if err := p.autoResume(e); err != nil {
+		return err
+	}
+	if err := p.observeStopped(e); err != nil {
 		return err
 	}
 	if err := p.requests(e); err != nil {
@@ -413,6 +450,14 @@ func (p *passState) chainGate(e *entry) (bool, string) {
 	if cp.Chain.Status != specs.StatusActive {
 		return false, fmt.Sprintf("chain %s is %s", cp.Chain.Path, cp.Chain.Status)
 	}
+	for _, m := range cp.Chain.Milestones[:cp.K-1] {
+		if msg := p.repo.ChainChanged(m.Path); msg != "" {
+			return false, "refused: " + msg
+		}
+	}
+	if sp := p.repo.Specs[cp.Chain.Milestones[cp.K-2].Path]; sp != nil && sp.Status == specs.StatusCancelled {
+		return false, fmt.Sprintf("chain %s is stopped: milestone %d (%s) is cancelled", cp.Chain.Path, cp.K-1, sp.Path)
+	}
 	prev := cp.Chain.Milestones[cp.K-2].Path
 	pl := p.repo.Ledgers[prev]
 	if pl == nil {
@@ -422,7 +467,11 @@ func (p *passState) chainGate(e *entry) (bool, string) {
 		return false, fmt.Sprintf("chain %s is stopped: milestone %d (%s) stopped %s", cp.Chain.Path, cp.K-1, prev, reason)
 	}
 	if pl.Phase() != ledger.PhaseDone {
-		return false, fmt.Sprintf("waits for milestone %d of %s (%s) to be merged", cp.K-1, cp.Chain.Path, prev)
+		pr := ""
+		if v := pl.Delivery.Get(ledger.KeyPR); v != "" {
+			pr = ", " + v
+		}
+		return false, fmt.Sprintf("waits for milestone %d of %s (%s%s) to be merged", cp.K-1, cp.Chain.Path, prev, pr)
 	}
 	return p.mergedIntoBase(prev, pl)
 }
@@ -452,7 +501,9 @@ func (p *passState) seed(e *entry) error {
 	}
 	n, c := ledger.Seed(ledger.SeedInput{Spec: e.spec, SpecCommit: p.rep.Control, Bases: bases, Allowance: p.cfg.Defaults.Allowance})
 	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
-		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))})
+		pos := fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))
+		n.Delivery.Set(ledger.KeyChain, pos)
+		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: pos})
 	}
 	return p.apply(e, n, c)
 }

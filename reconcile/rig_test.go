@@ -63,8 +63,8 @@ func newRig(t testing.TB, files map[string]string, repos ...string) *rig {
 	if len(repos) == 0 {
 		repos = []string{"acme/api"}
 	}
-	r := &rig{t: t, gh: githubtest.Start(t, repos...), cache: t.TempDir(), work: t.TempDir(),
-		clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
+	r := &rig{t: t, cache: t.TempDir(), work: t.TempDir(), clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
+	r.gh = githubtest.StartWith(t, githubtest.Options{Clock: r.clock.now}, repos...)
 	r.script = func(string, int, string) Behavior { return Done }
 	r.agent = ScriptedAgent(func(target string, n int, model string) Behavior { return r.script(target, n, model) })
 	src := t.TempDir()
@@ -126,7 +126,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 		r.mu.Unlock()
 		return r.agent(ctx, dir, t)
 	}}
-	o := Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, Log: logger, CloneURL: r.gh.GitURL}
+	o := Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, Log: logger, CloneURL: r.gh.GitURL, MergePoll: time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}

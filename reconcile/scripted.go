@@ -26,8 +26,10 @@ const (
 	Dirty      Behavior = "dirty"       // uncommitted changes, no commit
 )
 
-// Script decides the scripted agent's behaviour for a target ("seed" or a
-// row number) on its n-th dispatch (1-based) and the model it was given.
+// Script decides the scripted agent's behaviour for a target ("seed", a
+// row number, or "round" for a review/fix round) on its n-th dispatch
+// (1-based) and the model it was given. A round answers with one commit
+// unless the behaviour is NoCommit or Dirty.
 type Script func(target string, n int, model string) Behavior
 
 // ScriptedAgent returns an agent that answers each dispatch from its brief
@@ -69,6 +71,20 @@ func ScriptedAgent(script Script) AgentFunc {
 			return err
 		}
 		head := fmt.Sprintf("pending: %s\niteration: %d\n\n", kv["pending"], iteration+1)
+		if target == "round" {
+			// A fix round: answer the findings with one plain commit.
+			file := fmt.Sprintf("fixes/round-%s.txt", kv["round"])
+			switch b {
+			case NoCommit:
+				return nil
+			case Dirty:
+				return write(file, "half a fix\n")
+			}
+			if err := write(file, fmt.Sprintf("answers round %s on %s\n", kv["round"], kv["head"])); err != nil {
+				return err
+			}
+			return commit(fmt.Sprintf("Answer review round %s", kv["round"]), false)
+		}
 		if target == "seed" {
 			if b == NoCommit {
 				return nil
@@ -114,7 +130,7 @@ func ScriptedAgent(script Script) AgentFunc {
 				decision = fmt.Sprintf("row %s failed | the fixture server is unreachable | needs a staging token", n)
 			}
 		}
-		if err := write(file, fmt.Sprintf("iteration %d\n", iteration+1)); err != nil {
+		if err := write(file, fmt.Sprintf("%s iteration %d\n", t.Spec, iteration+1)); err != nil {
 			return err
 		}
 		msg := fmt.Sprintf("loop: row %s %s\n\n%s| %s | %s | %d | %s |\n\n%s\n", n, status, head, n, status, attempts+1, evidence, decision)

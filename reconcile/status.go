@@ -278,7 +278,9 @@ func (s *Snapshot) Explain(spec string) []string {
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
-		add("next: every row is closed; the pull-request phases take over (phase %s)", l.Phase())
+		for _, line := range s.explainDelivery(l) {
+			add("%s", line)
+		}
 	case ledger.ActStop:
 		add("next: stop %s (%s)", a.Reason, a.Detail)
 	case ledger.ActEscalate:
@@ -289,6 +291,38 @@ func (s *Snapshot) Explain(spec string) []string {
 		} else {
 			add("next: dispatch row %d to %s", a.Target, a.Member)
 		}
+	}
+	return out
+}
+
+// explainDelivery says where an entry whose rows are all closed stands in
+// the pull-request phases.
+func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
+	d := l.Delivery
+	pr := d.Get(ledger.KeyPR)
+	var out []string
+	if pr != "" {
+		out = append(out, fmt.Sprintf("pull request: %s, head %s, round %d of %d", pr, short(d.Get(ledger.KeyHead)), d.Int(ledger.KeyRound), s.Config.Defaults.MaxRounds))
+		if rc := s.Config.Reviewer; rc != nil && d.Get(ledger.KeyReviewerAsked) != "" {
+			out = append(out, fmt.Sprintf("reviewer: @%s asked %s", rc.Login, d.Get(ledger.KeyReviewerAsked)))
+		}
+	}
+	if v := d.Get(ledger.KeyRetry); v != "" {
+		out = append(out, fmt.Sprintf("failing write: %s (the %dth failure in a row stops the entry stuck)", v, 5))
+	}
+	switch {
+	case l.Phase() == ledger.PhaseDone:
+		out = append(out, fmt.Sprintf("done: %s is merged", pr))
+	case pr == "":
+		out = append(out, "next: open a pull request from the work branch with the identity block and the receipt")
+	case d.Get(ledger.KeyDispatchedAt) != "":
+		out = append(out, fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Int(ledger.KeyRound), d.Get(ledger.KeyDispatchedAt)))
+	case d.Get(ledger.KeyOwed) != "":
+		out = append(out, fmt.Sprintf("next: post the owed %s on %s", d.Get(ledger.KeyOwed), pr))
+	case l.Phase() == ledger.PhaseReady:
+		out = append(out, fmt.Sprintf("ready: %s carries the %s label and waits for a person to merge it; a new head or new feedback takes it out of ready", pr, s.Config.Labels.Ready))
+	default:
+		out = append(out, fmt.Sprintf("next: judge %s each pass: a round for new feedback or failing checks; ready when checks are green, the reviewer is clear and the completion gate passes", pr))
 	}
 	return out
 }

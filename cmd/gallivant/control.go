@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/specs"
@@ -105,6 +108,48 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*rec
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}
-	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api)})
+	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
+		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll()})
 	return r, st, nil
+}
+
+var nameUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)
+
+// controlRepo names the control repository in pull request identity
+// blocks: owner/name from a URL (https://host/owner/name.git), else
+// $GITHUB_REPOSITORY (GitHub Actions sets it), else local/<directory name>.
+func (a *app) controlRepo(control string) string {
+	if u, err := url.Parse(control); err == nil && u.Host != "" {
+		parts := strings.Split(strings.Trim(strings.TrimSuffix(u.Path, ".git"), "/"), "/")
+		if len(parts) >= 2 {
+			if r := parts[len(parts)-2] + "/" + parts[len(parts)-1]; specs.ValidRepo(r) {
+				return r
+			}
+		}
+	}
+	if r := a.env("GITHUB_REPOSITORY"); specs.ValidRepo(r) {
+		return r
+	}
+	dir := control
+	if dir == "" || strings.HasPrefix(dir, "file://") {
+		dir = strings.TrimPrefix(dir, "file://")
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+	}
+	name := strings.Trim(nameUnsafe.ReplaceAllString(strings.ToLower(strings.TrimSuffix(filepath.Base(dir), ".git")), "-"), "-.")
+	if r := "local/" + name; name != "" && specs.ValidRepo(r) {
+		return r
+	}
+	return "local/control"
+}
+
+// mergePoll is how long to wait before asking GitHub again for a
+// mergeability it is still computing: $GALLIVANT_MERGE_POLL (a Go
+// duration), else 2s.
+func (a *app) mergePoll() time.Duration {
+	if d, err := time.ParseDuration(a.env("GALLIVANT_MERGE_POLL")); err == nil && d > 0 {
+		return d
+	}
+	return 2 * time.Second
 }

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/google/go-github/v66/github"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -32,6 +36,7 @@ func TestScripts(t *testing.T) {
 				env.Setenv(k, "")
 			}
 			env.Setenv("GALLIVANT_CACHE", env.WorkDir+"/.cache")
+			env.Setenv("GALLIVANT_MERGE_POLL", "10ms")
 			env.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
@@ -46,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"exitcode": cmdExitcode,
 			"github":   cmdGitHub,
 			"gitrepo":  cmdGitRepo,
+			"ghstatus": cmdGHStatus,
 		},
 	})
 }
@@ -69,6 +75,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("github: %v", err)
 		}
 	}
+	servers.Store(ts, s)
 	ts.Setenv("GITHUB_API_URL", s.APIURL())
 	ts.Setenv("GITHUB_TOKEN", s.MainToken())
 	ts.Setenv("GIT_URL", srv.URL)
@@ -111,5 +118,32 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
+	}
+}
+
+// servers holds each script's GitHub stand-in for the commands that act on
+// it as CI or a person would.
+var servers sync.Map // *testscript.TestScript → *githubtest.Server
+
+// cmdGHStatus posts a commit status as CI would: `ghstatus owner/name
+// branch context state`.
+func cmdGHStatus(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := servers.Load(ts)
+	if neg || len(args) != 4 || !ok {
+		ts.Fatalf("usage: ghstatus owner/name branch context state (after github)")
+	}
+	s := v.(*githubtest.Server)
+	owner, name, _ := strings.Cut(args[0], "/")
+	c, err := github.NewClient(nil).WithAuthToken(s.Token("ci-bot")).WithEnterpriseURLs(s.APIURL(), s.APIURL())
+	if err != nil {
+		ts.Fatalf("ghstatus: %v", err)
+	}
+	ref, _, err := c.Git.GetRef(context.Background(), owner, name, "heads/"+args[1])
+	if err != nil {
+		ts.Fatalf("ghstatus: %v", err)
+	}
+	if _, _, err := c.Repositories.CreateStatus(context.Background(), owner, name, ref.GetObject().GetSHA(),
+		&github.RepoStatus{Context: github.String(args[2]), State: github.String(args[3])}); err != nil {
+		ts.Fatalf("ghstatus: %v", err)
 	}
 }

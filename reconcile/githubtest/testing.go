@@ -10,7 +10,18 @@ import (
 // when the test ends.
 func Start(tb testing.TB, repos ...string) *Server {
 	tb.Helper()
-	s, err := New(Options{Dir: tb.TempDir()})
+	return StartWith(tb, Options{}, repos...)
+}
+
+// StartWith is Start with options; an empty Dir becomes a test temporary
+// directory. Tests that inject a clock into the reconciler pass the same
+// clock here, so that GitHub's timestamps and the pass's now agree.
+func StartWith(tb testing.TB, opts Options, repos ...string) *Server {
+	tb.Helper()
+	if opts.Dir == "" {
+		opts.Dir = tb.TempDir()
+	}
+	s, err := New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

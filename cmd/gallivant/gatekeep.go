@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/specs"
+	"github.com/spf13/cobra"
+)
+
+type gatekeepOptions struct {
+	Repo    string
+	Format  string
+	Control string
+}
+
+func (a *app) newGatekeepCmd() *cobra.Command {
+	opts := &gatekeepOptions{}
+	cmd := &cobra.Command{
+		Use:   "gatekeep PR... [--repo owner/name] [--format markdown|json]",
+		Short: "Judge pull requests: mergeable, fixable, blocked or waiting",
+		Long: `gatekeep reads pull requests from GitHub and judges each one: CI-first
+evidence on the exact head, review clearance, merge state and, for a
+pull request gallivant delivered, the completion gate (the receipt attests
+every acceptance criterion of the approved contract). It only reads; it never
+writes to GitHub.
+
+A pull request is owner/name#N, #N (or N) with --repo, or a pull request URL.
+With two or more it prints a summary line per pull request, in the order
+given, and the files two or more of them change. It refuses, before any
+request, duplicates, pull requests of different repositories, and more than
+gatekeep.max_prs (8 by default).
+
+The control repository (--control, default: the one holding the current
+directory, if any) supplies gallivant.yaml (reviewer, max_prs) and the
+ledgers and specs the completion gate compares against. Without one the gate
+is not run and the report says so.
+
+Exit status: 0 when every pull request is mergeable, 1 otherwise, 2 on an
+error.`,
+		Example: `  gallivant gatekeep acme/api#42
+  gallivant gatekeep --repo acme/api '#42' '#43' https://github.com/acme/api/pull/44`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.gatekeepRun(cmd, opts, args)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "repository (owner/name) for pull requests given by number")
+	cmd.Flags().StringVar(&opts.Format, "format", "markdown", "output format: markdown or json")
+	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository checkout (default: found from the current directory)")
+	return cmd
+}
+
+// gatekeepResult is one pull request in the JSON output.
+type gatekeepResult struct {
+	PR      string            `json:"pr"`
+	Error   string            `json:"error,omitempty"`
+	Digest  *gatekeep.Digest  `json:"digest,omitempty"`
+	Verdict *gatekeep.Verdict `json:"verdict,omitempty"`
+	Line    string            `json:"line,omitempty"`
+}
+
+func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []string) error {
+	if opts.Format != "markdown" && opts.Format != "json" {
+		return usageError("--format must be markdown or json, got %q", opts.Format)
+	}
+	if opts.Repo != "" && !specs.ValidRepo(opts.Repo) {
+		return usageError("--repo %q is not owner/name", opts.Repo)
+	}
+	cfg, repo, err := a.gatekeepControl(opts.Control)
+	if err != nil {
+		return err
+	}
+	prs, err := gatekeep.AdmitPRs(args, opts.Repo, cfg.Gatekeep.MaxPRs)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	token, err := a.githubToken(cfg)
+	if err != nil {
+		return err
+	}
+	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: a.apiURL(cfg), Token: token, Logger: a.logger()})
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	ctx := cmd.Context()
+	self, err := gh.CurrentUser(ctx)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	in := gatekeep.Input{Self: self}
+	if cfg.Reviewer != nil {
+		in.Reviewer = cfg.Reviewer.Login
+	}
+	var judged []gatekeep.Judged
+	for _, pr := range prs {
+		j := gatekeep.Judged{PR: pr}
+		d, err := reconcile.FetchDigest(ctx, gh, pr, time.Time{})
+		if err == nil && d.Mergeable == nil && d.State == "open" {
+			// G-22: one re-poll while GitHub computes mergeability.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(a.mergePoll()):
+			}
+			var again reconcile.PullRequest
+			if again, err = gh.GetPullRequest(ctx, pr.Repo, pr.Number); err == nil {
+				d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)
+			}
+		}
+		if err != nil {
+			j.Err = err
+		} else {
+			pin := in
+			pin.Repolled = true
+			pin.Gate = gateInput(d, repo)
+			v := gatekeep.Judge(d, pin)
+			j.Digest, j.Verdict = &d, &v
+		}
+		judged = append(judged, j)
+	}
+	failed, mergeable := false, true
+	for _, j := range judged {
+		failed = failed || j.Err != nil
+		mergeable = mergeable && j.Verdict != nil && j.Verdict.Kind == gatekeep.Mergeable
+	}
+	if opts.Format == "json" {
+		var out struct {
+			PRs     []gatekeepResult `json:"prs"`
+			Summary string           `json:"summary,omitempty"`
+		}
+		for _, j := range judged {
+			r := gatekeepResult{PR: j.PR.String(), Digest: j.Digest, Verdict: j.Verdict}
+			if j.Err != nil {
+				r.Error = j.Err.Error()
+			} else {
+				r.Line = j.Verdict.Line()
+			}
+			out.PRs = append(out.PRs, r)
+		}
+		if len(judged) > 1 {
+			out.Summary = gatekeep.Summary(judged)
+		}
+		enc := json.NewEncoder(a.io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		for i, j := range judged {
+			if i > 0 {
+				fmt.Fprintln(a.io.Out)
+			}
+			if j.Err != nil {
+				fmt.Fprintf(a.io.Out, "# %s\n\nfailed - %v\n", j.PR, j.Err)
+				continue
+			}
+			fmt.Fprint(a.io.Out, gatekeep.Report(*j.Digest, *j.Verdict))
+		}
+		if len(judged) > 1 {
+			fmt.Fprintf(a.io.Out, "\n## Summary\n\n%s", gatekeep.Summary(judged))
+		}
+	}
+	switch {
+	case failed:
+		return silent(exitUsage)
+	case !mergeable:
+		return silent(exitFindings)
+	}
+	return nil
+}
+
+// gatekeepControl reads the control repository checkout gatekeep compares
+// against: its configuration always (defaults when there is none), its
+// specs and ledgers when there is one.
+func (a *app) gatekeepControl(dir string) (*specs.Config, *ledger.Repo, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, err
+		}
+		root, ok := findRoot(wd)
+		if !ok {
+			return specs.DefaultConfig(), nil, nil
+		}
+		dir = root
+	}
+	data, err := os.ReadFile(filepath.Join(dir, specs.ConfigFile))
+	if err != nil {
+		return nil, nil, usageError("--control %s: %v", dir, err)
+	}
+	cfg, ds := specs.ParseConfig(specs.ConfigFile, data)
+	if ds.HasErrors() {
+		writeDiagnostics(a.io.Err, "text", ds)
+		return nil, nil, usageError("%s has errors; fix them (gallivant check) first", filepath.Join(dir, specs.ConfigFile))
+	}
+	files, _ := readTree(dir, cfg, nil)
+	repo, _ := ledger.Load(cfg, files)
+	return cfg, repo, nil
+}
+
+// gateInput builds the completion gate's input for a pull request whose
+// body names a gallivant entry of the control repository at hand.
+func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
+	if repo == nil {
+		return nil
+	}
+	id, err := gatekeep.ParseIdentity(d.Body)
+	if err != nil {
+		return nil
+	}
+	sp, l := repo.Specs[id.Spec], repo.Ledgers[id.Spec]
+	if sp == nil || l == nil {
+		return nil
+	}
+	want := gatekeep.Identity{Control: id.Control, Spec: id.Spec, Ledger: repo.LedgerPaths[id.Spec], Member: specs.HomeMember,
+		Contract: l.Delivery.Get(ledger.KeyContract)}
+	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l}
+}
