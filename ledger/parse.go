@@ -12,23 +12,23 @@ import (
 
 // Rule ids of the ledger grammar and its cross-checks.
 const (
-	RuleHeader    = "ledger/header"
-	RuleTable     = "ledger/table"
-	RuleRow       = "ledger/row"
-	RuleEvidence  = "ledger/evidence"
-	RuleMapping   = "ledger/leg-mapping"
-	RuleDecision  = "ledger/decision-grammar"
-	RuleDelivery  = "ledger/delivery"
+	RuleHeader   = "ledger/header"
+	RuleTable    = "ledger/table"
+	RuleRow      = "ledger/row"
+	RuleEvidence = "ledger/evidence"
+	RuleMapping  = "ledger/leg-mapping"
+	RuleDecision = "ledger/decision-grammar"
+	RuleDelivery = "ledger/delivery"
 	// RuleChainChanged reports a chain whose order or membership changed
 	// after the milestone was seeded.
 	RuleChainChanged = "ledger/chain-changed"
-	RuleRequest   = "ledger/request"
-	RuleSection   = "ledger/section"
-	RuleSpecPath  = "ledger/spec-path"
-	RulePairing   = "ledger/pairing"
-	RuleAttempts  = "ledger/attempts"
-	RulePending   = "ledger/pending"
-	RuleDuplicate = "ledger/duplicate"
+	RuleRequest      = "ledger/request"
+	RuleSection      = "ledger/section"
+	RuleSpecPath     = "ledger/spec-path"
+	RulePairing      = "ledger/pairing"
+	RuleAttempts     = "ledger/attempts"
+	RulePending      = "ledger/pending"
+	RuleDuplicate    = "ledger/duplicate"
 )
 
 // Fatal reports whether diagnostics make a ledger unusable. Malformed request
