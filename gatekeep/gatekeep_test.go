@@ -387,6 +387,8 @@ func TestJudge(t *testing.T) {
 		{"failing check on the dispatched head is checks-red", func(d *Digest) { d.Checks = red }, Input{Gate: gate, Cursors: &Cursors{ChecksHead: head}}, Blocked, BlockChecksRed, EvidenceCI},
 		{"failing check on a new head is fixable", func(d *Digest) { d.Checks = red }, Input{Gate: gate, Cursors: &Cursors{ChecksHead: old}}, Fixable, "", EvidenceCI},
 		{"running check waits", func(d *Digest) { d.Checks = []Check{{Name: "build", Kind: KindCheckRun, Status: "queued"}} }, Input{Gate: gate}, Waiting, "", EvidencePending},
+		{"a required check that has not reported waits", func(d *Digest) { d.Required, d.MergeState = []string{"ci"}, "blocked" }, Input{Gate: gate}, Waiting, "", EvidencePending},
+		{"blocked with nothing to explain it (G-23)", func(d *Digest) { d.Checks, d.MergeState = green, "blocked" }, Input{Gate: gate}, Blocked, BlockGitHub, EvidenceCI},
 		{"reviewer not yet clear waits", func(d *Digest) { d.Checks = green }, Input{Gate: gate, Reviewer: "alice"}, Waiting, "", EvidenceCI},
 		{"reviewer clear", func(d *Digest) { d.Checks, d.Reviews = green, approve }, Input{Gate: gate, Reviewer: "alice"}, Mergeable, "", EvidenceCI},
 		{"changes requested (no cursor) is fixable", func(d *Digest) {

@@ -342,7 +342,7 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	nl.delivery().SetInt(KeyMisses, 0)
 	return nl, Commit{
 		Subject:  fmt.Sprintf("loop: record %s seed", member),
-		Sentence: fmt.Sprintf("Admitted the seed %s for %s: %d rows with baseline evidence, %d already closed.", short(r.SHA), member, len(want), closed),
+		Sentence: fmt.Sprintf("Admitted the seed %s for %s: %s with baseline evidence, %d already closed.", short(r.SHA), member, plural(len(want), "row"), closed),
 		Trailers: []Trailer{{TrailerHead, r.SHA}},
 	}, nil
 }

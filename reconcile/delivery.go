@@ -555,7 +555,7 @@ func (p *passState) round(e *entry, pr gatekeep.PR, d gatekeep.Digest, cur gatek
 		lines = append(lines, "- "+findingLine(f))
 	}
 	c := ledger.Commit{Subject: fmt.Sprintf("loop: round %d %s", k, pr),
-		Sentence: fmt.Sprintf("Round %d of %d answers %d new findings on %s.", k, p.cfg.Defaults.MaxRounds, len(fs), short(d.HeadSHA)),
+		Sentence: fmt.Sprintf("Round %d of %d answers %s on %s.", k, p.cfg.Defaults.MaxRounds, plural(len(fs), "new finding"), short(d.HeadSHA)),
 		Text:     strings.Join(lines, "\n"),
 		Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: pr.String()}, {Key: ledger.TrailerHead, Value: d.HeadSHA}}}
 	if err := p.apply(e, n, c); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )
 
@@ -32,12 +33,15 @@ func (a *app) newDemoCmd() *cobra.Command {
 		Use:   "demo [--keep DIR]",
 		Short: "Run gallivant end to end on an embedded example, offline",
 		Long: `demo needs no network, no account and no configuration. It creates a control
-repository from an embedded example, starts the GitHub stand-in in-process
-with the target repository, and runs reconcile passes with a built-in
-scripted agent as the executor: one row passes at once, one fails and is
-retried through a request the demo adds as a person would, one is cut. It
-prints each pass's transitions and finally git log --oneline of the control
-repository.
+repository from an embedded example — a two-milestone chain — starts the
+GitHub stand-in in-process with the target repository, and runs reconcile
+passes with a built-in scripted agent as the executor. In the first
+milestone one row passes at once, one fails and is retried through a request
+the demo adds as a person would, and one is cut; then the pull request goes
+through CI, a review round for a requested change, the ready label and a
+person's merge, after which the second milestone starts and is delivered the
+same way. It prints each pass's transitions and what the people did, and
+finally git log --oneline of the control repository.
 
 --keep DIR keeps everything (control repository, GitHub state, agent
 checkouts and logs) under DIR for inspection.`,
@@ -102,20 +106,25 @@ func (d *demo) run() error {
 	if err != nil {
 		return err
 	}
+	people, err := newDemoPeople(d.gh)
+	if err != nil {
+		return err
+	}
 	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: reconcile.ScriptedAgent(demoScript)}
 	asked := false
-	for pass := 1; pass <= 12; pass++ {
+	for pass := 1; pass <= 40; pass++ {
 		st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
 		if err != nil {
 			return err
 		}
-		rep, err := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, CloneURL: d.gh.GitURL}).Pass(d.ctx)
+		rep, err := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, CloneURL: d.gh.GitURL,
+			ControlRepo: "acme/shop-control", MergePoll: 50 * time.Millisecond}).Pass(d.ctx)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(d.a.io.Out, "== pass %d (control %s)\n", pass, shortSHA(rep.Control))
 		for _, t := range rep.Transitions {
-			fmt.Fprintf(d.a.io.Out, "%-18s %-28s %s\n", t.Spec, t.Subject, t.Sentence)
+			fmt.Fprintf(d.a.io.Out, "%-18s %-36s %s\n", t.Spec, t.Subject, t.Sentence)
 		}
 		for _, n := range rep.Notes {
 			fmt.Fprintf(d.a.io.Out, "%-18s (%s)\n", n.Spec, n.Message)
@@ -124,11 +133,11 @@ func (d *demo) run() error {
 		if err != nil {
 			return err
 		}
-		l := snap.Repo.Ledgers["specs/checkout.md"]
-		if l == nil {
+		first, last := snap.Repo.Ledgers["specs/checkout.md"], snap.Repo.Ledgers["specs/receipts.md"]
+		if first == nil {
 			return fmt.Errorf("the demo spec was not seeded")
 		}
-		if reason, _, stopped := l.Stop(); stopped && reason == "allowance" && !asked {
+		if reason, _, stopped := first.Stop(); stopped && reason == "allowance" && !asked {
 			line := "retry 2 | apply the discount before tax, see pricing/discounts.go"
 			fmt.Fprintf(d.a.io.Out, "== a person reads the stop and adds a request: %s\n", line)
 			if err := d.person(line, "Ask for one more attempt at row 2"); err != nil {
@@ -137,10 +146,23 @@ func (d *demo) run() error {
 			asked = true
 			continue
 		}
-		if len(rep.Transitions) == 0 && l.Pending == nil {
-			if _, _, stopped := l.Stop(); stopped || ledger.Next(l, ledger.Settings{EscalateAfter: 3}).Kind == ledger.ActVerify {
-				break
+		if last != nil && last.Phase() == ledger.PhaseDone {
+			break
+		}
+		for _, l := range []*ledger.Ledger{first, last} {
+			if l == nil {
+				continue
 			}
+			if reason, detail, stopped := l.Stop(); stopped {
+				return fmt.Errorf("the demo stopped unexpectedly (%s: %s)", reason, detail)
+			}
+		}
+		said, err := people.act(d.ctx)
+		if err != nil {
+			return err
+		}
+		for _, line := range said {
+			fmt.Fprintf(d.a.io.Out, "== %s\n", line)
 		}
 	}
 	fmt.Fprintln(d.a.io.Out, "== git log --oneline (control repository)")
@@ -150,6 +172,92 @@ func (d *demo) run() error {
 	}
 	_, err = io.WriteString(d.a.io.Out, out)
 	return err
+}
+
+// demoPeople plays everyone around gallivant through the GitHub API: CI
+// reporting a status on each new head, Rita reviewing (she asks for one
+// change on the first pull request), and Dana merging what is labelled
+// ready.
+type demoPeople struct {
+	ci, rita, dana *github.Client
+	requested      map[int]bool
+}
+
+func newDemoPeople(s *githubtest.Server) (*demoPeople, error) {
+	p := &demoPeople{requested: map[int]bool{}}
+	for _, who := range []struct {
+		login string
+		c     **github.Client
+	}{{"ci-bot", &p.ci}, {"rita", &p.rita}, {"dana", &p.dana}} {
+		c, err := github.NewClient(nil).WithAuthToken(s.Token(who.login)).WithEnterpriseURLs(s.APIURL(), s.APIURL())
+		if err != nil {
+			return nil, err
+		}
+		*who.c = c
+	}
+	return p, nil
+}
+
+// act does what the people would do next, at most one thing per pull
+// request, and says what they did.
+func (p *demoPeople) act(ctx context.Context) ([]string, error) {
+	prs, _, err := p.dana.PullRequests.List(ctx, "acme", "shop", &github.PullRequestListOptions{State: "open"})
+	if err != nil {
+		return nil, err
+	}
+	var said []string
+	for _, pr := range prs {
+		n, head := pr.GetNumber(), pr.GetHead().GetSHA()
+		st, _, err := p.ci.Repositories.GetCombinedStatus(ctx, "acme", "shop", head, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(st.Statuses) == 0 {
+			_, _, err := p.ci.Repositories.CreateStatus(ctx, "acme", "shop", head, &github.RepoStatus{State: github.String("success"), Context: github.String("ci")})
+			if err != nil {
+				return nil, err
+			}
+			said = append(said, fmt.Sprintf("CI reports ci success on acme/shop#%d at %s", n, shortSHA(head)))
+			continue
+		}
+		for _, l := range pr.Labels {
+			if l.GetName() == "ready-for-human" {
+				if _, _, err := p.dana.PullRequests.Merge(ctx, "acme", "shop", n, "", nil); err != nil {
+					return nil, err
+				}
+				said = append(said, fmt.Sprintf("Dana merges acme/shop#%d", n))
+			}
+		}
+		reviews, _, err := p.rita.PullRequests.ListReviews(ctx, "acme", "shop", n, nil)
+		if err != nil {
+			return nil, err
+		}
+		onHead := false
+		for _, r := range reviews {
+			onHead = onHead || r.GetCommitID() == head
+		}
+		if onHead {
+			continue
+		}
+		event, body := "APPROVE", ""
+		if !p.requested[n] && n == 1 {
+			event, body = "REQUEST_CHANGES", "Round the tax to whole cents before adding it."
+			p.requested[n] = true
+		}
+		req := &github.PullRequestReviewRequest{Event: github.String(event), CommitID: github.String(head)}
+		if body != "" {
+			req.Body = github.String(body)
+		}
+		if _, _, err := p.rita.PullRequests.CreateReview(ctx, "acme", "shop", n, req); err != nil {
+			return nil, err
+		}
+		if body != "" {
+			said = append(said, fmt.Sprintf("Rita requests changes on acme/shop#%d: %q", n, body))
+		} else {
+			said = append(said, fmt.Sprintf("Rita approves acme/shop#%d at %s", n, shortSHA(head)))
+		}
+	}
+	return said, nil
 }
 
 // setup creates the control repository from the embedded example and the
@@ -163,6 +271,7 @@ func (d *demo) setup() error {
 	if err := d.gh.CreateRepo("acme/shop", "main"); err != nil {
 		return err
 	}
+	d.gh.Protect("acme/shop", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
 	ready := make(chan struct{})
 	go func() {
 		_ = d.gh.Serve(d.ctx, "127.0.0.1:0", func(string) { close(ready) })
