@@ -119,6 +119,14 @@ func (p *passState) openPR(e *entry) (bool, error) {
 		// delivery gets a new one.
 		ok = false
 	}
+	if ok {
+		// Recovery trusts the branch only as far as the identity block
+		// agrees: a pull request that names another entry is not ours.
+		if id, err := gatekeep.ParseIdentity(found.Body); err == nil && (id.Spec != e.specPath || id.Ledger != e.ledgerPath) {
+			p.note(e.specPath, true, "%s comes from %s but its identity block names %s; close it or fix its body, then the next pass opens or records the right one", found.Ref(), branch, id.Spec)
+			return true, nil
+		}
+	}
 	if p.r.o.DryRun {
 		if ok {
 			p.note(e.specPath, false, "would record pull request %s", found.Ref())

@@ -628,3 +628,28 @@ func (r *rig) ledgerOfOK(spec string) bool {
 func (r *rig) ledgerOf(spec string) *ledger.Ledger {
 	return r.ledger("plans/" + strings.TrimSuffix(filepath.Base(spec), ".md") + "-ledger.md")
 }
+
+// A pull request from the work branch whose identity block names another
+// entry is never adopted.
+func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
+	r := newDelivery(t, rigConfig)
+	// The rows finish but GitHub refuses to open the pull request.
+	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})
+	if got := subjectsOf(r.pass()); got[len(got)-1] != "loop: write failed identity" {
+		t.Fatalf("want the refused pull request counted, got %v", got)
+	}
+	remove()
+	alice := r.as("alice")
+	body := `<!-- gallivant:identity {"control":"local/control","spec":"specs/other.md","ledger":"plans/other-ledger.md","member":"home","contract":"5e1f0a9b3c2d"} -->`
+	if _, _, err := alice.c.PullRequests.Create(contextBG(), "acme", "api", &github.NewPullRequest{Title: github.String("Not ours"),
+		Head: github.String(work), Base: github.String("main"), Body: github.String(body)}); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.pass()
+	if got := subjectsOf(rep); len(got) != 0 {
+		t.Errorf("a foreign pull request was adopted: %v", got)
+	}
+	if !strings.Contains(noteOf(rep), "its identity block names specs/other.md") {
+		t.Errorf("no note: %s", noteOf(rep))
+	}
+}

@@ -52,7 +52,15 @@ type GitHub struct {
 
 	mu    sync.Mutex
 	known map[string]*discovery // per repository: what the last pass saw
+	// unprotected remembers branches without required checks: GitHub
+	// answers them 404, which no ETag makes free, so the answer is kept
+	// for unprotectedTTL.
+	unprotected map[string]time.Time
 }
+
+// unprotectedTTL is how long a branch without protection is believed to
+// stay so: a newly protected branch is noticed within it.
+const unprotectedTTL = 5 * time.Minute
 
 // RateLimitedError reports that GitHub's rate limit is exhausted: the
 // primary limit until Until, or a secondary limit asking to wait.
@@ -112,7 +120,7 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
 		}
 	}
-	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}}, nil
+	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, unprotected: map[string]time.Time{}}, nil
 }
 
 // CacheHits returns how many reads were answered 304 and served from the cache.
@@ -586,12 +594,24 @@ func (g *GitHub) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 	for _, s := range cs.Statuses {
 		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: s.GetState(), URL: s.GetTargetURL()})
 	}
-	req, _, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
-	if err == nil {
+	key := repo + "|" + base
+	g.mu.Lock()
+	at, known := g.unprotected[key]
+	g.mu.Unlock()
+	if known && time.Since(at) < unprotectedTTL {
+		return out, nil
+	}
+	req, resp, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
+	switch {
+	case err == nil:
 		out.Required = append(out.Required, req.GetContexts()...)
 		for _, c := range req.GetChecks() {
 			out.Required = append(out.Required, c.Context)
 		}
+	case resp != nil && resp.StatusCode == http.StatusNotFound:
+		g.mu.Lock()
+		g.unprotected[key] = time.Now()
+		g.mu.Unlock()
 	}
 	return out, nil
 }

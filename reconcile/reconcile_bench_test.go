@@ -105,3 +105,41 @@ func BenchmarkPassAdmits100(b *testing.B) {
 		b.Errorf("after the pass: %+v", l.Pending)
 	}
 }
+
+// BenchmarkReviewPassUnchanged is a pass over 20 pull requests in review,
+// each waiting for its reviewer, none of which changed: every read is
+// conditional, so the pass costs no rate limit.
+func BenchmarkReviewPassUnchanged(b *testing.B) {
+	files, repos := manySpecs(20, 4)
+	files["gallivant.yaml"] = "defaults:\n  repo: acme/r0\nreviewer:\n  login: alice\nexecutor:\n  kind: command\n  command: [\"unused\"]\n  timeout: 10m\n"
+	r := newRig(b, files, repos...)
+	rec := r.reconciler(func(o *Options) { o.Log = quiet })
+	rep, err := rec.Pass(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	opened := 0
+	for _, t := range rep.Transitions {
+		if strings.HasPrefix(t.Subject, "loop: open pr") {
+			opened++
+		}
+	}
+	if opened != 20 {
+		b.Fatalf("first pass opened %d pull requests, want 20", opened)
+	}
+	if _, err := rec.Pass(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	r.gh.ResetLog()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := rec.Pass(context.Background())
+		if err != nil || len(rep.Transitions) != 0 {
+			b.Fatalf("an unchanged pass: %v, %v", err, subjectsOf(rep))
+		}
+	}
+	c := r.gh.Counts()
+	b.ReportMetric(float64(c.Counted)/float64(b.N), "ratelimited/pass")
+	b.ReportMetric(float64(c.Total)/float64(b.N), "requests/pass")
+}
