@@ -175,6 +175,9 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
 	repo, ds := ledger.Load(cfg, files)
 	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	// Plans are checked without a target tree: the paths rule needs a
+	// checkout and is gallivant check --target's.
+	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
 	p.repo = repo
 	for _, e := range p.entries() {
 		if err := p.entry(e); err != nil {
@@ -482,6 +485,16 @@ func (p *passState) seed(e *entry) error {
 		p.note(e.specPath, false, "%s", why)
 		return nil
 	}
+	if e.spec.Engine == specs.EngineWaves {
+		switch plan := p.repo.PlanFor(e.specPath); {
+		case plan == nil:
+			p.note(e.specPath, true, "a waves spec needs a plan (%s, with **Spec:** `%s`); it is not seeded", p.cfg.PlanPath(e.specPath), e.specPath)
+			return nil
+		case p.repo.PlanErrors[e.specPath]:
+			p.note(e.specPath, true, "the plan %s has errors (gallivant check); the waves spec is not seeded until it passes", plan.Path)
+			return nil
+		}
+	}
 	if _, taken := p.repo.Orphans[e.ledgerPath]; taken {
 		p.note(e.specPath, true, "%s already holds another spec's ledger; rename one of the specs", e.ledgerPath)
 		return nil
@@ -715,6 +728,9 @@ func (p *passState) run(e *entry) error {
 func (p *passState) planFor(e *entry) string {
 	if e.spec.Engine != specs.EngineWaves {
 		return ""
+	}
+	if plan := p.repo.PlanFor(e.specPath); plan != nil {
+		return plan.Path
 	}
 	return p.cfg.PlanPath(e.specPath)
 }

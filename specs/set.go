@@ -79,8 +79,14 @@ type Set struct {
 	// Invalid holds the paths of specs that have error diagnostics.
 	Invalid map[string]bool
 	Chains  []*Chain
-	// Plans are parsed markdown documents left for the plan grammar.
-	Plans []*parse.Document
+	// Plans are the plans under control.plans, paired with specs by their
+	// **Spec:** line. CheckPlans runs their rules.
+	Plans []*Plan
+	// SpecDocs are the specs' parsed documents, for plan anchors.
+	SpecDocs map[string]*parse.Document
+	// PlanErrors marks the specs whose plan has errors (after CheckPlans).
+	PlanErrors    map[string]bool
+	planStructure map[string]bool
 	// Ledgers are the raw ledger files, left for the ledger grammar.
 	Ledgers []File
 	// Others are markdown files that are no control document.
@@ -113,7 +119,8 @@ func (s *Set) SpecPaths() []string {
 // that need only specs and chains. One bad document never stops the others:
 // each is reported and the rest are loaded.
 func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
-	set := &Set{Config: cfg, Specs: map[string]*Spec{}, Invalid: map[string]bool{}, ChainOf: map[string]ChainPos{}}
+	set := &Set{Config: cfg, Specs: map[string]*Spec{}, Invalid: map[string]bool{}, ChainOf: map[string]ChainPos{},
+		SpecDocs: map[string]*parse.Document{}, PlanErrors: map[string]bool{}, planStructure: map[string]bool{}}
 	var diags parse.Diagnostics
 	specDiags := map[string]parse.Diagnostics{}
 	def := Defaults{Repo: cfg.Defaults.Repo, Base: cfg.Defaults.Base}
@@ -128,6 +135,7 @@ func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
 				ds = downgrade(ds)
 			}
 			set.Specs[f.Path] = sp
+			set.SpecDocs[f.Path] = doc
 			specDiags[f.Path] = ds
 		case KindChain:
 			doc := parse.Parse(f.Path, f.Data)
@@ -135,7 +143,10 @@ func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
 			set.Chains = append(set.Chains, ch)
 			diags = append(diags, ds...)
 		case KindPlan:
-			set.Plans = append(set.Plans, parse.Parse(f.Path, f.Data))
+			p, ds := ParsePlan(parse.Parse(f.Path, f.Data))
+			set.Plans = append(set.Plans, p)
+			set.planStructure[f.Path] = ds.HasErrors()
+			diags = append(diags, ds...)
 		case KindLedger:
 			set.Ledgers = append(set.Ledgers, f)
 		case KindOther:
@@ -165,6 +176,7 @@ func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
 	}
 	diags = append(diags, set.checkStems()...)
 	diags = append(diags, set.resolveChains()...)
+	diags = append(diags, set.pairPlans()...)
 	return set, diags
 }
 
@@ -251,4 +263,31 @@ func FirstLine(data []byte) string {
 		data = data[:i]
 	}
 	return strings.TrimSuffix(string(data), "\r")
+}
+
+// pairPlans pairs each plan with its spec: the spec exists, and has one
+// plan.
+func (s *Set) pairPlans() parse.Diagnostics {
+	var ds parse.Diagnostics
+	seen := map[string]string{}
+	for _, p := range s.Plans {
+		if p.Spec == "" {
+			continue
+		}
+		if _, ok := s.Specs[p.Spec]; !ok {
+			ds.Errorf(p.Path, p.SpecPos, RulePlanStructure, "the plan pairs with %s, which is not a spec of this repository", p.Spec)
+			s.planStructure[p.Path] = true
+			continue
+		}
+		if prev, dup := seen[p.Spec]; dup {
+			ds.Errorf(p.Path, p.SpecPos, RulePlanStructure, "%s already plans %s; a spec has one plan", prev, p.Spec)
+			s.planStructure[p.Path] = true
+			continue
+		}
+		seen[p.Spec] = p.Path
+		if s.planStructure[p.Path] {
+			s.PlanErrors[p.Spec] = true
+		}
+	}
+	return ds
 }

@@ -354,6 +354,9 @@ func TestLoadCrossDocument(t *testing.T) {
 		"chains/one.md:8:4 chain/milestone-resolves",
 		"chains/two.md:4:4 chain/membership",
 		"chains/two.md:5:4 chain/membership",
+		"plans/x-plan.md:1:1 plan/structure",
+		"plans/x-plan.md:1:1 plan/structure",
+		"plans/x-plan.md:1:6 plan/structure",
 		"specs/bad.md:1:3 spec/acceptance-criteria",
 		"specs/sub/a.md:1:1 spec/stem-collision",
 	}

@@ -19,6 +19,9 @@ import (
 type checkOptions struct {
 	Paths  []string
 	Format string
+	// Target is a checkout of the target repository that plans' paths
+	// are checked against; "" skips that rule.
+	Target string
 }
 
 func (a *app) newCheckCmd() *cobra.Command {
@@ -33,17 +36,23 @@ With no argument it checks the control repository in the current directory
 (found by its gallivant.yaml, searching upwards). With paths it checks those
 files or directories; cross-document rules still see the whole repository.
 
+--target DIR is a checkout of the target repository: plans' Modify:,
+Delete: and Test: paths are checked against it. Without it that rule is
+reported as skipped (info), never as passed.
+
 Exit status: 0 when there is no error, 1 when any error was found, 2 for
 usage or I/O problems.`,
 		Example: `  gallivant check
   gallivant check specs/rate-limiter.md chains/
-  gallivant check --format json docs/examples/control`,
+  gallivant check --format json docs/examples/control
+  gallivant check --target ../api plans/rate-limiter-plan.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			return a.checkRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text, json or github (default text; github when GITHUB_ACTIONS=true)")
+	cmd.Flags().StringVar(&opts.Target, "target", "", "a checkout of the target repository to check plans' paths against")
 	return cmd
 }
 
@@ -88,10 +97,17 @@ func (a *app) checkRun(opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	var tree fs.FS
+	if opts.Target != "" {
+		if st, err := os.Stat(opts.Target); err != nil || !st.IsDir() {
+			return usageError("--target %s is not a directory", opts.Target)
+		}
+		tree = os.DirFS(opts.Target)
+	}
 	var all parse.Diagnostics
 	docs := 0
 	for _, t := range targets {
-		ds, n, err := checkTarget(t)
+		ds, n, err := checkTarget(t, tree)
 		if err != nil {
 			return err
 		}
@@ -194,7 +210,7 @@ func unwrapPathErr(err error) error {
 
 // checkTarget checks one control repository and returns the diagnostics on
 // the requested paths, with paths shown relative to the working directory.
-func checkTarget(t target) (parse.Diagnostics, int, error) {
+func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	cfg := specs.DefaultConfig()
 	var diags parse.Diagnostics
 	cfgPath := filepath.Join(t.root, specs.ConfigFile)
@@ -209,6 +225,7 @@ func checkTarget(t target) (parse.Diagnostics, int, error) {
 	diags = append(diags, ds...)
 	repo, ds := ledger.Load(cfg, files)
 	diags = append(diags, ds...)
+	diags = append(diags, repo.CheckPlans(tree)...)
 	for _, p := range repo.Others {
 		diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "check/unclassified", "not a control document: it is not under %s; not checked", strings.Join(cfg.ScanDirs(), ", "))
 	}
