@@ -418,6 +418,8 @@ func (p *Plan) taskBlock(t *Task, b parse.Block, awaiting, lastKind *string, err
 					t.Tests = append(t.Tests, PlanTest{Kind: "via", Text: strings.TrimSpace(strings.TrimPrefix(text, "via:")), Pos: it.TextPos()})
 				case strings.HasPrefix(text, "none:"):
 					t.Tests = append(t.Tests, PlanTest{Kind: "none", Text: strings.TrimSpace(strings.TrimPrefix(text, "none:")), Pos: it.TextPos()})
+				case len(it.Lines) == 0:
+					t.Tests = append(t.Tests, PlanTest{Kind: "bad", Text: text, Pos: it.TextPos()})
 				default:
 					spans := spansOf(it.Lines[0])
 					if len(spans) != 1 || strings.TrimSpace(spanRE1.ReplaceAllString(it.Text(), "")) != "" {

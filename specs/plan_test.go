@@ -195,6 +195,7 @@ func FuzzParsePlan(f *testing.F) {
 	_, golden := planFixture(f)
 	f.Add(golden)
 	f.Add("## Wave 1 — x\n### Task 1\n**Files:**\n- Test: `a`\n**Tests:**\n- `a::b`\n## Spec coverage\n| anchor | requirement (short) | owner |\n|---|---|---|\n| - | mechanical: x | Task 1 |\n")
+	f.Add("**Spec:** `specs/webhooks.md`\n## Wave 1 — x\n### Task 1\n**Files:**\n-\n**Tests:**\n-\n- via:\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		set, _ := Load(DefaultConfig(), []File{{Path: "plans/p-plan.md", Data: []byte(src)}, {Path: "specs/webhooks.md", Data: []byte("# W\n\n## Acceptance criteria\n1. x\n")}})
 		ds := set.CheckPlans(target)
