@@ -39,6 +39,13 @@ var (
 	identityRE = regexp.MustCompile(`(?m)^<!-- gallivant:identity (\{.*\}) -->$`)
 )
 
+// IdentityFor is the identity of an entry's pull request: the control
+// repository, the spec and ledger paths, the home member, and the contract
+// the ledger approved.
+func IdentityFor(control, spec, ledgerPath string, l *ledger.Ledger) Identity {
+	return Identity{Control: control, Spec: spec, Ledger: ledgerPath, Member: specs.HomeMember, Contract: l.Delivery.Get(ledger.KeyContract)}
+}
+
 // Block renders the identity block.
 func (id Identity) Block() string {
 	b, _ := json.Marshal(id)
@@ -184,21 +191,65 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 	return out, nil
 }
 
-// Compose writes gallivant's two regions into a pull request body, replacing
-// earlier ones and leaving every other byte a person wrote alone. A body
-// without the regions gets them appended.
+// Compose writes gallivant's two regions into a pull request body and
+// leaves every other byte a person wrote alone. The receipt goes where the
+// first receipt region was and the identity block where the first identity
+// line was (appended when there was none); every other copy, malformed
+// block and stray marker is removed, so a body a person mangled converges
+// to exactly one of each instead of staying unreadable. (NUL bytes, which
+// mean nothing in markdown, are dropped: the regions' places are marked
+// with them while the rest is cleaned.)
 func Compose(body string, id Identity, receipt []ReceiptLine) string {
-	body = strings.ReplaceAll(body, "\r\n", "\n")
-	region := RenderReceipt(receipt)
-	if i := strings.Index(body, receiptOpen); i >= 0 {
-		if j := strings.Index(body[i:], receiptClose); j >= 0 {
-			body = body[:i] + region + body[i+j+len(receiptClose):]
+	const rslot, islot = "\x00gallivant-receipt\x00", "\x00gallivant-identity\x00"
+	body = strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\x00", "")
+	var b strings.Builder
+	rest, receiptAt := body, false
+	for {
+		i := strings.Index(rest, receiptOpen)
+		if i < 0 {
+			break
 		}
-	} else {
-		body = strings.TrimRight(body, "\n") + "\n\n" + region + "\n"
+		b.WriteString(rest[:i])
+		if !receiptAt {
+			b.WriteString(rslot)
+			receiptAt = true
+		}
+		rest = rest[i+len(receiptOpen):]
+		if j := strings.Index(rest, receiptClose); j >= 0 && !strings.Contains(rest[:j], receiptOpen) {
+			rest = rest[j+len(receiptClose):]
+		}
 	}
-	if loc := identityRE.FindStringIndex(body); loc != nil {
-		body = body[:loc[0]] + id.Block() + body[loc[1]:]
+	b.WriteString(rest)
+	lines := strings.Split(b.String(), "\n")
+	out := lines[:0]
+	identityAt := false
+	for _, l := range lines {
+		switch {
+		case !strings.HasPrefix(l, identityPrefix):
+			out = append(out, l)
+		case !identityAt:
+			out = append(out, islot)
+			identityAt = true
+		}
+	}
+	body = strings.Join(out, "\n")
+	// Whatever markers remain are strays; removing one can join its
+	// neighbours into another, so repeat until none is left.
+	for strip := strings.NewReplacer(receiptOpen, "", receiptClose, "", identityPrefix, ""); ; {
+		next := strip.Replace(body)
+		if next == body {
+			break
+		}
+		body = next
+	}
+	// A slot can be lost with the identity line it shared; then append.
+	if strings.Contains(body, rslot) {
+		body = strings.Replace(body, rslot, RenderReceipt(receipt), 1)
+	} else {
+		body = strings.TrimRight(body, "\n") + "\n\n" + RenderReceipt(receipt) + "\n"
+	}
+	if strings.Contains(body, islot) {
+		body = strings.Replace(body, islot, id.Block(), 1)
 	} else {
 		body = strings.TrimRight(body, "\n") + "\n\n" + id.Block() + "\n"
 	}

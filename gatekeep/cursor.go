@@ -154,6 +154,34 @@ func MoveFor(fs []Finding) Move {
 	return m
 }
 
+// Silence is what the reviewer clock asks for.
+type Silence int
+
+// Reviewer-clock outcomes.
+const (
+	Quiet Silence = iota // nothing is due
+	Nudge                // nudge the reviewer once about this head
+	Stall                // stop reviewer-silent
+)
+
+// SilenceDue applies the reviewer clock: with a reviewer configured
+// who has not cleared the head and has neither reviewed nor commented since
+// asked, one nudge per head once rereview has passed, a stall after stall.
+func SilenceDue(d Digest, reviewer string, asked time.Time, nudged string, now time.Time, rereview, stall time.Duration) Silence {
+	if reviewer == "" || asked.IsZero() || ReviewerClear(d.Reviews, reviewer, d.HeadSHA) || ReviewerSpoke(d, reviewer, asked) {
+		return Quiet
+	}
+	switch quiet := now.Sub(asked); {
+	case quiet >= stall:
+		return Stall
+	case quiet > rereview && nudged != d.HeadSHA:
+		// Strictly after: a clock floored at now − rereview does
+		// not nudge in the pass that set it.
+		return Nudge
+	}
+	return Quiet
+}
+
 // ReviewerClock is when the reviewer counts as asked about a head:
 // the head commit's committer date, floored at now − rereview, so a commit
 // made long before it was pushed cannot make the reviewer look silent.

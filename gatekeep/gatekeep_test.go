@@ -567,3 +567,97 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s (-got +want):\n%s", name, diff)
 	}
 }
+
+// one nudge per head after rereview, a stall after stall, and
+// nothing while the reviewer has spoken or cleared the head.
+func TestSilenceDue_R34(t *testing.T) {
+	asked := t0
+	spoke := digest("")
+	spoke.Comments = []Comment{{ID: 1, User: "Alice", Body: "looking", UpdatedAt: t0.Add(time.Minute)}}
+	clear := digest("")
+	clear.Reviews = []Review{{ID: 1, User: "alice", State: "APPROVED", CommitID: head, SubmittedAt: t0.Add(time.Minute)}}
+	tests := []struct {
+		name     string
+		d        Digest
+		reviewer string
+		nudged   string
+		after    time.Duration
+		want     Silence
+	}{
+		{"no reviewer", digest(""), "", "", 72 * time.Hour, Quiet},
+		{"too early", digest(""), "alice", "", 59 * time.Minute, Quiet},
+		{"not at the floor itself", digest(""), "alice", "", time.Hour, Quiet},
+		{"nudge", digest(""), "alice", "", 61 * time.Minute, Nudge},
+		{"one nudge per head", digest(""), "alice", head, 2 * time.Hour, Quiet},
+		{"a new head is nudged again", digest(""), "alice", old, 2 * time.Hour, Nudge},
+		{"stall", digest(""), "alice", head, 48 * time.Hour, Stall},
+		{"the reviewer spoke", spoke, "alice", "", 72 * time.Hour, Quiet},
+		{"the reviewer cleared the head", clear, "alice", "", 72 * time.Hour, Quiet},
+	}
+	for _, tt := range tests {
+		if got := SilenceDue(tt.d, tt.reviewer, asked, tt.nudged, asked.Add(tt.after), time.Hour, 48*time.Hour); got != tt.want {
+			t.Errorf("%s: SilenceDue = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestLoopStopAndForRound(t *testing.T) {
+	v := Verdict{Blocks: []Block{{Code: BlockDraft}, {Code: BlockChecksRed, Reason: "red"}},
+		Findings: []Finding{{Source: SourceGate, New: true}, {Source: SourceComment, ID: 4, New: true}, {Source: SourceCheck}}}
+	if b, ok := v.LoopStop(); !ok || b.Code != BlockChecksRed {
+		t.Errorf("LoopStop = %v %v, want checks-red", b, ok)
+	}
+	if (Verdict{Blocks: []Block{{Code: BlockDraft}, {Code: BlockGitHub}}}).BlockedBy(BlockConflict) {
+		t.Error("BlockedBy invented a conflict")
+	}
+	if _, ok := (Verdict{Blocks: []Block{{Code: BlockDraft}}}).LoopStop(); ok {
+		t.Error("a draft stopped the loop")
+	}
+	if fs := v.ForRound(); len(fs) != 1 || fs[0].ID != 4 {
+		t.Errorf("ForRound = %+v, want the new comment only", fs)
+	}
+}
+
+// A body a person mangled converges to exactly one readable identity block
+// and receipt, keeping the person's text.
+func TestComposeRepairsAMangledBody(t *testing.T) {
+	sp, l, id := fixture(t)
+	bodies := []string{
+		"Intro.\n<!-- gallivant:identity garbage -->\nMore.\n",
+		"Intro.\n" + receiptOpen + "\n| half a table\nMore.\n",
+		"Intro.\n" + receiptClose + "\nMore.\n",
+		Compose("Intro.\nMore.\n", id, nil) + "\n" + id.Block() + "\n" + RenderReceipt(nil) + "\n",
+		"Intro.\n<!-- gallivant:identity x " + receiptOpen + receiptClose + "\nMore.\n",
+	}
+	for _, body := range bodies {
+		got := Compose(body, id, ReceiptFor(l, sp))
+		if _, err := ParseIdentity(got); err != nil {
+			t.Errorf("identity of %q: %v\n%s", body, err, got)
+		}
+		rc, err := ParseReceipt(got)
+		if err != nil || len(rc) != 3 {
+			t.Errorf("receipt of %q: %v\n%s", body, err, got)
+		}
+		if !strings.Contains(got, "Intro.") || !strings.Contains(got, "More.") {
+			t.Errorf("the person's text was lost:\n%s", got)
+		}
+		if Compose(got, id, ReceiptFor(l, sp)) != got {
+			t.Errorf("Compose does not settle on %q", got)
+		}
+	}
+}
+
+func FuzzCompose(f *testing.F) {
+	f.Add("Intro.\n" + receiptOpen + "\n" + receiptOpen + "x" + receiptClose + "\n<!-- gallivant:identity {} -->\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		id := Identity{Control: "acme/control", Spec: "specs/x.md", Ledger: "plans/x-ledger.md", Member: "home", Contract: "5e1f0a9b3c2d"}
+		rc := []ReceiptLine{{AC: 1, Status: "done", Evidence: "go test ./x; ok"}}
+		got := Compose(body, id, rc)
+		if _, err := ParseIdentity(got); err != nil {
+			t.Fatalf("Compose(%q) has no readable identity: %v", body, err)
+		}
+		if _, err := ParseReceipt(got); err != nil {
+			t.Fatalf("Compose(%q) has no readable receipt: %v", body, err)
+		}
+	})
+}

@@ -110,14 +110,46 @@ func (v Verdict) NewFindings() []Finding {
 	return out
 }
 
-// Blocked reports whether the verdict is blocked with code.
-func (v Verdict) BlockedBy(code string) bool {
-	for _, b := range v.Blocks {
-		if b.Code == code {
-			return true
+// ForRound returns the new findings a fix round answers. Gate findings are
+// not among them: gallivant answers those by rewriting its own regions of
+// the body, not by dispatching an agent.
+func (v Verdict) ForRound() []Finding {
+	var out []Finding
+	for _, f := range v.NewFindings() {
+		if f.Source != SourceGate {
+			out = append(out, f)
 		}
 	}
-	return false
+	return out
+}
+
+// BlockedBy reports whether the verdict is blocked with code.
+func (v Verdict) BlockedBy(code string) bool {
+	_, ok := v.block(code)
+	return ok
+}
+
+func (v Verdict) block(code string) (Block, bool) {
+	for _, b := range v.Blocks {
+		if b.Code == code {
+			return b, true
+		}
+	}
+	return Block{}, false
+}
+
+// LoopStop returns the block that stops the pull-request loop, if any: a
+// conflict, a merge state still unknown after the re-poll, or checks still
+// red on a head a round was dispatched for. Its code is the stop reason.
+// Other blocks (a draft, GitHub's unexplained BLOCKED, behind) wait for a
+// person without a stop.
+func (v Verdict) LoopStop() (Block, bool) {
+	for _, code := range []string{BlockConflict, BlockMergeUnknown, BlockChecksRed} {
+		if b, ok := v.block(code); ok {
+			return b, true
+		}
+	}
+	return Block{}, false
 }
 
 // Judge weighs a digest (G-21..G-26, R-32): terminal state, draft, merge

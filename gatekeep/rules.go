@@ -115,14 +115,14 @@ func ReviewerClear(reviews []Review, login, head string) bool {
 
 // ReviewerSpoke reports whether login reviewed or commented at or after
 // asked: a silent reviewer is one who did neither.
-func ReviewerSpoke(d Digest, login string, asked Since) bool {
+func ReviewerSpoke(d Digest, login string, asked time.Time) bool {
 	for _, r := range d.Reviews {
-		if strings.EqualFold(r.User, login) && !r.SubmittedAt.IsZero() && !r.SubmittedAt.Before(asked.At) {
+		if strings.EqualFold(r.User, login) && !r.SubmittedAt.IsZero() && !r.SubmittedAt.Before(asked) {
 			return true
 		}
 	}
 	for _, c := range d.Comments {
-		if strings.EqualFold(c.User, login) && !c.UpdatedAt.Before(asked.At) {
+		if strings.EqualFold(c.User, login) && !c.UpdatedAt.Before(asked) {
 			return true
 		}
 	}

@@ -202,6 +202,15 @@ func (l *Ledger) MemberMeta(name string) (*Member, bool) {
 	return nil, false
 }
 
+// WorkBranch returns the entry's work branch: the delivery section's
+// branch, else gallivant/<spec-stem> (ledgers written by other tools).
+func (l *Ledger) WorkBranch() string {
+	if b := l.Delivery.Get(KeyBranch); b != "" {
+		return b
+	}
+	return specs.Branch(l.Spec)
+}
+
 // Phase returns the delivery phase, implement when none is recorded.
 func (l *Ledger) Phase() string {
 	if l.Delivery == nil || l.Delivery.Get(KeyPhase) == "" {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/specs"
 )
 
 // deliveryClient is what the pull-request phases need from GitHub.
@@ -67,8 +66,7 @@ func prOf(l *ledger.Ledger) (gatekeep.PR, bool) {
 }
 
 func (p *passState) identity(e *entry) gatekeep.Identity {
-	return gatekeep.Identity{Control: p.r.o.ControlRepo, Spec: e.specPath, Ledger: e.ledgerPath, Member: specs.HomeMember,
-		Contract: e.l.Delivery.Get(ledger.KeyContract)}
+	return gatekeep.IdentityFor(p.r.o.ControlRepo, e.specPath, e.ledgerPath, e.l)
 }
 
 // body composes gallivant's regions into a pull request body.
@@ -154,20 +152,15 @@ func (p *passState) openPR(e *entry) (bool, error) {
 	if pr.HeadSHA == "" {
 		pr.HeadSHA = head
 	}
-	committed := time.Time{}
-	if ci, err := p.r.o.GitHub.GetCommit(p.ctx, repo, pr.HeadSHA); err == nil {
-		committed = ci.CommittedAt
-	}
 	n := e.l.Clone()
 	d := n.Delivery
 	d.Set(ledger.KeyPhase, ledger.PhaseReview)
 	d.Set(ledger.KeyPR, pr.Ref())
-	d.Set(ledger.KeyHead, pr.HeadSHA)
 	d.Set(ledger.KeySince, gatekeep.Since{At: pr.CreatedAt.UTC().Truncate(time.Second)}.String())
 	d.Set(ledger.KeyReceipt, gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)))
 	d.SetInt(ledger.KeyRound, 0)
-	d.SetTime(ledger.KeyReviewerAsked, p.reviewerClock(committed))
 	d.Set(ledger.KeyRetry, "")
+	p.restartClock(n, gatekeep.PR{Repo: repo, Number: pr.Number}, pr.HeadSHA)
 	verb := "Opened"
 	if ok {
 		verb = "Recorded the existing"
@@ -217,13 +210,12 @@ func (p *passState) writeFailed(e *entry, write, what string, werr error) (bool,
 	}
 	msg := strings.Join(strings.Fields(redact(werr.Error())), " ")
 	count := 1
-	if w, rest, ok := strings.Cut(e.l.Delivery.Get(ledger.KeyRetry), " | "); ok {
+	if w, _, ok := strings.Cut(e.l.Delivery.Get(ledger.KeyRetry), " | "); ok {
 		f := strings.Fields(w)
 		if len(f) == 2 && f[0] == write {
 			c, _ := strconv.Atoi(f[1])
 			count = c + 1
 		}
-		_ = rest
 	}
 	p.r.o.Log.Warn("github write failed", "spec", e.specPath, "write", write, "count", count, "error", msg)
 	if count >= stuckAfter {
@@ -327,19 +319,16 @@ func (p *passState) review(e *entry) (bool, error) {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
 	v := gatekeep.Judge(d, in)
-	for _, code := range []string{gatekeep.BlockConflict, gatekeep.BlockMergeUnknown, gatekeep.BlockChecksRed} {
-		if v.BlockedBy(code) {
-			reason := map[string]string{gatekeep.BlockConflict: "conflict", gatekeep.BlockMergeUnknown: "merge-unknown", gatekeep.BlockChecksRed: "checks-red"}[code]
-			n, c := ledger.Stop(e.l, reason, fmt.Sprintf("%s: %s", pr, blockReason(v, code)), 0)
-			return false, p.apply(e, n, c)
-		}
+	if b, stop := v.LoopStop(); stop {
+		n, c := ledger.Stop(e.l, b.Code, fmt.Sprintf("%s: %s", pr, b.Reason), 0)
+		return false, p.apply(e, n, c)
 	}
 	if v.BlockedBy(gatekeep.BlockGate) {
 		if changed, err := p.contractChanged(e); changed || err != nil {
 			return false, err
 		}
 	}
-	if fs := v.NewFindings(); len(fs) > 0 && !onlyGate(fs) {
+	if fs := v.ForRound(); len(fs) > 0 {
 		if e.l.Phase() == ledger.PhaseReady {
 			return p.unready(e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
 		}
@@ -363,38 +352,29 @@ func (p *passState) review(e *entry) (bool, error) {
 	return true, nil
 }
 
-// pollMergeable asks GitHub again, shortly and at most twice, for a
-// mergeability it is still computing, rather than a whole pass later (G-22).
+// pollMergeable asks GitHub again, twice at most, for a mergeability it is
+// still computing.
 func (p *passState) pollMergeable(pr gatekeep.PR) (PullRequest, error) {
+	return RepollMergeable(p.ctx, p.r.o.GitHub, pr, p.r.o.MergePoll, 2)
+}
+
+// RepollMergeable asks GitHub again for a pull request whose mergeability
+// it is still computing, wait apart and at most times times, rather than a
+// whole pass later (G-22). It returns the last read.
+func RepollMergeable(ctx context.Context, c interface {
+	GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error)
+}, pr gatekeep.PR, wait time.Duration, times int) (PullRequest, error) {
 	var live PullRequest
-	for polls := 0; polls < 2; polls++ {
-		if err := sleepCtx(p.ctx, p.r.o.MergePoll); err != nil {
+	for polls := 0; polls < times; polls++ {
+		if err := sleepCtx(ctx, wait); err != nil {
 			return live, err
 		}
 		var err error
-		if live, err = p.r.o.GitHub.GetPullRequest(p.ctx, pr.Repo, pr.Number); err != nil || live.Mergeable != nil {
+		if live, err = c.GetPullRequest(ctx, pr.Repo, pr.Number); err != nil || live.Mergeable != nil {
 			return live, err
 		}
 	}
 	return live, nil
-}
-
-func onlyGate(fs []gatekeep.Finding) bool {
-	for _, f := range fs {
-		if f.Source != gatekeep.SourceGate {
-			return false
-		}
-	}
-	return true
-}
-
-func blockReason(v gatekeep.Verdict, code string) string {
-	for _, b := range v.Blocks {
-		if b.Code == code {
-			return b.Reason
-		}
-	}
-	return code
 }
 
 // cursors reads the four cursors from the ledger.
@@ -687,24 +667,20 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// silence applies the reviewer clock: with a reviewer
-// configured and quiet since asked, one nudge per head after
-// rereview_minutes, a reviewer-silent stop after stall_hours.
+// silence acts on the reviewer clock (gatekeep.SilenceDue): the nudge is
+// posted first (idempotent against its per-head marker), then recorded.
 func (p *passState) silence(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, error) {
 	rc := p.cfg.Reviewer
-	if rc == nil || gatekeep.ReviewerClear(d.Reviews, rc.Login, d.HeadSHA) {
+	if rc == nil {
 		return false, nil
 	}
 	asked := e.l.Delivery.Time(ledger.KeyReviewerAsked)
-	if asked.IsZero() || gatekeep.ReviewerSpoke(d, rc.Login, gatekeep.Since{At: asked}) {
-		return false, nil
-	}
-	quiet := p.now.Sub(asked)
-	if quiet >= time.Duration(rc.StallHours)*time.Hour {
+	switch gatekeep.SilenceDue(d, rc.Login, asked, e.l.Delivery.Get(ledger.KeyNudged), p.now,
+		time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour) {
+	case gatekeep.Stall:
 		n, c := ledger.Stop(e.l, "reviewer-silent", fmt.Sprintf("@%s has not answered %s since %s (reviewer.stall_hours is %d)", rc.Login, pr, asked.Format(time.RFC3339), rc.StallHours), 0)
 		return false, p.apply(e, n, c)
-	}
-	if quiet < time.Duration(rc.RereviewMinutes)*time.Minute || e.l.Delivery.Get(ledger.KeyNudged) == d.HeadSHA {
+	case gatekeep.Quiet:
 		return false, nil
 	}
 	if p.r.o.DryRun {

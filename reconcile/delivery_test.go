@@ -22,13 +22,7 @@ type actor struct {
 	c *github.Client
 }
 
-func (r *rig) as(login string) *actor {
-	c, err := github.NewClient(nil).WithAuthToken(r.gh.Token(login)).WithEnterpriseURLs(r.gh.APIURL(), r.gh.APIURL())
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return &actor{t: r.t, c: c}
-}
+func (r *rig) as(login string) *actor { return &actor{t: r.t, c: r.gh.Client(login)} }
 
 func (a *actor) review(n int, event, body, commit string) {
 	a.t.Helper()
@@ -145,6 +139,12 @@ func wantSubjects(t *testing.T, rep *Report, want ...string) {
 	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
 		t.Fatalf("transitions (-want +got):\n%s\nnotes: %+v", diff, rep.Notes)
 	}
+}
+
+// greenAndApproved reports CI success on head and has alice approve it.
+func (r *rig) greenAndApproved(head string) {
+	r.as("ci-bot").status(head, "ci", "success")
+	r.as("alice").review(1, "APPROVE", "", head)
 }
 
 func noteOf(rep *Report) string {
@@ -318,24 +318,29 @@ func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
 	}
 }
 
-// a head committed long before it was pushed does not make the
-// reviewer look silent.
+// a head committed long before the pull request opened does not
+// make the reviewer look silent: the clock starts at now − rereview.
 func TestDeliveryReviewerClockIsFloored(t *testing.T) {
 	r := newDelivery(t, "")
+	// The agent's commits carry today's date; the pass runs three days on.
+	r.clock.advance(72 * time.Hour)
 	r.pass()
 	asked := r.ledger(ledgerPath).Delivery.Time(ledger.KeyReviewerAsked)
-	if asked.Before(r.clock.now().Add(-time.Hour)) {
-		t.Errorf("reviewer-asked %s is earlier than now − rereview", asked)
+	if want := r.clock.now().Add(-time.Hour); !asked.Equal(want) {
+		t.Errorf("reviewer-asked %s, want now − rereview %s", asked, want)
 	}
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	// Neither a nudge due at once nor a stall for time nobody was asked.
+	wantSubjects(t, r.pass())
+	r.clock.advance(time.Minute)
+	wantSubjects(t, r.pass(), "loop: nudge acme/api#1")
 }
 
 func TestDeliveryPersonPushAfterReady(t *testing.T) {
 	r := newDelivery(t, "")
 	r.pass()
-	alice, ci := r.as("alice"), r.as("ci-bot")
-	h1 := r.head(work)
-	ci.status(h1, "ci", "success")
-	alice.review(1, "APPROVE", "", h1)
+	alice := r.as("alice")
+	r.greenAndApproved(r.head(work))
 	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 	h2 := r.personPush(work, "tweak.txt")
 	rep := r.pass()
@@ -346,8 +351,7 @@ func TestDeliveryPersonPushAfterReady(t *testing.T) {
 	if l := r.ledger(ledgerPath); l.Phase() != ledger.PhaseReview || l.Delivery.Get(ledger.KeyHead) != h2 {
 		t.Errorf("phase %s head %s", l.Phase(), l.Delivery.Get(ledger.KeyHead))
 	}
-	ci.status(h2, "ci", "success")
-	alice.review(1, "APPROVE", "", h2)
+	r.greenAndApproved(h2)
 	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 	if n := len(alice.comments(1)); n != 2 {
 		t.Errorf("%d ready notifications, want one per ready head", n)
@@ -380,8 +384,7 @@ func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
 		t.Errorf("the receipt was not rewritten for AC 3:\n%s", body)
 	}
 	h2 := r.head(work)
-	ci.status(h2, "ci", "success")
-	alice.review(1, "APPROVE", "", h2)
+	r.greenAndApproved(h2)
 	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 }
 
@@ -538,7 +541,7 @@ func TestChainWaitsForEachMerge(t *testing.T) {
 	r := chainRig(t)
 	rep := r.pass()
 	got := subjectsOf(rep)
-	if n := strings.Count(strings.Join(got, "\n"), "loop: seed ledger"); n != 1 || !has(got, "loop: ready acme/api#1") {
+	if n := countSubjects(rep, "loop: seed ledger"); n != 1 || !has(got, "loop: ready acme/api#1") {
 		t.Fatalf("pass 1 must deliver milestone 1 only: %v", got)
 	}
 	if !strings.Contains(noteOf(rep), "waits for milestone 1 of chains/launch.md (specs/one.md, acme/api#1) to be merged") {

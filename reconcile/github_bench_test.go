@@ -18,20 +18,19 @@ func BenchmarkDiscoveryUnchanged(b *testing.B) {
 		repos = append(repos, fmt.Sprintf("acme/svc%02d", i))
 	}
 	s := githubtest.Start(b, repos...)
-	raw := github.NewClient(nil).WithAuthToken(s.Token("dev"))
-	raw, _ = raw.WithEnterpriseURLs(s.APIURL(), s.APIURL())
+	raw := s.Client("dev")
 	for _, repo := range repos {
 		dir := b.TempDir()
-		gitIn(b, dir, "clone", "--quiet", s.GitURL(repo), "w")
+		run(b, dir, "git", "clone", "--quiet", s.GitURL(repo), "w")
 		w := filepath.Join(dir, "w")
 		os.WriteFile(filepath.Join(w, "change.txt"), []byte("x\n"), 0o644)
-		gitIn(b, w, "add", "-A")
-		gitIn(b, w, "commit", "--quiet", "-m", "change")
+		run(b, w, "git", "add", "-A")
+		run(b, w, "git", "commit", "--quiet", "-m", "change")
 		args := []string{"push", "--quiet", "origin"}
 		for j := 0; j < 50; j++ {
 			args = append(args, fmt.Sprintf("HEAD:refs/heads/b%02d", j))
 		}
-		gitIn(b, w, args...)
+		run(b, w, "git", args...)
 		owner, name := splitRepo(repo)
 		for j := 0; j < 50; j++ {
 			if _, _, err := raw.PullRequests.Create(b.Context(), owner, name, &github.NewPullRequest{Title: github.String("pr"), Head: github.String(fmt.Sprintf("b%02d", j)), Base: github.String("main")}); err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,33 +50,20 @@ type ioDiscard struct{}
 
 func (ioDiscard) Write(b []byte) (int, error) { return len(b), nil }
 
-func gitIn(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // pushBranch makes one commit per file on branch (from main) and pushes it.
 func pushBranch(t testing.TB, s *githubtest.Server, repo, branch string, files ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	gitIn(t, dir, "clone", "--quiet", s.GitURL(repo), "w")
+	run(t, dir, "git", "clone", "--quiet", s.GitURL(repo), "w")
 	w := filepath.Join(dir, "w")
-	gitIn(t, w, "checkout", "--quiet", "-B", branch)
+	run(t, w, "git", "checkout", "--quiet", "-B", branch)
 	for _, f := range files {
 		os.WriteFile(filepath.Join(w, f), []byte(f+"\n"), 0o644)
-		gitIn(t, w, "add", "-A")
-		gitIn(t, w, "commit", "--quiet", "-m", "add "+f+"\n\nbody line")
+		run(t, w, "git", "add", "-A")
+		run(t, w, "git", "commit", "--quiet", "-m", "add "+f+"\n\nbody line")
 	}
-	gitIn(t, w, "push", "--quiet", "origin", branch)
-	return gitIn(t, w, "rev-parse", "HEAD")
+	run(t, w, "git", "push", "--quiet", "origin", branch)
+	return run(t, w, "git", "rev-parse", "HEAD")
 }
 
 func TestAdapterBranchesAndCompare(t *testing.T) {
@@ -262,8 +248,7 @@ func TestAdapterListingSinceAndPagination(t *testing.T) {
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
-	alice := github.NewClient(nil).WithAuthToken(s.Token("alice"))
-	alice, _ = alice.WithEnterpriseURLs(s.APIURL(), s.APIURL())
+	alice := s.Client("alice")
 	var first time.Time
 	for i := 0; i < 130; i++ {
 		c, _, err := alice.Issues.CreateComment(ctx, "acme", "api", pr.Number, &github.IssueComment{Body: github.String(fmt.Sprint("comment ", i))})
@@ -303,8 +288,7 @@ func TestAdapterChecksAndDispatch(t *testing.T) {
 	ctx := t.Context()
 	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
 	s.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
-	raw := github.NewClient(nil).WithAuthToken(s.Token("ci-bot"))
-	raw, _ = raw.WithEnterpriseURLs(s.APIURL(), s.APIURL())
+	raw := s.Client("ci-bot")
 	raw.Repositories.CreateStatus(ctx, "acme", "api", sha, &github.RepoStatus{State: github.String("success"), Context: github.String("ci")})
 	raw.Checks.CreateCheckRun(ctx, "acme", "api", github.CreateCheckRunOptions{Name: "lint", HeadSHA: sha, Status: github.String("in_progress")})
 	ch, err := g.GetChecks(ctx, "acme/api", sha, "main")

@@ -653,12 +653,7 @@ func (p *passState) member(e *entry, m string) (repo, base string) {
 	return repo, base
 }
 
-func (p *passState) branch(e *entry) string {
-	if b := e.l.Delivery.Get(ledger.KeyBranch); b != "" {
-		return b
-	}
-	return specs.Branch(e.specPath)
-}
+func (p *passState) branch(e *entry) string { return e.l.WorkBranch() }
 
 // dispatch records a dispatch, pushes it (write-ahead), then runs the executor.
 func (p *passState) dispatch(e *entry, a ledger.Action) (bool, error) {
@@ -701,7 +696,7 @@ func (p *passState) run(e *entry) error {
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Get(ledger.KeyModel), Plan: p.planFor(e)})
+		Model: e.l.Delivery.Get(ledger.KeyModel), Plan: p.repo.PlanPathFor(e.specPath)})
 	if err != nil {
 		return err
 	}
@@ -722,17 +717,6 @@ func (p *passState) run(e *entry) error {
 		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
 	return p.crash("executor:after")
-}
-
-// planFor names the plan a waves spec's agent follows.
-func (p *passState) planFor(e *entry) string {
-	if e.spec.Engine != specs.EngineWaves {
-		return ""
-	}
-	if plan := p.repo.PlanFor(e.specPath); plan != nil {
-		return plan.Path
-	}
-	return p.cfg.PlanPath(e.specPath)
 }
 
 // settle observes the work branch after the pending SHA and settles the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -89,13 +88,7 @@ func BenchmarkPassAdmits100(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		admitted := 0
-		for _, t := range rep.Transitions {
-			if strings.HasPrefix(t.Subject, "loop: record") {
-				admitted++
-			}
-		}
-		if admitted != 100 {
+		if admitted := countSubjects(rep, "loop: record"); admitted != 100 {
 			b.Fatalf("admitted %d returns, want 100", admitted)
 		}
 	}
@@ -118,13 +111,7 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opened := 0
-	for _, t := range rep.Transitions {
-		if strings.HasPrefix(t.Subject, "loop: open pr") {
-			opened++
-		}
-	}
-	if opened != 20 {
+	if opened := countSubjects(rep, "loop: open pr"); opened != 20 {
 		b.Fatalf("first pass opened %d pull requests, want 20", opened)
 	}
 	if _, err := rec.Pass(context.Background()); err != nil {

@@ -195,6 +195,18 @@ func (r *rig) request(ledgerPath, line string) {
 	})
 }
 
+// countSubjects counts a report's transitions whose subject starts with
+// prefix.
+func countSubjects(rep *Report, prefix string) int {
+	n := 0
+	for _, t := range rep.Transitions {
+		if strings.HasPrefix(t.Subject, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
 func subjectsOf(rep *Report) []string {
 	var out []string
 	for _, t := range rep.Transitions {

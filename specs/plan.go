@@ -42,12 +42,9 @@ type Plan struct {
 	Coverage    []CoverageRow
 	CoveragePos parse.Pos
 	// Prose are the text lines of the waves (paragraphs and list items
-	// outside the Files and Tests blocks), for the entrypoint and
-	// placeholder rules.
+	// outside the Files and Tests blocks), for the entrypoint rule.
 	Prose []parse.Line
-	// Code are the plan's code spans outside code blocks.
-	Code []parse.CodeSpan
-	doc  *parse.Document
+	doc   *parse.Document
 }
 
 // Wave is a `## Wave N — <label>` section.
@@ -229,24 +226,23 @@ func ParsePlan(doc *parse.Document) (*Plan, parse.Diagnostics) {
 		verificationSeen bool
 		pastHeader       bool
 	)
-	header := func(l parse.Line) bool {
+	header := func(l parse.Line) {
 		switch {
 		case strings.HasPrefix(l.Text, "**Spec:**"):
 			if p.Spec != "" {
 				errorf(l.Pos, RulePlanStructure, "the plan has two **Spec:** lines; keep one")
-				return true
+				return
 			}
 			v := valueOf(l, len("**Spec:**"))
 			if len(v) != 1 || !strings.HasSuffix(v[0].Text, ".md") || strings.ContainsAny(v[0].Text, " \t") {
 				errorf(l.Pos, RulePlanStructure, "**Spec:** holds the spec's path only, like **Spec:** `specs/rate-limiter.md`")
-				return true
+				return
 			}
 			p.Spec, p.SpecPos = strings.TrimPrefix(v[0].Text, "./"), v[0].Pos
-			return true
 		case strings.HasPrefix(l.Text, "**Verification:**"):
 			if verificationSeen {
 				errorf(l.Pos, RulePlanStructure, "the plan has two **Verification:** lines; keep one")
-				return true
+				return
 			}
 			vs := valueOf(l, len("**Verification:**"))
 			p.Verification, p.VerificationPos = strings.TrimSpace(l.Text[len("**Verification:**"):]), vs[0].Pos
@@ -257,9 +253,7 @@ func ParsePlan(doc *parse.Document) (*Plan, parse.Diagnostics) {
 			if p.Verification == "" {
 				errorf(l.Pos, RulePlanStructure, "**Verification:** is empty; give the full-suite command, like **Verification:** `go test ./...`")
 			}
-			return true
 		}
-		return false
 	}
 	for bi, b := range doc.Blocks {
 		if h, ok := b.(*parse.Heading); ok {
@@ -330,16 +324,14 @@ func ParsePlan(doc *parse.Document) (*Plan, parse.Diagnostics) {
 			if t, ok := b.(*parse.Table); ok && p.Coverage == nil {
 				p.Coverage = p.coverageRows(t, &ds)
 			}
-			p.collectCode(b)
 		case wave == nil:
 			if para, ok := b.(*parse.Paragraph); ok && !pastHeader {
 				for _, l := range para.Lines {
 					header(l)
 				}
 			}
-			p.collectCode(b)
 		case task == nil:
-			p.collectProse(b, true)
+			p.collectProse(b)
 		default:
 			p.taskBlock(task, b, &awaiting, &lastKind, errorf)
 		}
@@ -391,7 +383,7 @@ func (p *Plan) taskBlock(t *Task, b parse.Block, awaiting, lastKind *string, err
 			t.TestsPlaced = *lastKind == "files"
 			return
 		}
-		p.collectProse(b, false)
+		p.collectProse(b)
 		p.runsIn(t, b.Lines)
 	case *parse.List:
 		switch *awaiting {
@@ -431,12 +423,12 @@ func (p *Plan) taskBlock(t *Task, b parse.Block, awaiting, lastKind *string, err
 			}
 			return
 		}
-		p.collectProse(b, false)
+		p.collectProse(b)
 		for _, it := range b.Items {
 			p.runsIn(t, it.Lines)
 		}
 	default:
-		p.collectProse(b, false)
+		p.collectProse(b)
 	}
 }
 
@@ -449,21 +441,10 @@ func (p *Plan) runsIn(t *Task, lines []parse.Line) {
 	}
 }
 
-func (p *Plan) collectRest(lines []parse.Line) {
-	p.Prose = append(p.Prose, lines...)
-	for _, l := range lines {
-		p.addSpans(l)
-	}
-}
-
-func (p *Plan) addSpans(l parse.Line) {
-	for _, s := range spansOf(l) {
-		p.Code = append(p.Code, parse.CodeSpan{Text: s.Text, Pos: s.Pos})
-	}
-}
+func (p *Plan) collectRest(lines []parse.Line) { p.Prose = append(p.Prose, lines...) }
 
 // collectProse records the text lines of a block inside the waves.
-func (p *Plan) collectProse(b parse.Block, waveLevel bool) {
+func (p *Plan) collectProse(b parse.Block) {
 	switch b := b.(type) {
 	case *parse.Paragraph:
 		p.collectRest(b.Lines)
@@ -471,36 +452,16 @@ func (p *Plan) collectProse(b parse.Block, waveLevel bool) {
 		for _, it := range b.Items {
 			p.collectRest(it.Lines)
 			for _, nb := range it.Blocks {
-				p.collectProse(nb, waveLevel)
+				p.collectProse(nb)
 			}
 		}
 	case *parse.Quote:
 		for _, nb := range b.Blocks {
-			p.collectProse(nb, waveLevel)
+			p.collectProse(nb)
 		}
 	case *parse.Table:
 		for _, r := range append([]parse.Row{b.Header}, b.Rows...) {
 			p.collectRest([]parse.Line{r.Line})
-		}
-	}
-}
-
-// collectCode records code spans outside the waves.
-func (p *Plan) collectCode(b parse.Block) {
-	switch b := b.(type) {
-	case *parse.Paragraph:
-		for _, l := range b.Lines {
-			p.addSpans(l)
-		}
-	case *parse.List:
-		for _, it := range b.Items {
-			for _, l := range it.Lines {
-				p.addSpans(l)
-			}
-		}
-	case *parse.Table:
-		for _, r := range append([]parse.Row{b.Header}, b.Rows...) {
-			p.addSpans(r.Line)
 		}
 	}
 }

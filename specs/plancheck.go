@@ -26,6 +26,7 @@ type PlanContext struct {
 // placeholders and quote integrity. Each diagnostic says what to do.
 func CheckPlan(p *Plan, c PlanContext) parse.Diagnostics {
 	ck := &planCheck{p: p, c: c}
+	ck.text, ck.lits = ck.lines(), ck.literals()
 	ck.disjoint()
 	ck.pathsExist()
 	ck.testsBlocks()
@@ -42,6 +43,10 @@ type planCheck struct {
 	p  *Plan
 	c  PlanContext
 	ds parse.Diagnostics
+	// text is the plan's lines outside code blocks; lits the spec's code
+	// spans.
+	text []parse.Line
+	lits map[string]bool
 }
 
 func (ck *planCheck) errorf(at parse.Pos, rule, format string, args ...any) {
@@ -502,8 +507,8 @@ func isTemplate(s string) bool { return templateRE.MatchString(s) }
 // placeholders: no fill-in markers anywhere, except inside a literal the
 // spec itself requires.
 func (ck *planCheck) placeholders() {
-	lits := ck.literals()
-	for _, l := range ck.lines() {
+	lits := ck.lits
+	for _, l := range ck.text {
 		if !mayHoldPlaceholder(l.Text) {
 			continue
 		}
@@ -529,7 +534,7 @@ func (ck *planCheck) placeholders() {
 // quotes: a literal the spec gives in a code span is restated exactly,
 // and quoted.
 func (ck *planCheck) quotes() {
-	lits := ck.literals()
+	lits := ck.lits
 	var exact []string
 	norm := map[string]string{}
 	header := map[string]bool{ck.headerValue(): true}
@@ -546,7 +551,7 @@ func (ck *planCheck) quotes() {
 			exact = append(exact, s)
 		}
 	}
-	for _, l := range ck.lines() {
+	for _, l := range ck.text {
 		for _, s := range spansOf(l) {
 			if lits[s.Text] {
 				continue
@@ -587,6 +592,20 @@ func (s *Set) CheckPlans(target fs.FS) parse.Diagnostics {
 		ds = append(ds, pds...)
 	}
 	return ds
+}
+
+// PlanPathFor names the plan a waves spec's agent follows: the plan
+// paired with it, else the conventional <plans>/<stem>-plan.md; "" for a
+// loop spec.
+func (s *Set) PlanPathFor(spec string) string {
+	sp := s.Specs[spec]
+	if sp == nil || sp.Engine != EngineWaves {
+		return ""
+	}
+	if p := s.PlanFor(spec); p != nil {
+		return p.Path
+	}
+	return s.Config.PlanPath(spec)
 }
 
 // PlanFor returns the plan paired with a spec, or nil.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,14 +53,7 @@ func gitCmd(t *testing.T, dir string, args ...string) string {
 // history stays linear, each dispatch runs exactly once, nothing is lost.
 func TestConcurrentReconcilers(t *testing.T) {
 	bin := gallivantBinary(t)
-	gh, err := githubtest.New(githubtest.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gh.Handler())
-	defer srv.Close()
-	gh.SetURL(srv.URL)
-	gh.CreateRepo("acme/api", "main")
+	gh := githubtest.Start(t, "acme/api")
 	work := t.TempDir()
 	agent := filepath.Join(work, "agent.sh")
 	os.WriteFile(agent, []byte(shellAgent), 0o755)
@@ -159,14 +151,7 @@ func TestConcurrentReconcilers(t *testing.T) {
 // The daemon runs a pass at start and ends cleanly on SIGTERM.
 func TestDaemonProcess(t *testing.T) {
 	bin := gallivantBinary(t)
-	gh, err := githubtest.New(githubtest.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gh.Handler())
-	defer srv.Close()
-	gh.SetURL(srv.URL)
-	gh.CreateRepo("acme/api", "main")
+	gh := githubtest.Start(t, "acme/api")
 	work := t.TempDir()
 	src := filepath.Join(work, "ctl")
 	os.MkdirAll(filepath.Join(src, "specs"), 0o755)

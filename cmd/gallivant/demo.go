@@ -106,10 +106,7 @@ func (d *demo) run() error {
 	if err != nil {
 		return err
 	}
-	people, err := newDemoPeople(d.gh)
-	if err != nil {
-		return err
-	}
+	people := newDemoPeople(d.gh)
 	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: reconcile.ScriptedAgent(demoScript)}
 	asked := false
 	for pass := 1; pass <= 40; pass++ {
@@ -183,19 +180,8 @@ type demoPeople struct {
 	requested      map[int]bool
 }
 
-func newDemoPeople(s *githubtest.Server) (*demoPeople, error) {
-	p := &demoPeople{requested: map[int]bool{}}
-	for _, who := range []struct {
-		login string
-		c     **github.Client
-	}{{"ci-bot", &p.ci}, {"rita", &p.rita}, {"dana", &p.dana}} {
-		c, err := github.NewClient(nil).WithAuthToken(s.Token(who.login)).WithEnterpriseURLs(s.APIURL(), s.APIURL())
-		if err != nil {
-			return nil, err
-		}
-		*who.c = c
-	}
-	return p, nil
+func newDemoPeople(s *githubtest.Server) *demoPeople {
+	return &demoPeople{ci: s.Client("ci-bot"), rita: s.Client("rita"), dana: s.Client("dana"), requested: map[int]bool{}}
 }
 
 // act does what the people would do next, at most one thing per pull

@@ -105,13 +105,8 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 		d, err := reconcile.FetchDigest(ctx, gh, pr, time.Time{})
 		if err == nil && d.Mergeable == nil && d.State == "open" {
 			// G-22: one re-poll while GitHub computes mergeability.
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(a.mergePoll()):
-			}
 			var again reconcile.PullRequest
-			if again, err = gh.GetPullRequest(ctx, pr.Repo, pr.Number); err == nil {
+			if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
 				d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)
 			}
 		}
@@ -220,7 +215,8 @@ func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
 	if sp == nil || l == nil {
 		return nil
 	}
-	want := gatekeep.Identity{Control: id.Control, Spec: id.Spec, Ledger: repo.LedgerPaths[id.Spec], Member: specs.HomeMember,
-		Contract: l.Delivery.Get(ledger.KeyContract)}
+	// The control name is the block's own: this checkout cannot know the
+	// name the reconciler wrote; everything else must be this entry's.
+	want := gatekeep.IdentityFor(id.Control, id.Spec, repo.LedgerPaths[id.Spec], l)
 	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l}
 }

@@ -134,10 +134,7 @@ func cmdGHStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	s := v.(*githubtest.Server)
 	owner, name, _ := strings.Cut(args[0], "/")
-	c, err := github.NewClient(nil).WithAuthToken(s.Token("ci-bot")).WithEnterpriseURLs(s.APIURL(), s.APIURL())
-	if err != nil {
-		ts.Fatalf("ghstatus: %v", err)
-	}
+	c := s.Client("ci-bot")
 	ref, _, err := c.Git.GetRef(context.Background(), owner, name, "heads/"+args[1])
 	if err != nil {
 		ts.Fatalf("ghstatus: %v", err)

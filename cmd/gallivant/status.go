@@ -29,6 +29,20 @@ func (a *app) snapshot(cmd *cobra.Command, control string) (*reconcile.Snapshot,
 	return snap, st, nil
 }
 
+// resolveSpec opens the control repository and resolves a SPEC argument
+// (a spec path, a ledger path or a spec's file name).
+func (a *app) resolveSpec(cmd *cobra.Command, control, arg string) (*reconcile.Snapshot, *reconcile.Store, string, error) {
+	snap, st, err := a.snapshot(cmd, control)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sp, err := snap.Resolve(arg)
+	if err != nil {
+		return nil, nil, "", usageError("%v", err)
+	}
+	return snap, st, sp, nil
+}
+
 func (a *app) newStatusCmd() *cobra.Command {
 	opts := &statusOptions{}
 	cmd := &cobra.Command{
@@ -136,13 +150,9 @@ func (a *app) newWhyCmd() *cobra.Command {
 		Short: "Explain what a spec's entry is doing, what it waits for and what comes next",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			snap, _, err := a.snapshot(cmd, control)
+			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
-			}
-			sp, err := snap.Resolve(args[0])
-			if err != nil {
-				return usageError("%v", err)
 			}
 			for _, line := range snap.Explain(sp) {
 				fmt.Fprintln(a.io.Out, line)
@@ -162,13 +172,9 @@ func (a *app) newLogCmd() *cobra.Command {
 		Short: "Show a spec's loop: history from git, one line per transition",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			snap, st, err := a.snapshot(cmd, control)
+			snap, st, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
-			}
-			sp, err := snap.Resolve(args[0])
-			if err != nil {
-				return usageError("%v", err)
 			}
 			lp := snap.Repo.LedgerPaths[sp]
 			if lp == "" {
@@ -221,25 +227,17 @@ document the command executor hands its agent. An agent run by the none or
 workflow executor reads it here. Exit status 1 when no dispatch is outstanding.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			snap, _, err := a.snapshot(cmd, control)
+			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
-			}
-			sp, err := snap.Resolve(args[0])
-			if err != nil {
-				return usageError("%v", err)
 			}
 			l, spec := snap.Repo.Ledgers[sp], snap.Repo.Specs[sp]
 			if l == nil || l.Pending == nil || spec == nil {
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s has no outstanding dispatch", sp)}
 			}
 			repo, _ := spec.MemberRepo(l.Pending.Member)
-			plan := ""
-			if spec.Engine == specs.EngineWaves {
-				plan = snap.Config.PlanPath(sp)
-			}
 			brief, err := ledger.Brief(ledger.BriefInput{Ledger: l, Spec: spec, LedgerPath: snap.Repo.LedgerPaths[sp], Repo: repo,
-				Branch: l.Delivery.Get(ledger.KeyBranch), Model: l.Delivery.Get(ledger.KeyModel), Plan: plan})
+				Branch: l.WorkBranch(), Model: l.Delivery.Get(ledger.KeyModel), Plan: snap.Repo.PlanPathFor(sp)})
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
 			}

@@ -16,14 +16,7 @@ import (
 	"github.com/google/go-github/v66/github"
 )
 
-func client(t testing.TB, s *githubtest.Server, login string) *github.Client {
-	t.Helper()
-	c, err := github.NewClient(nil).WithAuthToken(s.Token(login)).WithEnterpriseURLs(s.APIURL(), s.APIURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func client(t testing.TB, s *githubtest.Server, login string) *github.Client { return s.Client(login) }
 
 // git runs the real git binary in dir.
 func git(t testing.TB, dir string, args ...string) string {
