@@ -18,30 +18,47 @@ type GateInput struct {
 
 // Problem is one completion-gate failure.
 type Problem struct {
-	Rule    string `json:"rule"`
-	Message string `json:"message"`
+	Rule    DenyCode `json:"rule"`
+	Message string   `json:"message"`
 	// Blocking problems need a person; the others are answered by
 	// rewriting gallivant's regions of the body.
 	Blocking bool   `json:"blocking"`
 	Clears   string `json:"clears,omitempty"`
 }
 
-// Gate rules.
+// DenyCode names why the completion gate refuses a pull request (R-35).
+// `gallivant gatekeep` and `gallivant why` print it; docs/gatekeep.md lists
+// every code with what clears it.
+type DenyCode string
+
+// Deny codes.
 const (
-	GateIdentity = "identity"
-	GateContract = "contract"
-	GateReceipt  = "receipt"
-	GateAttested = "attested"
+	GateIdentity DenyCode = "identity"
+	GateContract DenyCode = "contract"
+	GateReceipt  DenyCode = "receipt"
+	GateAttested DenyCode = "attested"
+	// GateUnselective: a done row's evidence is not one selective check.
+	GateUnselective DenyCode = "evidence-unselective"
+	// GateFailed: a done row's evidence reports a failure.
+	GateFailed DenyCode = "evidence-failed"
+	// GateStaleHead: the ledger attests another head than the pull
+	// request's.
+	GateStaleHead DenyCode = "stale-head"
+	// GateEmpty: the pull request changes no file.
+	GateEmpty DenyCode = "empty-diff"
 )
 
-// Gate is the completion gate (R-35): the body carries the expected
-// identity; the spec's contract is still the approved one; the receipt is
-// well-formed, equals the receipt the ledger renders (so its hash matches)
-// and attests every acceptance criterion — done with evidence, or cut with
-// its disposition. A malformed receipt is a failure, never an exception.
+// Gate is the completion gate (R-35, R-36). The body carries the expected
+// identity; the spec's contract is still the approved one; the ledger
+// attests the pull request's head; the pull request changes at least one
+// file; the receipt is well-formed and equals the receipt the ledger
+// renders (so its hash matches); and every acceptance criterion is attested
+// — cut with its disposition, or done with evidence that is one selective
+// check and reports no failure. A malformed receipt is a failure, never an
+// exception.
 func Gate(d Digest, in GateInput) []Problem {
 	var out []Problem
-	add := func(rule string, blocking bool, clears, format string, args ...any) {
+	add := func(rule DenyCode, blocking bool, clears, format string, args ...any) {
 		out = append(out, Problem{Rule: rule, Blocking: blocking, Clears: clears, Message: fmt.Sprintf(format, args...)})
 	}
 	approved := in.Ledger.Delivery.Get(ledger.KeyContract)
@@ -55,6 +72,14 @@ func Gate(d Digest, in GateInput) []Problem {
 	case *id != in.Identity:
 		add(GateIdentity, false, "gallivant rewrites the identity block", "the identity block names %s; this entry is %s", id.Block(), in.Identity.Block())
 	}
+	if head := in.Ledger.Delivery.Get(ledger.KeyHead); head != "" && d.HeadSHA != "" && head != d.HeadSHA {
+		add(GateStaleHead, true, "the loop follows the new head on its next pass",
+			"the ledger attests %s but the pull request's head is %s", short(head), short(d.HeadSHA))
+	}
+	if d.FilesKnown && len(d.Files) == 0 {
+		add(GateEmpty, true, "close the pull request: there is nothing to deliver",
+			"the pull request changes no file")
+	}
 	want := ReceiptFor(in.Ledger, in.Spec)
 	got, err := ParseReceipt(d.Body)
 	switch {
@@ -63,11 +88,21 @@ func Gate(d Digest, in GateInput) []Problem {
 	case ReceiptHash(got) != ReceiptHash(want):
 		add(GateReceipt, false, "gallivant rewrites the receipt", "the receipt's hash %s differs from the ledger's %s", ReceiptHash(got), ReceiptHash(want))
 	}
+	verifications := verificationCommands(in.Ledger.Verification)
 	for _, l := range want {
+		reopen := fmt.Sprintf("reopen %d | <why> in the ledger's ## Requests", rowOf(in.Ledger, l.AC))
 		switch l.Status {
 		case "done":
-			if strings.TrimSpace(l.Evidence) == "" {
-				add(GateAttested, true, "a person records evidence for the row", "AC %d is done without evidence", l.AC)
+			ev := strings.TrimSpace(l.Evidence)
+			if ev == "" {
+				add(GateAttested, true, reopen, "AC %d is done without evidence", l.AC)
+				continue
+			}
+			if err := ledger.CheckEvidence(ev, verifications); err != nil {
+				add(GateUnselective, true, reopen, "AC %d: %v", l.AC, err)
+			}
+			if line := ledger.EvidenceFailure(ev); line != "" {
+				add(GateFailed, true, reopen, "AC %d is done but its evidence reports a failure: %q", l.AC, line)
 			}
 		case "cut":
 			if ac := in.Spec.AC(l.AC); (ac == nil || !ac.Disposition.Cuts()) && !strings.HasPrefix(l.Evidence, "removed by amendment") {
@@ -78,4 +113,24 @@ func Gate(d Digest, in GateInput) []Problem {
 		}
 	}
 	return out
+}
+
+// verificationCommands splits a ledger's verification into the whole-suite
+// commands evidence must not repeat.
+func verificationCommands(v string) []string {
+	out := []string{v}
+	for _, c := range strings.Split(v, " && ") {
+		out = append(out, strings.TrimSpace(c))
+	}
+	return out
+}
+
+// rowOf returns the first ledger row tracking an AC.
+func rowOf(l *ledger.Ledger, ac int) int {
+	for _, r := range l.Rows {
+		if l.ACOf(r.N) == ac {
+			return r.N
+		}
+	}
+	return ac
 }

@@ -369,20 +369,21 @@ func TestJudge(t *testing.T) {
 		name     string
 		edit     func(*Digest)
 		in       Input
-		kind     string
-		code     string // first block code
+		kind     Kind
+		code     BlockCode // first block code
 		evidence string
 	}{
 		{"mergeable with ci evidence", func(d *Digest) { d.Checks = green }, Input{Gate: gate}, Mergeable, "", EvidenceCI},
-		{"no checks: the receipt is local evidence", nil, Input{Gate: gate}, Mergeable, "", EvidenceLocal},
+		{"no checks on a target without CI: the receipt is local evidence", nil, Input{Gate: gate, NoCI: true}, Mergeable, "", EvidenceLocal},
+		{"no checks where CI is expected waits for CI", nil, Input{Gate: gate}, Waiting, "", EvidencePending},
 		{"no checks and no receipt", nil, Input{}, Blocked, BlockNoEvidence, EvidenceUnknown},
 		{"merged", func(d *Digest) { d.Merged, d.State, d.MergeCommit = true, "closed", old }, Input{Gate: gate}, Blocked, BlockMerged, EvidenceUnknown},
 		{"closed", func(d *Digest) { d.State = "closed" }, Input{Gate: gate}, Blocked, BlockClosed, EvidenceUnknown},
-		{"draft", func(d *Digest) { d.Draft = true }, Input{Gate: gate}, Blocked, BlockDraft, EvidenceLocal},
-		{"mergeability unknown waits once (G-22)", func(d *Digest) { d.Mergeable, d.MergeState = nil, "unknown" }, Input{Gate: gate}, Waiting, "", EvidenceLocal},
-		{"unknown after the re-poll withholds merge (G-22)", func(d *Digest) { d.Mergeable, d.MergeState = nil, "unknown" }, Input{Gate: gate, Repolled: true}, Blocked, BlockMergeUnknown, EvidenceLocal},
-		{"dirty is a conflict", func(d *Digest) { d.Mergeable, d.MergeState = no(), "dirty" }, Input{Gate: gate}, Blocked, BlockConflict, EvidenceLocal},
-		{"behind", func(d *Digest) { d.MergeState = "behind" }, Input{Gate: gate}, Blocked, BlockBehind, EvidenceLocal},
+		{"draft", func(d *Digest) { d.Draft = true }, Input{Gate: gate, NoCI: true}, Blocked, BlockDraft, EvidenceLocal},
+		{"mergeability unknown waits once (G-22)", func(d *Digest) { d.Mergeable, d.MergeState = nil, "unknown" }, Input{Gate: gate, NoCI: true}, Waiting, "", EvidenceLocal},
+		{"unknown after the re-poll withholds merge (G-22)", func(d *Digest) { d.Mergeable, d.MergeState = nil, "unknown" }, Input{Gate: gate, NoCI: true, Repolled: true}, Blocked, BlockMergeUnknown, EvidenceLocal},
+		{"dirty is a conflict", func(d *Digest) { d.Mergeable, d.MergeState = no(), "dirty" }, Input{Gate: gate, NoCI: true}, Blocked, BlockConflict, EvidenceLocal},
+		{"behind", func(d *Digest) { d.MergeState = "behind" }, Input{Gate: gate, NoCI: true}, Blocked, BlockBehind, EvidenceLocal},
 		{"failing check is fixable", func(d *Digest) { d.Checks = red }, Input{Gate: gate}, Fixable, "", EvidenceCI},
 		{"failing check on the dispatched head is checks-red", func(d *Digest) { d.Checks = red }, Input{Gate: gate, Cursors: &Cursors{ChecksHead: head}}, Blocked, BlockChecksRed, EvidenceCI},
 		{"failing check on a new head is fixable", func(d *Digest) { d.Checks = red }, Input{Gate: gate, Cursors: &Cursors{ChecksHead: old}}, Fixable, "", EvidenceCI},
@@ -393,12 +394,12 @@ func TestJudge(t *testing.T) {
 		{"reviewer clear", func(d *Digest) { d.Checks, d.Reviews = green, approve }, Input{Gate: gate, Reviewer: "alice"}, Mergeable, "", EvidenceCI},
 		{"changes requested (no cursor) is fixable", func(d *Digest) {
 			d.Reviews = []Review{{ID: 2, User: "bob", State: "CHANGES_REQUESTED", Body: "no", CommitID: head, SubmittedAt: t0}}
-		}, Input{Gate: gate}, Fixable, "", EvidenceLocal},
+		}, Input{Gate: gate, NoCI: true}, Fixable, "", EvidenceLocal},
 		{"answered changes requested waits for the re-review", func(d *Digest) {
 			d.Reviews = []Review{{ID: 2, User: "bob", State: "CHANGES_REQUESTED", Body: "no", CommitID: old, SubmittedAt: t0}}
-		}, Input{Gate: gate, Cursors: &Cursors{Since: Since{At: t0, IDs: []int64{2}}}}, Waiting, "", EvidenceLocal},
-		{"contract changed blocks at the gate", nil, Input{Gate: &GateInput{Identity: id, Spec: sp, Ledger: withContract(l, "000000000000")}}, Blocked, BlockGate, EvidenceUnknown},
-		{"stale receipt is fixable", func(d *Digest) { d.Body = strings.Replace(d.Body, "| 1 | done |", "| 1 | cut |", 1) }, Input{Gate: gate}, Fixable, "", EvidenceUnknown},
+		}, Input{Gate: gate, NoCI: true, Cursors: &Cursors{Since: Since{At: t0, IDs: []int64{2}}}}, Waiting, "", EvidenceLocal},
+		{"contract changed blocks at the gate", nil, Input{NoCI: true, Gate: &GateInput{Identity: id, Spec: sp, Ledger: withContract(l, "000000000000")}}, Blocked, BlockGate, EvidenceUnknown},
+		{"stale receipt is fixable", func(d *Digest) { d.Body = strings.Replace(d.Body, "| 1 | done |", "| 1 | cut |", 1) }, Input{Gate: gate, NoCI: true}, Fixable, "", EvidenceUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,7 +408,7 @@ func TestJudge(t *testing.T) {
 				tt.edit(&d)
 			}
 			v := Judge(d, tt.in)
-			code := ""
+			var code BlockCode
 			if len(v.Blocks) > 0 {
 				code = v.Blocks[0].Code
 			}
@@ -434,27 +435,54 @@ func TestGate_R35(t *testing.T) {
 	noEvidence.Rows[1].Evidence = ""
 	other := id
 	other.Ledger = "plans/other-ledger.md"
+	withEvidence := func(ev string) *ledger.Ledger {
+		n := l.Clone()
+		for i := range n.Rows {
+			if n.Rows[i].Status == ledger.Done {
+				n.Rows[i].Evidence = ev
+				break
+			}
+		}
+		return n
+	}
+	failing := withEvidence("go test ./limiter -run TestLimit; --- FAIL: TestLimit")
+	bare := withEvidence("go test; ok")
+	echo := withEvidence("echo ok; ok")
+	stale := l.Clone()
+	stale.Delivery.Set(ledger.KeyHead, old)
 	tests := []struct {
 		name  string
 		body  string
 		l     *ledger.Ledger
-		rules []string
+		rules []DenyCode
+		edit  func(*Digest)
 	}{
-		{"passes", good, l, nil},
-		{"identity names another entry", Compose("x", other, ReceiptFor(l, sp)), l, []string{GateIdentity}},
-		{"no identity", strings.Replace(good, identityPrefix, "<!-- x ", 1), l, []string{GateIdentity}},
-		{"receipt hash differs", good, noEvidence, []string{GateReceipt, GateAttested}},
-		{"open row", Compose("x", id, ReceiptFor(open, sp)), open, []string{GateAttested}},
-		{"malformed receipt", strings.Replace(good, "| AC | status | evidence |", "| AC | state |", 1), l, []string{GateReceipt}},
+		{"passes", good, l, nil, nil},
+		{"identity names another entry", Compose("x", other, ReceiptFor(l, sp)), l, []DenyCode{GateIdentity}, nil},
+		{"no identity", strings.Replace(good, identityPrefix, "<!-- x ", 1), l, []DenyCode{GateIdentity}, nil},
+		{"receipt hash differs", good, noEvidence, []DenyCode{GateReceipt, GateAttested}, nil},
+		{"open row", Compose("x", id, ReceiptFor(open, sp)), open, []DenyCode{GateAttested}, nil},
+		{"malformed receipt", strings.Replace(good, "| AC | status | evidence |", "| AC | state |", 1), l, []DenyCode{GateReceipt}, nil},
+		// the gate checks the evidence itself, not only that
+		// the body matches its own rendering.
+		{"done row whose evidence reports a failure", Compose("x", id, ReceiptFor(failing, sp)), failing, []DenyCode{GateFailed}, nil},
+		{"bare runner invocation", Compose("x", id, ReceiptFor(bare, sp)), bare, []DenyCode{GateUnselective}, nil},
+		{"evidence that asserts nothing", Compose("x", id, ReceiptFor(echo, sp)), echo, []DenyCode{GateUnselective}, nil},
+		{"zero changed files", good, l, []DenyCode{GateEmpty}, func(d *Digest) { d.Files = nil }},
+		{"the ledger attests another head", good, stale, []DenyCode{GateStaleHead}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var rules []string
-			for _, p := range Gate(digest(tt.body), GateInput{Identity: id, Spec: sp, Ledger: tt.l}) {
+			d := digest(tt.body)
+			if tt.edit != nil {
+				tt.edit(&d)
+			}
+			var rules []DenyCode
+			for _, p := range Gate(d, GateInput{Identity: id, Spec: sp, Ledger: tt.l}) {
 				rules = append(rules, p.Rule)
 			}
-			if diff := cmp.Diff(rules, tt.rules); diff != "" {
-				t.Errorf("gate problems (-got +want):\n%s", diff)
+			if diff := cmp.Diff(tt.rules, rules); diff != "" {
+				t.Errorf("gate problems mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

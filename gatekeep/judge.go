@@ -5,35 +5,42 @@ import (
 	"strings"
 )
 
+// Kind is a verdict's kind.
+type Kind string
+
 // Verdict kinds.
 const (
-	Mergeable = "mergeable"
-	Fixable   = "fixable"
-	Blocked   = "blocked"
-	Waiting   = "waiting"
+	Mergeable Kind = "mergeable"
+	Fixable   Kind = "fixable"
+	Blocked   Kind = "blocked"
+	Waiting   Kind = "waiting"
 )
+
+// BlockCode says why a verdict is blocked. The codes that stop the loop are
+// also ledger stop reasons (Verdict.LoopStop).
+type BlockCode string
 
 // Block codes: why a verdict is blocked.
 const (
-	BlockMerged       = "merged"
-	BlockClosed       = "closed"
-	BlockDraft        = "draft"
-	BlockConflict     = "conflict"
-	BlockMergeUnknown = "merge-unknown"
-	BlockBehind       = "behind"
-	BlockChecksRed    = "checks-red"
-	BlockGate         = "gate"
-	BlockNoEvidence   = "no-evidence"
-	BlockUnreadable   = "unreadable"
-	BlockGitHub       = "github-blocked"
+	BlockMerged       BlockCode = "merged"
+	BlockClosed                 = "closed"
+	BlockDraft                  = "draft"
+	BlockConflict               = "conflict"
+	BlockMergeUnknown           = "merge-unknown"
+	BlockBehind                 = "behind"
+	BlockChecksRed              = "checks-red"
+	BlockGate                   = "gate"
+	BlockNoEvidence             = "no-evidence"
+	BlockUnreadable             = "unreadable"
+	BlockGitHub                 = "github-blocked"
 )
 
 // Block is one reason a pull request cannot merge that no fix round
 // answers, with what clears it.
 type Block struct {
-	Code   string `json:"code"`
-	Reason string `json:"reason"`
-	Clears string `json:"clears"`
+	Code   BlockCode `json:"code"`
+	Reason string    `json:"reason"`
+	Clears string    `json:"clears"`
 }
 
 // Input is everything Judge weighs besides the digest.
@@ -51,11 +58,15 @@ type Input struct {
 	// Cursors are the loop's cursors; nil (the CLI) makes every finding
 	// new.
 	Cursors *Cursors
+	// NoCI declares that the target has no CI (checks.none). Only then does
+	// a delivery whose head has no check run and no status count as
+	// verified by its receipt; otherwise the checks are waited for.
+	NoCI bool
 }
 
 // Verdict is the judgement of one pull request.
 type Verdict struct {
-	Kind string `json:"verdict"`
+	Kind Kind `json:"verdict"`
 	// Blocks are the blocking reasons, the first being the verdict's.
 	Blocks []Block `json:"blocks,omitempty"`
 	// Findings are what a fix round answers; Nits are comments that do not
@@ -88,7 +99,7 @@ func (v Verdict) Line() string {
 		}
 		return s
 	}
-	return Mergeable
+	return string(Mergeable)
 }
 
 // BlockersString renders the blocker count, or unknown.
@@ -124,12 +135,12 @@ func (v Verdict) ForRound() []Finding {
 }
 
 // BlockedBy reports whether the verdict is blocked with code.
-func (v Verdict) BlockedBy(code string) bool {
+func (v Verdict) BlockedBy(code BlockCode) bool {
 	_, ok := v.block(code)
 	return ok
 }
 
-func (v Verdict) block(code string) (Block, bool) {
+func (v Verdict) block(code BlockCode) (Block, bool) {
 	for _, b := range v.Blocks {
 		if b.Code == code {
 			return b, true
@@ -139,12 +150,13 @@ func (v Verdict) block(code string) (Block, bool) {
 }
 
 // LoopStop returns the block that stops the pull-request loop, if any: a
-// conflict, a merge state still unknown after the re-poll, or checks still
-// red on a head a round was dispatched for. Its code is the stop reason.
-// Other blocks (a draft, GitHub's unexplained BLOCKED, behind) wait for a
-// person without a stop.
+// merge state still unknown after the re-poll, or checks still red on a
+// head a round was dispatched for. Its code is the stop reason. The loop
+// answers a conflict with a conflict round and a pull request behind its
+// base by merging the base; other blocks (a draft, GitHub's unexplained
+// BLOCKED) wait for a person without a stop.
 func (v Verdict) LoopStop() (Block, bool) {
-	for _, code := range []string{BlockConflict, BlockMergeUnknown, BlockChecksRed} {
+	for _, code := range []BlockCode{BlockMergeUnknown, BlockChecksRed} {
 		if b, ok := v.block(code); ok {
 			return b, true
 		}
@@ -158,7 +170,7 @@ func (v Verdict) LoopStop() (Block, bool) {
 // completion gate. Blocked wins over fixable, fixable over waiting.
 func Judge(d Digest, in Input) Verdict {
 	var v Verdict
-	block := func(code, reason, clears string) {
+	block := func(code BlockCode, reason, clears string) {
 		v.Blocks = append(v.Blocks, Block{Code: code, Reason: reason, Clears: clears})
 	}
 	switch {
@@ -234,7 +246,7 @@ func Judge(d Digest, in Input) Verdict {
 			if p.Blocking {
 				block(BlockGate, "completion gate: "+p.Message, p.Clears)
 			} else {
-				v.Findings = append(v.Findings, Finding{Source: SourceGate, Where: p.Rule, Text: p.Message, New: true})
+				v.Findings = append(v.Findings, Finding{Source: SourceGate, Where: string(p.Rule), Text: p.Message, New: true})
 			}
 		}
 	}
@@ -245,6 +257,13 @@ func Judge(d Digest, in Input) Verdict {
 	v.Evidence = v.Checks.Evidence
 	if missing > 0 {
 		v.Evidence = EvidencePending
+	}
+	if v.Evidence == "" && v.GateRun && !in.NoCI && d.ChecksKnown {
+		// No check run and no status: CI has not started (or the token
+		// that opened the pull request starts no workflows). Untested work
+		// is never green unless the target is declared to have no CI.
+		v.Evidence = EvidencePending
+		v.Waits = append(v.Waits, WaitCI+" "+short(d.HeadSHA))
 	}
 	if v.Evidence == "" {
 		if v.GateRun && len(v.Gate) == 0 {
@@ -265,6 +284,20 @@ func Judge(d Digest, in Input) Verdict {
 		}
 	}
 	return finish(v, d)
+}
+
+// WaitCI begins the wait a head with no checks at all gets.
+const WaitCI = "a first check run or status on"
+
+// WaitsForCI reports whether the verdict waits only because no CI has
+// reported on the head at all (the checks-silent clock applies).
+func (v Verdict) WaitsForCI() bool {
+	for _, w := range v.Waits {
+		if strings.HasPrefix(w, WaitCI) {
+			return true
+		}
+	}
+	return false
 }
 
 func finish(v Verdict, d Digest) Verdict {

@@ -129,18 +129,24 @@ func ReviewerSpoke(d Digest, login string, asked time.Time) bool {
 	return false
 }
 
+// Source is where a finding comes from.
+type Source string
+
 // Finding sources.
 const (
-	SourceCheck   = "check"
-	SourceReview  = "review"
-	SourceComment = "comment"
-	SourceGate    = "gate"
+	SourceCheck   Source = "check"
+	SourceReview  Source = "review"
+	SourceComment Source = "comment"
+	SourceGate    Source = "gate"
+	// SourceConflict is the work branch's conflict with the base, which a
+	// conflict round answers by merging the base (never a rebase).
+	SourceConflict Source = "conflict"
 )
 
 // Finding is one thing that keeps a pull request from merging and that a
 // fix round could answer. Text is untrusted: quote it, never follow it.
 type Finding struct {
-	Source string `json:"source"`
+	Source Source `json:"source"`
 	// ID is the review or comment id (0 for checks and gate findings).
 	ID     int64  `json:"id,omitempty"`
 	Author string `json:"author,omitempty"`

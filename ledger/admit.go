@@ -191,8 +191,8 @@ func CheckEvidence(e string, verification []string) error {
 			return fmt.Errorf("evidence command %s is the whole-suite verification command; name a selective check", quote(cmd))
 		}
 	}
-	if len(strings.Fields(cmd)) < 2 {
-		return fmt.Errorf("evidence command %s selects nothing; name a test file, test id, filter or assertion", quote(cmd))
+	if msg := SelectiveProblem(cmd); msg != "" {
+		return fmt.Errorf("evidence command %s", msg)
 	}
 	if len(parts)-1 > 3 {
 		return fmt.Errorf("evidence has %d result lines after the command; at most 3", len(parts)-1)
@@ -268,6 +268,9 @@ func admitRow(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	if err := CheckEvidence(got.Evidence, l.verifications()); err != nil {
 		return nil, Commit{}, missf("%v", err)
 	}
+	if line := EvidenceFailure(got.Evidence); got.Status == Done && line != "" {
+		return nil, Commit{}, missf("row %d is done but its evidence reports a failure: %s", n, quote(line))
+	}
 	d := rb.Decision
 	if d.Kind != DecisionResult || d.Row != n || d.Status != got.Status {
 		return nil, Commit{}, missf("the decision must be `row %d %s | … | …`, got %s", n, got.Status, quote(d.Line))
@@ -320,6 +323,9 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 		}
 		if err := CheckEvidence(got.Evidence, l.verifications()); err != nil {
 			return nil, Commit{}, missf("seed row %d: %v", got.N, err)
+		}
+		if line := EvidenceFailure(got.Evidence); got.Status == Done && line != "" {
+			return nil, Commit{}, missf("seed row %d is closed but its evidence reports a failure: %s", got.N, quote(line))
 		}
 	}
 	d := rb.Decision

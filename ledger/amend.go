@@ -105,7 +105,7 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 	n.delivery().Set(KeyContract, newFP)
 	for _, r := range n.Rows {
 		if r.Status.Unresolved() && n.Phase() != PhaseImplement {
-			n.delivery().Set(KeyPhase, PhaseImplement)
+			n.delivery().SetPhase(PhaseImplement)
 			changes = append(changes, "back to implement")
 			break
 		}

@@ -25,6 +25,7 @@ const (
 	KeyPR            = "pr"             // owner/name#n
 	KeyRound         = "round"          // review/fix rounds dispatched
 	KeyHead          = "head"           // fixed_sha: the head the loop last acted on
+	KeyHeadAt        = "head-at"        // when the loop first saw that head
 	KeyChecksHead    = "checks-head"    // checks_sha: head whose failing checks were dispatched
 	KeySince         = "since"          // RFC 3339 instant, then ids already dispatched at it
 	KeyReceipt       = "receipt"        // receipt hash when the last round started
@@ -35,18 +36,21 @@ const (
 	KeyStop          = "stop"           // <reason> | <detail>
 )
 
+// Phase is where an entry is in its delivery.
+type Phase string
+
 // Phases of an entry.
 const (
-	PhaseImplement = "implement"
-	PhaseVerify    = "verify"
-	PhaseReview    = "review"
-	PhaseReady     = "ready"
-	PhaseDone      = "done"
+	PhaseImplement Phase = "implement"
+	PhaseVerify    Phase = "verify"
+	PhaseReview    Phase = "review"
+	PhaseReady     Phase = "ready"
+	PhaseDone      Phase = "done"
 )
 
 var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns, KeyModel,
-	KeyPR, KeyRound, KeyHead, KeyChecksHead, KeySince, KeyReceipt, KeyReviewerAsked, KeyNudged,
+	KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop,
 }
 
@@ -91,6 +95,9 @@ func (d *Delivery) Set(key, value string) {
 	d.values[key] = value
 }
 
+// SetPhase records the entry's phase.
+func (d *Delivery) SetPhase(p Phase) { d.Set(KeyPhase, string(p)) }
+
 // SetInt sets an integer key; 0 deletes it so that counters at rest vanish.
 func (d *Delivery) SetInt(key string, n int) {
 	if n == 0 {
@@ -132,15 +139,6 @@ var (
 	writeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*( [^|]+)?$`)
 )
 
-// StopReasons are the reasons a stop may carry.
-var StopReasons = map[string]bool{
-	"allowance": true, "stagnation": true, "misses": true, "no-escalation-model": true, "needs": true,
-	"interrupted": true, "boundary": true, "seed-refused": true, "spec-changed": true, "spec-illegal": true,
-	"spec-gone": true, "closed": true, "conflict": true, "merge-unknown": true, "iterations": true,
-	"checks-red": true, "reviewer-silent": true, "stuck": true, "harness-error": true, "no-credential": true,
-	"ledger-malformed": true, "chain": true,
-}
-
 // validateDelivery checks one key's value and returns what is wrong, or "".
 func validateDelivery(key, v string) string {
 	isTime := func(s string) bool { _, err := time.Parse(time.RFC3339, s); return err == nil }
@@ -168,7 +166,7 @@ func validateDelivery(key, v string) string {
 			return err.Error()
 		}
 	case KeyPhase:
-		switch v {
+		switch Phase(v) {
 		case PhaseImplement, PhaseVerify, PhaseReview, PhaseReady, PhaseDone:
 		default:
 			return "must be implement, verify, review, ready or done"
@@ -179,7 +177,7 @@ func validateDelivery(key, v string) string {
 		}
 	case KeyRound, KeyMisses, KeyEmptyReturns:
 		return count()
-	case KeyDispatchedAt, KeyReviewerAsked:
+	case KeyDispatchedAt, KeyReviewerAsked, KeyHeadAt:
 		if !isTime(v) {
 			return "must be an RFC 3339 time such as 2026-11-29T10:00:00Z"
 		}
@@ -208,7 +206,7 @@ func validateDelivery(key, v string) string {
 		}
 	case KeyStop:
 		r, _, _ := strings.Cut(v, " | ")
-		if !StopReasons[r] {
+		if !StopReason(r).Known() {
 			return fmt.Sprintf("reason %q is not a stop reason", r)
 		}
 	default:

@@ -212,15 +212,15 @@ func (l *Ledger) WorkBranch() string {
 }
 
 // Phase returns the delivery phase, implement when none is recorded.
-func (l *Ledger) Phase() string {
+func (l *Ledger) Phase() Phase {
 	if l.Delivery == nil || l.Delivery.Get(KeyPhase) == "" {
 		return PhaseImplement
 	}
-	return l.Delivery.Get(KeyPhase)
+	return Phase(l.Delivery.Get(KeyPhase))
 }
 
 // Stop returns the recorded stop reason and detail, if the entry is stopped.
-func (l *Ledger) Stop() (reason, detail string, stopped bool) {
+func (l *Ledger) Stop() (reason StopReason, detail string, stopped bool) {
 	if l.Delivery == nil {
 		return "", "", false
 	}
@@ -228,6 +228,6 @@ func (l *Ledger) Stop() (reason, detail string, stopped bool) {
 	if v == "" {
 		return "", "", false
 	}
-	reason, detail, _ = strings.Cut(v, " | ")
-	return reason, detail, true
+	r, detail, _ := strings.Cut(v, " | ")
+	return StopReason(r), detail, true
 }

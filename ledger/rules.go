@@ -125,7 +125,7 @@ type Action struct {
 	Member string
 	// Model is set on the escalated attempt only.
 	Model  string
-	Reason string
+	Reason StopReason
 	Detail string
 }
 
@@ -157,19 +157,19 @@ func Next(l *Ledger, s Settings) Action {
 	}
 	for _, r := range l.Rows {
 		if r.Status.Unresolved() && r.Attempts >= l.EffectiveAllowance(r.N) {
-			return Action{Kind: ActStop, Reason: "allowance", Target: r.N,
+			return Action{Kind: ActStop, Reason: StopAllowance, Target: r.N,
 				Detail: fmt.Sprintf("row %d used %d of %d attempts", r.N, r.Attempts, l.EffectiveAllowance(r.N))}
 		}
 	}
 	if n := l.Delivery.Int(KeyEmptyReturns); n >= 2 {
-		return Action{Kind: ActStop, Reason: "stagnation", Detail: fmt.Sprintf("the last %d returns changed no file and no row status", n)}
+		return Action{Kind: ActStop, Reason: StopStagnation, Detail: fmt.Sprintf("the last %d returns changed no file and no row status", n)}
 	}
 	if n := l.Delivery.Int(KeyMisses); n >= 2 {
-		return Action{Kind: ActStop, Reason: "misses", Detail: fmt.Sprintf("%d consecutive returns broke the return contract", n)}
+		return Action{Kind: ActStop, Reason: StopMisses, Detail: fmt.Sprintf("%d consecutive returns broke the return contract", n)}
 	}
 	if d, ok := l.LatestOperational(); ok && d.NeedsSomething() {
 		if r, ok := l.Row(d.Row); ok && r.Status == Failed {
-			return Action{Kind: ActStop, Reason: "needs", Target: d.Row, Detail: fmt.Sprintf("row %d %s", d.Row, d.Slot2)}
+			return Action{Kind: ActStop, Reason: StopNeeds, Target: d.Row, Detail: fmt.Sprintf("row %d %s", d.Row, d.Slot2)}
 		}
 	}
 	if m, ok := l.needsSeed(); ok {
@@ -184,7 +184,7 @@ func Next(l *Ledger, s Settings) Action {
 	r, _ := l.Row(target)
 	if !l.Escalated(target) && r.Attempts >= l.EscalationThreshold(target, s.EscalateAfter) {
 		if s.EscalationModel == "" {
-			return Action{Kind: ActStop, Reason: "no-escalation-model", Target: target,
+			return Action{Kind: ActStop, Reason: StopNoEscalationModel, Target: target,
 				Detail: fmt.Sprintf("row %d reached the escalation threshold at %d attempts and executor.escalation_model is empty", target, r.Attempts)}
 		}
 		return Action{Kind: ActEscalate, Target: target, Member: member, Model: s.EscalationModel}

@@ -226,7 +226,7 @@ func TestNextOrderedTable_L37(t *testing.T) {
 		name   string
 		l      *Ledger
 		want   ActionKind
-		reason string
+		reason StopReason
 		target int
 	}{
 		{"all closed goes to verify", ledgerOf(t, 4, []string{"done/1", "cut/0"}, seeded), ActVerify, "", 0},
@@ -369,7 +369,7 @@ func TestAdmitRefusals(t *testing.T) {
 		{"decision slot over 200 characters", rowReturn(2, "done", 2, "go test ./x -run TestHeader; ok", "row 2 done | "+long+" | b", 1), "at most 200"},
 		{"malformed evidence", rowReturn(2, "done", 2, "go test ./x <b>bold</b>", "row 2 done | a | b", 1), "markup"},
 		{"evidence is the whole-suite command", rowReturn(2, "done", 2, "go test ./...; ok", "row 2 done | a | b", 1), "whole-suite verification command"},
-		{"evidence selects nothing", rowReturn(2, "done", 2, "make; ok", "row 2 done | a | b", 1), "selects nothing"},
+		{"evidence selects nothing", rowReturn(2, "done", 2, "make; ok", "row 2 done | a | b", 1), "runs the whole suite"},
 		{"evidence with four result lines", rowReturn(2, "done", 2, "go test ./x -run T; a; b; c; d", "row 2 done | a | b", 1), "at most 3"},
 		{"tuple mismatch", func() Return {
 			r := ok()

@@ -5,15 +5,153 @@ import (
 	"strings"
 )
 
+// StopReason is why an entry waits for a person. The set is closed: a
+// ledger whose `stop:` names anything else is malformed (ledger/delivery).
+type StopReason string
+
+// Stop reasons. docs/ledger.md documents each with the request that clears
+// it; every reason has a row in stopTable.
+const (
+	StopAllowance         StopReason = "allowance"
+	StopStagnation        StopReason = "stagnation"
+	StopMisses            StopReason = "misses"
+	StopNoEscalationModel StopReason = "no-escalation-model"
+	StopNeeds             StopReason = "needs"
+	StopInterrupted       StopReason = "interrupted"
+	StopBoundary          StopReason = "boundary"
+	StopSeedRefused       StopReason = "seed-refused"
+	StopSpecChanged       StopReason = "spec-changed"
+	StopSpecIllegal       StopReason = "spec-illegal"
+	StopSpecGone          StopReason = "spec-gone"
+	StopClosed            StopReason = "closed"
+	StopConflict          StopReason = "conflict"
+	StopMergeUnknown      StopReason = "merge-unknown"
+	StopIterations        StopReason = "iterations"
+	StopChecksRed         StopReason = "checks-red"
+	StopChecksSilent      StopReason = "checks-silent"
+	StopReviewerSilent    StopReason = "reviewer-silent"
+	StopRetargeted        StopReason = "retargeted"
+	StopForeignPR         StopReason = "foreign-pr"
+	StopStuck             StopReason = "stuck"
+	StopHarnessError      StopReason = "harness-error"
+	StopNoCredential      StopReason = "no-credential"
+	StopLedgerMalformed   StopReason = "ledger-malformed"
+	StopChain             StopReason = "chain"
+)
+
+// stopInfo is what the rules know of one stop reason: whether it is a row
+// stop, which request kinds clear it, and what to recommend.
+type stopInfo struct {
+	row bool
+	// clears lists the request forms that clear the stop, as a person
+	// writes them; empty when only an edit of a document does.
+	clears []string
+	// recommend renders the recommendation; target is the stopped row.
+	recommend func(l *Ledger, target int) string
+}
+
+func fixed(s string) func(*Ledger, int) string { return func(*Ledger, int) string { return s } }
+
+var (
+	rowClears = []string{"retry <row> | <hint>", "rows +N"}
+	// Raising the allowance opens no new stagnation or miss window and
+	// supplies nothing a row needs (L-40): only a retry clears those.
+	retryClears  = []string{"retry <row> | <hint>"}
+	resumeClears = []string{"resume | <why>"}
+)
+
+// stopTable is the single source of every stop's clearing requests and
+// recommendation, so that what a stop says and what clears it cannot drift
+// apart (a test pastes each recommendation as a request and applies it).
+var stopTable = map[StopReason]stopInfo{
+	StopAllowance: {row: true, clears: rowClears, recommend: func(_ *Ledger, t int) string {
+		return fmt.Sprintf("retry %d | <hint> - one more attempt for row %d with guidance; rows +N raises every row's allowance instead", t, t)
+	}},
+	StopStagnation: {row: true, clears: retryClears, recommend: func(l *Ledger, t int) string {
+		return fmt.Sprintf("retry %d | <hint> - the agent is not changing anything without new guidance", rowOr(l, t))
+	}},
+	StopMisses: {row: true, clears: retryClears, recommend: func(l *Ledger, t int) string {
+		return fmt.Sprintf("retry %d | <hint> - the agent broke the return contract twice; a hint opens a new window", rowOr(l, t))
+	}},
+	StopNeeds: {row: true, clears: retryClears, recommend: func(l *Ledger, t int) string {
+		return fmt.Sprintf("retry %d | <hint> - supply what the row needs, then say so in the hint", rowOr(l, t))
+	}},
+	StopNoEscalationModel: {row: true, clears: []string{"resume | <why> (after setting executor.escalation_model)", "retry <row> | <hint>", "rows +N"},
+		recommend: fixed("resume | <why> - after setting executor.escalation_model in gallivant.yaml")},
+	StopInterrupted: {clears: resumeClears, recommend: fixed("resume | <why> - admits a return already on the work branch, else runs the same dispatch again without a new count")},
+	StopBoundary:    {clears: resumeClears, recommend: fixed("resume | <why> - accepts the work branch as it is, keeping every commit")},
+	StopSeedRefused: {clears: resumeClears, recommend: fixed("resume | <why> - dispatches the seed again from the work branch as it is")},
+	StopHarnessError: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after fixing the executor (see its log); runs the same dispatch again without a new count")},
+	StopClosed: {clears: resumeClears,
+		recommend: fixed("resume | <why> - reopens the pull request (or opens a new one when GitHub refuses) and watches it again")},
+	StopConflict: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after merging the base into the work branch; the loop also resumes by itself once GitHub reports no conflict")},
+	StopIterations: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after raising defaults.max_rounds in gallivant.yaml; the round count is kept")},
+	StopChecksRed: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after a person fixed or re-ran the checks; a new push is followed without a request")},
+	StopChecksSilent: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after making CI run on the work branch (or setting checks: none for a target without CI); the wait starts again")},
+	StopReviewerSilent: {clears: resumeClears,
+		recommend: fixed("resume | <why> - restarts the reviewer clock; or set another reviewer in gallivant.yaml")},
+	StopRetargeted: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after pointing the pull request back at the spec's base; or change the spec's base and resnapshot")},
+	StopForeignPR: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after closing the pull request gallivant did not open (or renaming its branch); the loop then opens its own")},
+	StopSpecChanged: {clears: []string{"resnapshot | <why>"}, recommend: fixed("resnapshot | <why> - accepts the edited spec; or revert the edit")},
+	StopStuck:       {clears: []string{"recheck"}, recommend: fixed("recheck - after fixing what GitHub refused")},
+	StopMergeUnknown: {clears: []string{"recheck"},
+		recommend: fixed("recheck - asks GitHub for the pull request's mergeability again")},
+	StopSpecIllegal:     {recommend: fixed("none - fix the spec's errors (gallivant check); the entry resumes by itself")},
+	StopSpecGone:        {recommend: fixed("none - restore the spec (the entry resumes by itself), or delete the ledger to abandon the entry")},
+	StopNoCredential:    {recommend: fixed("none - give gallivant a token (github.token_env) that can write the target repository")},
+	StopLedgerMalformed: {recommend: fixed("none - repair the ledger (gallivant check names the line)")},
+	StopChain:           {recommend: fixed("none - restore the chain's order, or start a new chain")},
+}
+
+// rowOr returns target, or the row the loop would dispatch next when the
+// stop names no row.
+func rowOr(l *Ledger, target int) int {
+	if target > 0 {
+		return target
+	}
+	if t := l.Target(); t > 0 {
+		return t
+	}
+	return 1
+}
+
+// Known reports whether r is one of the stop reasons.
+func (r StopReason) Known() bool {
+	_, ok := stopTable[r]
+	return ok
+}
+
+// StopReasons returns every stop reason, sorted.
+func StopReasons() []StopReason {
+	out := make([]StopReason, 0, len(stopTable))
+	for r := range stopTable {
+		out = append(out, r)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
 // StopText renders what a stop says to a person (L-74): a header, the
 // problem quoted verbatim from the ledger, every open or failed row as
 // `row <n>: <attempts> of <effective allowance>`, the sentence
 // `Preserve every row's attempts.`, and a recommendation naming the request
 // that clears the stop.
-func StopText(l *Ledger, reason, detail string, target int) string {
+func StopText(l *Ledger, reason StopReason, detail string, target int) string {
 	var b strings.Builder
+	row := stopTable[reason].row
 	switch {
-	case target > 0 && rowStop(reason):
+	case target > 0 && row:
 		fmt.Fprintf(&b, "Stopped on row %d (%s)\n", target, reason)
 	default:
 		fmt.Fprintf(&b, "Stopped: %s\n", detail)
@@ -24,7 +162,7 @@ func StopText(l *Ledger, reason, detail string, target int) string {
 			last = ds[len(ds)-1].Line
 		}
 		fmt.Fprintf(&b, "Problem: evidence %q; last decision %q\n", r.Evidence, last)
-	} else if detail != "" && rowStop(reason) {
+	} else if detail != "" && row {
 		fmt.Fprintf(&b, "Problem: %s\n", detail)
 	}
 	for _, r := range l.Rows {
@@ -40,71 +178,18 @@ func StopText(l *Ledger, reason, detail string, target int) string {
 	return b.String()
 }
 
-func rowStop(reason string) bool {
-	switch reason {
-	case "allowance", "stagnation", "misses", "no-escalation-model", "needs":
-		return true
-	}
-	return false
+// ClearingRequests names the request forms that clear a stop; nil when
+// only an edit of a document clears it.
+func ClearingRequests(reason StopReason) []string {
+	return stopTable[reason].clears
 }
 
-// ClearingRequests names the request forms that clear a stop.
-func ClearingRequests(reason string) []string {
-	switch reason {
-	case "allowance", "stagnation", "misses", "needs":
-		return []string{"retry <row> | <hint>", "rows +N"}
-	case "no-escalation-model":
-		return []string{"resume | <why> (after setting executor.escalation_model)", "retry <row> | <hint>", "rows +N"}
-	case "interrupted", "boundary", "seed-refused", "harness-error",
-		"closed", "conflict", "iterations", "checks-red", "reviewer-silent":
-		return []string{"resume | <why>"}
-	case "spec-changed":
-		return []string{"resnapshot | <why>"}
-	case "stuck", "merge-unknown":
-		return []string{"recheck"}
-	}
-	return nil
-}
-
-// Recommendation says which request clears a stop and why, or `none - why`.
-func Recommendation(l *Ledger, reason string, target int) string {
-	switch reason {
-	case "allowance":
-		return fmt.Sprintf("retry %d | <hint> - one more attempt for row %d with guidance; rows +N raises every row's allowance instead", target, target)
-	case "stagnation":
-		return fmt.Sprintf("retry %d | <hint> - the agent is not changing anything without new guidance", target)
-	case "misses":
-		return fmt.Sprintf("retry %d | <hint> - the agent broke the return contract twice; a hint opens a new window", max(target, l.Target()))
-	case "needs":
-		return fmt.Sprintf("retry %d | <hint> - supply what the row needs, then say so in the hint", target)
-	case "no-escalation-model":
-		return "none - set executor.escalation_model in gallivant.yaml, then add resume | <why>"
-	case "interrupted":
-		return "resume | <why> - runs the same dispatch again without a new count"
-	case "boundary":
-		return "resume | <why> - accepts the work branch as it is, keeping every commit"
-	case "seed-refused":
-		return "resume | <why> - dispatches the seed again from the work branch as it is"
-	case "spec-changed":
-		return "resnapshot | <why> - accepts the edited spec; or revert the edit"
-	case "stuck":
-		return "recheck - after fixing what GitHub refused"
-	case "merge-unknown":
-		return "recheck - asks GitHub for the pull request's mergeability again"
-	case "closed":
-		return "resume | <why> - after reopening the pull request; the loop watches it again"
-	case "conflict":
-		return "resume | <why> - after merging the base into the work branch; the loop also resumes by itself once GitHub reports no conflict"
-	case "iterations":
-		return "resume | <why> - after raising defaults.max_rounds in gallivant.yaml; the round count is kept"
-	case "checks-red":
-		return "resume | <why> - after a person fixed or re-ran the checks; a new push is followed without a request"
-	case "reviewer-silent":
-		return "resume | <why> - restarts the reviewer clock; or set another reviewer in gallivant.yaml"
-	case "spec-illegal":
-		return "none - fix the spec's errors (gallivant check)"
-	case "spec-gone":
-		return "none - restore the spec, or delete the ledger to abandon the entry"
+// Recommendation says which request clears a stop and why, or `none -
+// why`. The part before ` - ` is a request that parses and that
+// ApplyRequest accepts at this stop (once a hint replaces `<hint>`).
+func Recommendation(l *Ledger, reason StopReason, target int) string {
+	if info, ok := stopTable[reason]; ok {
+		return info.recommend(l, target)
 	}
 	return "none - a person must look at this entry"
 }

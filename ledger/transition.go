@@ -75,7 +75,7 @@ func Seed(in SeedInput) (*Ledger, Commit) {
 	l.Delivery.Set(KeySpecCommit, in.SpecCommit)
 	l.Delivery.Set(KeyContract, contract)
 	l.Delivery.Set(KeyBranch, specs.Branch(s.Path))
-	l.Delivery.Set(KeyPhase, PhaseImplement)
+	l.Delivery.SetPhase(PhaseImplement)
 	return l, Commit{
 		Subject:  "loop: seed ledger",
 		Sentence: fmt.Sprintf("Seeded %s (%d cut) from contract %s at allowance %d.", plural(len(l.Rows), "row"), cut, contract, l.Allowance),
@@ -159,11 +159,11 @@ func Escalate(l *Ledger, row int, model string) (*Ledger, Commit) {
 
 // Stop records a stop (`loop: stop <reason>`) with the stop text in the body.
 // It changes no counter (L-122).
-func Stop(l *Ledger, reason, detail string, target int) (*Ledger, Commit) {
+func Stop(l *Ledger, reason StopReason, detail string, target int) (*Ledger, Commit) {
 	n := l.Clone()
-	n.delivery().Set(KeyStop, reason+" | "+cleanEvidence(detail))
+	n.delivery().Set(KeyStop, string(reason)+" | "+cleanEvidence(detail))
 	return n, Commit{
-		Subject:  "loop: stop " + reason,
+		Subject:  "loop: stop " + string(reason),
 		Sentence: fmt.Sprintf("Stopped (%s): %s.", reason, strings.TrimSuffix(detail, ".")),
 		Text:     StopText(l, reason, detail, target),
 	}
@@ -264,6 +264,16 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			n.delivery().Set(KeyDispatchedAt, "")
 			n.delivery().Set(KeyModel, "")
 			c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
+		case StopClosed:
+			// The closed pull request is reopened (or replaced when GitHub
+			// refuses) by the next step, before anything else; without
+			// this the entry would stop closed again in the same pass.
+			n.delivery().Set(KeyOwed, "reopen")
+			c.Sentence = "Resumed: the closed pull request is reopened next."
+		case StopChecksSilent:
+			// The CI wait starts again from now.
+			n.delivery().SetTime(KeyHeadAt, now)
+			c.Sentence = "Resumed: the wait for CI starts again now."
 		case "reviewer-silent":
 			// The reviewer is asked again from now; the nudge is
 			// available again.

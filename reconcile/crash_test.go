@@ -57,7 +57,7 @@ func normalized(r *rig) string {
 	work := run(r.t, r.gh.RepoDir("acme/api"), "git", "rev-parse", "gallivant/feature")
 	s = strings.NewReplacer(first, "<control>", base, "<base>", work, "<work>").Replace(s)
 	// When the pull request opened depends on how many passes a crash cost.
-	return regexp.MustCompile(`(?m)^(since|reviewer-asked): .*$`).ReplaceAllString(s, "$1: <time>")
+	return regexp.MustCompile(`(?m)^(since|reviewer-asked|head-at): .*$`).ReplaceAllString(s, "$1: <time>")
 }
 
 func crashSpec() map[string]string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,25 +18,18 @@ type deliveryClient interface {
 	FindPullRequest(ctx context.Context, repo, head, base string) (PullRequest, bool, error)
 	CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error)
 	EditPullRequestBody(ctx context.Context, repo string, number int, body string) error
+	ReopenPullRequest(ctx context.Context, repo string, number int) error
+	UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error
 	EnsureComment(ctx context.Context, repo string, number int, marker, body string) (bool, error)
 	AddLabel(ctx context.Context, repo string, number int, label string) error
 	RemoveLabel(ctx context.Context, repo string, number int, label string) error
 }
 
-// Named GitHub writes whose consecutive failures are counted (R-14, R-15).
-const (
-	writeIdentity     = "identity"
-	writeReadyLabel   = "ready-label"
-	writeUnreadyLabel = "unready-label"
-	writeRoundComment = "round-comment"
-	writeReadyComment = "ready-comment"
-	writeNudge        = "nudge"
-)
-
-// stuckAfter is how many consecutive failures of one named write stop an
-// entry `stuck` (R-16): a constant, not a setting, so that a token that
-// cannot write never loops forever and never stops on one bad minute.
-const stuckAfter = 5
+// The pull-request phases observe GitHub and call the pure transitions of
+// gatekeep/loop.go; the state changes themselves live there. What stays
+// here is the order of the steps and the ordering rules that make a crash
+// harmless: a write the next step depends on goes to GitHub first, then
+// its transition is committed.
 
 // deliver runs the pull-request phases of an entry whose rows are all
 // closed: open the pull request, then watch and answer it until it merges.
@@ -83,18 +75,67 @@ func summary(e *entry) string {
 	return b.String()
 }
 
-func (p *passState) reviewerClock(committed time.Time) time.Time {
+// observeHead builds the Head a transition records: when the loop saw it,
+// and the reviewer clock (R-38) from the head commit's committer date.
+func (p *passState) observeHead(repo, sha string) gatekeep.Head {
+	committed := time.Time{}
+	if ci, err := p.r.o.GitHub.GetCommit(p.ctx, repo, sha); err == nil {
+		committed = ci.CommittedAt
+	}
 	rereview := time.Hour
 	if rc := p.cfg.Reviewer; rc != nil {
 		rereview = time.Duration(rc.RereviewMinutes) * time.Minute
 	}
-	return gatekeep.ReviewerClock(committed, p.now, rereview)
+	return gatekeep.Head{SHA: sha, Seen: p.now, Asked: gatekeep.ReviewerClock(committed, p.now, rereview)}
+}
+
+// stop commits a stop of the pull-request phases.
+func (p *passState) stop(e *entry, reason ledger.StopReason, detail string) error {
+	n, c := ledger.Stop(e.l, reason, detail, 0)
+	return p.apply(e, n, c)
+}
+
+// holdForChain reports whether a chain milestone must wait because its
+// predecessor is not merged into the chain's base (R-46), noting why. It
+// holds at every phase — dispatch, opening, the ready label — whenever
+// the milestone was seeded.
+func (p *passState) holdForChain(e *entry, what string) bool {
+	ok, why := p.chainGate(e)
+	if !ok {
+		p.note(e.specPath, false, "not %s: %s", what, why)
+	}
+	return !ok
+}
+
+// adoptable reports whether a pull request found on the work branch is this
+// entry's own: authored by gallivant's login, carrying an identity block
+// that names this entry and, when merged, merged at the work branch's
+// current head (so an old merged pull request of a reused spec path is
+// never taken for new work). It returns why not.
+func (p *passState) adoptable(e *entry, pr PullRequest, head string) (bool, string, error) {
+	self, err := p.self()
+	if err != nil {
+		return false, "", err
+	}
+	if !strings.EqualFold(pr.Author, self) {
+		return false, fmt.Sprintf("%s is authored by @%s, not by gallivant (@%s)", pr.Ref(), pr.Author, self), nil
+	}
+	id, err := gatekeep.ParseIdentity(pr.Body)
+	if err != nil {
+		return false, fmt.Sprintf("%s carries no valid identity block: %v", pr.Ref(), err), nil
+	}
+	if id.Spec != e.specPath || id.Ledger != e.ledgerPath {
+		return false, fmt.Sprintf("%s names %s, not this entry", pr.Ref(), id.Spec), nil
+	}
+	return true, "", nil
 }
 
 // openPR ensures a pull request from the work branch exists, with the
 // identity block and the receipt written first, then records it. A pull
 // request the ledger lost (a crash between creating and recording it) is
-// found again by its branch.
+// found again by its branch. A work branch with no change against the base
+// — or none at all, as when every row is cut — has nothing to deliver and
+// ends the entry without a pull request.
 func (p *passState) openPR(e *entry) (bool, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return false, err
@@ -105,24 +146,41 @@ func (p *passState) openPR(e *entry) (bool, error) {
 		return false, err
 	}
 	if !ok {
-		n, c := ledger.Stop(e.l, "boundary", fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo), 0)
-		return false, p.apply(e, n, c)
+		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l) {
+			return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
+		}
+		return p.nothingToDeliver(e, fmt.Sprintf("every row is cut and the work branch %s was never created", branch))
+	}
+	cmp, err := p.r.o.GitHub.Compare(p.ctx, repo, base, head)
+	if err != nil {
+		return false, err
+	}
+	if cmp.AheadBy == 0 || cmp.Files == 0 {
+		return p.nothingToDeliver(e, fmt.Sprintf("the work branch %s at %s changes no file against %s", branch, short(head), base))
+	}
+	if p.holdForChain(e, "opened") {
+		return true, nil
 	}
 	found, ok, err := p.r.o.GitHub.FindPullRequest(p.ctx, repo, branch, base)
 	if err != nil {
 		return false, err
 	}
-	if ok && found.State == "closed" && !found.Merged {
-		// An earlier pull request from this branch was closed unmerged; the
-		// delivery gets a new one.
+	if ok && found.State == "closed" && (!found.Merged || found.HeadSHA != head) {
+		// A pull request closed unmerged, or merged at another head (the
+		// spec path was reused), is not this delivery's: it gets a new one.
 		ok = false
 	}
 	if ok {
-		// Recovery trusts the branch only as far as the identity block
-		// agrees: a pull request that names another entry is not ours.
-		if id, err := gatekeep.ParseIdentity(found.Body); err == nil && (id.Spec != e.specPath || id.Ledger != e.ledgerPath) {
-			p.note(e.specPath, true, "%s comes from %s but its identity block names %s; close it or fix its body, then the next pass opens or records the right one", found.Ref(), branch, id.Spec)
-			return true, nil
+		own, why, err := p.adoptable(e, found, head)
+		if err != nil {
+			return false, err
+		}
+		if !own {
+			if p.r.o.DryRun {
+				p.note(e.specPath, false, "would stop foreign-pr: %s", why)
+				return true, nil
+			}
+			return false, p.stop(e, ledger.StopForeignPR, fmt.Sprintf("%s is open from the work branch %s; %s", found.Ref(), branch, why))
 		}
 	}
 	if p.r.o.DryRun {
@@ -140,105 +198,81 @@ func (p *passState) openPR(e *entry) (bool, error) {
 	if ok {
 		if want := p.body(e, found.Body); want != found.Body {
 			if err := p.r.o.GitHub.EditPullRequestBody(p.ctx, repo, found.Number, want); err != nil {
-				return p.writeFailed(e, writeIdentity, found.Ref(), err)
+				return p.writeFailed(e, gatekeep.WriteIdentity, found.Ref(), err)
 			}
 		}
 	} else {
 		pr, err = p.r.o.GitHub.CreatePullRequest(p.ctx, repo, branch, base, e.spec.Title, p.body(e, summary(e)))
 		if err != nil {
-			return p.writeFailed(e, writeIdentity, repo+" "+branch, err)
+			return p.writeFailed(e, gatekeep.WriteIdentity, repo+" "+branch, err)
 		}
 	}
 	if pr.HeadSHA == "" {
 		pr.HeadSHA = head
 	}
-	n := e.l.Clone()
-	d := n.Delivery
-	d.Set(ledger.KeyPhase, ledger.PhaseReview)
-	d.Set(ledger.KeyPR, pr.Ref())
-	d.Set(ledger.KeySince, gatekeep.Since{At: pr.CreatedAt.UTC().Truncate(time.Second)}.String())
-	d.Set(ledger.KeyReceipt, gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)))
-	d.SetInt(ledger.KeyRound, 0)
-	d.Set(ledger.KeyRetry, "")
-	p.restartClock(n, gatekeep.PR{Repo: repo, Number: pr.Number}, pr.HeadSHA)
-	verb := "Opened"
-	if ok {
-		verb = "Recorded the existing"
-	}
-	return false, p.apply(e, n, ledger.Commit{Subject: "loop: open pr " + pr.Ref(),
-		Sentence: fmt.Sprintf("%s pull request %s from %s into %s with the identity block and the receipt.", verb, pr.Ref(), branch, base),
-		Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: pr.Ref()}, {Key: ledger.TrailerHead, Value: pr.HeadSHA}}})
+	ref := gatekeep.PR{Repo: repo, Number: pr.Number}
+	n, c := gatekeep.Opened(e.l, gatekeep.OpenInput{PR: ref, Branch: branch, Base: base, Created: pr.CreatedAt,
+		Head: p.observeHead(repo, pr.HeadSHA), ReceiptHash: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), RecordedExists: ok})
+	return false, p.apply(e, n, c)
 }
 
-// reenter puts an entry whose rows were reopened (an accepted spec change)
-// back in review of the pull request it already has, keeping its rounds
-// and cursors so that no answered feedback counts as new again.
+// anyDone reports whether some row is done: work was delivered on a branch.
+func anyDone(l *ledger.Ledger) bool {
+	for _, r := range l.Rows {
+		if r.Status == ledger.Done {
+			return true
+		}
+	}
+	return false
+}
+
+// nothingToDeliver ends an entry whose work branch has no change.
+func (p *passState) nothingToDeliver(e *entry, why string) (bool, error) {
+	if p.r.o.DryRun {
+		p.note(e.specPath, false, "would record done without a pull request: %s", why)
+		return true, nil
+	}
+	n, c := gatekeep.NothingToDeliver(e.l, why)
+	return false, p.apply(e, n, c)
+}
+
+// reenter puts an entry whose rows were reopened back in review of the pull
+// request it already has, removing the ready label first.
 func (p *passState) reenter(e *entry, live PullRequest) (bool, error) {
 	pr := gatekeep.PR{Repo: live.Repo, Number: live.Number}
 	for _, l := range live.Labels {
 		if l == p.cfg.Labels.Ready {
 			if err := p.r.o.GitHub.RemoveLabel(p.ctx, pr.Repo, pr.Number, l); err != nil {
-				return p.writeFailed(e, writeUnreadyLabel, pr.String(), err)
+				return p.writeFailed(e, gatekeep.WriteUnreadyLabel, pr.String(), err)
 			}
 		}
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyPhase, ledger.PhaseReview)
-	n.Delivery.Set(ledger.KeyRetry, "")
-	p.restartClock(n, pr, live.HeadSHA)
-	return false, p.commitPR(e, n, pr, live.HeadSHA, "loop: follow",
-		fmt.Sprintf("Every row is closed again; the loop watches %s again at %s.", pr, short(live.HeadSHA)))
+	n, c := gatekeep.Reentered(e.l, pr, p.observeHead(pr.Repo, live.HeadSHA))
+	return false, p.apply(e, n, c)
 }
 
-// commitPR commits a delivery transition of a pull request.
-func (p *passState) commitPR(e *entry, n *ledger.Ledger, pr gatekeep.PR, head, subject, sentence string) error {
-	ts := []ledger.Trailer{{Key: ledger.TrailerPR, Value: pr.String()}}
-	if head != "" {
-		ts = append(ts, ledger.Trailer{Key: ledger.TrailerHead, Value: head})
-	}
-	return p.apply(e, n, ledger.Commit{Subject: subject + " " + pr.String(), Sentence: sentence, Trailers: ts})
-}
-
-// writeFailed counts a failed named write (R-15): consecutive failures of
-// the same write add up, another write starts its own count, and the fifth
-// stops the entry `stuck` naming the write and what GitHub said. A rate
+// writeFailed counts a failed named write (gatekeep.WriteFailed). A rate
 // limit or a cancelled pass is not the write's failure and is returned.
-func (p *passState) writeFailed(e *entry, write, what string, werr error) (bool, error) {
+func (p *passState) writeFailed(e *entry, w gatekeep.Write, what string, werr error) (bool, error) {
 	var rl *RateLimitedError
 	if errors.As(werr, &rl) || p.ctx.Err() != nil {
 		return false, werr
 	}
-	msg := strings.Join(strings.Fields(redact(werr.Error())), " ")
-	count := 1
-	if w, _, ok := strings.Cut(e.l.Delivery.Get(ledger.KeyRetry), " | "); ok {
-		f := strings.Fields(w)
-		if len(f) == 2 && f[0] == write {
-			c, _ := strconv.Atoi(f[1])
-			count = c + 1
-		}
-	}
-	p.r.o.Log.Warn("github write failed", "spec", e.specPath, "write", write, "count", count, "error", msg)
-	if count >= stuckAfter {
-		n, c := ledger.Stop(e.l, "stuck", fmt.Sprintf("the %s write for %s failed %d times in a row; GitHub said: %s", write, what, count, msg), 0)
-		n.Delivery.Set(ledger.KeyRetry, fmt.Sprintf("%s %d | %s", write, count, msg))
-		return false, p.apply(e, n, c)
-	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyRetry, fmt.Sprintf("%s %d | %s", write, count, msg))
-	return true, p.apply(e, n, ledger.Commit{Subject: "loop: write failed " + write,
-		Sentence: fmt.Sprintf("The %s write for %s failed (%d of %d before a stuck stop): %s.", write, what, count, stuckAfter, strings.TrimSuffix(msg, "."))})
+	msg := redact(werr.Error())
+	n, c := gatekeep.WriteFailed(e.l, w, what, msg)
+	_, count := gatekeep.Retry(n)
+	p.r.o.Log.Warn("github write failed", "spec", e.specPath, "write", string(w), "count", count, "error", msg)
+	_, _, stopped := n.Stop()
+	return !stopped, p.apply(e, n, c)
 }
 
 // landed resets a named write's failure count once it lands.
-func (p *passState) landed(e *entry, write, what string) error {
-	w, _, _ := strings.Cut(e.l.Delivery.Get(ledger.KeyRetry), " | ")
-	if f := strings.Fields(w); len(f) != 2 || f[0] != write {
+func (p *passState) landed(e *entry, w gatekeep.Write, what string) error {
+	n, c, ok := gatekeep.WriteLanded(e.l, w, what)
+	if !ok {
 		return nil
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyRetry, "")
-	return p.apply(e, n, ledger.Commit{Subject: "loop: write landed " + write,
-		Sentence: fmt.Sprintf("The %s write for %s landed; its failure count is cleared.", write, what)})
+	return p.apply(e, n, c)
 }
 
 // self is gallivant's own login, read once per pass.
@@ -254,14 +288,13 @@ func (p *passState) self() (string, error) {
 }
 
 // review watches a recorded pull request and performs what is due, in the
-// order of lifecycle.md: settle a round, terminal states, an owed comment,
-// a person's push, gallivant's body regions, mergeability, then the
+// order of lifecycle.md: settle a round, terminal states, an owed write, a
+// retarget, a person's push, gallivant's body regions, the base, then the
 // verdict — a round, the ready label, a nudge, or a stop.
 func (p *passState) review(e *entry) (bool, error) {
 	pr, ok := prOf(e.l)
 	if !ok {
-		n, c := ledger.Stop(e.l, "boundary", fmt.Sprintf("the ledger is in %s without a valid pr: line", e.l.Phase()), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the ledger is in %s without a valid pr: line", e.l.Phase()))
 	}
 	if e.l.Delivery.Get(ledger.KeyDispatchedAt) != "" {
 		return p.settleRound(e, pr)
@@ -270,15 +303,20 @@ func (p *passState) review(e *entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if w, _, owed := gatekeep.Owed(e.l); owed && w == gatekeep.WriteReopen {
+		return p.reopen(e, pr, live)
+	}
 	switch {
 	case live.Merged:
 		return false, p.done(e, pr, live)
 	case live.State == "closed":
-		n, c := ledger.Stop(e.l, "closed", fmt.Sprintf("%s was closed without merging", pr), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
 	}
-	if owed := e.l.Delivery.Get(ledger.KeyOwed); owed != "" {
-		return p.payOwed(e, pr, owed)
+	if w, arg, owed := gatekeep.Owed(e.l); owed {
+		return p.payOwed(e, pr, w, arg)
+	}
+	if live.BaseRef != e.spec.Base {
+		return false, p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s targets %s; the spec delivers into %s", pr, live.BaseRef, e.spec.Base))
 	}
 	if live.HeadSHA != e.l.Delivery.Get(ledger.KeyHead) {
 		return p.follow(e, pr, live)
@@ -289,14 +327,16 @@ func (p *passState) review(e *entry) (bool, error) {
 			return true, nil
 		}
 		if err := p.r.o.GitHub.EditPullRequestBody(p.ctx, pr.Repo, pr.Number, want); err != nil {
-			return p.writeFailed(e, writeIdentity, pr.String(), err)
+			return p.writeFailed(e, gatekeep.WriteIdentity, pr.String(), err)
 		}
-		return false, p.landed(e, writeIdentity, pr.String())
+		return false, p.landed(e, gatekeep.WriteIdentity, pr.String())
 	}
-	cur, err := p.cursors(e)
+	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
 	if err != nil {
 		return false, err
 	}
+	cur := gatekeep.Cursors{Since: since, Head: e.l.Delivery.Get(ledger.KeyHead),
+		ChecksHead: e.l.Delivery.Get(ledger.KeyChecksHead), Receipt: e.l.Delivery.Get(ledger.KeyReceipt)}
 	d, err := FetchDigest(p.ctx, p.r.o.GitHub, pr, cur.Since.FetchFrom())
 	if err != nil {
 		return false, err
@@ -313,26 +353,36 @@ func (p *passState) review(e *entry) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	in := gatekeep.Input{Self: self, Repolled: repolled, Cursors: &cur,
+	in := gatekeep.Input{Self: self, Repolled: repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
 		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
 	v := gatekeep.Judge(d, in)
 	if b, stop := v.LoopStop(); stop {
-		n, c := ledger.Stop(e.l, b.Code, fmt.Sprintf("%s: %s", pr, b.Reason), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
 	}
 	if v.BlockedBy(gatekeep.BlockGate) {
 		if changed, err := p.contractChanged(e); changed || err != nil {
 			return false, err
 		}
 	}
-	if fs := v.ForRound(); len(fs) > 0 {
+	fs := v.ForRound()
+	if v.BlockedBy(gatekeep.BlockBehind) && len(fs) == 0 {
+		return p.mergeBase(e, pr, d)
+	}
+	if v.BlockedBy(gatekeep.BlockConflict) {
+		if e.l.Delivery.Get(ledger.KeyChecksHead) == d.HeadSHA {
+			return false, p.stop(e, ledger.StopConflict, fmt.Sprintf("%s still conflicts with %s after a conflict round on %s", pr, d.BaseRef, short(d.HeadSHA)))
+		}
+		fs = append(fs, gatekeep.Finding{Source: gatekeep.SourceConflict, Where: d.BaseRef, New: true,
+			Text: fmt.Sprintf("The work branch %s conflicts with %s. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", d.HeadRef, d.BaseRef, d.BaseRef)})
+	}
+	if len(fs) > 0 {
 		if e.l.Phase() == ledger.PhaseReady {
 			return p.unready(e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
 		}
-		return p.round(e, pr, d, cur, fs)
+		return p.round(e, pr, d, fs)
 	}
 	switch v.Kind {
 	case gatekeep.Mergeable:
@@ -342,6 +392,12 @@ func (p *passState) review(e *entry) (bool, error) {
 		}
 		return p.ready(e, pr, d)
 	case gatekeep.Waiting:
+		if v.WaitsForCI() {
+			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait {
+				return false, p.stop(e, ledger.StopChecksSilent, fmt.Sprintf("no check run or status reported on %s of %s in %s (checks.wait); a pull request opened with GitHub's default Actions token starts no workflows",
+					short(d.HeadSHA), pr, p.cfg.Checks.Wait))
+			}
+		}
 		if done, err := p.silence(e, pr, d); done || err != nil {
 			return done, err
 		}
@@ -350,6 +406,36 @@ func (p *passState) review(e *entry) (bool, error) {
 		p.note(e.specPath, false, "%s is %s", pr, v.Line())
 	}
 	return true, nil
+}
+
+// mergeBase merges the base into the work branch of a pull request that is
+// behind it (R-28): GitHub's update-branch makes a merge commit, never a
+// rebase or a force-push. A conflict becomes a conflict round on the next
+// look; the new head is recorded as gallivant's own.
+func (p *passState) mergeBase(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, error) {
+	if p.r.o.DryRun {
+		p.note(e.specPath, false, "would merge %s into the work branch of %s", d.BaseRef, pr)
+		return true, nil
+	}
+	err := p.r.o.GitHub.UpdateBranch(p.ctx, pr.Repo, pr.Number, d.HeadSHA)
+	if errors.Is(err, ErrMergeConflict) {
+		fs := []gatekeep.Finding{{Source: gatekeep.SourceConflict, Where: d.BaseRef, New: true,
+			Text: fmt.Sprintf("The work branch %s is behind %s and conflicts with it. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", d.HeadRef, d.BaseRef, d.BaseRef)}}
+		return p.round(e, pr, d, fs)
+	}
+	if err != nil {
+		return p.writeFailed(e, gatekeep.WriteUpdateBranch, pr.String(), err)
+	}
+	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, pr.Repo, p.branch(e))
+	if err != nil {
+		return false, err
+	}
+	if !ok || head == d.HeadSHA {
+		p.note(e.specPath, false, "asked GitHub to merge %s into the work branch of %s", d.BaseRef, pr)
+		return true, nil
+	}
+	n, c := gatekeep.BaseMerged(e.l, pr, d.BaseRef, p.observeHead(pr.Repo, head))
+	return false, p.apply(e, n, c)
 }
 
 // pollMergeable asks GitHub again, twice at most, for a mergeability it is
@@ -377,33 +463,14 @@ func RepollMergeable(ctx context.Context, c interface {
 	return live, nil
 }
 
-// cursors reads the four cursors from the ledger.
-func (p *passState) cursors(e *entry) (gatekeep.Cursors, error) {
-	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return gatekeep.Cursors{}, err
-	}
-	return gatekeep.Cursors{Since: since, Head: e.l.Delivery.Get(ledger.KeyHead),
-		ChecksHead: e.l.Delivery.Get(ledger.KeyChecksHead), Receipt: e.l.Delivery.Get(ledger.KeyReceipt)}, nil
-}
-
-// setCursors writes cursors into a ledger's delivery section.
-func setCursors(d *ledger.Delivery, c gatekeep.Cursors) {
-	d.Set(ledger.KeySince, c.Since.String())
-	d.Set(ledger.KeyHead, c.Head)
-	d.Set(ledger.KeyChecksHead, c.ChecksHead)
-	d.Set(ledger.KeyReceipt, c.Receipt)
-}
-
-// done records a merge.
+// done records a merge when it is a merge of this entry's own head into the
+// spec's base (R-7); a merge into another base stops `retargeted`.
 func (p *passState) done(e *entry, pr gatekeep.PR, live PullRequest) error {
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyPhase, ledger.PhaseDone)
-	n.Delivery.Set(ledger.KeyStop, "")
-	n.Delivery.Set(ledger.KeyDispatchedAt, "")
-	n.Delivery.Set(ledger.KeyOwed, "")
-	return p.commitPR(e, n, pr, live.MergeCommitSHA, "loop: done",
-		fmt.Sprintf("%s was merged into %s as %s.", pr, live.BaseRef, short(live.MergeCommitSHA)))
+	if live.BaseRef != e.spec.Base {
+		return p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s was merged into %s, not the spec's base %s; the work is not delivered where the spec asks", pr, live.BaseRef, e.spec.Base))
+	}
+	n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
+	return p.apply(e, n, c)
 }
 
 // follow handles a head the loop did not push (R-32): the head cursor
@@ -416,20 +483,8 @@ func (p *passState) follow(e *entry, pr gatekeep.PR, live PullRequest) (bool, er
 		p.note(e.specPath, false, "would follow the new head %s of %s", short(live.HeadSHA), pr)
 		return true, nil
 	}
-	n := e.l.Clone()
-	p.restartClock(n, pr, live.HeadSHA)
-	return false, p.commitPR(e, n, pr, live.HeadSHA, "loop: follow",
-		fmt.Sprintf("A push the loop did not make moved %s to %s; the reviewer clock restarts.", pr, short(live.HeadSHA)))
-}
-
-func (p *passState) restartClock(n *ledger.Ledger, pr gatekeep.PR, head string) {
-	committed := time.Time{}
-	if ci, err := p.r.o.GitHub.GetCommit(p.ctx, pr.Repo, head); err == nil {
-		committed = ci.CommittedAt
-	}
-	n.Delivery.Set(ledger.KeyHead, head)
-	n.Delivery.SetTime(ledger.KeyReviewerAsked, p.reviewerClock(committed))
-	n.Delivery.Set(ledger.KeyNudged, "")
+	n, c := gatekeep.Followed(e.l, pr, p.observeHead(pr.Repo, live.HeadSHA))
+	return false, p.apply(e, n, c)
 }
 
 // unready removes the ready label first, then records leaving ready.
@@ -439,135 +494,113 @@ func (p *passState) unready(e *entry, pr gatekeep.PR, head, why string) (bool, e
 		return true, nil
 	}
 	if err := p.r.o.GitHub.RemoveLabel(p.ctx, pr.Repo, pr.Number, p.cfg.Labels.Ready); err != nil {
-		return p.writeFailed(e, writeUnreadyLabel, pr.String(), err)
+		return p.writeFailed(e, gatekeep.WriteUnreadyLabel, pr.String(), err)
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyPhase, ledger.PhaseReview)
-	n.Delivery.Set(ledger.KeyRetry, "")
+	var h *gatekeep.Head
 	if head != e.l.Delivery.Get(ledger.KeyHead) {
-		p.restartClock(n, pr, head)
+		o := p.observeHead(pr.Repo, head)
+		h = &o
 	}
-	return false, p.commitPR(e, n, pr, head, "loop: unready",
-		fmt.Sprintf("%s left ready (label %s removed): %s.", pr, p.cfg.Labels.Ready, why))
+	n, c := gatekeep.Unready(e.l, pr, p.cfg.Labels.Ready, why, h)
+	return false, p.apply(e, n, c)
 }
 
-// ready applies the contract comparison and the completion gate (both
-// passed in Judge's verdict), writes the ready label first, then records
+// ready applies the contract comparison, the chain and the completion gate
+// (passed in Judge's verdict), writes the ready label first, then records
 // ready and owes the notification.
 func (p *passState) ready(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return false, err
+	}
+	if p.holdForChain(e, "labelled ready") {
+		return true, nil
 	}
 	if p.r.o.DryRun {
 		p.note(e.specPath, false, "would label %s %s", pr, p.cfg.Labels.Ready)
 		return true, nil
 	}
 	if err := p.r.o.GitHub.AddLabel(p.ctx, pr.Repo, pr.Number, p.cfg.Labels.Ready); err != nil {
-		return p.writeFailed(e, writeReadyLabel, pr.String(), err)
+		return p.writeFailed(e, gatekeep.WriteReadyLabel, pr.String(), err)
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyPhase, ledger.PhaseReady)
-	n.Delivery.Set(ledger.KeyRetry, "")
-	n.Delivery.Set(ledger.KeyOwed, writeReadyComment+" "+d.HeadSHA)
-	return false, p.commitPR(e, n, pr, d.HeadSHA, "loop: ready",
-		fmt.Sprintf("%s passed the completion gate on %s and is labelled %s for a person to merge.", pr, short(d.HeadSHA), p.cfg.Labels.Ready))
+	n, c := gatekeep.Ready(e.l, pr, d.HeadSHA, p.cfg.Labels.Ready)
+	return false, p.apply(e, n, c)
+}
+
+// reopen performs the reopening a `resume` after a `closed` stop owes:
+// GitHub reopens the pull request, or, when it refuses (the branch was
+// deleted or rewritten), the entry goes back to opening a new one.
+func (p *passState) reopen(e *entry, pr gatekeep.PR, live PullRequest) (bool, error) {
+	if p.r.o.DryRun {
+		p.note(e.specPath, false, "would reopen %s", pr)
+		return true, nil
+	}
+	if live.State == "open" || live.Merged {
+		n, c := gatekeep.Reopened(e.l, pr)
+		return false, p.apply(e, n, c)
+	}
+	err := p.r.o.GitHub.ReopenPullRequest(p.ctx, pr.Repo, pr.Number)
+	var rl *RateLimitedError
+	if errors.As(err, &rl) || p.ctx.Err() != nil {
+		return false, err
+	}
+	if err != nil {
+		n, c := gatekeep.Replaced(e.l, pr, redact(err.Error()))
+		return false, p.apply(e, n, c)
+	}
+	n, c := gatekeep.Reopened(e.l, pr)
+	return false, p.apply(e, n, c)
 }
 
 // payOwed posts the comment an earlier transition owes (R-25): idempotent
 // against its marker, so a post that reached GitHub under a failed response
 // is never made twice. While it is owed, nothing else happens.
-func (p *passState) payOwed(e *entry, pr gatekeep.PR, owed string) (bool, error) {
-	write, arg, _ := strings.Cut(owed, " ")
-	var marker, body, subject, sentence string
-	switch write {
-	case writeRoundComment:
+func (p *passState) payOwed(e *entry, pr gatekeep.PR, w gatekeep.Write, arg string) (bool, error) {
+	var marker, body string
+	switch w {
+	case gatekeep.WriteRoundComment:
 		marker = Marker("round-" + arg)
 		body = fmt.Sprintf("gallivant pushed round %s to `%s`, answering the feedback and failing checks since the last round.", arg, short(e.l.Delivery.Get(ledger.KeyHead)))
 		if rc := p.cfg.Reviewer; rc != nil {
 			body += fmt.Sprintf(" @%s, please review the new head.", rc.Login)
 		}
-		subject, sentence = "loop: announced round "+arg, fmt.Sprintf("Round %s of %s was announced on the pull request.", arg, pr)
-	case writeReadyComment:
+	case gatekeep.WriteReadyComment:
 		marker = Marker("ready-" + arg)
 		body = fmt.Sprintf("gallivant: `%s` is ready for a person to merge: checks are green on it, the reviewer is clear, and the receipt attests every acceptance criterion of `%s`.",
 			short(arg), e.specPath)
-		subject, sentence = "loop: announced ready", fmt.Sprintf("The ready notification for %s was posted once.", pr)
 	default:
-		n := e.l.Clone()
-		n.Delivery.Set(ledger.KeyOwed, "")
-		return false, p.commitPR(e, n, pr, "", "loop: announced "+write, fmt.Sprintf("An owed %s write gallivant does not know was dropped.", write))
+		n, c := gatekeep.Announced(e.l, pr, w, arg)
+		return false, p.apply(e, n, c)
 	}
 	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would post the owed %s on %s", write, pr)
+		p.note(e.specPath, false, "would post the owed %s on %s", w, pr)
 		return true, nil
 	}
 	if _, err := p.r.o.GitHub.EnsureComment(p.ctx, pr.Repo, pr.Number, marker, body+"\n\n"+marker); err != nil {
-		return p.writeFailed(e, write, pr.String(), err)
+		return p.writeFailed(e, w, pr.String(), err)
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyOwed, "")
-	n.Delivery.Set(ledger.KeyRetry, "")
-	return false, p.commitPR(e, n, pr, "", subject, sentence)
+	n, c := gatekeep.Announced(e.l, pr, w, arg)
+	return false, p.apply(e, n, c)
 }
 
-// round dispatches a review/fix round for new findings: the cursors move
-// past what it answers, the round is recorded and pushed (write-ahead),
-// then the executor gets a fix brief quoting the findings as data.
-func (p *passState) round(e *entry, pr gatekeep.PR, d gatekeep.Digest, cur gatekeep.Cursors, fs []gatekeep.Finding) (bool, error) {
-	k := e.l.Delivery.Int(ledger.KeyRound) + 1
-	if k > p.cfg.Defaults.MaxRounds {
-		n, c := ledger.Stop(e.l, "iterations", fmt.Sprintf("%s has new findings but %d rounds (defaults.max_rounds) are spent", pr, p.cfg.Defaults.MaxRounds), 0)
-		return false, p.apply(e, n, c)
-	}
+// round dispatches a review/fix round for new findings: the round is
+// recorded and pushed (write-ahead), then the executor gets a fix brief
+// quoting the findings as data.
+func (p *passState) round(e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) (bool, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return false, err
 	}
-	m := gatekeep.MoveFor(fs)
-	m.Head = d.HeadSHA
-	m.Receipt = gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec))
-	for _, f := range fs {
-		if f.Source == gatekeep.SourceCheck {
-			m.ChecksHead = d.HeadSHA
-		}
-	}
-	next, err := cur.Advance(m)
+	n, c, err := gatekeep.RoundStarted(e.l, gatekeep.RoundInput{PR: pr, MaxRounds: p.cfg.Defaults.MaxRounds, Head: d.HeadSHA, Findings: fs,
+		Receipt: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), Now: p.now})
 	if err != nil {
 		return false, err
 	}
-	n := e.l.Clone()
-	setCursors(n.Delivery, next)
-	n.Delivery.SetInt(ledger.KeyRound, k)
-	n.Delivery.SetTime(ledger.KeyDispatchedAt, p.now)
-	var lines []string
-	for _, f := range fs {
-		lines = append(lines, "- "+findingLine(f))
-	}
-	c := ledger.Commit{Subject: fmt.Sprintf("loop: round %d %s", k, pr),
-		Sentence: fmt.Sprintf("Round %d of %d answers %s on %s.", k, p.cfg.Defaults.MaxRounds, plural(len(fs), "new finding"), short(d.HeadSHA)),
-		Text:     strings.Join(lines, "\n"),
-		Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: pr.String()}, {Key: ledger.TrailerHead, Value: d.HeadSHA}}}
 	if err := p.apply(e, n, c); err != nil {
 		return false, err
 	}
-	if p.r.o.DryRun {
-		return true, nil
+	if _, _, stopped := n.Stop(); stopped || p.r.o.DryRun {
+		return stopped, nil
 	}
 	return false, p.runRound(e, pr, d, fs)
-}
-
-// findingLine is a finding's one-line audit entry: its source, id and
-// author, never its untrusted text.
-func findingLine(f gatekeep.Finding) string {
-	clean := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	switch f.Source {
-	case gatekeep.SourceCheck:
-		return fmt.Sprintf("check %q %s", clean(f.Text), f.State)
-	case gatekeep.SourceReview:
-		return fmt.Sprintf("review %d by @%s (%s)", f.ID, f.Author, f.State)
-	case gatekeep.SourceGate:
-		return "completion gate " + f.Where
-	}
-	return fmt.Sprintf("comment %d by @%s at %s", f.ID, f.Author, clean(f.Where))
 }
 
 // roundKey names a round's executor outcome.
@@ -617,8 +650,7 @@ func (p *passState) settleRound(e *entry, pr gatekeep.PR) (bool, error) {
 		return false, err
 	}
 	if !ok {
-		n, c := ledger.Stop(e.l, "boundary", fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
 	}
 	if head != fixed {
 		cmp, err := p.r.o.GitHub.Compare(p.ctx, pr.Repo, fixed, head)
@@ -626,15 +658,10 @@ func (p *passState) settleRound(e *entry, pr gatekeep.PR) (bool, error) {
 			return false, err
 		}
 		if cmp.Status != "ahead" {
-			n, c := ledger.Stop(e.l, "boundary", fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)), 0)
-			return false, p.apply(e, n, c)
+			return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
 		}
-		n := e.l.Clone()
-		n.Delivery.Set(ledger.KeyDispatchedAt, "")
-		n.Delivery.Set(ledger.KeyOwed, fmt.Sprintf("%s %d", writeRoundComment, k))
-		p.restartClock(n, pr, head)
-		return false, p.commitPR(e, n, pr, head, fmt.Sprintf("loop: pushed round %d", k),
-			fmt.Sprintf("Round %d pushed %s to %s; its announcement is owed.", k, plural(len(cmp.Commits), "commit"), short(head)))
+		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(pr.Repo, head), len(cmp.Commits))
+		return false, p.apply(e, n, c)
 	}
 	over := ranHere && out.Finished
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && p.now.After(dt.Add(p.cfg.Executor.Timeout)) {
@@ -645,19 +672,13 @@ func (p *passState) settleRound(e *entry, pr gatekeep.PR) (bool, error) {
 		return true, nil
 	}
 	if ranHere && out.Err != nil {
-		n, c := ledger.Stop(e.l, "harness-error", fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
 	}
 	if ranHere && out.Dirty {
-		n, c := ledger.Stop(e.l, "boundary", fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
 	}
-	// R-21: no push, no round charged.
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyDispatchedAt, "")
-	n.Delivery.SetInt(ledger.KeyRound, k-1)
-	return false, p.commitPR(e, n, pr, "", fmt.Sprintf("loop: empty round %d", k),
-		fmt.Sprintf("Round %d of %s ended without a push; no round is charged and the loop watches again.", k, pr))
+	n, c := gatekeep.RoundEmpty(e.l, pr)
+	return false, p.apply(e, n, c)
 }
 
 func plural(n int, noun string) string {
@@ -678,8 +699,7 @@ func (p *passState) silence(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, 
 	switch gatekeep.SilenceDue(d, rc.Login, asked, e.l.Delivery.Get(ledger.KeyNudged), p.now,
 		time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour) {
 	case gatekeep.Stall:
-		n, c := ledger.Stop(e.l, "reviewer-silent", fmt.Sprintf("@%s has not answered %s since %s (reviewer.stall_hours is %d)", rc.Login, pr, asked.Format(time.RFC3339), rc.StallHours), 0)
-		return false, p.apply(e, n, c)
+		return false, p.stop(e, ledger.StopReviewerSilent, fmt.Sprintf("@%s has not answered %s since %s (reviewer.stall_hours is %d)", rc.Login, pr, asked.Format(time.RFC3339), rc.StallHours))
 	case gatekeep.Quiet:
 		return false, nil
 	}
@@ -690,18 +710,15 @@ func (p *passState) silence(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, 
 	marker := Marker("nudge-" + d.HeadSHA)
 	body := fmt.Sprintf("@%s, `%s` has been waiting for your review since %s.\n\n%s", rc.Login, short(d.HeadSHA), asked.Format(time.RFC3339), marker)
 	if _, err := p.r.o.GitHub.EnsureComment(p.ctx, pr.Repo, pr.Number, marker, body); err != nil {
-		return p.writeFailed(e, writeNudge, pr.String(), err)
+		return p.writeFailed(e, gatekeep.WriteNudge, pr.String(), err)
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyNudged, d.HeadSHA)
-	n.Delivery.Set(ledger.KeyRetry, "")
-	return false, p.commitPR(e, n, pr, d.HeadSHA, "loop: nudge",
-		fmt.Sprintf("Nudged @%s about %s once; the reviewer has been quiet since %s.", rc.Login, short(d.HeadSHA), asked.Format(time.RFC3339)))
+	n, c := gatekeep.Nudged(e.l, pr, rc.Login, d.HeadSHA, asked)
+	return false, p.apply(e, n, c)
 }
 
-// observeStopped watches the pull request of a stopped entry: a merge is
-// recorded whatever the stop, and a conflict or close that a person
-// resolved resumes the entry.
+// observeStopped watches the pull request of a stopped entry: a merge of
+// the entry's head into its base is recorded whatever the stop, and a
+// conflict or close that a person resolved resumes the entry.
 func (p *passState) observeStopped(e *entry) error {
 	reason, _, stopped := e.l.Stop()
 	pr, ok := prOf(e.l)
@@ -717,34 +734,39 @@ func (p *passState) observeStopped(e *entry) error {
 	if err != nil {
 		return err
 	}
-	if reason == "conflict" && live.State == "open" && live.Mergeable == nil {
+	if reason == ledger.StopConflict && live.State == "open" && live.Mergeable == nil {
 		if live, err = p.pollMergeable(pr); err != nil {
 			return err
 		}
 	}
 	why := ""
 	switch {
-	case live.Merged:
-		return p.done(e, pr, live)
-	case reason == "closed" && live.State == "open":
+	case live.Merged && live.BaseRef == e.spec.Base:
+		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
+		return p.apply(e, n, c)
+	case reason == ledger.StopClosed && live.State == "open":
 		why = pr.String() + " was reopened"
-	case reason == "conflict" && live.Mergeable != nil && *live.Mergeable:
+	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
 		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
+	case reason == ledger.StopRetargeted && live.State == "open" && live.BaseRef == e.spec.Base:
+		why = fmt.Sprintf("%s targets %s again", pr, e.spec.Base)
 	}
 	if why == "" {
 		return nil
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyStop, "")
-	return p.apply(e, n, ledger.Commit{Subject: "loop: resume", Sentence: "Resumed: " + why + ".",
-		Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: pr.String()}}})
+	n, c := gatekeep.Resumed(e.l, pr, why)
+	return p.apply(e, n, c)
 }
 
-// mergedIntoBase reports whether a chain milestone's pull request is,
-// according to GitHub now, merged into the chain's base, and the base
-// contains the merge commit (R-46). A local `done` is not enough: it would
-// also describe a pull request merged elsewhere.
+// mergedIntoBase reports whether a chain milestone is delivered: its pull
+// request is, according to GitHub now, merged into the chain's base, and
+// the base contains the merge commit (R-46) — or it ended with nothing to
+// deliver. A local `done` is not enough: it would also describe a pull
+// request merged elsewhere.
 func (p *passState) mergedIntoBase(spec string, l *ledger.Ledger) (bool, string) {
+	if gatekeep.NothingDelivered(l) {
+		return true, ""
+	}
 	pr, ok := prOf(l)
 	if !ok {
 		return false, spec + " is done without a recorded pull request"

@@ -433,7 +433,11 @@ func TestDeliveryOwedCommentNeverTwice(t *testing.T) {
 	}
 }
 
-func TestDeliveryConflictStopsAndResumesByItself(t *testing.T) {
+// R-27, R-28: a conflict is answered by a conflict round (a merge of the
+// base, never a rebase); a round that changes nothing leaves the conflict
+// on the same head, which stops `conflict` and resumes by itself once a
+// person resolves it.
+func TestDeliveryConflictRoundThenStopsAndResumesByItself(t *testing.T) {
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	// A person changes the same file on main.
@@ -444,7 +448,17 @@ func TestDeliveryConflictStopsAndResumesByItself(t *testing.T) {
 	run(t, w, "git", "add", "-A")
 	run(t, w, "git", "commit", "--quiet", "-m", "conflict")
 	run(t, w, "git", "push", "--quiet", "origin", "main")
-	wantSubjects(t, r.pass(), "loop: stop conflict")
+	r.script = func(target string, n int, model string) Behavior {
+		if target == "round" {
+			return NoCommit
+		}
+		return Done
+	}
+	wantSubjects(t, r.pass(), "loop: round 1 acme/api#1", "loop: empty round 1 acme/api#1", "loop: stop conflict")
+	brief := r.runs[len(r.runs)-1].Brief
+	if !strings.Contains(brief, "conflicts with main") || !strings.Contains(brief, "never a rebase") {
+		t.Errorf("the round's brief does not ask for a merge of the base:\n%s", brief)
+	}
 	// The person merges main into the work branch and resolves it.
 	run(t, w, "git", "fetch", "--quiet", "origin")
 	run(t, w, "git", "checkout", "--quiet", "-B", work, "origin/"+work)
@@ -632,8 +646,9 @@ func (r *rig) ledgerOf(spec string) *ledger.Ledger {
 	return r.ledger("plans/" + strings.TrimSuffix(filepath.Base(spec), ".md") + "-ledger.md")
 }
 
-// A pull request from the work branch whose identity block names another
-// entry is never adopted.
+// A pull request from the work branch that gallivant did not open, or whose
+// identity block names another entry, is never adopted: the entry stops
+// foreign-pr and says what to do.
 func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
 	r := newDelivery(t, rigConfig)
 	// The rows finish but GitHub refuses to open the pull request.
@@ -648,11 +663,12 @@ func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
 		Head: github.String(work), Base: github.String("main"), Body: github.String(body)}); err != nil {
 		t.Fatal(err)
 	}
-	rep := r.pass()
-	if got := subjectsOf(rep); len(got) != 0 {
-		t.Errorf("a foreign pull request was adopted: %v", got)
+	wantSubjects(t, r.pass(), "loop: stop foreign-pr")
+	stop := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyStop)
+	if !strings.Contains(stop, "acme/api#1 is open from the work branch") || !strings.Contains(stop, "authored by @alice, not by gallivant") {
+		t.Errorf("stop = %q, want it to name the foreign pull request and why", stop)
 	}
-	if !strings.Contains(noteOf(rep), "its identity block names specs/other.md") {
-		t.Errorf("no note: %s", noteOf(rep))
+	if got := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyPR); got != "" {
+		t.Errorf("pr: %s was recorded", got)
 	}
 }

@@ -395,7 +395,7 @@ func (p *passState) brokenLedger(e *entry) (string, bool) {
 }
 
 // stopUnlessStopped records a stop once.
-func (p *passState) stopUnlessStopped(e *entry, reason, detail string) error {
+func (p *passState) stopUnlessStopped(e *entry, reason ledger.StopReason, detail string) error {
 	if r, _, stopped := e.l.Stop(); stopped && r == reason {
 		return nil
 	}

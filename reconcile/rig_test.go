@@ -56,6 +56,8 @@ executor:
   command: ["unused"]
   timeout: 30m
   escalation_model: big-model
+checks:
+  none: [acme/api]
 `
 
 func newRig(t testing.TB, files map[string]string, repos ...string) *rig {

@@ -161,7 +161,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		}
 		return es
 	}
-	es.Phase = l.Phase()
+	es.Phase = string(l.Phase())
 	es.PR = l.Delivery.Get(ledger.KeyPR)
 	var glyphs strings.Builder
 	for _, r := range l.Rows {
@@ -190,7 +190,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		es.Pending = pd.String()
 	}
 	if reason, detail, stopped := l.Stop(); stopped {
-		es.Stop = &StopStatus{Reason: reason, Detail: detail, Clear: ledger.ClearingRequests(reason)}
+		es.Stop = &StopStatus{Reason: string(reason), Detail: detail, Clear: ledger.ClearingRequests(reason)}
 	}
 	for _, rs := range l.RequestStates() {
 		r := RequestStatus{Line: rs.Request.Line, State: "accepted"}
@@ -258,7 +258,7 @@ func (s *Snapshot) Explain(spec string) []string {
 		if len(es.Stop.Clear) > 0 {
 			add("cleared by a request under ## Requests in %s: %s", es.Ledger, strings.Join(es.Stop.Clear, " or "))
 		} else {
-			add("no request clears it: %s", ledger.Recommendation(l, es.Stop.Reason, 0))
+			add("no request clears it: %s", ledger.Recommendation(l, ledger.StopReason(es.Stop.Reason), 0))
 		}
 	}
 	for _, r := range es.Requests {

@@ -33,6 +33,7 @@ type Config struct {
 	Labels   LabelsConfig
 	Executor ExecutorConfig
 	Gatekeep GatekeepConfig
+	Checks   ChecksConfig
 	// Schedule is the daemon's robfig/cron schedule.
 	Schedule string
 }
@@ -87,6 +88,26 @@ type ExecutorConfig struct {
 	EscalationModel string
 }
 
+// ChecksConfig says how the loop treats CI on a pull request's head.
+type ChecksConfig struct {
+	// Wait is how long a head may go without any check run or status
+	// before the entry stops checks-silent.
+	Wait time.Duration
+	// None lists target repositories that have no CI: there, a head with no
+	// checks counts as green. Everywhere else it is waited for.
+	None []string
+}
+
+// NoCI reports whether repo is declared to have no CI (checks.none).
+func (c ChecksConfig) NoCI(repo string) bool {
+	for _, r := range c.None {
+		if strings.EqualFold(r, repo) {
+			return true
+		}
+	}
+	return false
+}
+
 // GatekeepConfig bounds `gallivant gatekeep`.
 type GatekeepConfig struct{ MaxPRs int }
 
@@ -99,6 +120,7 @@ func DefaultConfig() *Config {
 		Labels:   LabelsConfig{Ready: "ready-for-human"},
 		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute},
 		Gatekeep: GatekeepConfig{MaxPRs: 8},
+		Checks:   ChecksConfig{Wait: 30 * time.Minute},
 		Schedule: "@every 5m",
 	}
 }
@@ -189,6 +211,17 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		},
 		"gatekeep": func(n *yaml.Node) {
 			d.mapping(n, "gatekeep", map[string]func(*yaml.Node){"max_prs": d.integer(&cfg.Gatekeep.MaxPRs, 1)})
+		},
+		"checks": func(n *yaml.Node) {
+			d.mapping(n, "checks", map[string]func(*yaml.Node){
+				"wait": d.duration(&cfg.Checks.Wait),
+				"none": d.strings(&cfg.Checks.None),
+			})
+			for _, r := range cfg.Checks.None {
+				if !ValidRepo(r) {
+					d.errorf(n, "config/invalid", "checks.none lists %q; each entry is a target repository owner/name", r)
+				}
+			}
 		},
 		"schedule": d.str(&cfg.Schedule, cronSpec),
 	})

@@ -269,6 +269,7 @@ func TestParseConfig(t *testing.T) {
 		Labels:   LabelsConfig{Ready: "ship-it"},
 		Executor: ExecutorConfig{Kind: "command", Command: []string{"claude", "-p"}, Timeout: 45 * time.Minute, EscalationModel: "claude-opus"},
 		Gatekeep: GatekeepConfig{MaxPRs: 3},
+		Checks:   ChecksConfig{Wait: 2 * time.Hour, None: []string{"acme/docs"}},
 		Schedule: "*/10 * * * *",
 	}
 	if diff := cmp.Diff(want, cfg); diff != "" {

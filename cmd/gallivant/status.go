@@ -132,9 +132,9 @@ func chains(a *app, snap *reconcile.Snapshot) {
 		for k, m := range c.Milestones {
 			phase := "not seeded"
 			if l := snap.Repo.Ledgers[m.Path]; l != nil {
-				phase = l.Phase()
+				phase = string(l.Phase())
 				if r, _, stopped := l.Stop(); stopped {
-					phase = "stopped " + r
+					phase = "stopped " + string(r)
 				}
 			}
 			parts = append(parts, fmt.Sprintf("%d. %s (%s)", k+1, m.Path, phase))

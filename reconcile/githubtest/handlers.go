@@ -86,6 +86,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH "+r+"/pulls/{number}", s.handle(true, updatePull))
 	mux.HandleFunc("GET "+r+"/pulls/{number}/files", s.handle(true, pullFiles))
 	mux.HandleFunc("PUT "+r+"/pulls/{number}/merge", s.handle(true, mergePull))
+	mux.HandleFunc("PUT "+r+"/pulls/{number}/update-branch", s.handle(true, updateBranch))
 	mux.HandleFunc("GET "+r+"/pulls/{number}/reviews", s.handle(true, listReviews))
 	mux.HandleFunc("POST "+r+"/pulls/{number}/reviews", s.handle(true, createReview))
 	mux.HandleFunc("PUT "+r+"/pulls/{number}/reviews/{id}/dismissals", s.handle(true, dismissReview))
