@@ -18,10 +18,11 @@ const (
 	RequestResume                            // resume | <why>
 	RequestResnapshot                        // resnapshot | <why>
 	RequestRecheck                           // recheck [| <why>]
+	RequestReopen                            // reopen <n> | <why>
 )
 
 func (k RequestKind) String() string {
-	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck"}[k]
+	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen"}[k]
 }
 
 // Request is one parsed line of the human-owned `## Requests` section.
@@ -36,7 +37,8 @@ type Request struct {
 }
 
 var (
-	retryReqRE = regexp.MustCompile(`^retry ([1-9][0-9]*) \| (.+)$`)
+	retryReqRE  = regexp.MustCompile(`^retry ([1-9][0-9]*) \| (.+)$`)
+	reopenReqRE = regexp.MustCompile(`^reopen ([1-9][0-9]*) \| (.+)$`)
 	rowsReqRE  = regexp.MustCompile(`^rows \+([1-9][0-9]*)(?:$|[ \t|])`)
 )
 
@@ -64,6 +66,18 @@ func ParseRequest(line string) (Request, error) {
 		r.Text = strings.TrimSpace(m[2])
 		if err := checkSlot(r.Text); err != nil {
 			return r, fmt.Errorf("retry hint %v", err)
+		}
+		return r, nil
+	case "reopen":
+		m := reopenReqRE.FindStringSubmatch(t)
+		if m == nil {
+			return r, fmt.Errorf("malformed reopen; write `reopen <row> | <why>`")
+		}
+		r.Kind = RequestReopen
+		r.Row, _ = strconv.Atoi(m[1])
+		r.Text = strings.TrimSpace(m[2])
+		if err := checkSlot(r.Text); err != nil {
+			return r, fmt.Errorf("reopen reason %v", err)
 		}
 		return r, nil
 	case "rows":
@@ -104,5 +118,5 @@ func ParseRequest(line string) (Request, error) {
 	case "cap":
 		return r, fmt.Errorf("`cap +N` is the legacy grant; write `rows +N` to raise the allowance")
 	}
-	return r, fmt.Errorf("unknown request %q; the forms are `retry <row> | <hint>`, `rows +N [| <words>]`, `resume | <why>`, `resnapshot | <why>` and `recheck`", t)
+	return r, fmt.Errorf("unknown request %q; the forms are `retry <row> | <hint>`, `reopen <row> | <why>`, `rows +N [| <words>]`, `resume | <why>`, `resnapshot | <why>` and `recheck`", t)
 }

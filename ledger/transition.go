@@ -202,6 +202,9 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 	refuse := func(format string, args ...any) (*Ledger, Commit, error) {
 		return nil, Commit{}, &Refusal{Request: r.Line, Reason: fmt.Sprintf(format, args...)}
 	}
+	if r.Kind == RequestReopen {
+		return reopenRow(l, r, refuse)
+	}
 	accepts := func(kind RequestKind) bool {
 		if !stopped {
 			return false
@@ -305,4 +308,40 @@ func describeTarget(t int) string {
 		return "the seed"
 	}
 	return fmt.Sprintf("row %d", t)
+}
+
+// ReopenedByRequest is the evidence of a done row a person reopened.
+const ReopenedByRequest = "reopened by request"
+
+// reopenRow performs `reopen <n> | <why>`: a done row goes back to open
+// with the reason as its hint and one more allowed attempt, recorded as a
+// retry decision so that the next dispatch targets it (L-41). A pull
+// request already open for the entry is watched again once every row is
+// closed; its ready label, if any, is removed first. It is accepted at any
+// time before the entry is done and changes no stop.
+func reopenRow(l *Ledger, r Request, refuse func(string, ...any) (*Ledger, Commit, error)) (*Ledger, Commit, error) {
+	if l.Phase() == PhaseDone {
+		return refuse("the entry is done; reopen a row before its pull request merges, or write a new spec")
+	}
+	row, ok := l.Row(r.Row)
+	if !ok {
+		return refuse("row %d does not exist; the ledger has rows 1 to %d", r.Row, len(l.Rows))
+	}
+	if row.Status != Done {
+		return refuse("row %d is %s; reopen takes a done row (retry takes an open or failed one)", r.Row, row.Status)
+	}
+	n := l.Clone()
+	n.removeRequest(r.Line)
+	nr, _ := n.Row(r.Row)
+	nr.Status, nr.Evidence = Open, ReopenedByRequest
+	allowed := n.EffectiveAllowance(r.Row) + 1
+	n.Decisions = append(n.Decisions, newRetryDecision(r.Row, r.Text, allowed))
+	n.delivery().SetInt(KeyMisses, 0)
+	n.delivery().SetInt(KeyEmptyReturns, 0)
+	if p := n.Phase(); p == PhaseReview || p == PhaseReady || p == PhaseVerify {
+		n.delivery().SetPhase(PhaseImplement)
+	}
+	return n, Commit{Subject: fmt.Sprintf("loop: reopen row %d", r.Row),
+		Sentence: fmt.Sprintf("A person reopened row %d (%d attempts allowed): %s.", r.Row, allowed, strings.TrimSuffix(r.Text, ".")),
+		Trailers: []Trailer{{TrailerRequest, r.Line}}}, nil
 }

@@ -636,6 +636,11 @@ func (p *passState) step(e *entry) (done bool, err error) {
 		if changed, err := p.contractChanged(e); changed || err != nil {
 			return false, err
 		}
+		if p.holdForChain(e, "dispatched") {
+			// Chains hold at every phase, whenever the milestone was
+			// seeded (a spec seeded before it was chained included).
+			return true, nil
+		}
 		return p.dispatch(e, a)
 	case ledger.ActVerify:
 		return p.deliver(e)

@@ -1,0 +1,118 @@
+package ledger
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// L-82: every stop's recommendation names a request that parses and that
+// clears exactly that stop, once its placeholders are filled in; a `none`
+// recommendation belongs only to a stop that no request clears.
+func TestEveryRecommendationClearsItsStop(t *testing.T) {
+	for _, reason := range StopReasons() {
+		t.Run(string(reason), func(t *testing.T) {
+			l := ledgerOf(t, 4, []string{"failed/4", "done/1"}, seeded, "row 1 failed | a | b")
+			l.Pending = nil
+			if reason == StopInterrupted {
+				l.Pending = &Pending{Target: 1, Member: "home", SHA: shaA}
+			}
+			stopped, _ := Stop(l, reason, "detail", 1)
+			rec := Recommendation(stopped, reason, 1)
+			form, why, ok := strings.Cut(rec, " - ")
+			if !ok || strings.TrimSpace(why) == "" {
+				t.Fatalf("recommendation %q is not `<request> - <why>`", rec)
+			}
+			if form == "none" {
+				if got := ClearingRequests(reason); len(got) != 0 {
+					t.Errorf("recommends none but %v clear it", got)
+				}
+				return
+			}
+			line := "- " + strings.NewReplacer("<hint>", "use the v2 client", "<why>", "a person looked").Replace(form)
+			req, err := ParseRequest(line)
+			if err != nil {
+				t.Fatalf("recommended request %q does not parse: %v", line, err)
+			}
+			stopped.Requests = append(stopped.Requests, line)
+			if req.Kind == RequestResnapshot {
+				// The reconciler applies it through Amend with the edited
+				// spec; here it must be accepted at this stop.
+				if st := stopped.RequestStates()[0]; st.Err != nil || st.Refusal != "" {
+					t.Errorf("%q is not accepted: %v %s", line, st.Err, st.Refusal)
+				}
+				return
+			}
+			n, _, err := ApplyRequest(stopped, req, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+			if err != nil {
+				t.Fatalf("recommended request %q is refused: %v", line, err)
+			}
+			if _, _, still := n.Stop(); still {
+				t.Errorf("%q left the entry stopped", line)
+			}
+			if len(n.Requests) != 0 {
+				t.Errorf("the request line stayed: %q", n.Requests)
+			}
+		})
+	}
+}
+
+// The stop text never recommends `retry 0` (a stop on no row names the
+// row the loop would take next).
+func TestStagnationRecommendsARealRow(t *testing.T) {
+	l := ledgerOf(t, 4, []string{"done/1", "failed/2"}, seeded, "row 2 failed | a | b")
+	for _, reason := range []StopReason{StopStagnation, StopMisses} {
+		if got := Recommendation(l, reason, 0); !strings.HasPrefix(got, "retry 2 | <hint>") {
+			t.Errorf("%s recommends %q, want retry 2", reason, got)
+		}
+	}
+}
+
+// `reopen <n> | <why>` reopens a done row with a hint and one more
+// attempt, recorded as a retry decision, and brings a reviewed entry back
+// to the row loop.
+func TestReopenRequest(t *testing.T) {
+	l := ledgerOf(t, 2, []string{"done/1", "done/2"}, seeded, "row 2 done | a | b")
+	l.Delivery.SetPhase(PhaseReady)
+	line := "- reopen 1 | the evidence only ran the happy path"
+	l.Requests = []string{line}
+	req, err := ParseRequest(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, c, err := ApplyRequest(l, req, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, _ := n.Row(1)
+	if row.Status != Open || row.Evidence != ReopenedByRequest || row.Attempts != 1 {
+		t.Errorf("row 1 = %+v, want open, %q, attempts kept", *row, ReopenedByRequest)
+	}
+	if got, want := n.Decisions[len(n.Decisions)-1].Line, "row 1 retry | the evidence only ran the happy path | allowed attempts 3"; got != want {
+		t.Errorf("decision %q, want %q", got, want)
+	}
+	if n.Phase() != PhaseImplement || c.Subject != "loop: reopen row 1" || len(n.Requests) != 0 {
+		t.Errorf("phase %s subject %q requests %q", n.Phase(), c.Subject, n.Requests)
+	}
+	if Next(n, Settings{EscalateAfter: 9}).Target != 1 {
+		t.Errorf("the next dispatch does not take the reopened row")
+	}
+	for _, tt := range []struct{ line, want string }{
+		{"- reopen 9 | x", "does not exist"},
+		{"- reopen 2 | x", ""},
+	} {
+		r, _ := ParseRequest(tt.line)
+		_, _, err := ApplyRequest(l, r, time.Time{})
+		if (err == nil) != (tt.want == "") || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: err %v, want %q", tt.line, err, tt.want)
+		}
+	}
+	done := l.Clone()
+	done.Delivery.SetPhase(PhaseDone)
+	if _, _, err := ApplyRequest(done, req, time.Time{}); err == nil || !strings.Contains(err.Error(), "the entry is done") {
+		t.Errorf("reopen after done: %v", err)
+	}
+	if _, err := ParseRequest("- reopen 1"); err == nil {
+		t.Errorf("reopen without a reason parsed")
+	}
+}

@@ -1,0 +1,185 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/google/go-github/v66/github"
+)
+
+// Every acceptance criterion cut: no dispatch ever creates the work
+// branch, and the entry ends done without a pull request instead of
+// stopping boundary forever.
+func TestNothingToDeliverWhenEveryRowIsCut(t *testing.T) {
+	spec := "# Feature\n\n## Acceptance criteria\n1. Criterion 1 holds.\n   - deferred: next quarter\n2. Criterion 2 holds.\n   - elsewhere: acme/api#9\n\n## Verify\n- `go test ./...`\n"
+	r := newRig(t, map[string]string{"specs/feature.md": spec})
+	rep := r.pass()
+	wantSubjects(t, rep, "loop: seed ledger", "loop: done")
+	if r.prs() != 0 {
+		t.Errorf("%d pull requests opened", r.prs())
+	}
+	l := r.ledgerOf("specs/feature.md")
+	if l.Phase() != ledger.PhaseDone || l.Delivery.Get(ledger.KeyPR) != "" {
+		t.Errorf("phase %s pr %q", l.Phase(), l.Delivery.Get(ledger.KeyPR))
+	}
+	if !strings.Contains(r.lastBody(), "Nothing to deliver: every row is cut") {
+		t.Errorf("the done commit does not say why:\n%s", r.lastBody())
+	}
+	wantSubjects(t, r.pass())
+}
+
+// Every row closed at seeding (the code already satisfied the criteria):
+// the work branch changes no file, so no pull request with zero changed
+// files is ever opened, let alone labelled ready.
+func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		if task.Pending.Target != ledger.SeedTarget {
+			t.Errorf("dispatched %v after a seed that closed every row", task.Pending)
+			return nil
+		}
+		kv := briefValues(task.Brief)
+		iteration, _ := strconv.Atoi(kv["iteration"])
+		msg := fmt.Sprintf("loop: seed evidence\n\npending: %s\niteration: %d\n\n", kv["pending"], iteration+1) +
+			"| 1 | done | 0 | test -f README.md; ok |\n| 2 | done | 0 | grep -q main README.md; ok |\n\nrow 0 done | seeded 2 rows, closed 2 on baseline | none\n"
+		_, err := execGit{dir: dir}.out(ctx, "commit", "--quiet", "--allow-empty", "-m", msg)
+		return err
+	}
+	wantSubjects(t, r.pass(), "loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: done")
+	if r.prs() != 0 {
+		t.Errorf("%d pull requests opened", r.prs())
+	}
+}
+
+// A target with CI that never reports (a pull request opened with GitHub's
+// default Actions token starts no workflows): the head is waited for,
+// never green, and after checks.wait the entry stops checks-silent with
+// the reason and the fix.
+func TestNoChecksIsWaitingThenChecksSilent(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
+		"gallivant.yaml": strings.Replace(rigConfig, "  none: [acme/api]\n", "  wait: 45m\n", 1)})
+	rep := r.pass()
+	if got := subjectsOf(rep); got[len(got)-1] != "loop: open pr acme/api#1" {
+		t.Fatalf("got %v", got)
+	}
+	if !strings.Contains(noteOf(rep), "waits for a first check run or status") {
+		t.Errorf("note %q, want a wait for CI", noteOf(rep))
+	}
+	r.clock.advance(30 * time.Minute)
+	wantSubjects(t, r.pass())
+	r.clock.advance(20 * time.Minute)
+	wantSubjects(t, r.pass(), "loop: stop checks-silent")
+	stop := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyStop)
+	if !strings.Contains(stop, "default Actions token") {
+		t.Errorf("stop %q does not say why CI may be silent", stop)
+	}
+	if labels := r.as("alice").labels(1); len(labels) != 0 {
+		t.Errorf("labelled %v without CI", labels)
+	}
+	// CI reports; resume starts the wait again and the entry goes on.
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	r.request("plans/feature-ledger.md", "- resume | CI now runs on pull requests")
+	subjects := subjectsOf(r.pass())
+	if len(subjects) < 2 || subjects[0] != "loop: resume" || subjects[1] != "loop: ready acme/api#1" {
+		t.Errorf("after resume: %v", subjects)
+	}
+}
+
+// R-27, R-28: a pull request behind a strictly protected base gets the
+// base merged into its work branch (a merge commit, never a rebase), then
+// goes on to ready.
+func TestBehindBaseIsMergedIn(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}, Strict: true})
+	r.pass()
+	old := r.head(work)
+	r.personPush("main", "unrelated.txt")
+	r.as("ci-bot").status(old, "ci", "success")
+	rep := r.pass()
+	got := subjectsOf(rep)
+	if len(got) == 0 || got[0] != "loop: merge base acme/api#1" {
+		t.Fatalf("want the base merged, got %v (%s)", got, noteOf(rep))
+	}
+	head := r.head(work)
+	parents := strings.Fields(run(t, r.gh.RepoDir("acme/api"), "git", "rev-list", "--parents", "-n", "1", head))
+	if len(parents) != 3 || parents[1] != old {
+		t.Errorf("head %s has parents %v, want a merge commit on top of %s", head, parents[1:], old)
+	}
+	r.as("ci-bot").status(head, "ci", "success")
+	subjects := subjectsOf(r.pass())
+	if len(subjects) == 0 || subjects[0] != "loop: ready acme/api#1" {
+		t.Errorf("after CI on the merged head: %v", subjects)
+	}
+}
+
+// R-7: a pull request retargeted at another base stops `retargeted`, and
+// a merge into another base is never recorded done.
+func TestRetargetedPullRequestStops(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.pass()
+	r.personPush("main", "x.txt")
+	run(t, r.gh.RepoDir("acme/api"), "git", "branch", "release", "main")
+	if _, _, err := r.gh.Client("alice").PullRequests.Edit(context.Background(), "acme", "api", 1, &github.PullRequest{Base: &github.PullRequestBranch{Ref: github.String("release")}}); err != nil {
+		t.Fatal(err)
+	}
+	wantSubjects(t, r.pass(), "loop: stop retargeted")
+	r.as("alice").merge(1)
+	wantSubjects(t, r.pass())
+	if l := r.ledgerOf("specs/feature.md"); l.Phase() == ledger.PhaseDone {
+		t.Errorf("a merge into release was recorded done")
+	}
+}
+
+// `resume | why` after a closed stop reopens the pull request instead of
+// stopping again in the same pass.
+func TestClosedThenResumeReopens(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.pass()
+	r.as("alice").close(1)
+	wantSubjects(t, r.pass(), "loop: stop closed")
+	r.request("plans/feature-ledger.md", "- resume | closed by mistake")
+	got := subjectsOf(r.pass())
+	if len(got) < 2 || got[0] != "loop: resume" || got[1] != "loop: reopen acme/api#1" {
+		t.Fatalf("want resume then reopen, got %v", got)
+	}
+	if st := r.as("alice").pr(1).GetState(); st != "open" {
+		t.Errorf("pull request is %s", st)
+	}
+}
+
+// A spec path reused after its first pull request merged never adopts the
+// old merged pull request: the new work gets a pull request of its own.
+func TestReusedSpecPathGetsANewPullRequest(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.pass()
+	r.as("alice").merge(1)
+	wantSubjects(t, r.pass(), "loop: done acme/api#1")
+	// The merged work branch is deleted, main moves on, and a person
+	// removes the ledger to deliver the spec again with new work.
+	run(t, r.gh.RepoDir("acme/api"), "git", "branch", "-D", work)
+	r.personPush("main", "rows/row-1.txt")
+	dir := t.TempDir()
+	run(t, dir, "git", "clone", "--quiet", r.control, "w")
+	w := filepath.Join(dir, "w")
+	run(t, w, "git", "rm", "--quiet", "plans/feature-ledger.md")
+	run(t, w, "git", "commit", "--quiet", "-m", "deliver again")
+	run(t, w, "git", "push", "--quiet", "origin", "main")
+	rep := r.pass()
+	got := subjectsOf(rep)
+	if !strings.Contains(strings.Join(got, "\n"), "loop: open pr acme/api#2") || strings.Contains(strings.Join(got, "\n"), "done acme/api#1") {
+		t.Fatalf("want a new pull request, got %v (%s)", got, noteOf(rep))
+	}
+}
+
+func (r *rig) lastBody() string {
+	return run(r.t, r.control, "git", "log", "-1", "--format=%B", "main")
+}
