@@ -39,7 +39,7 @@ type Request struct {
 var (
 	retryReqRE  = regexp.MustCompile(`^retry ([1-9][0-9]*) \| (.+)$`)
 	reopenReqRE = regexp.MustCompile(`^reopen ([1-9][0-9]*) \| (.+)$`)
-	rowsReqRE  = regexp.MustCompile(`^rows \+([1-9][0-9]*)(?:$|[ \t|])`)
+	rowsReqRE   = regexp.MustCompile(`^rows \+([1-9][0-9]*)(?:$|[ \t|])`)
 )
 
 // ParseRequest parses one request line. The error lists the accepted forms.

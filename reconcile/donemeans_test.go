@@ -3,8 +3,8 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
