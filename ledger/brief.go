@@ -48,7 +48,7 @@ func Brief(in BriefInput) (string, error) {
 		attempts = r.Attempts
 	}
 	prev := "none"
-	if d, ok := l.PreviousDecision(); ok {
+	if d, ok := l.PreviousResult(); ok {
 		prev = d.Line
 	}
 	hint := l.hintFor(pd.Target)
@@ -91,11 +91,11 @@ func Brief(in BriefInput) (string, error) {
 			if r.Status == Cut {
 				continue
 			}
-			fmt.Fprintf(&b, "- row %d: %s\n", r.N, acText[l.ACOf(r.N)].Text)
+			fmt.Fprintf(&b, "- row %d: %s\n", r.N, strings.ReplaceAll(acSource(acText[l.ACOf(r.N)]), "\n", "\n  "))
 		}
 	} else {
 		ac := acText[l.ACOf(pd.Target)]
-		fmt.Fprintf(&b, "\n## Acceptance criterion %d\n\n%s\n", ac.N, ac.Text)
+		fmt.Fprintf(&b, "\n## Acceptance criterion %d\n\n%s\n", ac.N, acSource(ac))
 		if ac.Disposition.Kind != specs.DispNone {
 			fmt.Fprintf(&b, "\nDisposition: %s\n", ac.Disposition.String())
 		}
@@ -188,4 +188,17 @@ func Fence(b *strings.Builder, info, text string) {
 	}
 	f := strings.Repeat("`", max(3, longest+1))
 	fmt.Fprintf(b, "%s%s\n%s\n%s\n", f, info, text, f)
+}
+
+// acSource renders an AC for a brief byte for byte as the approved spec
+// has it: its first paragraph's source lines, then its nested details.
+func acSource(ac specs.AC) string {
+	src := ac.Source
+	if src == "" {
+		src = ac.Text
+	}
+	for _, d := range ac.Details {
+		src += "\n- " + d
+	}
+	return src
 }

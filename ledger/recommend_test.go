@@ -116,3 +116,30 @@ func TestReopenRequest(t *testing.T) {
 		t.Errorf("reopen without a reason parsed")
 	}
 }
+
+// The brief quotes an acceptance criterion byte for byte as the approved
+// spec has it: whitespace inside a code span is the criterion.
+func TestBriefQuotesTheCriterionByteForByte(t *testing.T) {
+	src := "# X\n\n## Acceptance criteria\n1. `WordCount(\"  a b\\tc\\n\")` returns 3.\n2. Second  criterion\n   spans two lines.\n\n## Verify\n- `go test ./...`\n"
+	sp := specOf(t, src)
+	for row, want := range map[int]string{1: "`WordCount(\"  a b\\tc\\n\")` returns 3.", 2: "Second  criterion\nspans two lines."} {
+		l := dispatched(t, ledgerOf(t, 4, []string{"open/0", "open/0"}, seeded), row)
+		b, err := Brief(BriefInput{Ledger: l, Spec: sp, LedgerPath: "plans/x-ledger.md", Repo: "acme/api", Branch: "gallivant/x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b, "\n"+want+"\n") {
+			t.Errorf("row %d: the brief does not quote %q byte for byte:\n%s", row, want, b)
+		}
+	}
+}
+
+// L-43: after a retry, the brief's previous decision is the row's last
+// failure, not the retry marker.
+func TestPreviousDecisionSkipsMarkers(t *testing.T) {
+	l := ledgerOf(t, 4, []string{"failed/2"}, seeded, "row 1 failed | timeout at 30s | raise it", "row 1 escalated | implModel round | allowed attempts 4", "row 1 retry | use 60s | allowed attempts 5")
+	d, ok := l.PreviousResult()
+	if !ok || d.Line != "row 1 failed | timeout at 30s | raise it" {
+		t.Errorf("PreviousResult = %q, %v", d.Line, ok)
+	}
+}

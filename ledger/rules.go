@@ -239,3 +239,19 @@ func (l *Ledger) PreviousDecision() (Decision, bool) {
 	}
 	return l.LatestOperational()
 }
+
+// PreviousResult is the `previous decision:` a brief quotes (L-43): the
+// last real decision — an admitted result, or the seed — never a marker
+// line (retry, escalation, grant); none after a validation miss.
+func (l *Ledger) PreviousResult() (Decision, bool) {
+	if l.Delivery.Int(KeyMisses) > 0 {
+		return Decision{}, false
+	}
+	for i := len(l.Decisions) - 1; i >= 0; i-- {
+		switch d := l.Decisions[i]; d.Kind {
+		case DecisionResult, DecisionSeed, DecisionReopened:
+			return d, true
+		}
+	}
+	return Decision{}, false
+}

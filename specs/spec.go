@@ -72,7 +72,13 @@ type AC struct {
 	N int
 	// Text is the AC's whitespace-normalized text: its first paragraph,
 	// then each nested non-disposition item or block, joined by "; ".
-	Text        string
+	Text string
+	// Source is the AC's first paragraph exactly as the spec has it, one
+	// line per source line: what an agent is asked to make true, byte for
+	// byte (Text, which the contract fingerprints, folds its whitespace).
+	Source string
+	// Details are the AC's nested non-disposition items and blocks.
+	Details     []string
 	Disposition Disposition
 	// Pos is the position of the AC's list marker.
 	Pos parse.Pos
@@ -452,6 +458,12 @@ func (p *specParser) acceptanceCriteria(s *Spec, scope *parse.Section) {
 			text = strings.Join(append([]string{text}, details...), "; ")
 		}
 		ac.Text = text
+		ac.Details = details
+		src := make([]string, len(it.Lines))
+		for i, l := range it.Lines {
+			src[i] = l.Text
+		}
+		ac.Source = strings.Join(src, "\n")
 		s.ACs = append(s.ACs, ac)
 	}
 }
