@@ -73,7 +73,33 @@ func Load(cfg *specs.Config, files []specs.File) (*Repo, parse.Diagnostics) {
 			}
 		}
 	}
+	diags = append(diags, r.checkChainOrder()...)
 	return r, diags
+}
+
+// RuleChainPredecessor flags a chain milestone that has a ledger while its
+// predecessor is not done, as when a spec was seeded before it was added
+// to a chain. The reconciler holds such a milestone at every phase.
+const RuleChainPredecessor = "chain/predecessor-unfinished"
+
+// checkChainOrder reports, at the chain's line for the milestone, every
+// seeded milestone whose predecessor's ledger is not done.
+func (r *Repo) checkChainOrder() parse.Diagnostics {
+	var diags parse.Diagnostics
+	for _, c := range r.Chains {
+		for k := 1; k < len(c.Milestones); k++ {
+			m, prev := c.Milestones[k], c.Milestones[k-1]
+			if m.Path == "" || prev.Path == "" || r.Ledgers[m.Path] == nil {
+				continue
+			}
+			if pl := r.Ledgers[prev.Path]; pl == nil || pl.Phase() != PhaseDone {
+				diags.Add(c.Path, m.Pos, parse.SeverityWarning, RuleChainPredecessor,
+					"milestone %d (%s) has a ledger but milestone %d (%s) is not done; gallivant holds it at every phase until %s is merged",
+					k+1, m.Path, k, prev.Path, prev.Path)
+			}
+		}
+	}
+	return diags
 }
 
 func (p *positions) requestsOr() []int {

@@ -183,3 +183,41 @@ func TestReusedSpecPathGetsANewPullRequest(t *testing.T) {
 func (r *rig) lastBody() string {
 	return run(r.t, r.control, "git", "log", "-1", "--format=%B", "main")
 }
+
+// Chains hold at every phase: a milestone that was seeded (and opened)
+// before it was added to a chain is not labelled ready while its
+// predecessor is unmerged, and goes on once it merges.
+func TestChainHoldsAMilestoneSeededBeforeItWasChained(t *testing.T) {
+	// Milestone 2 lives in another repository, so that merging milestone 1
+	// cannot make it conflict.
+	r := newRig(t, map[string]string{"specs/a.md": specWith(1, ""), "specs/b.md": "---\nrepo: acme/web\n---\n" + specWith(1, ""),
+		"gallivant.yaml": strings.Replace(rigConfig, "none: [acme/api]", "none: [acme/api, acme/web]", 1)}, "acme/api", "acme/web")
+	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/web", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	rep := r.pass()
+	if countSubjects(rep, "loop: open pr") != 2 {
+		t.Fatalf("want both pull requests open, got %v", subjectsOf(rep))
+	}
+	r.edit("chains/launch.md", func(string) string {
+		return "# Launch\n\n## Milestones\n\n1. `specs/a.md`\n2. `specs/b.md`\n"
+	})
+	r.as("ci-bot").status(r.head("gallivant/a"), "ci", "success")
+	web := strings.TrimSpace(run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/b"))
+	if _, _, err := r.gh.Client("ci-bot").Repositories.CreateStatus(context.Background(), "acme", "web", web, &github.RepoStatus{State: github.String("success"), Context: github.String("ci")}); err != nil {
+		t.Fatal(err)
+	}
+	rep = r.pass()
+	wantSubjects(t, rep, "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	if !strings.Contains(noteOf(rep), "not labelled ready: waits for milestone 1") {
+		t.Errorf("no note for the held milestone: %s", noteOf(rep))
+	}
+	if ls := r.ledgerOf("specs/b.md"); ls.Phase() != ledger.PhaseReview {
+		t.Errorf("milestone 2 is %s while milestone 1 is unmerged", ls.Phase())
+	}
+	r.as("alice").merge(1)
+	rep = r.pass()
+	got := strings.Join(subjectsOf(rep), "\n")
+	if !strings.Contains(got, "loop: done acme/api#1") || !strings.Contains(got, "loop: ready acme/web#1") {
+		t.Errorf("after the merge: %v (%s)", subjectsOf(rep), noteOf(rep))
+	}
+}
