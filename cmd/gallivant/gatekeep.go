@@ -95,7 +95,7 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	in := gatekeep.Input{Self: self}
+	in := gatekeep.Input{Self: self, NoCI: len(prs) > 0 && cfg.Checks.NoCI(prs[0].Repo)}
 	if cfg.Reviewer != nil {
 		in.Reviewer = cfg.Reviewer.Login
 	}
