@@ -21,6 +21,9 @@ type GitHubClient interface {
 	BranchHead(ctx context.Context, repo, branch string) (string, bool, error)
 	CreateBranch(ctx context.Context, repo, branch, sha string) error
 	Compare(ctx context.Context, repo, base, head string) (Comparison, error)
+	// Permission reports a login's permission on a repository: "admin",
+	// "write", "read" or "none". It decides whose text may steer the loop.
+	Permission(ctx context.Context, repo, login string) (string, error)
 	workflowDispatcher
 	deliveryClient
 }

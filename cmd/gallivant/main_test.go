@@ -52,6 +52,8 @@ func TestScripts(t *testing.T) {
 			"github":   cmdGitHub,
 			"gitrepo":  cmdGitRepo,
 			"ghstatus": cmdGHStatus,
+			"freeport": cmdFreePort,
+			"httpget":  cmdHTTPGet,
 		},
 	})
 }
