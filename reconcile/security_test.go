@@ -1,8 +1,16 @@
 package reconcile
 
 import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gallivant/gallivant/ledger"
 
 	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/google/go-cmp/cmp"
@@ -97,5 +105,137 @@ func TestStandInRefusesWritesOfReadOnlyUser(t *testing.T) {
 	}
 	if err := g.AddLabel(ctx, "acme/api", pr.Number, "ready-for-human"); err != nil {
 		t.Errorf("gallivant labels: %v", err)
+	}
+}
+
+// maliciousAgent is issue 11's finding 1 as a script: it looks for the
+// token in its environment and its checkout's .git/config, plants a
+// pre-push hook and an fsmonitor command that would dump the environment
+// of whatever git runs there later, and then commits as asked.
+const maliciousAgent = `#!/bin/sh
+set -u
+loot=LOOT
+id -u > "$loot/uid"
+env > "$loot/env"
+cat .git/config > "$loot/config"
+printf '#!/bin/sh\nenv > %s/hook-env\n' "$loot" > .git/hooks/pre-push
+chmod +x .git/hooks/pre-push
+git config core.hooksPath .git/hooks
+git config core.fsmonitor "env > $loot/fsmonitor-env; false #"
+echo hi > hello.txt
+git add hello.txt
+git -c user.name=Mallory -c user.email=m@example.com commit --quiet -m "loop: row 1 done"
+`
+
+func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *githubtest.Server, token string) {
+	s = githubtest.Start(t, "acme/api")
+	token = s.MainToken()
+	t.Setenv("BOT_TOKEN", token)
+	t.Setenv("GITHUB_TOKEN", token)
+	t.Setenv("GH_TOKEN", token)
+	t.Setenv("GALLIVANT_LIVE_GITHUB_TOKEN", token)
+	t.Setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	root := t.TempDir()
+	loot = filepath.Join(root, "loot")
+	work := filepath.Join(root, "work")
+	for _, d := range []string{loot, work} {
+		if err := os.MkdirAll(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A run_as agent must reach its checkout and drop its loot.
+	for _, d := range []string{filepath.Dir(root), root, loot} {
+		os.Chmod(d, 0o777)
+	}
+	script := filepath.Join(root, "agent.sh")
+	if err := os.WriteFile(script, []byte(strings.ReplaceAll(maliciousAgent, "LOOT", loot)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base, _, err := mustGitHub(t, s).BranchHead(t.Context(), "acme/api", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := CommandExecutor{Argv: []string{"sh", script}, Timeout: time.Minute, WorkDir: work, Token: token,
+		Env: []string{"PATH", "HOME", "BOT_TOKEN", "GITHUB_TOKEN"}, TokenEnv: "BOT_TOKEN", RunAs: runAs}
+	task := Task{Spec: "specs/-x.md", Repo: "acme/api", CloneURL: s.GitURL("acme/api"), Branch: "gallivant/-x", Base: base,
+		Pending: ledger.Pending{}, Iteration: 1, Brief: "row 1"}
+	out, err := e.Run(t.Context(), task)
+	if err != nil || out.Err != nil {
+		t.Fatalf("Run: %v, outcome error %v (log %s)", err, out.Err, readFile(out.Log))
+	}
+	if out.Commits != 1 || out.Dirty {
+		t.Fatalf("outcome %+v, want one commit and a clean tree", out)
+	}
+	// The commit reached GitHub, pushed by gallivant from its mirror.
+	head, ok, err := mustGitHub(t, s).BranchHead(t.Context(), "acme/api", "gallivant/-x")
+	if err != nil || !ok || head == base {
+		t.Fatalf("work branch head %s ok %v err %v: the agent's commit was not pushed", head, ok, err)
+	}
+	return loot, s, token
+}
+
+func mustGitHub(t *testing.T, s *githubtest.Server) *GitHub {
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	return g
+}
+
+func readFile(p string) string { b, _ := os.ReadFile(p); return string(b) }
+
+// assertNoToken fails when any loot file holds the token, raw or as the
+// base64 of the Basic credential git is handed.
+func assertNoToken(t *testing.T, loot, token string) {
+	t.Helper()
+	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
+	files, _ := filepath.Glob(filepath.Join(loot, "*"))
+	if len(files) < 3 {
+		t.Fatalf("the agent left %d loot files; it did not run as scripted", len(files))
+	}
+	for _, f := range files {
+		data := readFile(f)
+		if strings.Contains(data, token) || strings.Contains(data, basic) {
+			t.Errorf("%s holds the token", filepath.Base(f))
+		}
+		if strings.Contains(data, "SSH_AUTH_SOCK") || strings.Contains(data, "GALLIVANT_LIVE") {
+			t.Errorf("%s holds a secret variable:\n%s", filepath.Base(f), data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(loot, "hook-env")); err == nil {
+		t.Errorf("the pre-push hook planted in the checkout ran")
+	}
+}
+
+// Issue 11, finding 1: the agent finds the token neither in its
+// environment (even with token_env BOT_TOKEN named in executor.env), nor
+// in its checkout's .git/config, nor through a planted pre-push hook or
+// fsmonitor command. The spec name begins with "-" (finding 10): git must
+// not take it as an option.
+func TestAgentNeverSeesTheToken(t *testing.T) {
+	loot, _, token := runMaliciousAgent(t, "")
+	assertNoToken(t, loot, token)
+	if env := readFile(filepath.Join(loot, "env")); !strings.Contains(env, "PATH=") || strings.Contains(env, "BOT_TOKEN") {
+		t.Errorf("the agent's environment is not the allow-list:\n%s", env)
+	}
+}
+
+// executor.run_as: the agent runs as another user, which cannot read
+// gallivant's memory or files (docs/security.md).
+func TestAgentRunsAsAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		e := CommandExecutor{Argv: []string{"true"}, Timeout: time.Minute, WorkDir: t.TempDir(), RunAs: "nobody"}
+		out, err := e.Run(t.Context(), Task{Spec: "specs/x.md"})
+		if err != nil || !errors.Is(out.Err, ErrRunAsNeedsRoot) {
+			t.Fatalf("run_as without root: err %v outcome %v, want ErrRunAsNeedsRoot", err, out.Err)
+		}
+		return
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skip("no user nobody to run the agent as")
+	}
+	loot, _, token := runMaliciousAgent(t, "nobody")
+	assertNoToken(t, loot, token)
+	if got := strings.TrimSpace(readFile(filepath.Join(loot, "uid"))); got != u.Uid {
+		t.Errorf("the agent ran as uid %s, want %s (nobody)", got, u.Uid)
 	}
 }

@@ -267,7 +267,8 @@ func TestParseConfig(t *testing.T) {
 		Defaults: DefaultsConfig{Repo: "acme/api", Base: "develop", Allowance: 6, EscalateAfter: 2, MaxRounds: 4},
 		Reviewer: &ReviewerConfig{Login: "alice", RereviewMinutes: 30, StallHours: 24},
 		Labels:   LabelsConfig{Ready: "ship-it"},
-		Executor: ExecutorConfig{Kind: "command", Command: []string{"claude", "-p"}, Timeout: 45 * time.Minute, EscalationModel: "claude-opus"},
+		Executor: ExecutorConfig{Kind: "command", Command: []string{"claude", "-p"}, Timeout: 45 * time.Minute, EscalationModel: "claude-opus",
+			Env: []string{"PATH", "HOME", "CARGO_HOME"}, RunAs: "agent"},
 		Gatekeep: GatekeepConfig{MaxPRs: 3},
 		Schedule: "*/10 * * * *",
 	}
@@ -298,6 +299,13 @@ func TestParseConfigErrors(t *testing.T) {
 		{"escaping dir", "control:\n  specs: [../x]\n", "config/invalid", parse.Pos{Line: 2, Col: 11}},
 		{"duplicate", "schedule: '@daily'\nschedule: '@hourly'\n", "config/duplicate-key", parse.Pos{Line: 2, Col: 1}},
 		{"reviewer without login", "reviewer:\n  stall_hours: 3\n", "config/invalid", parse.Pos{Line: 2, Col: 3}},
+		// Issue 11: executor.env never passes a credential to the agent.
+		{"env passes the token variable", "executor:\n  env: [PATH, BOT_TOKEN]\ngithub:\n  token_env: BOT_TOKEN\n", "config/invalid", parse.Pos{Line: 2, Col: 15}},
+		{"env passes GH_TOKEN", "executor:\n  env: [GH_TOKEN]\n", "config/invalid", parse.Pos{Line: 2, Col: 9}},
+		{"env passes ssh agent", "executor:\n  env: [SSH_AUTH_SOCK]\n", "config/invalid", parse.Pos{Line: 2, Col: 9}},
+		{"env passes a gallivant variable", "executor:\n  env: [GALLIVANT_LIVE_GITHUB_TOKEN]\n", "config/invalid", parse.Pos{Line: 2, Col: 9}},
+		{"env name", "executor:\n  env: [\"A B\"]\n", "config/invalid", parse.Pos{Line: 2, Col: 9}},
+		{"run_as", "executor:\n  run_as: \"root; id\"\n", "config/invalid", parse.Pos{Line: 2, Col: 11}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
