@@ -117,14 +117,16 @@ type workflowDispatcher interface {
 type WorkflowExecutor struct {
 	GitHub   workflowDispatcher
 	Workflow string
-	// Control names the control repository for the workflow's inputs.
+	// Control names the control repository for the workflow's inputs;
+	// credentials in it are never passed on.
 	Control string
 }
 
 // Run dispatches the workflow and returns at once.
 func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	inputs := map[string]string{
-		"control":   w.Control,
+		// Inputs are visible to anyone who can read the member repository.
+		"control":   redact(w.Control),
 		"spec":      t.Spec,
 		"ledger":    t.Ledger,
 		"branch":    t.Branch,
