@@ -260,3 +260,38 @@ func TestSplitCredentials(t *testing.T) {
 		})
 	}
 }
+
+// Issue 11, finding 7: after the first SIGTERM the daemon drains: the
+// pass in progress starts no new executor run, and the dispatch stays due
+// (not recorded) for the next process.
+func TestDrainedPassStartsNoAgent(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
+	rc := r.reconciler()
+	rc.Drain()
+	rep, err := rc.Pass(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.runs) != 0 {
+		t.Errorf("a draining pass ran %d agents", len(r.runs))
+	}
+	for _, tr := range rep.Transitions {
+		if strings.HasPrefix(tr.Subject, "loop: dispatch") {
+			t.Errorf("a draining pass recorded %q", tr.Subject)
+		}
+	}
+	noted := false
+	for _, n := range rep.Notes {
+		noted = noted || strings.Contains(n.Message, "gallivant is stopping")
+	}
+	if !noted {
+		t.Errorf("the deferred dispatch is not noted: %+v", rep.Notes)
+	}
+	// The next process dispatches it.
+	if _, err := r.reconciler().Pass(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.runs) == 0 {
+		t.Errorf("the next pass did not run the deferred dispatch")
+	}
+}
