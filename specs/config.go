@@ -142,7 +142,7 @@ func ValidRepo(s string) bool {
 // always returns a usable configuration: invalid values keep their defaults.
 func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 	cfg := DefaultConfig()
-	d := &yamlDecoder{file: path, line0: 0}
+	d := &yamlDecoder{file: path, line0: 0, yaml: parse.NewYAMLPositions(data)}
 	if len(data) > parse.MaxSize {
 		d.diags.Errorf(path, parse.Pos{Line: 1, Col: 1}, "config/syntax", "file is %d bytes; gallivant.yaml is limited to %d bytes", len(data), parse.MaxSize)
 		return cfg, d.diags
@@ -152,6 +152,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		line := 1
 		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
+			line = d.yaml.Pos(line, 1).Line
 		}
 		d.diags.Errorf(path, parse.Pos{Line: line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 		return cfg, d.diags
@@ -238,11 +239,15 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 type yamlDecoder struct {
 	file  string
 	line0 int // added to node lines (frontmatter offset)
+	// yaml translates yaml.v3's lines (which also break at NEL, LS and
+	// PS) into the file's, before line0 is added.
+	yaml parse.YAMLPositions
 	diags parse.Diagnostics
 }
 
 func (d *yamlDecoder) pos(n *yaml.Node) parse.Pos {
-	return parse.Pos{Line: n.Line + d.line0, Col: n.Column}
+	p := d.yaml.Pos(n.Line, n.Column)
+	return parse.Pos{Line: p.Line + d.line0, Col: p.Col}
 }
 
 func (d *yamlDecoder) errorf(n *yaml.Node, rule, format string, args ...any) {
