@@ -241,7 +241,7 @@ type yamlDecoder struct {
 	line0 int // added to node lines (frontmatter offset)
 	// yaml translates yaml.v3's lines (which also break at NEL, LS and
 	// PS) into the file's, before line0 is added.
-	yaml parse.YAMLPositions
+	yaml  parse.YAMLPositions
 	diags parse.Diagnostics
 }
 
