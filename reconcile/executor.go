@@ -337,7 +337,7 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 		return "", err
 	}
 	c := m.in(dir)
-	if _, err := c.out(ctx, "checkout", "--quiet", "-B", t.Branch, start); err != nil {
+	if _, err := c.out(ctx, "checkout", "--quiet", "-B", t.Branch, start, "--"); err != nil {
 		return "", err
 	}
 	if cred != nil {
