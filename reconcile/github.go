@@ -337,9 +337,12 @@ type PullRequest struct {
 	Title, Body    string
 	Author         string
 	HeadRef        string
-	HeadSHA        string
-	BaseRef        string
-	BaseSHA        string
+	// HeadRepo is the repository the head branch lives in (owner/name): a
+	// fork's for a pull request from a fork; "" when GitHub omits it.
+	HeadRepo string
+	HeadSHA  string
+	BaseRef  string
+	BaseSHA  string
 	// Mergeable is nil while GitHub computes it.
 	Mergeable      *bool
 	MergeableState string
@@ -354,7 +357,7 @@ func (p PullRequest) Ref() string { return p.Repo + "#" + strconv.Itoa(p.Number)
 func toPR(repo string, p *github.PullRequest) PullRequest {
 	out := PullRequest{Repo: repo, Number: p.GetNumber(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
-		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
+		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
 		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
 	for _, l := range p.Labels {
 		out.Labels = append(out.Labels, l.GetName())

@@ -54,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"ghstatus": cmdGHStatus,
 			"freeport": cmdFreePort,
 			"httpget":  cmdHTTPGet,
+			"ghcopypr": cmdGHCopyPR,
 		},
 	})
 }
