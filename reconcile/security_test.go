@@ -295,3 +295,32 @@ func TestDrainedPassStartsNoAgent(t *testing.T) {
 		t.Errorf("the next pass did not run the deferred dispatch")
 	}
 }
+
+// Credentials in a control URL stay out of the cache clone's config, and
+// a cache an older gallivant wrote with them is rewritten.
+func TestStoreKeepsURLCredentialsOutOfTheCache(t *testing.T) {
+	s := githubtest.Start(t, "acme/control")
+	const secret = "s3cr3t-in-the-url"
+	control := strings.Replace(s.GitURL("acme/control"), "http://", "http://x-access-token:"+secret+"@", 1)
+	cache := t.TempDir()
+	open := func() *Store {
+		st, err := OpenStore(t.Context(), StoreOptions{Control: control, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := open()
+	cfgPath := filepath.Join(st.Dir(), "config")
+	if cfg := readFile(cfgPath); !strings.Contains(cfg, s.GitURL("acme/control")) || strings.Contains(cfg, secret) {
+		t.Fatalf("the cache's config:\n%s", cfg)
+	}
+	old := strings.Replace(readFile(cfgPath), s.GitURL("acme/control"), control, 1)
+	if err := os.WriteFile(cfgPath, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open()
+	if cfg := readFile(cfgPath); strings.Contains(cfg, secret) {
+		t.Errorf("an older cache keeps the credential:\n%s", cfg)
+	}
+}
