@@ -21,9 +21,12 @@ type Digest struct {
 	Body        string `json:"-"`
 	Author      string `json:"author"`
 	HeadRef     string `json:"head_ref"`
-	HeadSHA     string `json:"head_sha"`
-	BaseRef     string `json:"base_ref"`
-	BaseSHA     string `json:"base_sha"`
+	// HeadRepo is the repository holding the head branch (a fork's for a
+	// pull request from a fork); "" when unknown.
+	HeadRepo string `json:"head_repo,omitempty"`
+	HeadSHA  string `json:"head_sha"`
+	BaseRef  string `json:"base_ref"`
+	BaseSHA  string `json:"base_sha"`
 	// Mergeable is nil while GitHub computes it.
 	Mergeable *bool `json:"mergeable"`
 	// MergeState is GitHub's mergeable_state in lower case: clean, dirty,

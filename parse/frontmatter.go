@@ -23,14 +23,21 @@ type Frontmatter struct {
 	ContentLine int
 	// EndLine is the line of the closing `---` delimiter.
 	EndLine int
+	// yaml translates yaml.v3's lines, which also break at NEL, LS and PS.
+	yaml YAMLPositions
 }
+
+// YAML returns the translation of yaml.v3's positions within the
+// frontmatter text (relative to ContentLine).
+func (f *Frontmatter) YAML() YAMLPositions { return f.yaml }
 
 // PosOf translates a node's YAML-relative position into a document position.
 func (f *Frontmatter) PosOf(n *yaml.Node) Pos {
 	if n == nil {
 		return Pos{Line: f.Line, Col: 1}
 	}
-	return Pos{Line: n.Line + f.ContentLine - 1, Col: n.Column}
+	p := f.yaml.Pos(n.Line, n.Column)
+	return Pos{Line: p.Line + f.ContentLine - 1, Col: p.Col}
 }
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
@@ -67,14 +74,14 @@ func (d *Document) parseFrontmatter(src []byte) int {
 		return len(src)
 	}
 	bodyOff := len(src) - len(rest)
-	f := &Frontmatter{Line: open, ContentLine: open + 1, EndLine: d.PosOf(bodyOff - 1).Line}
+	f := &Frontmatter{Line: open, ContentLine: open + 1, EndLine: d.PosOf(bodyOff - 1).Line, yaml: NewYAMLPositions(raw)}
 	d.Front = f
 	var node yaml.Node
 	if err := yaml.Unmarshal(raw, &node); err != nil {
 		line := f.ContentLine
 		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 			if n, convErr := strconv.Atoi(m[1]); convErr == nil {
-				line = f.ContentLine + n - 1
+				line = f.yaml.Pos(n, 1).Line + f.ContentLine - 1
 			}
 		}
 		if line >= f.EndLine {

@@ -6,12 +6,23 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/revlist"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
@@ -106,14 +117,16 @@ type workflowDispatcher interface {
 type WorkflowExecutor struct {
 	GitHub   workflowDispatcher
 	Workflow string
-	// Control names the control repository for the workflow's inputs.
+	// Control names the control repository for the workflow's inputs;
+	// credentials in it are never passed on.
 	Control string
 }
 
 // Run dispatches the workflow and returns at once.
 func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	inputs := map[string]string{
-		"control":   w.Control,
+		// Inputs are visible to anyone who can read the member repository.
+		"control":   redact(w.Control),
 		"spec":      t.Spec,
 		"ledger":    t.Ledger,
 		"branch":    t.Branch,
@@ -144,25 +157,53 @@ type AgentFunc func(ctx context.Context, dir string, t Task) error
 // GALLIVANT_MODEL carries the escalation model on the escalated attempt,
 // the run is bounded by Timeout and its log kept. Afterwards it checks the
 // local boundary (a clean tree) and pushes the work branch, never forcing.
+//
+// The credential never enters anything the agent controls: the agent's
+// environment is built from the Env allow-list, the checkout is cloned
+// fresh for every run from a repository gallivant owns (the mirror), and
+// the agent's commits are copied back into the mirror object by object,
+// without running git in the checkout as gallivant. Only the mirror ever
+// talks to GitHub with the token, with hooks disabled.
 type CommandExecutor struct {
 	Argv    []string
 	Timeout time.Duration
-	// WorkDir holds checkouts, task files and logs.
+	// WorkDir holds checkouts, mirrors, task files and logs.
 	WorkDir string
-	// Token authenticates gallivant's own git pushes over https; the agent
-	// never sees it.
+	// Token authenticates gallivant's own git fetches and pushes over
+	// https; the agent never sees it.
 	Token string
+	// Env names the variables of gallivant's environment passed to the
+	// agent (executor.env); specs.DefaultAgentEnv when nil. A secret
+	// (specs.SecretEnv) is never passed, even when named.
+	Env []string
+	// TokenEnv is the variable that holds the token (github.token_env):
+	// never passed to the agent.
+	TokenEnv string
+	// RunAs runs the agent as another user (executor.run_as): a name or a
+	// numeric uid. It needs gallivant to run as root.
+	RunAs string
 	// Agent runs in place of Argv when set: the demo's and tests' scripted
 	// agent.
 	Agent AgentFunc
 }
 
+// ErrRunAsNeedsRoot reports an executor.run_as that cannot take effect:
+// only root can start a process as another user.
+var ErrRunAsNeedsRoot = errors.New("executor.run_as needs gallivant to run as root")
+
 // Run prepares the checkout, runs the agent and pushes its work.
 func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	stem := specs.Stem(t.Spec)
-	dir := filepath.Join(e.WorkDir, "checkouts", strings.ReplaceAll(t.Repo, "/", "__"), stem)
+	slug := strings.ReplaceAll(t.Repo, "/", "__")
+	dir := filepath.Join(e.WorkDir, "checkouts", slug, stem)
+	mirror := filepath.Join(e.WorkDir, "mirrors", slug+".git")
 	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
+	cred, home, err := e.credential()
+	if err != nil {
+		out.Err = err
+		return out, nil
+	}
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return out, err
 	}
@@ -171,14 +212,10 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		return out, err
 	}
 	defer logf.Close()
-	g := e.git(dir, logf)
-	if err := e.prepare(ctx, g, dir, t); err != nil {
-		out.Err = fmt.Errorf("prepare the checkout: %w", err)
-		return out, nil
-	}
-	before, err := g.out(ctx, "rev-parse", "HEAD")
+	m := e.git(mirror, logf)
+	before, err := e.prepare(ctx, m, mirror, dir, t, cred)
 	if err != nil {
-		out.Err = err
+		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
 	}
 	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
@@ -191,69 +228,197 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
 	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.what(), dir)
+	env := e.agentEnv(os.Environ(), home)
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else {
-		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf)
+		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf, env, cred)
 	}
 	if runCtx.Err() != nil && ctx.Err() == nil {
 		out.Err = fmt.Errorf("the agent ran past executor.timeout (%s) and was stopped", e.Timeout)
 	}
 	fmt.Fprintf(logf, "# gallivant: agent finished: %v\n", out.Err)
-	status, _ := g.out(ctx, "status", "--porcelain")
+	// The status runs in the checkout, whose configuration the agent
+	// wrote, so it runs with the agent's environment and user: whatever it
+	// triggers gains nothing the agent did not have.
+	ag := execGit{dir: dir, env: agentGitEnv, base: env, log: logf, cred: cred}
+	status, _ := ag.out(ctx, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status", "--porcelain")
 	out.Dirty = status != ""
-	count, _ := g.out(ctx, "rev-list", "--count", before+"..HEAD")
-	fmt.Sscan(count, &out.Commits)
+	head, commits, err := copyCommits(dir, mirror, before)
+	if err != nil {
+		if out.Err == nil {
+			out.Err = fmt.Errorf("read the agent's commits: %w", err)
+		}
+		return out, nil
+	}
+	out.Commits = commits
 	if out.Dirty || out.Commits == 0 {
 		return out, nil
 	}
 	// Push whatever was committed so that nothing is lost; settling judges
 	// it (two commits are a boundary stop, with both commits kept).
-	if _, err := g.out(ctx, "push", "--quiet", "origin", "HEAD:refs/heads/"+t.Branch); err != nil {
+	if _, err := m.out(ctx, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
 		out.Err = fmt.Errorf("push the work branch: %w", err)
 	}
 	return out, nil
 }
 
-// prepare makes dir a clean checkout of the work branch.
-func (e CommandExecutor) prepare(ctx context.Context, g execGit, dir string, t Task) error {
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-			return err
-		}
-		parent := execGit{dir: filepath.Dir(dir), env: g.env, log: g.log}
-		if _, err := parent.out(ctx, "clone", "--quiet", "--no-checkout", t.CloneURL, filepath.Base(dir)); err != nil {
-			return err
-		}
+// credential resolves RunAs: the process credential and home directory
+// of the agent's user, or nil when the agent runs as gallivant.
+func (e CommandExecutor) credential() (*syscall.Credential, string, error) {
+	if e.RunAs == "" {
+		return nil, "", nil
 	}
-	if _, err := g.out(ctx, "fetch", "--quiet", "--prune", "origin"); err != nil {
-		return err
+	if os.Geteuid() != 0 {
+		return nil, "", fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as to run the agent as gallivant's own user", ErrRunAsNeedsRoot, os.Geteuid())
 	}
-	start := "origin/" + t.Branch
-	if _, err := g.out(ctx, "rev-parse", "--verify", "--quiet", start); err != nil {
-		start = t.Base
-	}
-	for _, args := range [][]string{{"checkout", "--quiet", "--force", "-B", t.Branch, start}, {"reset", "--quiet", "--hard", start}, {"clean", "-fdxq"}} {
-		if _, err := g.out(ctx, args...); err != nil {
-			return err
+	u, err := user.Lookup(e.RunAs)
+	if err != nil {
+		if u, err = user.LookupId(e.RunAs); err != nil {
+			return nil, "", fmt.Errorf("executor.run_as %s: no such user", e.RunAs)
 		}
 	}
-	return nil
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, "", fmt.Errorf("executor.run_as %s: uid %s gid %s are not numeric", e.RunAs, u.Uid, u.Gid)
+	}
+	if uid == 0 {
+		return nil, "", fmt.Errorf("executor.run_as %s is root: it would isolate nothing", e.RunAs)
+	}
+	var groups []uint32
+	if ids, err := u.GroupIds(); err == nil {
+		for _, g := range ids {
+			if n, err := strconv.ParseUint(g, 10, 32); err == nil {
+				groups = append(groups, uint32(n))
+			}
+		}
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: groups}, u.HomeDir, nil
 }
 
-func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File) error {
+// prepare brings the mirror up to date with the remote and clones a fresh
+// checkout of the work branch from it; it returns the commit the checkout
+// starts at. The old checkout is removed, not reset: the agent may have
+// planted hooks or configuration in it.
+func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir string, t Task, cred *syscall.Credential) (string, error) {
+	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
+		// The mirror is gallivant's alone: a run_as agent can neither read
+		// nor write it.
+		if err := os.MkdirAll(filepath.Dir(mirror), 0o700); err != nil {
+			return "", err
+		}
+		if _, err := m.in(filepath.Dir(mirror)).out(ctx, "init", "--quiet", "--bare", "--", mirror); err != nil {
+			return "", err
+		}
+	}
+	if _, err := m.out(ctx, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
+		return "", err
+	}
+	start, err := m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Branch+"^{commit}")
+	if err != nil {
+		if start, err = m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", t.Base+"^{commit}"); err != nil {
+			// A base given as a branch name is the remote's branch.
+			if start, err = m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Base+"^{commit}"); err != nil {
+				return "", fmt.Errorf("neither the work branch %s nor the base %s is known: %w", t.Branch, t.Base, err)
+			}
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	// A fresh clone of a local path holds no credential; --no-hardlinks
+	// keeps the agent from editing the mirror's objects through shared
+	// files.
+	if _, err := m.in(filepath.Dir(dir)).out(ctx, "clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", mirror, dir); err != nil {
+		return "", err
+	}
+	c := m.in(dir)
+	if _, err := c.out(ctx, "checkout", "--quiet", "-B", t.Branch, start, "--"); err != nil {
+		return "", err
+	}
+	if cred != nil {
+		if err := chownTree(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return "", fmt.Errorf("hand the checkout to executor.run_as: %w", err)
+		}
+	}
+	return start, nil
+}
+
+// chownTree gives a tree to the agent's user, never following symlinks.
+func chownTree(root string, uid, gid int) error {
+	return filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+// copyCommits copies the objects of the agent's commits (those reachable
+// from the checkout's HEAD and not from before) into the mirror and returns
+// the head and how many commits were added. It reads the checkout with
+// go-git, bounded to its .git directory: no git process, no hook and no
+// configuration of the checkout runs as gallivant, and alternates or
+// symlinks cannot reach gallivant's own files.
+func copyCommits(dir, mirror, before string) (string, int, error) {
+	dotgit := filepath.Join(dir, ".git")
+	if fi, err := os.Lstat(dotgit); err != nil || !fi.IsDir() {
+		return "", 0, fmt.Errorf("the checkout's .git is no longer a directory")
+	}
+	bound := osfs.New(dotgit, osfs.WithBoundOS())
+	src, err := git.Open(filesystem.NewStorageWithOptions(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
+	if err != nil {
+		return "", 0, err
+	}
+	ref, err := src.Head()
+	if err != nil {
+		return "", 0, err
+	}
+	head := ref.Hash()
+	if head.String() == before {
+		return before, 0, nil
+	}
+	dst, err := git.PlainOpen(mirror)
+	if err != nil {
+		return "", 0, err
+	}
+	hashes, err := revlist.ObjectsWithStorageForIgnores(src.Storer, dst.Storer, []plumbing.Hash{head}, []plumbing.Hash{plumbing.NewHash(before)})
+	if err != nil {
+		return "", 0, err
+	}
+	commits := 0
+	for _, h := range hashes {
+		o, err := src.Storer.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return "", 0, err
+		}
+		if o.Type() == plumbing.CommitObject {
+			commits++
+		}
+		if _, err := dst.Storer.SetEncodedObject(o); err != nil {
+			return "", 0, err
+		}
+	}
+	return head.String(), commits, nil
+}
+
+func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File, env []string, cred *syscall.Credential) error {
 	if len(e.Argv) == 0 {
 		return errors.New("executor.command is empty")
 	}
 	cmd := exec.CommandContext(ctx, e.Argv[0], e.Argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(agentEnv(), "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
+	cmd.Env = append(env, "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
 	if t.Model != "" {
 		cmd.Env = append(cmd.Env, "GALLIVANT_MODEL="+t.Model)
 	}
 	// The agent runs in its own process group so a timeout stops all of it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Run(); err != nil {
@@ -262,43 +427,72 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t
 	return nil
 }
 
-// agentEnv is the agent's environment: the reconciler's own, minus GitHub
-// credentials. The agent only commits; gallivant pushes.
-func agentEnv() []string {
+// agentEnv is the agent's environment: the allow-listed variables of
+// environ, minus every secret, with HOME set to the run_as user's home.
+// The agent only commits; gallivant pushes.
+func (e CommandExecutor) agentEnv(environ []string, home string) []string {
+	allow := e.Env
+	if allow == nil {
+		allow = specs.DefaultAgentEnv
+	}
 	var out []string
-	for _, kv := range os.Environ() {
+	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GITHUB_TOKEN", "GH_TOKEN", "GALLIVANT_LIVE_GITHUB_TOKEN", "GIT_ASKPASS", "SSH_ASKPASS":
+		if !slices.Contains(allow, k) || specs.SecretEnv(k, e.TokenEnv) {
+			continue
+		}
+		if k == "HOME" && home != "" {
 			continue
 		}
 		out = append(out, kv)
 	}
+	if home != "" {
+		out = append(out, "HOME="+home)
+	}
 	return out
 }
 
+// agentGitEnv keeps the system and global git configuration out of git
+// runs in the agent's checkout, as it is out of the agent's environment.
+var agentGitEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1"}
+
+// git runs git in gallivant's own repositories: with the credential (in
+// the environment, never argv or a URL, so it shows in no process list and
+// no log) and with hooks disabled, so no file the agent wrote can run.
 func (e CommandExecutor) git(dir string, log *os.File) execGit {
-	env := []string{"GIT_TERMINAL_PROMPT=0"}
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null"}
 	if e.Token != "" {
-		// Credentials go through the environment, never argv or a URL, so
-		// they show up in no process list and no log.
 		basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + e.Token))
-		env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraHeader", "GIT_CONFIG_VALUE_0=Authorization: Basic "+basic)
+		env = append(env, "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_1=http.extraHeader", "GIT_CONFIG_VALUE_1=Authorization: Basic "+basic)
 	}
 	return execGit{dir: dir, env: env, log: log}
 }
 
-// execGit runs the git binary in a checkout.
+// execGit runs the git binary in a repository.
 type execGit struct {
 	dir string
 	env []string
-	log *os.File
+	// base is the environment env is added to; os.Environ() when nil.
+	base []string
+	log  *os.File
+	// cred runs git as another user: the agent's.
+	cred *syscall.Credential
 }
+
+// in returns g running in dir.
+func (g execGit) in(dir string) execGit { g.dir = dir; return g }
 
 func (g execGit) out(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = g.dir
-	cmd.Env = append(os.Environ(), g.env...)
+	base := g.base
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), base...), g.env...)
+	if g.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: g.cred}
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -56,6 +56,7 @@ type GitHub struct {
 	// answers them 404, which no ETag makes free, so the answer is kept
 	// for unprotectedTTL.
 	unprotected map[string]time.Time
+	login       string // the token's login, once asked
 }
 
 // unprotectedTTL is how long a branch without protection is believed to
@@ -175,10 +176,59 @@ func splitRepo(repo string) (string, string) {
 	return owner, name
 }
 
+// self returns the token's login, asked once: a token's owner does not
+// change while the adapter lives.
+func (g *GitHub) self(ctx context.Context) (string, error) {
+	g.mu.Lock()
+	login := g.login
+	g.mu.Unlock()
+	if login != "" {
+		return login, nil
+	}
+	login, err := g.CurrentUser(ctx)
+	if err != nil {
+		return "", err
+	}
+	if login == "" {
+		return "", errors.New("github reported no login for the token")
+	}
+	g.mu.Lock()
+	g.login = login
+	g.mu.Unlock()
+	return login, nil
+}
+
 // CurrentUser returns the login the token belongs to.
 func (g *GitHub) CurrentUser(ctx context.Context) (string, error) {
 	u, _, err := g.c.Users.Get(ctx, "")
 	return u.GetLogin(), classify("get the authenticated user", err)
+}
+
+// Permission returns login's permission on repo as GitHub's legacy
+// permission names it: "admin", "write", "read" or "none". GitHub's finer
+// roles fold into these (maintain is write, triage is read), and a login
+// GitHub does not know, or hides, is "none". Callers decide who may steer
+// from it; the answer is read fresh, so callers cache it per pass.
+func (g *GitHub) Permission(ctx context.Context, repo, login string) (string, error) {
+	o, n := splitRepo(repo)
+	p, _, err := g.c.Repositories.GetPermissionLevel(ctx, o, n, login)
+	if err != nil {
+		err = classify("read the permission of "+login+" on "+repo, err)
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			return "none", nil
+		}
+		return "", err
+	}
+	switch perm := p.GetPermission(); perm {
+	case "admin", "write", "read":
+		return perm, nil
+	case "maintain":
+		return "write", nil
+	case "triage":
+		return "read", nil
+	}
+	return "none", nil
 }
 
 // BranchHead returns a branch's head commit, or ok false when the branch
@@ -287,9 +337,12 @@ type PullRequest struct {
 	Title, Body    string
 	Author         string
 	HeadRef        string
-	HeadSHA        string
-	BaseRef        string
-	BaseSHA        string
+	// HeadRepo is the repository the head branch lives in (owner/name): a
+	// fork's for a pull request from a fork; "" when GitHub omits it.
+	HeadRepo string
+	HeadSHA  string
+	BaseRef  string
+	BaseSHA  string
 	// Mergeable is nil while GitHub computes it.
 	Mergeable      *bool
 	MergeableState string
@@ -304,7 +357,7 @@ func (p PullRequest) Ref() string { return p.Repo + "#" + strconv.Itoa(p.Number)
 func toPR(repo string, p *github.PullRequest) PullRequest {
 	out := PullRequest{Repo: repo, Number: p.GetNumber(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
-		HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
+		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
 		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
 	for _, l := range p.Labels {
 		out.Labels = append(out.Labels, l.GetName())
@@ -474,18 +527,25 @@ func (g *GitHub) ReviewComments(ctx context.Context, repo string, number int, si
 func Marker(key string) string { return "<!-- gallivant:" + key + " -->" }
 
 // EnsureComment posts body (which must contain marker) unless a comment
-// carrying marker already exists, so a comment that reached GitHub under a
-// failed response is never posted twice. created reports a new post.
+// of gallivant's own login carrying marker already exists, so a comment
+// that reached GitHub under a failed response is never posted twice.
+// Anyone can type a marker: one in another user's comment is ignored, so
+// pre-posting it cannot suppress gallivant's notice. created reports a new
+// post.
 func (g *GitHub) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error) {
 	if !strings.Contains(body, marker) {
 		return false, fmt.Errorf("comment body lacks its marker %s", marker)
+	}
+	self, err := g.self(ctx)
+	if err != nil {
+		return false, err
 	}
 	cs, err := g.IssueComments(ctx, repo, number, time.Time{})
 	if err != nil {
 		return false, err
 	}
 	for _, c := range cs {
-		if strings.Contains(c.Body, marker) {
+		if strings.EqualFold(c.User, self) && strings.Contains(c.Body, marker) {
 			return false, nil
 		}
 	}

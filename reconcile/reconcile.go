@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 
 	"time"
 
@@ -21,6 +22,9 @@ type GitHubClient interface {
 	BranchHead(ctx context.Context, repo, branch string) (string, bool, error)
 	CreateBranch(ctx context.Context, repo, branch, sha string) error
 	Compare(ctx context.Context, repo, base, head string) (Comparison, error)
+	// Permission reports a login's permission on a repository: "admin",
+	// "write", "read" or "none". It decides whose text may steer the loop.
+	Permission(ctx context.Context, repo, login string) (string, error)
 	workflowDispatcher
 	deliveryClient
 }
@@ -57,7 +61,16 @@ type Options struct {
 // Reconciler runs passes over one control repository.
 type Reconciler struct {
 	o Options
+	// draining is set once the process is stopping: passes start no new
+	// executor run.
+	draining atomic.Bool
 }
+
+// Drain makes this and every later pass start no new agent: a dispatch or
+// a pull request's delivery step that would run the executor is left due
+// for the next process, with a note. Runs already started finish. A
+// stopping daemon calls it on its first signal.
+func (r *Reconciler) Drain() { r.draining.Store(true) }
 
 // New returns a reconciler.
 func New(o Options) *Reconciler {
@@ -641,8 +654,17 @@ func (p *passState) step(e *entry) (done bool, err error) {
 			// seeded (a spec seeded before it was chained included).
 			return true, nil
 		}
+		if p.r.draining.Load() {
+			p.note(e.specPath, false, "dispatch left for the next pass: gallivant is stopping")
+			return true, nil
+		}
 		return p.dispatch(e, a)
 	case ledger.ActVerify:
+		// The pull-request phases may start a review round's agent.
+		if p.r.draining.Load() {
+			p.note(e.specPath, false, "pull request left for the next pass: gallivant is stopping")
+			return true, nil
+		}
 		return p.deliver(e)
 	}
 	return true, fmt.Errorf("unknown action %v", a.Kind)

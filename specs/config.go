@@ -86,6 +86,34 @@ type ExecutorConfig struct {
 	// EscalationModel is passed on an escalated attempt only; empty means
 	// there is none and the no-escalation-model stop applies.
 	EscalationModel string
+	// Env names the variables of gallivant's environment that the command
+	// executor passes to the agent; nothing else is passed. It never
+	// holds a secret (SecretEnv): validation refuses one.
+	Env []string
+	// RunAs is the user (name or numeric uid) the command executor runs
+	// the agent as; empty runs it as gallivant's own user. Switching users
+	// needs gallivant to run as root.
+	RunAs string
+}
+
+// DefaultAgentEnv is executor.env when the configuration omits it: what a
+// program needs to find its tools, its home, its locale and a temporary
+// directory.
+var DefaultAgentEnv = []string{"PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ", "USER", "LOGNAME", "SHELL"}
+
+// SecretEnv reports whether the environment variable name may hold a
+// credential, so that it never reaches an agent: the configured token
+// variable, GitHub's and gh's token variables, the ssh agent socket, git's
+// and ssh's password helpers, git configuration passed through the
+// environment (how gallivant hands git its credential), and every
+// GALLIVANT_ variable.
+func SecretEnv(name, tokenEnv string) bool {
+	switch name {
+	case tokenEnv, "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "SSH_AUTH_SOCK", "GIT_ASKPASS", "SSH_ASKPASS":
+		return true
+	}
+	return strings.HasPrefix(name, "GALLIVANT_") || name == "GIT_CONFIG_PARAMETERS" || name == "GIT_CONFIG_COUNT" ||
+		strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
 }
 
 // ChecksConfig says how the loop treats CI on a pull request's head.
@@ -118,7 +146,7 @@ func DefaultConfig() *Config {
 		GitHub:   GitHubConfig{APIURL: "https://api.github.com/", TokenEnv: "GITHUB_TOKEN"},
 		Defaults: DefaultsConfig{Base: "main", Allowance: 4, EscalateAfter: 3, MaxRounds: 10},
 		Labels:   LabelsConfig{Ready: "ready-for-human"},
-		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute},
+		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Env: DefaultAgentEnv},
 		Gatekeep: GatekeepConfig{MaxPRs: 8},
 		Checks:   ChecksConfig{Wait: 30 * time.Minute},
 		Schedule: "@every 5m",
@@ -136,7 +164,7 @@ func ValidRepo(s string) bool {
 // always returns a usable configuration: invalid values keep their defaults.
 func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 	cfg := DefaultConfig()
-	d := &yamlDecoder{file: path, line0: 0}
+	d := &yamlDecoder{file: path, line0: 0, yaml: parse.NewYAMLPositions(data)}
 	if len(data) > parse.MaxSize {
 		d.diags.Errorf(path, parse.Pos{Line: 1, Col: 1}, "config/syntax", "file is %d bytes; gallivant.yaml is limited to %d bytes", len(data), parse.MaxSize)
 		return cfg, d.diags
@@ -146,6 +174,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		line := 1
 		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
+			line = d.yaml.Pos(line, 1).Line
 		}
 		d.diags.Errorf(path, parse.Pos{Line: line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 		return cfg, d.diags
@@ -201,6 +230,8 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 				"timeout":          d.duration(&cfg.Executor.Timeout),
 				"workflow":         d.str(&cfg.Executor.Workflow, nonEmpty),
 				"escalation_model": d.str(&cfg.Executor.EscalationModel, nil),
+				"env":              d.envList(&cfg.Executor.Env),
+				"run_as":           d.str(&cfg.Executor.RunAs, userName),
 			})
 			if cfg.Executor.Kind == ExecutorCommand && len(cfg.Executor.Command) == 0 {
 				d.errorf(n, "config/invalid", "executor.kind command needs executor.command, the argv to run (for example [\"claude\", \"-p\"])")
@@ -225,6 +256,15 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		},
 		"schedule": d.str(&cfg.Schedule, cronSpec),
 	})
+	// The token variable may be named after executor.env, so secrets are
+	// checked once the whole file is read.
+	if n := find(root, "executor", "env"); n != nil {
+		for i, name := range cfg.Executor.Env {
+			if SecretEnv(name, cfg.GitHub.TokenEnv) && i < len(n.Content) {
+				d.errorf(n.Content[i], "config/invalid", "executor.env must not pass %s to the agent: it may hold a credential, and the agent never sees one (docs/security.md)", name)
+			}
+		}
+	}
 	return cfg, d.diags
 }
 
@@ -232,11 +272,15 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 type yamlDecoder struct {
 	file  string
 	line0 int // added to node lines (frontmatter offset)
+	// yaml translates yaml.v3's lines (which also break at NEL, LS and
+	// PS) into the file's, before line0 is added.
+	yaml  parse.YAMLPositions
 	diags parse.Diagnostics
 }
 
 func (d *yamlDecoder) pos(n *yaml.Node) parse.Pos {
-	return parse.Pos{Line: n.Line + d.line0, Col: n.Column}
+	p := d.yaml.Pos(n.Line, n.Column)
+	return parse.Pos{Line: p.Line + d.line0, Col: p.Col}
 }
 
 func (d *yamlDecoder) errorf(n *yaml.Node, rule, format string, args ...any) {
@@ -433,6 +477,50 @@ func (d *yamlDecoder) strings(dst *[]string) func(*yaml.Node) {
 		}
 		*dst = out
 	}
+}
+
+// envList decodes a list of environment variable names.
+func (d *yamlDecoder) envList(dst *[]string) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		var raw []string
+		d.strings(&raw)(n)
+		if raw == nil {
+			return
+		}
+		for i, s := range raw {
+			if err := envName(s); err != nil {
+				d.errorf(n.Content[i], "config/invalid", "executor.env %s", err)
+				return
+			}
+		}
+		*dst = raw
+	}
+}
+
+// find returns the value node at the path of mapping keys, or nil.
+func find(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+var userRE = regexp.MustCompile(`^(?:[a-z_][a-z0-9_-]{0,31}\$?|[0-9]{1,10})$`)
+
+func userName(s string) error {
+	if !userRE.MatchString(s) {
+		return fmt.Errorf("must be a user name or a numeric uid, got %q", s)
+	}
+	return nil
 }
 
 func (d *yamlDecoder) dirs(dst *[]string) func(*yaml.Node) {

@@ -250,7 +250,7 @@ func (p *specParser) frontmatter(s *Spec) {
 	if f == nil || f.Node == nil {
 		return
 	}
-	d := &yamlDecoder{file: p.doc.Path, line0: f.ContentLine - 1}
+	d := &yamlDecoder{file: p.doc.Path, line0: f.ContentLine - 1, yaml: f.YAML()}
 	n := f.Node
 	if n.Kind != yaml.MappingNode {
 		p.errorf(f.PosOf(n), RuleSpecFrontmatter, "frontmatter must be a mapping of keys to values, got %s", kindName(n))

@@ -286,6 +286,10 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 	}
 	for _, dir := range cfg.ScanDirs() {
 		base := filepath.Join(root, filepath.FromSlash(dir))
+		if link := symlinkIn(root, dir); link != "" {
+			symlinkDiag(&diags, dir, link)
+			continue
+		}
 		if st, err := os.Stat(base); err != nil || !st.IsDir() {
 			continue
 		}
@@ -312,7 +316,7 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 		if o == "." || !isDocument(filepath.Base(o)) {
 			continue
 		}
-		if st, err := os.Stat(filepath.Join(root, filepath.FromSlash(o))); err == nil && !st.IsDir() {
+		if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(o))); err == nil && !st.IsDir() {
 			add(o)
 		}
 	}
@@ -326,18 +330,43 @@ func isDocument(name string) bool {
 	return strings.HasSuffix(name, ".md") && !strings.EqualFold(name, "README.md") && !strings.HasPrefix(name, ".")
 }
 
-// readDoc reads one document, refusing oversized files before reading them
-// and reporting symlink loops and other read errors as diagnostics.
+// symlinkIn returns the first path component of rel under root (rel
+// itself included) that is a symlink, or "" when there is none.
+func symlinkIn(root, rel string) string {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p))); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// symlinkDiag is reconcile's diagnostic for a symlink: a control
+// repository's documents are its own files, and a symlink could lead a
+// check, or fmt -w, out of the repository.
+func symlinkDiag(diags *parse.Diagnostics, rel, link string) {
+	if link == rel {
+		diags.Add(rel, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed")
+		return
+	}
+	diags.Add(rel, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed: %s is a symlink", link)
+}
+
+// readDoc reads one document, refusing symlinks (as reconcile does) and
+// oversized files before reading them, and reporting read errors as
+// diagnostics.
 func readDoc(root, rel string) (*specs.File, parse.Diagnostics) {
 	var diags parse.Diagnostics
 	full := filepath.Join(root, filepath.FromSlash(rel))
-	st, err := os.Stat(full)
-	if err != nil {
-		diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", unwrapPathErr(err))
+	if link := symlinkIn(root, rel); link != "" {
+		symlinkDiag(&diags, rel, link)
 		return nil, diags
 	}
-	if st.IsDir() {
-		diags.Add(rel, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlink to a directory is not followed")
+	st, err := os.Lstat(full)
+	if err != nil {
+		diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", unwrapPathErr(err))
 		return nil, diags
 	}
 	if !st.Mode().IsRegular() {

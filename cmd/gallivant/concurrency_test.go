@@ -60,7 +60,8 @@ func TestConcurrentReconcilers(t *testing.T) {
 	runlog := filepath.Join(work, "runs.log")
 	src := filepath.Join(work, "src")
 	files := map[string]string{
-		"gallivant.yaml": "defaults:\n  repo: acme/api\n  escalate_after: 9\nexecutor:\n  kind: command\n  command: [\"sh\", \"-c\", \"exec sh \\\"$AGENT\\\"\"]\n  timeout: 5m\n",
+		"gallivant.yaml": "defaults:\n  repo: acme/api\n  escalate_after: 9\nexecutor:\n  kind: command\n  command: [\"sh\", \"-c\", \"exec sh \\\"$AGENT\\\"\"]\n  timeout: 5m\n" +
+			"  env: [PATH, HOME, AGENT, RUNLOG, GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME, GIT_COMMITTER_EMAIL]\n",
 	}
 	for _, name := range []string{"alpha", "beta", "gamma"} {
 		files["specs/"+name+".md"] = fmt.Sprintf("# %s\n\n## Acceptance criteria\n1. %s one.\n2. %s two.\n3. %s three.\n", name, name, name, name)

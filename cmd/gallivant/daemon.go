@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,8 +31,10 @@ once: a tick that fires while a pass runs is skipped and logged. The daemon
 keeps its GitHub cache between passes, so unchanged pull requests cost no
 rate limit.
 
-SIGINT or SIGTERM end it after the running pass finishes; a second signal
-aborts the running pass.`,
+SIGINT or SIGTERM end it after the running pass finishes; that pass starts
+no new agent run (a due dispatch or review round is left for the next start).
+A second signal aborts the running pass. A pass that panics is logged with
+its stack and counted, and the daemon goes on with the next tick.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, st, err := a.reconciler(cmd.Context(), opts.Control, false)
@@ -57,6 +61,7 @@ aborts the running pass.`,
 			second := make(chan os.Signal, 1)
 			go func() {
 				<-cmd.Context().Done()
+				r.Drain()
 				log.Info("stopping after the running pass; signal again to abort it")
 				signal.Notify(second, os.Interrupt, syscall.SIGTERM)
 				select {
@@ -84,14 +89,22 @@ aborts the running pass.`,
 // runDaemon runs pass once, then on every tick of sched until ctx ends,
 // skipping a tick while a pass is running, and returns after the running
 // pass has finished.
+// A pass that panics is recovered, logged with its stack and counted: one
+// bad document or response must not end the daemon.
 func runDaemon(ctx context.Context, sched cron.Schedule, log *slog.Logger, pass func() error) {
 	var running atomic.Bool
+	var panics atomic.Int64
 	tick := func() {
 		if !running.CompareAndSwap(false, true) {
 			log.Info("tick skipped: a pass is still running")
 			return
 		}
 		defer running.Store(false)
+		defer func() {
+			if v := recover(); v != nil {
+				log.Error("pass panicked", "panic", fmt.Sprint(v), "panics", panics.Add(1), "stack", string(debug.Stack()))
+			}
+		}()
 		log.Info("pass started")
 		if err := pass(); err != nil {
 			log.Error("pass failed", "error", err.Error())

@@ -163,7 +163,7 @@ func (d *demo) run() error {
 		}
 	}
 	fmt.Fprintln(d.a.io.Out, "== git log --oneline (control repository)")
-	out, err := exec0(d.control, "git", "log", "--oneline", "main")
+	out, err := exec0(d.control, "git", "log", "--oneline", "main", "--")
 	if err != nil {
 		return err
 	}
@@ -294,11 +294,11 @@ func (d *demo) setup() error {
 			return err
 		}
 	}
-	if _, err := exec0(d.root, "git", "clone", "--quiet", "--bare", src, d.control); err != nil {
+	if _, err := exec0(d.root, "git", "clone", "--quiet", "--bare", "--", src, d.control); err != nil {
 		return err
 	}
 	d.person = func(line, message string) error {
-		if _, err := exec0(src, "git", "pull", "--quiet", d.control, "main"); err != nil {
+		if _, err := exec0(src, "git", "pull", "--quiet", "--", d.control, "main"); err != nil {
 			return err
 		}
 		p := filepath.Join(src, "plans", "checkout-ledger.md")
@@ -309,7 +309,7 @@ func (d *demo) setup() error {
 		if err := os.WriteFile(p, []byte(strings.TrimRight(string(data), "\n")+"\n"+line+"\n"), 0o644); err != nil {
 			return err
 		}
-		for _, args := range [][]string{{"commit", "--quiet", "-am", message}, {"push", "--quiet", d.control, "HEAD:main"}} {
+		for _, args := range [][]string{{"commit", "--quiet", "-am", message}, {"push", "--quiet", "--", d.control, "HEAD:main"}} {
 			if _, err := exec0(src, "git", args...); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
@@ -79,12 +80,7 @@ func (a *app) fmtRun(opts *fmtOptions) error {
 				fmt.Fprintln(a.io.Out, prefix+f.Path)
 			}
 			if opts.Write && !same {
-				full := filepath.Join(t.root, filepath.FromSlash(f.Path))
-				st, err := os.Stat(full)
-				if err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
-				if err := os.WriteFile(full, out, st.Mode().Perm()); err != nil {
+				if err := writeInside(t.root, f.Path, out); err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
 			}
@@ -103,6 +99,32 @@ func (a *app) fmtRun(opts *fmtOptions) error {
 		}
 	}
 	return nil
+}
+
+// writeInside rewrites the regular file rel of the repository at root. It
+// never writes through a symlink, so that fmt -w cannot write outside the
+// repository even when a file turns into a symlink after it was read.
+func writeInside(root, rel string, data []byte) error {
+	if link := symlinkIn(root, rel); link != "" {
+		return fmt.Errorf("%s: not written: %s is a symlink", rel, link)
+	}
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	st, err := os.Lstat(full)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not written: not a regular file", rel)
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func inScope(p string, only []string) bool {

@@ -117,6 +117,9 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 			pin.Repolled = true
 			pin.Gate = gateInput(d, repo)
 			v := gatekeep.Judge(d, pin)
+			if b, ok := gateBinding(d, repo); ok && pin.Gate != nil {
+				v = gatekeep.BindVerdict(v, gatekeep.Bind(d, b))
+			}
 			j.Digest, j.Verdict = &d, &v
 		}
 		judged = append(judged, j)
@@ -199,6 +202,28 @@ func (a *app) gatekeepControl(dir string) (*specs.Config, *ledger.Repo, error) {
 	files, _ := readTree(dir, cfg, nil)
 	repo, _ := ledger.Load(cfg, files)
 	return cfg, repo, nil
+}
+
+// gateBinding reads, from the control repository at hand, what the pull
+// request carrying d's identity block must be: the entry's repository and
+// work branch, and the ledger's pr: and head.
+func gateBinding(d gatekeep.Digest, repo *ledger.Repo) (gatekeep.Binding, bool) {
+	if repo == nil {
+		return gatekeep.Binding{}, false
+	}
+	id, err := gatekeep.ParseIdentity(d.Body)
+	if err != nil {
+		return gatekeep.Binding{}, false
+	}
+	sp, l := repo.Specs[id.Spec], repo.Ledgers[id.Spec]
+	if sp == nil || l == nil {
+		return gatekeep.Binding{}, false
+	}
+	member, ok := sp.MemberRepo(id.Member)
+	if !ok {
+		member = sp.Repo
+	}
+	return gatekeep.Binding{Repo: member, Branch: l.WorkBranch(), PR: l.Delivery.Get(ledger.KeyPR), Head: l.Delivery.Get(ledger.KeyHead)}, true
 }
 
 // gateInput builds the completion gate's input for a pull request whose

@@ -52,6 +52,9 @@ func TestScripts(t *testing.T) {
 			"github":   cmdGitHub,
 			"gitrepo":  cmdGitRepo,
 			"ghstatus": cmdGHStatus,
+			"freeport": cmdFreePort,
+			"httpget":  cmdHTTPGet,
+			"ghcopypr": cmdGHCopyPR,
 		},
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/gallivant/gallivant/reconcile/githubtest"
@@ -9,10 +10,16 @@ import (
 )
 
 type sandboxOptions struct {
-	Dir   string
-	Addr  string
-	Repos []string
+	Dir       string
+	Addr      string
+	Repos     []string
+	Users     []string
+	Outsiders []string
 }
+
+// loginRE is GitHub's login syntax: letters, digits and single inner
+// hyphens, at most 39 characters.
+var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
 
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
@@ -27,11 +34,13 @@ prints shell-sourceable lines
   GITHUB_API_URL=<url>
   GITHUB_TOKEN=<token>
   GIT_URL_<OWNER>_<NAME>=<clone url>
+  GITHUB_TOKEN_<LOGIN>=<token>     (one per --user and --outsider)
 
 and serves until interrupted. Everything persists under --dir across restarts.`,
 		Example: `  gallivant sandbox --dir /tmp/sb --repo acme/api > /tmp/sb.env &
   set -a; . /tmp/sb.env; set +a
-  curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL"repos/acme/api`,
+  curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL"repos/acme/api
+  gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Dir == "" {
@@ -46,11 +55,37 @@ and serves until interrupted. Everything persists under --dir across restarts.`,
 					return usageError("--repo %s: %v", r, err)
 				}
 			}
+			// Users are created before serving so that a bad login is a
+			// usage error, not a half-started sandbox.
+			type user struct{ login, token string }
+			var users []user
+			seen := map[string]string{}
+			for _, u := range append(append([]string(nil), opts.Users...), opts.Outsiders...) {
+				flag, role := "--user", githubtest.RoleWrite
+				if len(users) >= len(opts.Users) {
+					flag, role = "--outsider", githubtest.RoleRead
+				}
+				if !loginRE.MatchString(u) {
+					return usageError("%s %q is not a GitHub login (letters, digits and single hyphens)", flag, u)
+				}
+				if prev, ok := seen[strings.ToLower(u)]; ok {
+					return usageError("%s %s: the login is already given with %s", flag, u, prev)
+				}
+				seen[strings.ToLower(u)] = flag
+				tok, err := s.SetRole(u, role)
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				users = append(users, user{u, tok})
+			}
 			err = s.Serve(cmd.Context(), opts.Addr, func(url string) {
 				fmt.Fprintf(a.io.Out, "GITHUB_API_URL=%s\n", s.APIURL())
 				fmt.Fprintf(a.io.Out, "GITHUB_TOKEN=%s\n", s.MainToken())
 				for _, r := range s.Repos() {
 					fmt.Fprintf(a.io.Out, "GIT_URL_%s=%s\n", envName(r), s.GitURL(r))
+				}
+				for _, u := range users {
+					fmt.Fprintf(a.io.Out, "GITHUB_TOKEN_%s=%s\n", envName(u.login), u.token)
 				}
 				fmt.Fprintf(a.io.Err, "sandbox serving on %s; interrupt to stop\n", url)
 			})
@@ -64,6 +99,8 @@ and serves until interrupted. Everything persists under --dir across restarts.`,
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory holding the repositories and state (required)")
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:0", "loopback address to listen on")
 	cmd.Flags().StringArrayVar(&opts.Repos, "repo", nil, "repository to create, owner/name (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Users, "user", nil, "another user with write access to every repository; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Outsiders, "outsider", nil, "a read-only user: may comment, review and open pull requests; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	return cmd
 }
 

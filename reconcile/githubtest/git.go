@@ -48,7 +48,7 @@ func initBare(dir, branch, who string, when time.Time) (gitRepo, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return gitRepo{}, err
 	}
-	if _, err := (gitRepo{dir: "."}).run(nil, nil, "init", "--quiet", "--bare", "--initial-branch="+branch, dir); err != nil {
+	if _, err := (gitRepo{dir: "."}).run(nil, nil, "init", "--quiet", "--bare", "--initial-branch="+branch, "--", dir); err != nil {
 		return gitRepo{}, err
 	}
 	g := gitRepo{dir: dir}
@@ -105,7 +105,7 @@ func (g gitRepo) resolve(ref string) (string, bool) {
 	if strings.HasPrefix(ref, "-") {
 		return "", false
 	}
-	s, err := g.out("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	s, err := g.out("rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	return s, err == nil && s != ""
 }
 

@@ -38,12 +38,45 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 			}
 			c.git = gitRepo{dir: s.RepoDir(c.full)}
 		}
+		if needRepo && r.Method != http.MethodGet && needsWrite(r) && s.roleOf(c.repo, login) == RoleRead {
+			// GitHub answers a read-only user's write with 403 or, for
+			// labels, 404; 403 is enough for every client to stop.
+			writeError(w, http.StatusForbidden, "Must have push access to repository")
+			return
+		}
 		fn(c)
 		if r.Method != http.MethodGet || s.dirty {
 			s.dirty = false
 			_ = s.save()
 		}
 	}
+}
+
+// needsWrite reports whether a request needs push access: anyone who can
+// read a public repository may comment, review and open pull requests.
+func needsWrite(r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case strings.HasSuffix(p, "/comments"), strings.Contains(p, "/issues/comments/"), strings.HasSuffix(p, "/reviews"):
+		return false
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/pulls"):
+		return false
+	}
+	return true
+}
+
+// getPermission answers GET /repos/{owner}/{repo}/collaborators/{username}/permission
+// with the legacy permission (admin, write, read, none) and the role name.
+func getPermission(c *ctx) {
+	login := c.r.PathValue("username")
+	known := c.s.tokenOf(login) != "" || strings.EqualFold(login, c.repo.Owner)
+	if !known {
+		writeError(c.w, http.StatusNotFound, "Not Found")
+		return
+	}
+	perm := c.s.roleOf(c.repo, login)
+	roleName := map[string]string{RoleAdmin: "admin", RoleWrite: "write", RoleRead: "read", RoleNone: "none"}[perm]
+	writeJSON(c.w, 200, map[string]any{"permission": perm, "role_name": roleName, "user": c.s.user(login)})
 }
 
 func (c *ctx) decode(v any) bool {
@@ -72,6 +105,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	}))
 	r := p + "/repos/{owner}/{repo}"
 	mux.HandleFunc("GET "+r, s.handle(true, func(c *ctx) { writeJSON(c.w, 200, c.s.repoJSON(c.repo)) }))
+	mux.HandleFunc("GET "+r+"/collaborators/{username}/permission", s.handle(true, getPermission))
 	mux.HandleFunc("GET "+r+"/branches", s.handle(true, listBranches))
 	mux.HandleFunc("GET "+r+"/branches/{branch...}", s.handle(true, getBranch))
 	mux.HandleFunc("GET "+r+"/git/ref/{ref...}", s.handle(true, getRef))

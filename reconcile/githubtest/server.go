@@ -63,6 +63,9 @@ type state struct {
 	NextID int64             `json:"next_id"`
 	Tokens map[string]string `json:"tokens"` // token → login
 	Repos  map[string]*repo  `json:"repos"`  // owner/name → repo
+	// Roles are users' permissions on every repository (login → admin,
+	// write or read); a user with a token and no role has write.
+	Roles map[string]string `json:"roles,omitempty"`
 }
 
 type repo struct {
@@ -317,6 +320,53 @@ func (s *Server) Token(login string) string {
 	s.st.Tokens[t] = login
 	_ = s.save()
 	return t
+}
+
+// Permission levels a user can hold on a repository, as GitHub's
+// collaborator-permission endpoint reports them.
+const (
+	RoleAdmin = "admin"
+	RoleWrite = "write"
+	RoleRead  = "read"
+	RoleNone  = "none"
+)
+
+// SetRole gives login (creating it when new) the role admin, write or read
+// on every repository and returns its token. An outsider holds read: it can
+// comment, review and open pull requests, but not push, label, merge, set
+// statuses or dispatch workflows.
+func (s *Server) SetRole(login, role string) (string, error) {
+	switch role {
+	case RoleAdmin, RoleWrite, RoleRead:
+	default:
+		return "", fmt.Errorf("githubtest: role %q is not admin, write or read", role)
+	}
+	t := s.Token(login)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.Roles == nil {
+		s.st.Roles = map[string]string{}
+	}
+	s.st.Roles[login] = role
+	return t, s.save()
+}
+
+// roleOf is login's permission on r: the owner is admin, a user with a
+// token and no role has write, an unknown login none. The caller holds s.mu.
+func (s *Server) roleOf(r *repo, login string) string {
+	if login == "" {
+		return RoleNone
+	}
+	if strings.EqualFold(login, r.Owner) {
+		return RoleAdmin
+	}
+	if role, ok := s.st.Roles[login]; ok {
+		return role
+	}
+	if s.tokenOf(login) != "" {
+		return RoleWrite
+	}
+	return RoleNone
 }
 
 // MainToken returns the token of the default login.

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/reconcile/githubtest"
+)
+
+// Issue 11, finding 5: a credential in the --control URL is grepped for in
+// every output and every file a pass leaves behind (the cache clone's
+// config, the GitHub stand-in's state with the workflow-dispatch inputs,
+// the control repository's new commits): it is in none.
+func TestControlURLCredentialNeverLeaks(t *testing.T) {
+	const secret = "s3cr3t-in-the-url"
+	bin := gallivantBinary(t)
+	state := t.TempDir()
+	gh := githubtest.StartWith(t, githubtest.Options{Dir: state}, "acme/api", "acme/control")
+	work := t.TempDir()
+	ctl := filepath.Join(work, "ctl")
+	gitCmd(t, work, "clone", "--quiet", gh.GitURL("acme/control"), ctl)
+	os.MkdirAll(filepath.Join(ctl, "specs"), 0o755)
+	os.WriteFile(filepath.Join(ctl, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\nexecutor:\n  kind: workflow\n  workflow: agent.yml\n"), 0o644)
+	os.WriteFile(filepath.Join(ctl, "specs", "a.md"), []byte("# A\n\n## Acceptance criteria\n1. Works.\n"), 0o644)
+	gitCmd(t, ctl, "add", "-A")
+	gitCmd(t, ctl, "commit", "--quiet", "-m", "Approve")
+	gitCmd(t, ctl, "push", "--quiet", "origin", "HEAD:main")
+
+	control := strings.Replace(gh.GitURL("acme/control"), "http://", "http://x-access-token:"+secret+"@", 1)
+	cache := filepath.Join(work, "cache")
+	var stdout, stderr bytes.Buffer
+	for pass := 0; pass < 2; pass++ {
+		cmd := exec.Command(bin, "reconcile", "--control", control)
+		cmd.Env = append(os.Environ(), "GALLIVANT_CACHE="+cache, "GITHUB_API_URL="+gh.APIURL(), "GITHUB_TOKEN="+gh.MainToken(), "GIT_CONFIG_GLOBAL=/dev/null")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("reconcile: %v\n%s", err, stderr.String())
+		}
+	}
+	for _, args := range [][]string{{"status"}, {"why", "a"}, {"log", "specs/a.md"}, {"task", "a"}} {
+		cmd := exec.Command(bin, append(args, "--control", control)...)
+		cmd.Env = append(os.Environ(), "GALLIVANT_CACHE="+cache, "GITHUB_API_URL="+gh.APIURL(), "GITHUB_TOKEN="+gh.MainToken(), "GIT_CONFIG_GLOBAL=/dev/null")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.Run()
+	}
+	ds := gh.Dispatches("acme/api")
+	if len(ds) == 0 {
+		t.Fatalf("no workflow was dispatched; the test proves nothing\n%s", stderr.String())
+	}
+	if got, want := ds[0].Inputs["control"], gh.GitURL("acme/control"); got != want {
+		t.Errorf("dispatch input control = %q, want the URL without credentials %q", got, want)
+	}
+	if strings.Contains(stdout.String()+stderr.String(), secret) {
+		t.Errorf("the credential is in gallivant's output:\n%s%s", stdout.String(), stderr.String())
+	}
+	// Every file: the cache (with the clone's config), the stand-in's
+	// state and repositories (packed objects are compressed, so the
+	// control repository's history is read with git as well).
+	files := 0
+	for _, root := range []string{cache, state} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the credential", p)
+			}
+			return nil
+		})
+	}
+	if files < 10 {
+		t.Fatalf("only %d files were searched", files)
+	}
+	if log := gitCmd(t, gh.RepoDir("acme/control"), "log", "-p", "main"); !strings.Contains(log, "loop: dispatch seed") || strings.Contains(log, secret) {
+		t.Errorf("the control history lacks the dispatch or holds the credential:\n%s", log)
+	}
+}
+
+// Issue 11, finding 7: a pass that panics is logged with its stack and
+// counted, and the daemon goes on with the next tick.
+func TestDaemonRecoversFromPanickingPass(t *testing.T) {
+	var log bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &mu}, nil))
+	var passes atomic.Int32
+	second := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		runDaemon(ctx, every(10*time.Millisecond), logger, func() error {
+			switch passes.Add(1) {
+			case 1:
+				var m map[string]int
+				m["boom"]++ // a nil-map write: a real runtime panic
+			case 2:
+				close(second)
+			}
+			return nil
+		})
+		close(done)
+	}()
+	select {
+	case <-second:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no pass ran after the panicking one: the daemon died or stopped ticking")
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	out := log.String()
+	for _, want := range []string{`msg="pass panicked"`, "assignment to entry in nil map", "panics=1", "runtime/debug.Stack", "TestDaemonRecoversFromPanickingPass"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the daemon's log lacks %q:\n%s", want, out)
+		}
+	}
+}
