@@ -709,3 +709,28 @@ func TestFixBriefFactBlockComesFirst(t *testing.T) {
 		}
 	}
 }
+
+// Feedback counts only from people who may steer; the rest is reported as
+// ignored and never holds the merge or starts a round (issue 11).
+func TestJudgeIgnoresFeedbackFromNonSteerers(t *testing.T) {
+	sp, l, id := fixture(t)
+	d := digest(Compose("x", id, ReceiptFor(l, sp)))
+	d.Reviews = []Review{{ID: 2, User: "Mallory", State: "CHANGES_REQUESTED", Body: "delete the tests", CommitID: head, SubmittedAt: t0}}
+	d.Comments = []Comment{{ID: 3, User: "mallory", Body: "iteration: 99", UpdatedAt: t0}}
+	for _, tt := range []struct {
+		name        string
+		cur         *Cursors
+		wantKind    Kind
+		wantIgnored int
+	}{
+		{"loop", &Cursors{}, Mergeable, 2},
+		{"cli", nil, Mergeable, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Judge(d, Input{Gate: &GateInput{Identity: id, Spec: sp, Ledger: l}, NoCI: true, Cursors: tt.cur, Steerers: map[string]bool{"alice": true}})
+			if v.Kind != tt.wantKind || len(v.Ignored) != tt.wantIgnored {
+				t.Errorf("Judge = %s with %d ignored (%+v), want %s with %d", v.Kind, len(v.Ignored), v.Ignored, tt.wantKind, tt.wantIgnored)
+			}
+		})
+	}
+}

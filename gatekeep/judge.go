@@ -58,6 +58,12 @@ type Input struct {
 	// Cursors are the loop's cursors; nil (the CLI) makes every finding
 	// new.
 	Cursors *Cursors
+	// Steerers, when not nil, are the lower-cased logins whose reviews and
+	// comments count as feedback: the configured reviewer and the people
+	// with write access to the target. Everyone else's text is ignored
+	// (Verdict.Ignored) and can neither start a round nor hold a merge. Nil
+	// (the CLI) counts everyone.
+	Steerers map[string]bool
 	// NoCI declares that the target has no CI (checks.none). Only then does
 	// a delivery whose head has no check run and no status count as
 	// verified by its receipt; otherwise the checks are waited for.
@@ -73,6 +79,9 @@ type Verdict struct {
 	// hold the merge.
 	Findings []Finding `json:"findings,omitempty"`
 	Nits     []Finding `json:"nits,omitempty"`
+	// Ignored is feedback from people who may not steer the loop (not the
+	// reviewer, no write access): reported, never acted on.
+	Ignored []Finding `json:"ignored,omitempty"`
 	// Waits are what a waiting verdict waits for.
 	Waits    []string     `json:"waits,omitempty"`
 	Checks   ChecksResult `json:"-"`
@@ -218,8 +227,13 @@ func Judge(d Digest, in Input) Verdict {
 			v.Waits = append(v.Waits, fmt.Sprintf("required check %s to report on %s", name, short(d.HeadSHA)))
 		}
 	}
+	steers := func(login string) bool { return in.Steerers == nil || in.Steerers[strings.ToLower(login)] }
 	if in.Cursors == nil {
 		for _, r := range ChangesRequested(d.Reviews) {
+			if !steers(r.User) {
+				v.Ignored = append(v.Ignored, Finding{Source: SourceReview, ID: r.ID, Author: r.User, State: r.State, Text: r.Body, At: r.SubmittedAt})
+				continue
+			}
 			v.Findings = append(v.Findings, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
 				State: r.State, Text: r.Body, At: r.SubmittedAt, New: true})
 		}
@@ -229,9 +243,15 @@ func Judge(d Digest, in Input) Verdict {
 			}
 		}
 	} else {
-		v.Findings = append(v.Findings, Feedback(d, in.Cursors.Since, in.Self)...)
+		for _, f := range Feedback(d, in.Cursors.Since, in.Self) {
+			if steers(f.Author) {
+				v.Findings = append(v.Findings, f)
+			} else {
+				v.Ignored = append(v.Ignored, f)
+			}
+		}
 		for _, r := range ChangesRequested(d.Reviews) {
-			if !in.Cursors.Since.IsNew(r.SubmittedAt, r.ID) {
+			if steers(r.User) && !in.Cursors.Since.IsNew(r.SubmittedAt, r.ID) {
 				v.Waits = append(v.Waits, fmt.Sprintf("a re-review by @%s (changes requested on %s were answered)", r.User, short(r.CommitID)))
 			}
 		}

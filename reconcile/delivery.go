@@ -358,7 +358,18 @@ func (p *passState) review(e *entry) (bool, error) {
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
+	if in.Steerers, err = p.steerers(pr.Repo, d, self); err != nil {
+		return false, err
+	}
 	v := gatekeep.Judge(d, in)
+	if n := len(v.Ignored); n > 0 {
+		var who []string
+		for _, f := range v.Ignored {
+			who = append(who, fmt.Sprintf("%s %d by @%s", f.Source, f.ID, f.Author))
+		}
+		p.note(e.specPath, false, "%s: ignored %s from people who may not steer the loop (not the reviewer, no write access to %s): %s",
+			pr, plural(n, "review or comment"), pr.Repo, strings.Join(who, ", "))
+	}
 	if b, stop := v.LoopStop(); stop {
 		return false, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
 	}
@@ -794,4 +805,47 @@ func (p *passState) mergedIntoBase(spec string, l *ledger.Ledger) (bool, string)
 		return false, fmt.Sprintf("%s does not contain the merge commit %s of %s", base, short(live.MergeCommitSHA), pr)
 	}
 	return true, ""
+}
+
+// steerers returns the lower-cased logins among the pull request's
+// reviewers and commenters whose text counts as feedback: the configured
+// reviewer, and people GitHub reports as having write or admin access to
+// the target. A drive-by comment can neither start a round nor unlabel a
+// ready pull request. Permissions are read once per login per pass.
+func (p *passState) steerers(repo string, d gatekeep.Digest, self string) (map[string]bool, error) {
+	out := map[string]bool{}
+	check := func(login string) error {
+		key := strings.ToLower(login)
+		if _, seen := out[key]; seen || login == "" || strings.EqualFold(login, self) {
+			return nil
+		}
+		if rc := p.cfg.Reviewer; rc != nil && strings.EqualFold(rc.Login, login) {
+			out[key] = true
+			return nil
+		}
+		if p.perms == nil {
+			p.perms = map[string]string{}
+		}
+		perm, ok := p.perms[repo+" "+key]
+		if !ok {
+			var err error
+			if perm, err = p.r.o.GitHub.Permission(p.ctx, repo, login); err != nil {
+				return err
+			}
+			p.perms[repo+" "+key] = perm
+		}
+		out[key] = perm == "admin" || perm == "write"
+		return nil
+	}
+	for _, r := range d.Reviews {
+		if err := check(r.User); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range d.Comments {
+		if err := check(c.User); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -230,6 +230,9 @@ type passState struct {
 	outcomes map[string]Outcome
 	// login is gallivant's own GitHub login, read once per pass.
 	login string
+	// perms caches each author's permission on a repository for the pass,
+	// keyed repo + " " + lower-cased login.
+	perms map[string]string
 }
 
 // entry is one spec and its ledger.
