@@ -62,7 +62,9 @@ func TestLoopTransitions(t *testing.T) {
 			"loop: merge base acme/api#1", map[string]string{"head": head, "retry": ""}},
 		{"ready owes the notification", func() (*ledger.Ledger, ledger.Commit) { return Ready(l, pr1, old, "ready-for-human") },
 			"loop: ready acme/api#1", map[string]string{"phase": "ready", "owed": "ready-comment " + old}},
-		{"unready at the same head", func() (*ledger.Ledger, ledger.Commit) { return Unready(ready, pr1, "ready-for-human", "new feedback", nil) },
+		{"unready at the same head", func() (*ledger.Ledger, ledger.Commit) {
+			return Unready(ready, pr1, "ready-for-human", "new feedback", nil)
+		},
 			"loop: unready acme/api#1", map[string]string{"phase": "review", "head": old}},
 		{"unready at a new head", func() (*ledger.Ledger, ledger.Commit) { return Unready(ready, pr1, "ready-for-human", "moved", &h1) },
 			"loop: unready acme/api#1", map[string]string{"phase": "review", "head": head}},
