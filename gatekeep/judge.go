@@ -145,11 +145,11 @@ func (v Verdict) ForRound() []Finding {
 
 // BlockedBy reports whether the verdict is blocked with code.
 func (v Verdict) BlockedBy(code BlockCode) bool {
-	_, ok := v.block(code)
+	_, ok := v.blockOf(code)
 	return ok
 }
 
-func (v Verdict) block(code BlockCode) (Block, bool) {
+func (v Verdict) blockOf(code BlockCode) (Block, bool) {
 	for _, b := range v.Blocks {
 		if b.Code == code {
 			return b, true
@@ -166,7 +166,7 @@ func (v Verdict) block(code BlockCode) (Block, bool) {
 // BLOCKED) wait for a person without a stop.
 func (v Verdict) LoopStop() (Block, bool) {
 	for _, code := range []BlockCode{BlockMergeUnknown, BlockChecksRed} {
-		if b, ok := v.block(code); ok {
+		if b, ok := v.blockOf(code); ok {
 			return b, true
 		}
 	}
@@ -179,63 +179,114 @@ func (v Verdict) LoopStop() (Block, bool) {
 // completion gate. Blocked wins over fixable, fixable over waiting.
 func Judge(d Digest, in Input) Verdict {
 	var v Verdict
-	block := func(code BlockCode, reason, clears string) {
-		v.Blocks = append(v.Blocks, Block{Code: code, Reason: reason, Clears: clears})
-	}
 	switch {
 	case d.Merged:
-		block(BlockMerged, "merged as "+short(d.MergeCommit), "nothing: the pull request is merged")
+		v.block(BlockMerged, "merged as "+short(d.MergeCommit), "nothing: the pull request is merged")
 		return finish(v, d)
 	case d.State == "closed":
-		block(BlockClosed, "closed without merging", "reopen the pull request")
+		v.block(BlockClosed, "closed without merging", "reopen the pull request")
 		return finish(v, d)
 	}
+	v.judgeMergeState(d, in)
+	missing := v.judgeChecks(d, in)
+	v.judgeReviews(d, in)
+	if in.Gate != nil {
+		v.GateRun = true
+		v.Gate = Gate(d, *in.Gate)
+		for _, p := range v.Gate {
+			if p.Blocking {
+				v.block(BlockGate, "completion gate: "+p.Message, p.Clears)
+			} else {
+				v.Findings = append(v.Findings, Finding{Source: SourceGate, Where: string(p.Rule), Text: p.Message, New: true})
+			}
+		}
+	}
+	if d.MergeState == "blocked" && len(v.Waits) == 0 && len(v.Findings) == 0 && len(v.Blocks) == 0 {
+		// G-23: nothing gatekeep sees explains it.
+		v.block(BlockGitHub, "GitHub reports BLOCKED, no local repair applies", "a person with access checks the protection rules of "+d.BaseRef)
+	}
+	v.judgeEvidence(d, in, missing)
+	for _, f := range v.Findings {
+		if f.Source == SourceCheck && !f.New {
+			v.block(BlockChecksRed, fmt.Sprintf("checks still red on %s after a fix round for them", short(d.HeadSHA)),
+				"a person fixes the checks (a new push is followed), then resume | <why>")
+			break
+		}
+	}
+	return finish(v, d)
+}
+
+func (v *Verdict) block(code BlockCode, reason, clears string) {
+	v.Blocks = append(v.Blocks, Block{Code: code, Reason: reason, Clears: clears})
+}
+
+// judgeMergeState weighs a draft and GitHub's merge state (G-22): unknown
+// waits for one re-poll, then withholds the merge; dirty is a conflict;
+// behind needs the base merged in.
+func (v *Verdict) judgeMergeState(d Digest, in Input) {
 	if d.Draft {
-		block(BlockDraft, "the pull request is a draft", "mark it ready for review")
+		v.block(BlockDraft, "the pull request is a draft", "mark it ready for review")
 	}
 	switch {
 	case d.Mergeable == nil || d.MergeState == "unknown" || d.MergeState == "":
 		if in.Repolled {
-			block(BlockMergeUnknown, "merge state unknown after a re-poll", "recheck once GitHub has computed mergeability")
+			v.block(BlockMergeUnknown, "merge state unknown after a re-poll", "recheck once GitHub has computed mergeability")
 		} else {
 			v.Waits = append(v.Waits, "GitHub to compute mergeability")
 		}
 	case !*d.Mergeable || d.MergeState == "dirty":
-		block(BlockConflict, fmt.Sprintf("conflicts with %s", d.BaseRef), fmt.Sprintf("merge %s into %s and resolve the conflicts", d.BaseRef, d.HeadRef))
+		v.block(BlockConflict, fmt.Sprintf("conflicts with %s", d.BaseRef), fmt.Sprintf("merge %s into %s and resolve the conflicts", d.BaseRef, d.HeadRef))
 	case d.MergeState == "behind":
-		block(BlockBehind, fmt.Sprintf("behind %s, whose protection requires branches to be up to date", d.BaseRef), fmt.Sprintf("merge %s into %s", d.BaseRef, d.HeadRef))
+		v.block(BlockBehind, fmt.Sprintf("behind %s, whose protection requires branches to be up to date", d.BaseRef), fmt.Sprintf("merge %s into %s", d.BaseRef, d.HeadRef))
 	}
+}
+
+// judgeChecks applies the CI-first rules on the exact head (G-21): failing
+// checks are findings, once per head; running and required-but-unreported
+// checks are waited for. It returns how many required checks have not
+// reported.
+func (v *Verdict) judgeChecks(d Digest, in Input) (missing int) {
 	v.Checks = EvaluateChecks(d)
 	for _, c := range v.Checks.Failing {
-		f := checkFinding(c, in.Cursors == nil || in.Cursors.ChecksHead != d.HeadSHA)
-		v.Findings = append(v.Findings, f)
+		v.Findings = append(v.Findings, checkFinding(c, in.Cursors == nil || in.Cursors.ChecksHead != d.HeadSHA))
 	}
 	for _, c := range v.Checks.Waiting {
 		v.Waits = append(v.Waits, fmt.Sprintf("check %s on %s", c.Name, short(d.HeadSHA)))
 	}
 	if !d.ChecksKnown {
 		v.Waits = append(v.Waits, "the checks on "+short(d.HeadSHA)+" to be readable")
+		return 0
 	}
-	missing := 0
 	for _, name := range d.Required {
 		reported := false
 		for _, c := range d.Checks {
 			reported = reported || c.Name == name
 		}
-		if !reported && d.ChecksKnown {
+		if !reported {
 			missing++
 			v.Waits = append(v.Waits, fmt.Sprintf("required check %s to report on %s", name, short(d.HeadSHA)))
 		}
 	}
+	return missing
+}
+
+// judgeReviews weighs reviews and comments from the people who may steer
+// (R-32, G-17): without cursors (the CLI) outstanding changes requested are
+// findings and commented reviews nits; with cursors only feedback after the
+// cursor is new, and answered changes wait for a re-review. The configured
+// reviewer's approval of exactly the head is waited for.
+func (v *Verdict) judgeReviews(d Digest, in Input) {
 	steers := func(login string) bool { return in.Steerers == nil || in.Steerers[strings.ToLower(login)] }
 	if in.Cursors == nil {
 		for _, r := range ChangesRequested(d.Reviews) {
+			f := Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
+				State: r.State, Text: r.Body, At: r.SubmittedAt, New: true}
 			if !steers(r.User) {
-				v.Ignored = append(v.Ignored, Finding{Source: SourceReview, ID: r.ID, Author: r.User, State: r.State, Text: r.Body, At: r.SubmittedAt})
+				f.New = false
+				v.Ignored = append(v.Ignored, f)
 				continue
 			}
-			v.Findings = append(v.Findings, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
-				State: r.State, Text: r.Body, At: r.SubmittedAt, New: true})
+			v.Findings = append(v.Findings, f)
 		}
 		for _, r := range d.Reviews {
 			if p := PriorReview(d.Reviews, r.User); p != nil && p.ID == r.ID && p.State == "COMMENTED" && strings.TrimSpace(p.Body) != "" && !strings.EqualFold(r.User, in.Self) {
@@ -259,21 +310,12 @@ func Judge(d Digest, in Input) Verdict {
 	if in.Reviewer != "" && !ReviewerClear(d.Reviews, in.Reviewer, d.HeadSHA) {
 		v.Waits = append(v.Waits, fmt.Sprintf("an approval by @%s of %s", in.Reviewer, short(d.HeadSHA)))
 	}
-	if in.Gate != nil {
-		v.GateRun = true
-		v.Gate = Gate(d, *in.Gate)
-		for _, p := range v.Gate {
-			if p.Blocking {
-				block(BlockGate, "completion gate: "+p.Message, p.Clears)
-			} else {
-				v.Findings = append(v.Findings, Finding{Source: SourceGate, Where: string(p.Rule), Text: p.Message, New: true})
-			}
-		}
-	}
-	if d.MergeState == "blocked" && len(v.Waits) == 0 && len(v.Findings) == 0 && len(v.Blocks) == 0 {
-		// G-23: nothing gatekeep sees explains it.
-		block(BlockGitHub, "GitHub reports BLOCKED, no local repair applies", "a person with access checks the protection rules of "+d.BaseRef)
-	}
+}
+
+// judgeEvidence decides where the verdict's evidence comes from (G-21):
+// CI, pending CI, the receipt (local, only for a target declared to have
+// no CI), or none, which blocks a pull request without a receipt.
+func (v *Verdict) judgeEvidence(d Digest, in Input, missing int) {
 	v.Evidence = v.Checks.Evidence
 	if missing > 0 {
 		v.Evidence = EvidencePending
@@ -285,25 +327,18 @@ func Judge(d Digest, in Input) Verdict {
 		v.Evidence = EvidencePending
 		v.Waits = append(v.Waits, WaitCI+" "+short(d.HeadSHA))
 	}
-	if v.Evidence == "" {
-		if v.GateRun && len(v.Gate) == 0 {
-			v.Evidence = EvidenceLocal
-		} else {
-			v.Evidence = EvidenceUnknown
-			if !v.GateRun {
-				block(BlockNoEvidence, "no verification evidence: the head has no checks and the body no gallivant receipt",
-					"add CI checks that run on the head, or deliver the change through gallivant")
-			}
-		}
+	if v.Evidence != "" {
+		return
 	}
-	for _, f := range v.Findings {
-		if f.Source == SourceCheck && !f.New {
-			block(BlockChecksRed, fmt.Sprintf("checks still red on %s after a fix round for them", short(d.HeadSHA)),
-				"a person fixes the checks (a new push is followed), then resume | <why>")
-			break
-		}
+	if v.GateRun && len(v.Gate) == 0 {
+		v.Evidence = EvidenceLocal
+		return
 	}
-	return finish(v, d)
+	v.Evidence = EvidenceUnknown
+	if !v.GateRun {
+		v.block(BlockNoEvidence, "no verification evidence: the head has no checks and the body no gallivant receipt",
+			"add CI checks that run on the head, or deliver the change through gallivant")
+	}
 }
 
 // WaitCI begins the wait a head with no checks at all gets.
