@@ -537,7 +537,7 @@ func (p *passState) round(e *entry, pr gatekeep.PR, d gatekeep.Digest, cur gatek
 	n := e.l.Clone()
 	setCursors(n.Delivery, next)
 	n.Delivery.SetInt(ledger.KeyRound, k)
-	n.Delivery.SetTime(ledger.KeyDispatchedAt, p.now)
+	n.Delivery.SetTime(ledger.KeyDispatchedAt, p.clock())
 	var lines []string
 	for _, f := range fs {
 		lines = append(lines, "- "+findingLine(f))

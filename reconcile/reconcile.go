@@ -30,7 +30,9 @@ type Options struct {
 	Store    *Store
 	GitHub   GitHubClient
 	Executor Executor
-	// Clock is the pass's time source; time.Now when nil.
+	// Clock is the time source; time.Now when nil. It is read at every
+	// event that records a time (a dispatch, a commit date, a request), so
+	// that a record says when its event happened, not when the pass began.
 	Clock func() time.Time
 	Log   *slog.Logger
 	// DryRun plans without applying: no commit, no push, no GitHub write,
@@ -211,7 +213,9 @@ type passState struct {
 	cfg  *specs.Config
 	repo *ledger.Repo
 	rep  *Report
-	now  time.Time
+	// now is when the pass began: the one reference point for judgments
+	// made while planning. Records use clock() instead.
+	now time.Time
 	// outcomes holds what a synchronous executor reported this pass, keyed
 	// by outcomeKey, for settling the same dispatch in the same pass.
 	outcomes map[string]Outcome
@@ -282,6 +286,19 @@ func (p *passState) orphanLedger(path string) *ledger.Ledger {
 	return l
 }
 
+// clock reads the time of an event the pass records: a long pass (an agent
+// run takes minutes) must not date its later records at its start, or
+// another reconciler would judge a fresh dispatch as long overdue.
+func (p *passState) clock() time.Time { return p.r.o.Clock().UTC() }
+
+// inFlight reports whether a dispatch that started at dispatched may still
+// be running somewhere: its executor's timeout and the grace period have
+// not both passed. A pass that did not run the agent itself never calls
+// such a dispatch over.
+func (p *passState) inFlight(dispatched time.Time) bool {
+	return !p.clock().After(dispatched.Add(p.cfg.Executor.Timeout + p.cfg.Executor.Grace))
+}
+
 func (p *passState) note(spec string, problem bool, format string, args ...any) {
 	p.rep.Notes = append(p.rep.Notes, Note{Spec: spec, Message: fmt.Sprintf(format, args...), Problem: problem})
 }
@@ -301,7 +318,7 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	if !p.r.o.DryRun {
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
-		sha, err := p.r.o.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.now)
+		sha, err := p.r.o.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())
 		if err != nil {
 			return err
 		}
@@ -545,7 +562,7 @@ func (p *passState) requests(e *entry) error {
 				}
 				n, c, err = ledger.Amend(e.l, approved, e.spec, p.rep.Control, rs.Request)
 			} else {
-				n, c, err = ledger.ApplyRequest(e.l, rs.Request, p.now)
+				n, c, err = ledger.ApplyRequest(e.l, rs.Request, p.clock())
 			}
 			var rf *ledger.Refusal
 			if errors.As(err, &rf) {
@@ -561,9 +578,17 @@ func (p *passState) requests(e *entry) error {
 			}
 			if interrupted && rs.Request.Kind == ledger.RequestResume {
 				// `resume` at an interrupted stop runs the same dispatch
-				// again: the commit above is its write-ahead record.
-				if err := p.run(e); err != nil {
+				// again: the commit above is its write-ahead record. A
+				// return that arrived meanwhile (an orphaned agent's, pushed
+				// late) is admitted instead of running the attempt twice.
+				arrived, err := p.returnArrived(e)
+				if err != nil {
 					return err
+				}
+				if !arrived {
+					if err := p.run(e); err != nil {
+						return err
+					}
 				}
 			}
 			applied = true
@@ -671,7 +696,7 @@ func (p *passState) dispatch(e *entry, a ledger.Action) (bool, error) {
 		}
 		head = base
 	}
-	n, c := ledger.Dispatch(e.l, a, head, p.now)
+	n, c := ledger.Dispatch(e.l, a, head, p.clock())
 	if err := p.apply(e, n, c); err != nil {
 		return false, err
 	}
@@ -728,7 +753,7 @@ func (p *passState) settle(e *entry) (bool, error) {
 	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
 	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
 	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty}
-	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && p.now.After(dt.Add(p.cfg.Executor.Timeout)) {
+	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
 	}
 	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
@@ -772,6 +797,19 @@ func (p *passState) settle(e *entry) (bool, error) {
 		return true, nil
 	}
 	return false, p.apply(e, n, c)
+}
+
+// returnArrived reports whether the work branch moved past the outstanding
+// dispatch's pending SHA: some agent answered it, and settling decides what
+// the answer means.
+func (p *passState) returnArrived(e *entry) (bool, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, p.branch(e))
+	if err != nil {
+		return false, err
+	}
+	return ok && head != pd.SHA, nil
 }
 
 // outcomeKey names one dispatch: an outcome only ever settles the dispatch
