@@ -98,3 +98,41 @@ func TestResumeAdmitsAReturnAlreadyThere(t *testing.T) {
 		t.Errorf("the attempt ran again: %d runs, want %d", len(r.runs), runs)
 	}
 }
+
+// Issue 12, finding 4: a pass that loses a compare-and-swap race after its
+// write-ahead dispatch landed still reports that dispatch; the report
+// matches the control branch exactly.
+func TestLostRaceReportsWhatLanded(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	moved := false
+	rep := r.pass(func(o *Options) {
+		o.Crash = func(point string) error {
+			if point == "executor:after" && !moved {
+				// A person pushes while the first agent runs: the pass's
+				// next push loses the race.
+				moved = true
+				r.edit("notes.txt", func(string) string { return "moved\n" })
+			}
+			return nil
+		}
+	})
+	if rep.Retries == 0 {
+		t.Fatal("the pass never lost a race")
+	}
+	var want []string
+	for _, s := range r.subjects() {
+		if strings.HasPrefix(s, "loop: ") {
+			want = append(want, s)
+		}
+	}
+	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
+		t.Errorf("reported transitions differ from the control branch (-branch +report):\n%s", diff)
+	}
+	for _, tr := range rep.Transitions {
+		if tr.Commit == "" {
+			t.Errorf("%s reported without its commit", tr.Subject)
+			continue
+		}
+		run(t, r.control, "git", "merge-base", "--is-ancestor", tr.Commit, "main")
+	}
+}

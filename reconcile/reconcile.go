@@ -120,6 +120,9 @@ type Report struct {
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
+	// pushed counts the leading Transitions that reached the control
+	// branch: a write-ahead dispatch pushes in the middle of a pass.
+	pushed int
 }
 
 // Pass runs one reconcile pass: load the control repository at its head,
@@ -132,14 +135,32 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 	// on the work branch either way, and a re-planned pass must not think
 	// the run is still going.
 	outcomes := map[string]Outcome{}
+	// landed holds the transitions earlier attempts pushed before they lost
+	// a race: they are on the control branch, so they are reported even
+	// though the re-planned attempt does not perform them again.
+	var landed []Transition
 	for {
 		rep, err := r.pass(ctx, outcomes)
-		if rep != nil {
-			rep.Retries = retries
+		if rep == nil && len(landed) == 0 {
+			// The pass could not start (the control fetch failed).
+			return nil, err
 		}
+		if rep == nil {
+			rep = &Report{Control: r.o.Store.Head()}
+		}
+		rep.Retries = retries
+		if err != nil && !r.o.DryRun {
+			// Only what reached the control branch was performed.
+			rep.Transitions = rep.Transitions[:rep.pushed]
+		}
+		rep.Transitions = append(landed, rep.Transitions...)
 		if !errors.Is(err, ErrPushRejected) || retries+1 >= r.o.PushAttempts {
+			if err != nil && len(rep.Transitions) > 0 {
+				r.o.Log.Warn("pass ended early; the transitions it pushed stand", "pushed", len(rep.Transitions), "error", err.Error())
+			}
 			return rep, err
 		}
+		landed = rep.Transitions
 		retries++
 		wait := time.Duration(20+rand.IntN(100<<min(retries, 5))) * time.Millisecond
 		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
@@ -336,7 +357,11 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 
 // push publishes the pass's commits.
 func (p *passState) push() error {
-	if p.r.o.DryRun || !p.r.o.Store.Unpushed() {
+	if p.r.o.DryRun {
+		return nil
+	}
+	if !p.r.o.Store.Unpushed() {
+		p.rep.pushed = len(p.rep.Transitions)
 		return nil
 	}
 	if err := p.crash("push:before"); err != nil {
@@ -345,6 +370,7 @@ func (p *passState) push() error {
 	if err := p.r.o.Store.Push(p.ctx); err != nil {
 		return err
 	}
+	p.rep.pushed = len(p.rep.Transitions)
 	return p.crash("push:after")
 }
 
