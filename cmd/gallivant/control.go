@@ -33,7 +33,7 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 	if token == "" {
 		token = a.env("GH_TOKEN")
 	}
-	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token,
+	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
 		return nil, &exitError{code: exitFindings, err: err}
