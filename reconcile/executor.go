@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,10 @@ type Outcome struct {
 	Err error
 	// Log is the path of the run's kept log.
 	Log string
+	// Kept names a recovery ref (refs/gallivant/recovery/…) in the agent
+	// checkout that holds commits an earlier run left unpushed; they
+	// would otherwise have been dropped by the checkout's reset.
+	Kept string
 }
 
 // Executor hands a dispatch to an agent. Run is called after the dispatch
@@ -155,12 +160,27 @@ type CommandExecutor struct {
 	// Agent runs in place of Argv when set: the demo's and tests' scripted
 	// agent.
 	Agent AgentFunc
+	// Log receives the warnings of checkout repairs; slog.Default when nil.
+	Log *slog.Logger
+}
+
+func (e CommandExecutor) log() *slog.Logger {
+	if e.Log == nil {
+		return slog.Default()
+	}
+	return e.Log
 }
 
 // Run prepares the checkout, runs the agent and pushes its work.
 func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
-	stem := specs.Stem(t.Spec)
-	dir := filepath.Join(e.WorkDir, "checkouts", strings.ReplaceAll(t.Repo, "/", "__"), stem)
+	dir := e.checkoutDir(t)
+	// The lock says no agent runs here (not even one a crashed reconciler
+	// left behind); the agent inherits it for as long as it runs.
+	lock, err := lockCheckout(dir)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	defer lock.Close()
 	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
@@ -172,7 +192,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	defer logf.Close()
 	g := e.git(dir, logf)
-	if err := e.prepare(ctx, g, dir, t); err != nil {
+	if err := e.prepareOrReclone(ctx, g, dir, t, &out); err != nil {
 		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
 	}
@@ -180,6 +200,10 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if err != nil {
 		out.Err = err
 		return out, nil
+	}
+	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Before: before, Started: time.Now().UTC()}
+	if err := writeRunRecord(dir, rec); err != nil {
+		return out, err
 	}
 	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
@@ -194,7 +218,10 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else {
-		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf)
+		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf, lock, func(pid int) {
+			rec.PID = pid
+			_ = writeRunRecord(dir, rec)
+		})
 	}
 	if runCtx.Err() != nil && ctx.Err() == nil {
 		out.Err = fmt.Errorf("the agent ran past executor.timeout (%s) and was stopped", e.Timeout)
@@ -204,19 +231,54 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	out.Dirty = status != ""
 	count, _ := g.out(ctx, "rev-list", "--count", before+"..HEAD")
 	fmt.Sscan(count, &out.Commits)
-	if out.Dirty || out.Commits == 0 {
-		return out, nil
+	if !out.Dirty && out.Commits > 0 {
+		// Push whatever was committed so that nothing is lost; settling
+		// judges it (two commits are a boundary stop, with both commits
+		// kept).
+		if _, err := g.out(ctx, "push", "--quiet", "origin", "HEAD:refs/heads/"+t.Branch); err != nil {
+			out.Err = fmt.Errorf("push the work branch: %w", err)
+		}
 	}
-	// Push whatever was committed so that nothing is lost; settling judges
-	// it (two commits are a boundary stop, with both commits kept).
-	if _, err := g.out(ctx, "push", "--quiet", "origin", "HEAD:refs/heads/"+t.Branch); err != nil {
-		out.Err = fmt.Errorf("push the work branch: %w", err)
-	}
+	// This pass settles the run from out; a crash before this line leaves
+	// the record for the next pass's Recover.
+	os.Remove(dir + ".run")
 	return out, nil
 }
 
+// prepareOrReclone prepares the checkout, repairing what a crash can leave
+// in it: stale git lock files are removed (the checkout's flock proves no
+// agent runs), unpushed commits are kept on a recovery ref, and a checkout
+// git cannot prepare (a half-written index, a torn ref, a missing object)
+// is cloned again, once. Each repair is logged once.
+func (e CommandExecutor) prepareOrReclone(ctx context.Context, g execGit, dir string, t Task, out *Outcome) error {
+	if locks := removeStaleGitLocks(dir); len(locks) > 0 {
+		e.log().Warn("removed stale git lock files from the agent checkout", "dir", dir, "locks", strings.Join(locks, " "))
+	}
+	err := e.prepare(ctx, g, dir, t, out)
+	if err == nil {
+		return nil
+	}
+	if _, statErr := os.Stat(filepath.Join(dir, ".git")); statErr != nil {
+		return err
+	}
+	e.log().Warn("the agent checkout is damaged; cloning it again", "dir", dir, "damage", err.Error())
+	if ref, n := keepUnpushed(ctx, g, t.Branch, time.Now()); ref != "" {
+		// Even a damaged checkout may hold an agent's commit: move it out
+		// of the way instead of deleting it.
+		kept := fmt.Sprintf("%s.damaged-%s", dir, time.Now().UTC().Format("20060102T150405Z"))
+		if os.Rename(dir, kept) == nil {
+			out.Kept = fmt.Sprintf("%s in %s (%d unpushed commits)", ref, kept, n)
+			return e.prepare(ctx, g, dir, t, out)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove the damaged checkout: %w", err)
+	}
+	return e.prepare(ctx, g, dir, t, out)
+}
+
 // prepare makes dir a clean checkout of the work branch.
-func (e CommandExecutor) prepare(ctx context.Context, g execGit, dir string, t Task) error {
+func (e CommandExecutor) prepare(ctx context.Context, g execGit, dir string, t Task, out *Outcome) error {
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 			return err
@@ -233,6 +295,10 @@ func (e CommandExecutor) prepare(ctx context.Context, g execGit, dir string, t T
 	if _, err := g.out(ctx, "rev-parse", "--verify", "--quiet", start); err != nil {
 		start = t.Base
 	}
+	if ref, n := keepUnpushed(ctx, g, t.Branch, time.Now()); ref != "" {
+		out.Kept = fmt.Sprintf("%s (%d unpushed commits)", ref, n)
+		e.log().Warn("kept unpushed commits of an earlier run on a recovery ref", "dir", dir, "ref", ref, "commits", n)
+	}
 	for _, args := range [][]string{{"checkout", "--quiet", "--force", "-B", t.Branch, start}, {"reset", "--quiet", "--hard", start}, {"clean", "-fdxq"}} {
 		if _, err := g.out(ctx, args...); err != nil {
 			return err
@@ -241,7 +307,7 @@ func (e CommandExecutor) prepare(ctx context.Context, g execGit, dir string, t T
 	return nil
 }
 
-func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File) error {
+func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf, lock *os.File, started func(pid int)) error {
 	if len(e.Argv) == 0 {
 		return errors.New("executor.command is empty")
 	}
@@ -256,7 +322,14 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
+	// The agent holds the checkout's lock (as fd 3): if this process dies,
+	// the next pass sees the agent is still at work.
+	cmd.ExtraFiles = []*os.File{lock}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
+	}
+	started(cmd.Process.Pid)
+	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
 	}
 	return nil

@@ -607,9 +607,20 @@ func (p *passState) requests(e *entry) error {
 				// again: the commit above is its write-ahead record. A
 				// return that arrived meanwhile (an orphaned agent's, pushed
 				// late) is admitted instead of running the attempt twice.
-				arrived, err := p.returnArrived(e)
+				rc, err := p.recoverRun(e)
 				if err != nil {
 					return err
+				}
+				// A live orphan is waited for and its commit admitted; an
+				// orphan that ended without one is run again, as asked.
+				arrived := rc.Running > 0 || rc.Outcome.Commits > 0
+				if rc.Known && !arrived {
+					delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+				}
+				if !arrived {
+					if arrived, err = p.returnArrived(e); err != nil {
+						return err
+					}
 				}
 				if !arrived {
 					if err := p.run(e); err != nil {
@@ -764,6 +775,9 @@ func (p *passState) run(e *entry) error {
 		return err
 	}
 	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
+	if out.Kept != "" {
+		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
+	}
 	if out.Err != nil {
 		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
@@ -778,6 +792,20 @@ func (p *passState) settle(e *entry) (bool, error) {
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
 	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+	if !ranHere {
+		rc, err := p.recoverRun(e)
+		if err != nil {
+			return false, err
+		}
+		if rc.Running > 0 {
+			p.note(e.specPath, false, "waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running)
+			return true, nil
+		}
+		if rc.Known {
+			out, ranHere = rc.Outcome, true
+			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+		}
+	}
 	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty}
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
@@ -823,6 +851,38 @@ func (p *passState) settle(e *entry) (bool, error) {
 		return true, nil
 	}
 	return false, p.apply(e, n, c)
+}
+
+// recoverer is implemented by executors that can find an agent a crashed
+// reconciler started on this machine.
+type recoverer interface {
+	Recover(ctx context.Context, t Task) (Recovery, error)
+}
+
+// recoverRun asks the executor about the outstanding dispatch of e, which
+// this pass did not run: an agent whose reconciler died may still be at
+// work, or may have finished with its return unpushed. A finished run's
+// outcome is remembered for settling, its return pushed.
+func (p *passState) recoverRun(e *entry) (Recovery, error) {
+	rv, ok := p.r.o.Executor.(recoverer)
+	if !ok || p.r.o.DryRun {
+		return Recovery{}, nil
+	}
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1}
+	rc, err := rv.Recover(p.ctx, t)
+	if err != nil {
+		return Recovery{}, err
+	}
+	if rc.Known && rc.Running == 0 {
+		p.r.o.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "pending", pd.String(), "commits", rc.Outcome.Commits)
+		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
+	}
+	if rc.Kept != "" {
+		p.note(e.specPath, true, "the return of a crashed reconciler's agent could not be pushed; it is kept on %s in the agent checkout", rc.Kept)
+	}
+	return rc, nil
 }
 
 // returnArrived reports whether the work branch moved past the outstanding

@@ -104,7 +104,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*rec
 	var exec reconcile.Executor = reconcile.NoneExecutor{}
 	switch cfg.Executor.Kind {
 	case specs.ExecutorCommand:
-		exec = reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token}
+		exec = reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token, Log: log}
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}
