@@ -97,6 +97,9 @@ func TestResumeAdmitsAReturnAlreadyThere(t *testing.T) {
 	if len(r.runs) != runs {
 		t.Errorf("the attempt ran again: %d runs, want %d", len(r.runs), runs)
 	}
+	if len(rep.Refusals) != 0 || len(r.ledger(ledgerPath).Requests) != 0 {
+		t.Errorf("the resume request was not consumed: %+v", rep.Refusals)
+	}
 }
 
 // Issue 12, finding 4: a pass that loses a compare-and-swap race after its
@@ -134,5 +137,36 @@ func TestLostRaceReportsWhatLanded(t *testing.T) {
 			continue
 		}
 		run(t, r.control, "git", "merge-base", "--is-ancestor", tr.Commit, "main")
+	}
+}
+
+// An interrupted stop whose return arrives later (an agent that outlived
+// its reconciler, pushed from another machine's cache) clears itself: the
+// return is admitted without a person.
+func TestLateReturnClearsInterrupted(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.script = func(target string, n int, model string) Behavior {
+		if target == "1" && n == 1 {
+			return NoCommit
+		}
+		return Done
+	}
+	if got := subjectsOf(r.pass()); !slices.Contains(got, "loop: stop interrupted") {
+		t.Fatalf("no interrupted stop: %v", got)
+	}
+	runs := len(r.runs)
+	task := r.runs[runs-1]
+	dir := t.TempDir()
+	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURL("acme/api"), "w")
+	if err := ScriptedAgent(func(string, int, string) Behavior { return Done })(t.Context(), dir+"/w", task); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir+"/w", "git", "push", "--quiet", "origin", "gallivant/feature")
+	rep := r.pass()
+	if got := subjectsOf(rep); len(got) < 2 || got[0] != "loop: resume" || got[1] != "loop: record home row 1" {
+		t.Errorf("got %v, want the stop cleared and the return admitted", got)
+	}
+	if len(r.runs) != runs {
+		t.Errorf("the attempt ran again")
 	}
 }

@@ -478,6 +478,32 @@ func (p *passState) autoResume(e *entry) error {
 		if e.l.Delivery.Get(ledger.KeyContract) == e.spec.Contract().Fingerprint() {
 			why = "the spec's contract is the approved one again"
 		}
+	case "interrupted":
+		// The stop says the run ended without a return. An agent that
+		// outlived its reconciler can still deliver one (pushed by this
+		// pass when its checkout is in this cache, or by another
+		// machine's): then the stop no longer holds and the return is
+		// settled like any other.
+		if e.l.Pending == nil || p.r.o.DryRun {
+			return nil
+		}
+		for _, rs := range e.l.RequestStates() {
+			if rs.Err == nil && rs.Request.Kind == ledger.RequestResume {
+				// A person asked already; the request performs the same
+				// check and consumes the request line.
+				return nil
+			}
+		}
+		if _, err := p.recoverRun(e); err != nil {
+			return err
+		}
+		arrived, err := p.returnArrived(e)
+		if err != nil {
+			return err
+		}
+		if arrived {
+			why = "the return of the interrupted dispatch arrived on the work branch"
+		}
 	}
 	if why == "" {
 		return nil
