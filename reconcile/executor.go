@@ -329,7 +329,12 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t
 		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
 	}
 	started(cmd.Process.Pid)
-	if err := cmd.Wait(); err != nil {
+	err := cmd.Wait()
+	// The run is over when the agent exits: whatever it left running in
+	// its process group would hold the checkout's lock (and the checkout)
+	// for the next run.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
 		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
 	}
 	return nil

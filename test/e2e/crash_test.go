@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ type profile struct {
 }
 
 func short() profile {
-	return profile{specs: 3, kills: 16, slots: 4, stagger: 350 * time.Millisecond, deadline: 150 * time.Second}
+	return profile{specs: 3, kills: 20, slots: 4, stagger: 350 * time.Millisecond, deadline: 150 * time.Second}
 }
 
 func soak() profile {
@@ -155,7 +156,7 @@ func newWorld(t *testing.T, p profile) *world {
 	}
 	w.control = env["GIT_URL_ACME_CONTROL"]
 	w.env = append(os.Environ(), "GITHUB_API_URL="+env["GITHUB_API_URL"], "GITHUB_TOKEN="+env["GITHUB_TOKEN"],
-		"AGENT="+agent, "RUNLOG="+w.runlog, "AGENT_SLEEP=1.2", "GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=",
+		"AGENT="+agent, "RUNLOG="+w.runlog, "AGENT_SLEEP="+strconv.FormatFloat(agentSleep.Seconds(), 'f', -1, 64), "GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
 		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
 	// Approve the specs: one push to the control repository.
@@ -187,6 +188,7 @@ type proc struct {
 	cmd            *exec.Cmd
 	stdout, stderr bytes.Buffer
 	killed         string // "", "reconciler" or "tree"
+	during         string // "agent run" when an agent was running, else "reconciler" (fetch, commits, pushes, GitHub)
 	exited         chan struct{}
 	err            error
 }
@@ -195,7 +197,9 @@ type proc struct {
 func (w *world) start(slot, gen int) *proc {
 	p := &proc{name: fmt.Sprintf("slot%d-gen%03d", slot, gen), exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, "reconcile", "--control", w.control, "--format", "json")
-	p.cmd.Env = append(w.env, "GALLIVANT_CACHE="+filepath.Join(w.dir, fmt.Sprintf("cache%d", slot)), "GALLIVANT_AUTHOR_NAME="+p.name)
+	// A fresh slice: appending to the shared one would let concurrent
+	// starts overwrite each other's variables.
+	p.cmd.Env = append(slices.Clip(w.env), "GALLIVANT_CACHE="+filepath.Join(w.dir, fmt.Sprintf("cache%d", slot)), "GALLIVANT_AUTHOR_NAME="+p.name)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
@@ -212,8 +216,13 @@ func (w *world) start(slot, gen int) *proc {
 // process group, lives on as an orphan) or to its whole process tree.
 func (p *proc) kill(tree bool) {
 	pids := []int{p.cmd.Process.Pid}
+	below := descendants(p.cmd.Process.Pid)
+	p.during = "reconciler"
+	if p.agentRunning() {
+		p.during = "agent run"
+	}
 	if tree {
-		pids = append(pids, descendants(p.cmd.Process.Pid)...)
+		pids = append(pids, below...)
 		p.killed = "tree"
 	} else {
 		p.killed = "reconciler"
@@ -222,6 +231,32 @@ func (p *proc) kill(tree bool) {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	<-p.exited
+}
+
+// awaitAgent waits until an agent runs under the pass; false when the pass
+// ended first.
+func (p *proc) awaitAgent() bool {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.exited:
+			return false
+		case <-tick.C:
+			if p.agentRunning() {
+				return true
+			}
+		}
+	}
+}
+
+func (p *proc) agentRunning() bool {
+	for _, pid := range descendants(p.cmd.Process.Pid) {
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); bytes.Contains(cmdline, []byte("agent.sh")) {
+			return true
+		}
+	}
+	return false
 }
 
 // descendants lists every process below pid, from /proc.
@@ -353,21 +388,34 @@ func reference(t *testing.T, p profile) map[string]string {
 type plan struct {
 	delay time.Duration
 	tree  bool
+	// agent counts delay from the moment an agent starts under the pass
+	// (a pass that starts none runs to its end).
+	agent bool
 }
+
+// agentSleep is how long the agent works on each dispatch.
+const agentSleep = 2 * time.Second
 
 // kills deals p.kills kill points over the slots, seeded: a third land in
 // the first 300ms of a pass (the control fetch, the first commits and the
-// write-ahead push), the rest anywhere in its first 4s (agent runs, the
-// agent's own commit, the pushes after them); half kill the whole tree.
+// write-ahead push), a third anywhere in its first 2.5s, a third during an
+// agent run (up to its commit); half kill the whole tree.
 func kills(p profile, rng *rand.Rand) [][]plan {
 	plans := make([][]plan, p.slots)
 	for k := 0; k < p.kills; k++ {
 		s := k % p.slots
-		d := time.Duration(rng.Int64N(int64(4 * time.Second)))
-		if rng.IntN(3) == 0 {
-			d = time.Duration(rng.Int64N(int64(300 * time.Millisecond)))
+		var pl plan
+		switch rng.IntN(3) {
+		case 0:
+			pl.delay = time.Duration(1 + rng.Int64N(int64(300*time.Millisecond)))
+		case 1:
+			pl.delay = time.Duration(1 + rng.Int64N(int64(2500*time.Millisecond)))
+		case 2:
+			pl.agent = true
+			pl.delay = time.Duration(1 + rng.Int64N(int64(agentSleep)))
 		}
-		plans[s] = append(plans[s], plan{delay: d, tree: rng.IntN(2) == 0})
+		pl.tree = rng.IntN(2) == 0
+		plans[s] = append(plans[s], pl)
 		if rng.IntN(3) == 0 {
 			plans[s] = append(plans[s], plan{}) // a pass that runs to its end
 		}
@@ -429,6 +477,9 @@ func TestCrashAndConcurrency(t *testing.T) {
 					<-pr.exited
 					continue
 				}
+				if step.agent && !pr.awaitAgent() {
+					continue
+				}
 				select {
 				case <-pr.exited:
 				case <-time.After(step.delay):
@@ -481,12 +532,16 @@ func TestCrashAndConcurrency(t *testing.T) {
 	// Every process that exited reported exactly the transitions it
 	// pushed; the control branch holds nothing else.
 	w.checkReports()
-	var killed = map[string]int{}
+	killed, during := map[string]int{}, map[string]int{}
 	for _, pr := range w.procs {
 		killed[pr.killed]++
+		during[pr.during]++
 	}
-	t.Logf("converged in %s: %d processes (%d killed alone, %d with their tree), %d attempts started, %d finished, %d interrupted stops resumed",
-		time.Since(start).Round(time.Second), len(w.procs), killed["reconciler"], killed["tree"], sum(started), sum(done), resumed)
+	msg := fmt.Sprintf("converged in %s: %d processes, %d of %d kill points hit a live pass (%d killed alone, %d with their tree; %d during an agent run, %d in the reconciler's own work), %d attempts started, %d finished, %d interrupted stops resumed by a person",
+		time.Since(start).Round(time.Second), len(w.procs), killed["reconciler"]+killed["tree"], p.kills, killed["reconciler"], killed["tree"],
+		during["agent run"], during["reconciler"], sum(started), sum(done), resumed)
+	t.Log(msg)
+	fmt.Fprintln(os.Stderr, "e2e:", msg)
 }
 
 func sum(m map[string]int) int {
