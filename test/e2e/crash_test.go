@@ -450,6 +450,9 @@ func TestCrashAndConcurrency(t *testing.T) {
 
 	w := newWorld(t, p)
 	t.Cleanup(func() {
+		if t.Failed() {
+			w.dump()
+		}
 		// Orphaned agents end by themselves within seconds; make sure.
 		_, _, pids := w.runs()
 		for _, pid := range pids {
@@ -565,7 +568,6 @@ func (w *world) answerStops(ls map[string]*ledger.Ledger) int {
 			continue
 		}
 		if reason != "interrupted" || l.Pending == nil {
-			w.dump()
 			w.t.Fatalf("%s stopped %s: %s\n%s", path, reason, detail, ledger.Format(l))
 		}
 		// A person is needed only when no agent of this dispatch ran to
