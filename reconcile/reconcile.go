@@ -501,9 +501,12 @@ func (p *passState) autoResume(e *entry) error {
 		if err != nil {
 			return err
 		}
-		if arrived {
-			why = "the return of the interrupted dispatch arrived on the work branch"
+		if !arrived {
+			// Whatever Recover learned settles nothing while stopped.
+			delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+			return nil
 		}
+		why = "the return of the interrupted dispatch arrived on the work branch"
 	}
 	if why == "" {
 		return nil
