@@ -86,7 +86,8 @@ func (p *passState) observeHead(repo, sha string) gatekeep.Head {
 	if rc := p.cfg.Reviewer; rc != nil {
 		rereview = time.Duration(rc.RereviewMinutes) * time.Minute
 	}
-	return gatekeep.Head{SHA: sha, Seen: p.now, Asked: gatekeep.ReviewerClock(committed, p.now, rereview)}
+	now := p.clock()
+	return gatekeep.Head{SHA: sha, Seen: now, Asked: gatekeep.ReviewerClock(committed, now, rereview)}
 }
 
 // stop commits a stop of the pull-request phases.
@@ -601,7 +602,7 @@ func (p *passState) round(e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gate
 		return false, err
 	}
 	n, c, err := gatekeep.RoundStarted(e.l, gatekeep.RoundInput{PR: pr, MaxRounds: p.cfg.Defaults.MaxRounds, Head: d.HeadSHA, Findings: fs,
-		Receipt: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), Now: p.now})
+		Receipt: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), Now: p.clock()})
 	if err != nil {
 		return false, err
 	}
@@ -675,7 +676,7 @@ func (p *passState) settleRound(e *entry, pr gatekeep.PR) (bool, error) {
 		return false, p.apply(e, n, c)
 	}
 	over := ranHere && out.Finished
-	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && p.now.After(dt.Add(p.cfg.Executor.Timeout)) {
+	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		over = true
 	}
 	if !over {

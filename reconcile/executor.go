@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/user"
@@ -81,6 +82,10 @@ type Outcome struct {
 	Err error
 	// Log is the path of the run's kept log.
 	Log string
+	// Kept names a recovery ref (refs/gallivant/recovery/…) in gallivant's
+	// mirror of the repository that holds commits an earlier run left
+	// unpushed; a fresh checkout would otherwise have dropped them.
+	Kept string
 }
 
 // Executor hands a dispatch to an agent. Run is called after the dispatch
@@ -185,6 +190,20 @@ type CommandExecutor struct {
 	// Agent runs in place of Argv when set: the demo's and tests' scripted
 	// agent.
 	Agent AgentFunc
+	// Log receives the warnings of cache repairs; slog.Default when nil.
+	Log *slog.Logger
+}
+
+func (e CommandExecutor) log() *slog.Logger {
+	if e.Log == nil {
+		return slog.Default()
+	}
+	return e.Log
+}
+
+// mirrorDir is gallivant's own bare mirror of t's repository.
+func (e CommandExecutor) mirrorDir(t Task) string {
+	return filepath.Join(e.WorkDir, "mirrors", strings.ReplaceAll(t.Repo, "/", "__")+".git")
 }
 
 // ErrRunAsNeedsRoot reports an executor.run_as that cannot take effect:
@@ -192,11 +211,22 @@ type CommandExecutor struct {
 var ErrRunAsNeedsRoot = errors.New("executor.run_as needs gallivant to run as root")
 
 // Run prepares the checkout, runs the agent and pushes its work.
+//
+// Crash safety: the checkout's flock is held for the agent's life (the
+// agent inherits it), a run record next to the checkout lets the next pass
+// find an agent whose reconciler died (Recover), commits an earlier run
+// left unpushed are kept on a recovery ref in the mirror before the
+// checkout is replaced, and a mirror git cannot use is set aside and
+// fetched again.
 func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
-	stem := specs.Stem(t.Spec)
-	slug := strings.ReplaceAll(t.Repo, "/", "__")
-	dir := filepath.Join(e.WorkDir, "checkouts", slug, stem)
-	mirror := filepath.Join(e.WorkDir, "mirrors", slug+".git")
+	dir, mirror := e.checkoutDir(t), e.mirrorDir(t)
+	// The lock says no agent runs here (not even one a crashed reconciler
+	// left behind); the agent inherits it for as long as it runs.
+	lock, err := lockCheckout(dir)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	defer lock.Close()
 	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
 	cred, home, err := e.credential()
@@ -213,10 +243,14 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	defer logf.Close()
 	m := e.git(mirror, logf)
-	before, err := e.prepare(ctx, m, mirror, dir, t, cred)
+	before, err := e.prepareOrRepair(ctx, m, mirror, dir, t, cred, &out)
 	if err != nil {
 		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
+	}
+	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Before: before, Started: time.Now().UTC()}
+	if err := writeRunRecord(dir, rec); err != nil {
+		return out, err
 	}
 	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
@@ -232,35 +266,172 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else {
-		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf, env, cred)
+		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf, env, cred, lock, func(pid int) {
+			rec.PID = pid
+			_ = writeRunRecord(dir, rec)
+		})
 	}
 	if runCtx.Err() != nil && ctx.Err() == nil {
 		out.Err = fmt.Errorf("the agent ran past executor.timeout (%s) and was stopped", e.Timeout)
 	}
-	fmt.Fprintf(logf, "# gallivant: agent finished: %v\n", out.Err)
-	// The status runs in the checkout, whose configuration the agent
-	// wrote, so it runs with the agent's environment and user: whatever it
-	// triggers gains nothing the agent did not have.
+	if out.Err != nil {
+		fmt.Fprintf(logf, "# gallivant: agent failed: %v\n", out.Err)
+	} else {
+		fmt.Fprintf(logf, "# gallivant: agent finished\n")
+	}
+	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
+	// This pass settles the run from out; a crash before this line leaves
+	// the record for the next pass's Recover.
+	os.Remove(dir + ".run")
+	return out, nil
+}
+
+// collect reads what the agent left in dir — a dirty tree, its commits —
+// and pushes the commits from the mirror. The status runs in the checkout,
+// whose configuration the agent wrote, so it runs with the agent's
+// environment and user: whatever it triggers gains nothing the agent did
+// not have. The commits are copied with go-git; no git process of
+// gallivant's runs in the checkout.
+func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir string, t Task, before string, env []string, cred *syscall.Credential, logf *os.File, out *Outcome) {
 	ag := execGit{dir: dir, env: agentGitEnv, base: env, log: logf, cred: cred}
 	status, _ := ag.out(ctx, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status", "--porcelain")
 	out.Dirty = status != ""
+	unlock, err := lockMirror(mirror)
+	if err != nil {
+		if out.Err == nil {
+			out.Err = err
+		}
+		return
+	}
+	defer unlock()
 	head, commits, err := copyCommits(dir, mirror, before)
 	if err != nil {
 		if out.Err == nil {
 			out.Err = fmt.Errorf("read the agent's commits: %w", err)
 		}
-		return out, nil
+		return
 	}
 	out.Commits = commits
 	if out.Dirty || out.Commits == 0 {
-		return out, nil
+		return
 	}
 	// Push whatever was committed so that nothing is lost; settling judges
 	// it (two commits are a boundary stop, with both commits kept).
 	if _, err := m.out(ctx, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
-		out.Err = fmt.Errorf("push the work branch: %w", err)
+		if out.Err == nil {
+			out.Err = fmt.Errorf("push the work branch: %w", err)
+		}
+		if ref := keepOnRecoveryRef(ctx, m, t.Branch, head, time.Now()); ref != "" {
+			out.Kept = fmt.Sprintf("%s (%d unpushed commits)", ref, commits)
+		}
 	}
-	return out, nil
+}
+
+// prepareOrRepair prepares a fresh checkout (prepare). Before the old
+// checkout goes, commits it holds that the work branch lacks (a run whose
+// reconciler died before pushing) are copied into the mirror and kept on a
+// recovery ref. A mirror git cannot fetch into (a crash can tear a ref or
+// leave a lock) is set aside and fetched again, once; each repair is
+// logged.
+func (e CommandExecutor) prepareOrRepair(ctx context.Context, m execGit, mirror, dir string, t Task, cred *syscall.Credential, out *Outcome) (string, error) {
+	unlock, err := lockMirror(mirror)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if locks := removeStaleGitLocks(mirror); len(locks) > 0 {
+		e.log().Warn("removed stale git lock files from the mirror", "mirror", mirror, "locks", strings.Join(locks, " "))
+	}
+	if kept := e.keepOldCheckout(ctx, m, mirror, dir, t); kept != "" {
+		out.Kept = kept
+		e.log().Warn("kept unpushed commits of an earlier run on a recovery ref", "dir", dir, "kept", kept)
+	}
+	before, err := e.prepare(ctx, m, mirror, dir, t, cred)
+	if err == nil || ctx.Err() != nil {
+		return before, err
+	}
+	if _, statErr := os.Stat(filepath.Join(mirror, "HEAD")); statErr != nil || isUnreachable(err) {
+		return "", err
+	}
+	aside := fmt.Sprintf("%s.damaged-%s", mirror, time.Now().UTC().Format("20060102T150405Z"))
+	e.log().Warn("the mirror is damaged; fetching it again", "mirror", mirror, "damage", err.Error(), "kept", aside)
+	if err := os.Rename(mirror, aside); err != nil {
+		return "", fmt.Errorf("set the damaged mirror aside: %w", err)
+	}
+	return e.prepare(ctx, m, mirror, dir, t, cred)
+}
+
+// lockMirror takes the mirror's flock, waiting for it: reconcilers that
+// share a cache share its mirrors, and only one git may work in a mirror
+// at a time (which is also what makes removing its stale lock files safe).
+// The kernel releases the lock when the process dies.
+func lockMirror(mirror string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(mirror), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(mirror+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock the mirror %s: %w", mirror, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// isUnreachable reports a failure to reach the remote, which re-fetching a
+// mirror cannot cure.
+func isUnreachable(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"Could not resolve host", "Connection refused", "unable to access", "could not read from remote", "does not appear to be a git repository", "Authentication failed"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// keepOldCheckout keeps what an old checkout holds that the mirror does
+// not (a run whose reconciler died before pushing, or a person's commit
+// there): its commits are copied into the mirror, read with go-git, and
+// kept on a recovery ref. It returns what was kept, or "".
+func (e CommandExecutor) keepOldCheckout(ctx context.Context, m execGit, mirror, dir string, t Task) string {
+	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
+		return ""
+	}
+	head, err := checkoutHead(dir)
+	if err != nil {
+		return ""
+	}
+	if _, err := m.out(ctx, "cat-file", "-e", "--end-of-options", head+"^{commit}"); err == nil {
+		// The mirror has it: it was pushed, or it is where a run started.
+		return ""
+	}
+	before := ""
+	if rec, ok := readRunRecord(dir); ok {
+		before = rec.Before
+	}
+	if before == "" {
+		before, _ = m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Branch+"^{commit}")
+	}
+	head, n, err := copyCommits(dir, mirror, before)
+	if err != nil || n == 0 {
+		return ""
+	}
+	if ref := keepOnRecoveryRef(ctx, m, t.Branch, head, time.Now()); ref != "" {
+		return fmt.Sprintf("%s in %s (%s unpushed)", ref, mirror, plural(n, "commit"))
+	}
+	return ""
+}
+
+// keepOnRecoveryRef points a recovery ref of the mirror at head.
+func keepOnRecoveryRef(ctx context.Context, m execGit, branch, head string, now time.Time) string {
+	ref := fmt.Sprintf("refs/gallivant/recovery/%s/%s-%s", branch, now.UTC().Format("20060102T150405Z"), short(head))
+	if _, err := m.out(ctx, "update-ref", "--", ref, head); err != nil {
+		return ""
+	}
+	return ref
 }
 
 // credential resolves RunAs: the process credential and home directory
@@ -358,6 +529,24 @@ func chownTree(root string, uid, gid int) error {
 	})
 }
 
+// checkoutHead reads a checkout's HEAD with go-git, bounded to its .git.
+func checkoutHead(dir string) (string, error) {
+	dotgit := filepath.Join(dir, ".git")
+	if fi, err := os.Lstat(dotgit); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("no .git directory")
+	}
+	bound := osfs.New(dotgit, osfs.WithBoundOS())
+	src, err := git.Open(filesystem.NewStorageWithOptions(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
+	if err != nil {
+		return "", err
+	}
+	ref, err := src.Head()
+	if err != nil {
+		return "", err
+	}
+	return ref.Hash().String(), nil
+}
+
 // copyCommits copies the objects of the agent's commits (those reachable
 // from the checkout's HEAD and not from before) into the mirror and returns
 // the head and how many commits were added. It reads the checkout with
@@ -386,7 +575,11 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	hashes, err := revlist.ObjectsWithStorageForIgnores(src.Storer, dst.Storer, []plumbing.Hash{head}, []plumbing.Hash{plumbing.NewHash(before)})
+	var ignore []plumbing.Hash
+	if before != "" {
+		ignore = []plumbing.Hash{plumbing.NewHash(before)}
+	}
+	hashes, err := revlist.ObjectsWithStorageForIgnores(src.Storer, dst.Storer, []plumbing.Hash{head}, ignore)
 	if err != nil {
 		return "", 0, err
 	}
@@ -406,7 +599,7 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 	return head.String(), commits, nil
 }
 
-func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File, env []string, cred *syscall.Credential) error {
+func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {
 	if len(e.Argv) == 0 {
 		return errors.New("executor.command is empty")
 	}
@@ -421,7 +614,19 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
+	// The agent holds the checkout's lock (as fd 3): if this process dies,
+	// the next pass sees the agent is still at work.
+	cmd.ExtraFiles = []*os.File{lock}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
+	}
+	started(cmd.Process.Pid)
+	err := cmd.Wait()
+	// The run is over when the agent exits: whatever it left running in
+	// its process group would hold the checkout's lock (and the checkout)
+	// for the next run.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err != nil {
 		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
 	}
 	return nil

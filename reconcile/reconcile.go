@@ -34,7 +34,9 @@ type Options struct {
 	Store    *Store
 	GitHub   GitHubClient
 	Executor Executor
-	// Clock is the pass's time source; time.Now when nil.
+	// Clock is the time source; time.Now when nil. It is read at every
+	// event that records a time (a dispatch, a commit date, a request), so
+	// that a record says when its event happened, not when the pass began.
 	Clock func() time.Time
 	Log   *slog.Logger
 	// DryRun plans without applying: no commit, no push, no GitHub write,
@@ -131,6 +133,9 @@ type Report struct {
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
+	// pushed counts the leading Transitions that reached the control
+	// branch: a write-ahead dispatch pushes in the middle of a pass.
+	pushed int
 }
 
 // Pass runs one reconcile pass: load the control repository at its head,
@@ -143,14 +148,32 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 	// on the work branch either way, and a re-planned pass must not think
 	// the run is still going.
 	outcomes := map[string]Outcome{}
+	// landed holds the transitions earlier attempts pushed before they lost
+	// a race: they are on the control branch, so they are reported even
+	// though the re-planned attempt does not perform them again.
+	var landed []Transition
 	for {
 		rep, err := r.pass(ctx, outcomes)
-		if rep != nil {
-			rep.Retries = retries
+		if rep == nil && len(landed) == 0 {
+			// The pass could not start (the control fetch failed).
+			return nil, err
 		}
+		if rep == nil {
+			rep = &Report{Control: r.o.Store.Head()}
+		}
+		rep.Retries = retries
+		if err != nil && !r.o.DryRun {
+			// Only what reached the control branch was performed.
+			rep.Transitions = rep.Transitions[:rep.pushed]
+		}
+		rep.Transitions = append(landed, rep.Transitions...)
 		if !errors.Is(err, ErrPushRejected) || retries+1 >= r.o.PushAttempts {
+			if err != nil && len(rep.Transitions) > 0 {
+				r.o.Log.Warn("pass ended early; the transitions it pushed stand", "pushed", len(rep.Transitions), "error", err.Error())
+			}
 			return rep, err
 		}
+		landed = rep.Transitions
 		retries++
 		wait := time.Duration(20+rand.IntN(100<<min(retries, 5))) * time.Millisecond
 		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
@@ -224,7 +247,9 @@ type passState struct {
 	cfg  *specs.Config
 	repo *ledger.Repo
 	rep  *Report
-	now  time.Time
+	// now is when the pass began: the one reference point for judgments
+	// made while planning. Records use clock() instead.
+	now time.Time
 	// outcomes holds what a synchronous executor reported this pass, keyed
 	// by outcomeKey, for settling the same dispatch in the same pass.
 	outcomes map[string]Outcome
@@ -298,6 +323,19 @@ func (p *passState) orphanLedger(path string) *ledger.Ledger {
 	return l
 }
 
+// clock reads the time of an event the pass records: a long pass (an agent
+// run takes minutes) must not date its later records at its start, or
+// another reconciler would judge a fresh dispatch as long overdue.
+func (p *passState) clock() time.Time { return p.r.o.Clock().UTC() }
+
+// inFlight reports whether a dispatch that started at dispatched may still
+// be running somewhere: its executor's timeout and the grace period have
+// not both passed. A pass that did not run the agent itself never calls
+// such a dispatch over.
+func (p *passState) inFlight(dispatched time.Time) bool {
+	return !p.clock().After(dispatched.Add(p.cfg.Executor.Timeout + p.cfg.Executor.Grace))
+}
+
 func (p *passState) note(spec string, problem bool, format string, args ...any) {
 	p.rep.Notes = append(p.rep.Notes, Note{Spec: spec, Message: fmt.Sprintf(format, args...), Problem: problem})
 }
@@ -317,7 +355,7 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	if !p.r.o.DryRun {
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
-		sha, err := p.r.o.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.now)
+		sha, err := p.r.o.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())
 		if err != nil {
 			return err
 		}
@@ -335,7 +373,11 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 
 // push publishes the pass's commits.
 func (p *passState) push() error {
-	if p.r.o.DryRun || !p.r.o.Store.Unpushed() {
+	if p.r.o.DryRun {
+		return nil
+	}
+	if !p.r.o.Store.Unpushed() {
+		p.rep.pushed = len(p.rep.Transitions)
 		return nil
 	}
 	if err := p.crash("push:before"); err != nil {
@@ -344,6 +386,7 @@ func (p *passState) push() error {
 	if err := p.r.o.Store.Push(p.ctx); err != nil {
 		return err
 	}
+	p.rep.pushed = len(p.rep.Transitions)
 	return p.crash("push:after")
 }
 
@@ -451,6 +494,35 @@ func (p *passState) autoResume(e *entry) error {
 		if e.l.Delivery.Get(ledger.KeyContract) == e.spec.Contract().Fingerprint() {
 			why = "the spec's contract is the approved one again"
 		}
+	case "interrupted":
+		// The stop says the run ended without a return. An agent that
+		// outlived its reconciler can still deliver one (pushed by this
+		// pass when its checkout is in this cache, or by another
+		// machine's): then the stop no longer holds and the return is
+		// settled like any other.
+		if e.l.Pending == nil || p.r.o.DryRun {
+			return nil
+		}
+		for _, rs := range e.l.RequestStates() {
+			if rs.Err == nil && rs.Request.Kind == ledger.RequestResume {
+				// A person asked already; the request performs the same
+				// check and consumes the request line.
+				return nil
+			}
+		}
+		if _, err := p.recoverRun(e); err != nil {
+			return err
+		}
+		arrived, err := p.returnArrived(e)
+		if err != nil {
+			return err
+		}
+		if !arrived {
+			// Whatever Recover learned settles nothing while stopped.
+			delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+			return nil
+		}
+		why = "the return of the interrupted dispatch arrived on the work branch"
 	}
 	if why == "" {
 		return nil
@@ -561,7 +633,7 @@ func (p *passState) requests(e *entry) error {
 				}
 				n, c, err = ledger.Amend(e.l, approved, e.spec, p.rep.Control, rs.Request)
 			} else {
-				n, c, err = ledger.ApplyRequest(e.l, rs.Request, p.now)
+				n, c, err = ledger.ApplyRequest(e.l, rs.Request, p.clock())
 			}
 			var rf *ledger.Refusal
 			if errors.As(err, &rf) {
@@ -577,9 +649,28 @@ func (p *passState) requests(e *entry) error {
 			}
 			if interrupted && rs.Request.Kind == ledger.RequestResume {
 				// `resume` at an interrupted stop runs the same dispatch
-				// again: the commit above is its write-ahead record.
-				if err := p.run(e); err != nil {
+				// again: the commit above is its write-ahead record. A
+				// return that arrived meanwhile (an orphaned agent's, pushed
+				// late) is admitted instead of running the attempt twice.
+				rc, err := p.recoverRun(e)
+				if err != nil {
 					return err
+				}
+				// A live orphan is waited for and its commit admitted; an
+				// orphan that ended without one is run again, as asked.
+				arrived := rc.Running > 0 || rc.Outcome.Commits > 0
+				if rc.Known && !arrived {
+					delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+				}
+				if !arrived {
+					if arrived, err = p.returnArrived(e); err != nil {
+						return err
+					}
+				}
+				if !arrived {
+					if err := p.run(e); err != nil {
+						return err
+					}
 				}
 			}
 			applied = true
@@ -701,7 +792,7 @@ func (p *passState) dispatch(e *entry, a ledger.Action) (bool, error) {
 		}
 		head = base
 	}
-	n, c := ledger.Dispatch(e.l, a, head, p.now)
+	n, c := ledger.Dispatch(e.l, a, head, p.clock())
 	if err := p.apply(e, n, c); err != nil {
 		return false, err
 	}
@@ -743,6 +834,9 @@ func (p *passState) run(e *entry) error {
 		return err
 	}
 	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
+	if out.Kept != "" {
+		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
+	}
 	if out.Err != nil {
 		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
@@ -757,8 +851,22 @@ func (p *passState) settle(e *entry) (bool, error) {
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
 	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+	if !ranHere {
+		rc, err := p.recoverRun(e)
+		if err != nil {
+			return false, err
+		}
+		if rc.Running > 0 {
+			p.note(e.specPath, false, "waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running)
+			return true, nil
+		}
+		if rc.Known {
+			out, ranHere = rc.Outcome, true
+			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+		}
+	}
 	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty}
-	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && p.now.After(dt.Add(p.cfg.Executor.Timeout)) {
+	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
 	}
 	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
@@ -802,6 +910,54 @@ func (p *passState) settle(e *entry) (bool, error) {
 		return true, nil
 	}
 	return false, p.apply(e, n, c)
+}
+
+// recoverer is implemented by executors that can find an agent a crashed
+// reconciler started on this machine.
+type recoverer interface {
+	Recover(ctx context.Context, t Task) (Recovery, error)
+}
+
+// recoverRun asks the executor about the outstanding dispatch of e, which
+// this pass did not run: an agent whose reconciler died may still be at
+// work, or may have finished with its return unpushed. A finished run's
+// outcome is remembered for settling, its return pushed.
+func (p *passState) recoverRun(e *entry) (Recovery, error) {
+	rv, ok := p.r.o.Executor.(recoverer)
+	if !ok || p.r.o.DryRun {
+		return Recovery{}, nil
+	}
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1}
+	if p.r.o.CloneURL != nil {
+		t.CloneURL = p.r.o.CloneURL(repo)
+	}
+	rc, err := rv.Recover(p.ctx, t)
+	if err != nil {
+		return Recovery{}, err
+	}
+	if rc.Known && rc.Running == 0 {
+		p.r.o.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "pending", pd.String(), "commits", rc.Outcome.Commits)
+		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
+	}
+	if rc.Kept != "" {
+		p.note(e.specPath, true, "the return of a crashed reconciler's agent could not be pushed; it is kept on %s", rc.Kept)
+	}
+	return rc, nil
+}
+
+// returnArrived reports whether the work branch moved past the outstanding
+// dispatch's pending SHA: some agent answered it, and settling decides what
+// the answer means.
+func (p *passState) returnArrived(e *entry) (bool, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, p.branch(e))
+	if err != nil {
+		return false, err
+	}
+	return ok && head != pd.SHA, nil
 }
 
 // outcomeKey names one dispatch: an outcome only ever settles the dispatch

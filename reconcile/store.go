@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -49,6 +50,9 @@ type StoreOptions struct {
 	Token string
 	// AuthorName and AuthorEmail sign the loop: commits.
 	AuthorName, AuthorEmail string
+	// Log receives the one warning a repaired cache earns; slog.Default
+	// when nil.
+	Log *slog.Logger
 }
 
 // Store is the control repository: read the documents at the control branch
@@ -63,11 +67,16 @@ type Store struct {
 	author   object.Signature
 	head     plumbing.Hash // the commit the pass planned from
 	tip      plumbing.Hash // head plus this pass's unpushed commits
+	remote   string        // the clone's origin; empty in place
+	log      *slog.Logger
 }
 
 // OpenStore opens (cloning if needed) the control repository.
 func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
-	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}}
+	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
 	if s.author.Name == "" {
 		s.author.Name = "gallivant"
 	}
@@ -127,21 +136,19 @@ func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
 			return nil, errors.New("a remote control repository needs a cache directory")
 		}
 		sum := sha256.Sum256([]byte(redact(remote)))
-		s.dir = filepath.Join(opts.CacheDir, "control", hex.EncodeToString(sum[:8]))
-		repo, err := git.PlainOpen(s.dir)
-		if errors.Is(err, git.ErrRepositoryNotExists) {
-			repo, err = git.PlainInit(s.dir, true)
-			if err == nil {
-				_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{remote}})
-			}
-		}
-		if err == nil {
-			err = bareOrigin(repo, remote)
-		}
+		dir, err := lockSlot(filepath.Join(opts.CacheDir, "control", hex.EncodeToString(sum[:8])))
 		if err != nil {
+			return nil, fmt.Errorf("open the control cache: %w", err)
+		}
+		s.dir = dir
+		if err := s.openClone(remote); err != nil {
+			return nil, scrub(err)
+		}
+		// A cache written before credentials were kept out of config
+		// gets the bare URL.
+		if err := bareOrigin(s.repo, remote); err != nil {
 			return nil, fmt.Errorf("open the control cache %s: %w", s.dir, scrub(err))
 		}
-		s.repo = repo
 	}
 	s.branch = opts.Branch
 	if err := s.Sync(ctx); err != nil {
@@ -221,17 +228,34 @@ func (s *Store) Sync(ctx context.Context) error {
 		s.branch, s.head, s.tip = name, ref.Hash(), ref.Hash()
 		return nil
 	}
+	return s.syncClone(ctx)
+}
+
+// errNoBranch reports a control branch the remote does not have.
+var errNoBranch = errors.New("the control branch does not exist on the remote")
+
+// fetchHead fetches the clone and plans from the control branch head.
+func (s *Store) fetchHead(ctx context.Context) error {
 	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", Auth: s.auth, Force: true, Prune: true,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		if networkError(err) {
+			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))
+		}
 		return fmt.Errorf("fetch the control repository: %w", scrub(err))
 	}
 	if s.branch == "" {
 		s.branch = s.defaultBranch()
 	}
 	ref, err := s.repo.Reference(plumbing.NewRemoteReferenceName("origin", s.branch), true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return fmt.Errorf("control branch %s: %w", s.branch, errNoBranch)
+	}
 	if err != nil {
-		return fmt.Errorf("control branch %s does not exist on the remote: %w", s.branch, err)
+		return fmt.Errorf("control branch %s: %w", s.branch, err)
+	}
+	if _, err := s.repo.CommitObject(ref.Hash()); err != nil {
+		return fmt.Errorf("control commit %s: %w", short(ref.Hash().String()), err)
 	}
 	s.head, s.tip = ref.Hash(), ref.Hash()
 	return s.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(s.branch), s.head))
@@ -257,6 +281,18 @@ func scrub(err error) error {
 	}
 	return errors.New(redact(err.Error()))
 }
+
+// scrubKeep is scrub for errors callers classify: the text is redacted and
+// the original stays reachable through errors.Is and errors.As.
+func scrubKeep(err error) error { return &scrubbed{msg: redact(err.Error()), err: err} }
+
+type scrubbed struct {
+	msg string
+	err error
+}
+
+func (e *scrubbed) Error() string { return e.msg }
+func (e *scrubbed) Unwrap() error { return e.err }
 
 // Branch returns the control branch.
 func (s *Store) Branch() string { return s.branch }

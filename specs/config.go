@@ -81,6 +81,11 @@ type ExecutorConfig struct {
 	Kind    string
 	Command []string
 	Timeout time.Duration
+	// Grace is how long after dispatched-at + Timeout a dispatch is still
+	// presumed in flight: the margin for clock skew between reconcilers and
+	// for the push that follows a run. Only then may a pass that did not
+	// run the agent stop it interrupted.
+	Grace time.Duration
 	// Workflow is the workflow file (or id) the workflow executor dispatches.
 	Workflow string
 	// EscalationModel is passed on an escalated attempt only; empty means
@@ -146,7 +151,7 @@ func DefaultConfig() *Config {
 		GitHub:   GitHubConfig{APIURL: "https://api.github.com/", TokenEnv: "GITHUB_TOKEN"},
 		Defaults: DefaultsConfig{Base: "main", Allowance: 4, EscalateAfter: 3, MaxRounds: 10},
 		Labels:   LabelsConfig{Ready: "ready-for-human"},
-		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Env: DefaultAgentEnv},
+		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, Env: DefaultAgentEnv},
 		Gatekeep: GatekeepConfig{MaxPRs: 8},
 		Checks:   ChecksConfig{Wait: 30 * time.Minute},
 		Schedule: "@every 5m",
@@ -228,6 +233,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 				"kind":             d.str(&cfg.Executor.Kind, oneOf(ExecutorCommand, ExecutorWorkflow, ExecutorNone)),
 				"command":          d.strings(&cfg.Executor.Command),
 				"timeout":          d.duration(&cfg.Executor.Timeout),
+				"grace":            d.duration(&cfg.Executor.Grace),
 				"workflow":         d.str(&cfg.Executor.Workflow, nonEmpty),
 				"escalation_model": d.str(&cfg.Executor.EscalationModel, nil),
 				"env":              d.envList(&cfg.Executor.Env),

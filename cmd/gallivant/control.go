@@ -33,7 +33,7 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 	if token == "" {
 		token = a.env("GH_TOKEN")
 	}
-	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token,
+	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
 		return nil, &exitError{code: exitFindings, err: err}
@@ -110,7 +110,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*rec
 				reconcile.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
 		}
 		exec = reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
-			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs}
+			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}

@@ -1,0 +1,171 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gallivant/gallivant/specs"
+)
+
+// A checkout's lock and run record live next to it, outside the work tree,
+// so that no reset or clean of the checkout touches them:
+//
+//	checkouts/<owner>__<name>/<stem>       the checkout
+//	checkouts/<owner>__<name>/<stem>.lock  flock held while an agent runs
+//	checkouts/<owner>__<name>/<stem>.run   the run record (runRecord)
+//
+// The agent process inherits the locked file, so the lock outlives a
+// reconciler killed during the run and ends exactly when the agent (and
+// every process it started that kept the descriptor) is gone.
+
+// errCheckoutBusy reports that an agent still runs in the checkout.
+var errCheckoutBusy = errors.New("an agent is still running in the checkout")
+
+// runRecord is what a reconciler writes before it starts an agent: enough
+// for the next pass on this cache to find the agent if the reconciler dies.
+type runRecord struct {
+	Spec      string    `json:"spec"`
+	Branch    string    `json:"branch"`
+	Pending   string    `json:"pending"`
+	Iteration int       `json:"iteration"`
+	Before    string    `json:"before"` // the checkout's HEAD when the agent started
+	PID       int       `json:"pid,omitempty"`
+	Started   time.Time `json:"started"`
+}
+
+// lockCheckout takes the checkout's flock without waiting.
+func lockCheckout(dir string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, errCheckoutBusy
+		}
+		return nil, fmt.Errorf("lock the checkout %s: %w", dir, err)
+	}
+	return f, nil
+}
+
+func readRunRecord(dir string) (runRecord, bool) {
+	var rec runRecord
+	data, err := os.ReadFile(dir + ".run")
+	if err != nil || json.Unmarshal(data, &rec) != nil {
+		return runRecord{}, false
+	}
+	return rec, true
+}
+
+// writeRunRecord replaces the record atomically: a crash leaves the old
+// record or the new one, never half of one.
+func writeRunRecord(dir string, rec runRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp := dir + ".run.tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dir+".run")
+}
+
+// removeStaleGitLocks deletes git's lock files in a git directory no git
+// process of this cache can be using — gallivant's mirror, between runs:
+// each is a crash's leftover (a reconciler killed inside `git fetch`
+// leaves a ref's .lock). It returns what it removed.
+func removeStaleGitLocks(gitDir string) []string {
+	dir := gitDir
+	var out []string
+	filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == "objects" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".lock") {
+			if os.Remove(p) == nil {
+				rel, _ := filepath.Rel(dir, p)
+				out = append(out, rel)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// Recovery is what a pass learned about a dispatch this cache's checkout
+// ran for a reconciler that is gone.
+type Recovery struct {
+	// Known is false when this cache holds no record of the dispatch (it
+	// ran elsewhere, or never started): the pass judges it by the clock.
+	Known bool
+	// Running names the agent still at work (its pid); the pass waits.
+	Running int
+	// Outcome is the finished run's, with its commits pushed to the work
+	// branch.
+	Outcome Outcome
+	// Kept names a recovery ref holding commits that could not be pushed.
+	Kept string
+}
+
+// Recover finds an agent a crashed reconciler started for t through the
+// run record in this cache. A live agent is left alone until its timeout,
+// then its process group is killed; a finished one's commits are pushed to
+// the work branch (never forcing), exactly as its reconciler would have.
+func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) {
+	dir := e.checkoutDir(t)
+	rec, ok := readRunRecord(dir)
+	if !ok || rec.Pending != t.Pending.String() || rec.Branch != t.Branch {
+		return Recovery{}, nil
+	}
+	lock, err := lockCheckout(dir)
+	if errors.Is(err, errCheckoutBusy) && rec.PID > 0 && time.Since(rec.Started) > e.Timeout {
+		// Its reconciler would have stopped it at the timeout.
+		e.log().Warn("stopping an orphaned agent past executor.timeout", "spec", t.Spec, "pid", rec.PID)
+		_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
+		for i := 0; i < 50 && errors.Is(err, errCheckoutBusy); i++ {
+			time.Sleep(100 * time.Millisecond)
+			lock, err = lockCheckout(dir)
+		}
+	}
+	if errors.Is(err, errCheckoutBusy) {
+		return Recovery{Known: true, Running: max(rec.PID, 1)}, nil
+	}
+	if err != nil {
+		return Recovery{}, err
+	}
+	defer lock.Close()
+	cred, home, err := e.credential()
+	if err != nil {
+		return Recovery{}, err
+	}
+	// The commits are read with go-git and pushed from the mirror, exactly
+	// as Run does: gallivant runs no git of its own in the agent's checkout.
+	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.name()+".log")}
+	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, e.agentEnv(os.Environ(), home), cred, nil, &out)
+	rc := Recovery{Known: true, Outcome: out, Kept: out.Kept}
+	if err := os.Remove(dir + ".run"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return rc, err
+	}
+	return rc, nil
+}
+
+// checkoutDir is where t's agent works.
+func (e CommandExecutor) checkoutDir(t Task) string {
+	return filepath.Join(e.WorkDir, "checkouts", strings.ReplaceAll(t.Repo, "/", "__"), specs.Stem(t.Spec))
+}

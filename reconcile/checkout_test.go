@@ -1,0 +1,216 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// logged makes the rig's command executor log into buf.
+func logged(buf *bytes.Buffer) rigOption {
+	return func(o *Options) {
+		ex := o.Executor.(CommandExecutor)
+		ex.Log = slog.New(slog.NewTextHandler(buf, nil))
+		o.Executor = ex
+	}
+}
+
+// checkout is the rig's agent checkout of the feature spec.
+func (r *rig) checkout() string { return filepath.Join(r.work, "checkouts", "acme__api", "feature") }
+
+// interruptedRow1 runs a pass whose row 1 agent ends without a commit, so
+// the entry stops interrupted with a checkout on disk.
+func interruptedRow1(t *testing.T) *rig {
+	t.Helper()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.script = func(target string, n int, model string) Behavior {
+		if target == "1" && n == 1 {
+			return NoCommit
+		}
+		return Done
+	}
+	if got := subjectsOf(r.pass()); !slices.Contains(got, "loop: stop interrupted") {
+		t.Fatalf("no interrupted stop: %v", got)
+	}
+	return r
+}
+
+// Issue 12, finding 3, and the damage a crash leaves: an agent checkout is
+// replaced by a fresh clone for every run, so its damage never matters; the
+// mirror gallivant keeps is repaired (a stale lock removed, a damaged
+// mirror set aside and fetched again) and logged once. The resumed attempt
+// is admitted, never stopped harness-error.
+func TestDamagedCheckoutHeals(t *testing.T) {
+	mirror := func(r *rig) string { return filepath.Join(r.work, "mirrors", "acme__api.git") }
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, r *rig)
+		log    string
+	}{
+		{"index.lock left by a killed agent", func(t *testing.T, r *rig) {
+			writeFile(t, filepath.Join(r.checkout(), ".git", "index.lock"), "")
+			writeFile(t, filepath.Join(r.checkout(), ".git", "refs", "heads", "gallivant", "feature.lock"), "")
+		}, ""},
+		{"half-written index", func(t *testing.T, r *rig) {
+			writeFile(t, filepath.Join(r.checkout(), ".git", "index"), "DIRC\x00\x00\x00\x02torn")
+		}, ""},
+		{"a ref lock left in the mirror by a killed fetch", func(t *testing.T, r *rig) {
+			writeFile(t, filepath.Join(mirror(r), "refs", "remotes", "origin", "main.lock"), "")
+		}, "removed stale git lock files from the mirror"},
+		{"an empty ref in the mirror", func(t *testing.T, r *rig) {
+			writeFile(t, filepath.Join(mirror(r), "refs", "remotes", "origin", "main"), "")
+		}, ""},
+		{"missing objects in the mirror", func(t *testing.T, r *rig) {
+			if err := os.RemoveAll(filepath.Join(mirror(r), "objects")); err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(filepath.Join(mirror(r), "objects"), 0o755)
+		}, ""}, // git's fetch may refill them itself; at most one repair
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := interruptedRow1(t)
+			tt.damage(t, r)
+			r.request(ledgerPath, "resume | the runner was restarted")
+			var buf bytes.Buffer
+			rep := r.pass(logged(&buf))
+			if got := subjectsOf(rep); len(got) < 2 || got[1] != "loop: record home row 1" {
+				t.Errorf("got %v, want the resumed attempt admitted\n%s", got, buf.String())
+			}
+			if n := strings.Count(buf.String(), tt.log); tt.log != "" && n != 1 {
+				t.Errorf("%q logged %d times, want once:\n%s", tt.log, n, buf.String())
+			}
+			if n := strings.Count(buf.String(), "level=WARN"); n > 1 {
+				t.Errorf("%d warnings, want at most one:\n%s", n, buf.String())
+			}
+		})
+	}
+}
+
+// A commit left unpushed in an agent checkout is kept on a recovery ref and
+// reported before the checkout is reset, never silently discarded.
+func TestUnpushedCommitIsKeptOnARecoveryRef(t *testing.T) {
+	r := interruptedRow1(t)
+	dir := r.checkout()
+	writeFile(t, filepath.Join(dir, "stray.txt"), "work of a run whose push never happened\n")
+	run(t, dir, "git", "add", "-A")
+	run(t, dir, "git", "commit", "--quiet", "-m", "stray work")
+	stray := run(t, dir, "git", "rev-parse", "HEAD")
+	r.request(ledgerPath, "resume | the runner was restarted")
+	rep := r.pass()
+	var note string
+	for _, n := range rep.Notes {
+		if strings.Contains(n.Message, "refs/gallivant/recovery/") {
+			note = n.Message
+		}
+	}
+	if note == "" {
+		t.Fatalf("the kept commit was not reported: %+v", rep.Notes)
+	}
+	// The checkout was replaced by a fresh one; the commit is in
+	// gallivant's mirror.
+	refs := run(t, filepath.Join(r.work, "mirrors", "acme__api.git"), "git", "for-each-ref", "--format=%(objectname) %(refname)", "refs/gallivant/recovery/")
+	if !strings.HasPrefix(refs, stray+" refs/gallivant/recovery/gallivant/feature/") {
+		t.Errorf("recovery refs %q do not hold %s", refs, stray)
+	}
+	if !strings.Contains(note, strings.Fields(refs)[1]) {
+		t.Errorf("the note %q does not name the ref %s", note, refs)
+	}
+}
+
+// errKilled stands for a kill -9 of the reconciler: the agent's commit is
+// in the checkout, the run record on disk, the push never happened.
+var errKilled = errors.New("reconciler killed")
+
+// An orphaned agent (its reconciler died) is found by the next pass through
+// the dispatch's run record, and its return is pushed and admitted; the
+// attempt does not run again.
+func TestOrphanedReturnIsAdmitted(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	scripted := r.agent
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		err := scripted(ctx, dir, task)
+		if task.Pending.Target == 1 {
+			panic(errKilled)
+		}
+		return err
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				panic(v)
+			}
+		}()
+		r.pass()
+		t.Fatal("the reconciler was not killed")
+	}()
+	r.agent = scripted
+	if _, err := os.Stat(r.checkout() + ".run"); err != nil {
+		t.Fatalf("no run record: %v", err)
+	}
+	runs := len(r.runs)
+	rep := r.pass()
+	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: record home row 1" {
+		t.Errorf("got %v, want the orphan's return admitted (stop: %s)", got, r.ledgerOf("specs/feature.md").Delivery.Get("stop"))
+	}
+	if len(r.runs) != runs {
+		t.Errorf("the attempt ran again")
+	}
+	if _, err := os.Stat(r.checkout() + ".run"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the run record outlived its settling: %v", err)
+	}
+}
+
+// An agent that outlived its reconciler and still runs holds the
+// checkout's lock: passes wait for it, however late the clock says it is,
+// and admit its return once it is done.
+func TestLiveOrphanIsWaitedFor(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	scripted := r.agent
+	var task Task
+	r.agent = func(ctx context.Context, dir string, tk Task) error {
+		if tk.Pending.Target == 1 {
+			task = tk
+			panic(errKilled)
+		}
+		return scripted(ctx, dir, tk)
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				panic(v)
+			}
+		}()
+		r.pass()
+	}()
+	// The orphan is still at work: it holds the lock, as the agent process
+	// would through its inherited descriptor.
+	f, err := os.OpenFile(r.checkout()+".lock", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(2 * time.Hour)
+	rep := r.pass()
+	if len(rep.Transitions) != 0 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0].Message, "still running") {
+		t.Fatalf("the pass did not wait for the live orphan: %v %+v", subjectsOf(rep), rep.Notes)
+	}
+	// The orphan finishes: it commits and exits.
+	if err := scripted(t.Context(), r.checkout(), task); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := subjectsOf(r.pass()); len(got) == 0 || got[0] != "loop: record home row 1" {
+		t.Errorf("got %v, want the orphan's return admitted", got)
+	}
+}
