@@ -165,7 +165,9 @@ func newWorld(t *testing.T, p profile) *world {
 	files := map[string]string{
 		// timeout and grace are short so that a dispatch whose agent was
 		// killed with its reconciler is called interrupted within seconds.
-		"gallivant.yaml": "defaults:\n  repo: acme/api\n  escalate_after: 9\nexecutor:\n  kind: command\n  command: [\"sh\", \"-c\", \"exec sh \\\"$AGENT\\\"\"]\n  timeout: 8s\n  grace: 3s\n",
+		"gallivant.yaml": "defaults:\n  repo: acme/api\n  escalate_after: 9\nexecutor:\n  kind: command\n  command: [\"sh\", \"-c\", \"exec sh \\\"$AGENT\\\"\"]\n  timeout: 8s\n  grace: 3s\n" +
+			// The agent inherits only what executor.env names (issue 11).
+			"  env: [PATH, HOME, AGENT, RUNLOG, AGENT_SLEEP, GIT_CONFIG_GLOBAL, GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME, GIT_COMMITTER_EMAIL]\n",
 	}
 	for i := 0; i < p.specs; i++ {
 		name := fmt.Sprintf("spec%02d", i)
