@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -77,6 +78,64 @@ func (e *RateLimitedError) Error() string {
 		kind = "secondary"
 	}
 	return fmt.Sprintf("github %s rate limit exhausted during %s; retry after %s", kind, e.Op, e.Until.UTC().Format(time.RFC3339))
+}
+
+// ErrCredentials is matched (errors.Is) by every error that means GitHub
+// rejected the token: no pass can make progress with it, so callers stop
+// the pass and say so rather than noting it per entry.
+var ErrCredentials = errors.New("github rejected the credentials")
+
+// ErrUnreachable is matched (errors.Is) by every error that means GitHub
+// could not be reached at all: connection refused, a failed DNS lookup,
+// after the adapter's retries.
+var ErrUnreachable = errors.New("github unreachable")
+
+// CredentialsError reports that GitHub answered 401 to Op. Message is what
+// GitHub said ("Bad credentials"); the token is never part of it.
+type CredentialsError struct {
+	Op      string
+	Status  int
+	Message string
+}
+
+func (e *CredentialsError) Error() string {
+	return fmt.Sprintf("%s: github rejected the credentials: %d %s", e.Op, e.Status, e.Message)
+}
+
+// Is makes errors.Is(err, ErrCredentials) true.
+func (e *CredentialsError) Is(target error) bool { return target == ErrCredentials }
+
+// UnreachableError reports that Op could not reach GitHub; Err is the
+// network error, whose text names the host but never the token.
+type UnreachableError struct {
+	Op  string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("%s: github unreachable: %v", e.Op, e.Err)
+}
+
+// Unwrap returns the network error.
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrUnreachable) true.
+func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
+
+// unreachable reports whether err is a failure to reach the server at all:
+// a refused or failed connection, a failed DNS lookup. A timeout or a
+// reset connection means GitHub was reached but slow or flaky; that delays
+// the entries it hits (a problem per entry) rather than the whole pass.
+func unreachable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
 }
 
 // NotFoundError reports a resource GitHub does not have (or hides).
@@ -166,7 +225,12 @@ func classify(op string, err error) error {
 			return &RateLimitedError{Secondary: true, Until: until, Op: op}
 		case http.StatusNotFound:
 			return fmt.Errorf("%s: %w", op, &NotFoundError{What: op})
+		case http.StatusUnauthorized:
+			return &CredentialsError{Op: op, Status: er.Response.StatusCode, Message: er.Message}
 		}
+	}
+	if unreachable(err) {
+		return &UnreachableError{Op: op, Err: err}
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -141,7 +141,10 @@ type Report struct {
 // Pass runs one reconcile pass: load the control repository at its head,
 // observe GitHub, perform the due transitions as commits, and push with
 // compare-and-swap. A rejected push re-plans from the new head, a bounded
-// number of times. The error is non-nil only when the pass could not run.
+// number of times. The error is non-nil only when the pass could not run;
+// it matches ErrCredentials or ErrUnreachable when GitHub rejected the token
+// or could not be reached, and the report then holds the transitions
+// committed before that.
 func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 	var retries int
 	// Outcomes of executors that ran survive a re-plan: the agent's work is
@@ -215,10 +218,18 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	// checkout and is gallivant check --target's.
 	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
 	p.repo = repo
+	// fatal is a GitHub failure no entry can get past (rejected
+	// credentials, GitHub unreachable): the pass stops at it, keeps what it
+	// committed, and returns it as the pass's error.
+	var fatal error
 	for _, e := range p.entries() {
 		if err := p.entry(e); err != nil {
 			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
 				return p.rep, err
+			}
+			if errors.Is(err, ErrCredentials) || errors.Is(err, ErrUnreachable) {
+				fatal = err
+				break
 			}
 			var rl *RateLimitedError
 			p.note(e.specPath, true, "%v", err)
@@ -229,12 +240,12 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		}
 	}
 	if r.o.DryRun {
-		return p.rep, nil
+		return p.rep, fatal
 	}
 	if err := p.push(); err != nil {
 		return p.rep, err
 	}
-	return p.rep, nil
+	return p.rep, fatal
 }
 
 // errCrash wraps an error returned by the Crash hook.

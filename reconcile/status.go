@@ -191,6 +191,10 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 	}
 	if reason, detail, stopped := l.Stop(); stopped {
 		es.Stop = &StopStatus{Reason: string(reason), Detail: detail, Clear: ledger.ClearingRequests(reason)}
+		if es.Stop.Clear == nil {
+			// JSON consumers read an empty list, never null.
+			es.Stop.Clear = []string{}
+		}
 	}
 	for _, rs := range l.RequestStates() {
 		r := RequestStatus{Line: rs.Request.Line, State: "accepted"}

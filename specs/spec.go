@@ -415,7 +415,22 @@ func (p *specParser) labels(s *Spec, root, scope *parse.Section) {
 }
 
 func (p *specParser) acceptanceCriteria(s *Spec, scope *parse.Section) {
-	secs := scope.Find("Acceptance criteria")
+	found := scope.Find("Acceptance criteria")
+	// The grammar requires a level-2 heading. A `### Acceptance criteria`
+	// right under the title would otherwise be a child like any other and
+	// be read as if it were right; it is refused where it stands instead.
+	var secs []*parse.Section
+	for _, sec := range found {
+		if sec.Level() != 2 {
+			p.errorf(sec.Heading.Pos, RuleSpecACs, "%q is a level-%d heading; the acceptance criteria go under a level-2 heading, `## Acceptance criteria`",
+				strings.Repeat("#", sec.Level())+" "+sec.Title(), sec.Level())
+			continue
+		}
+		secs = append(secs, sec)
+	}
+	if len(secs) == 0 && len(found) > 0 {
+		return
+	}
 	if len(secs) == 0 {
 		at := p.firstBodyPos()
 		if scope.Heading != nil {

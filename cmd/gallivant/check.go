@@ -118,7 +118,9 @@ func (a *app) checkRun(opts *checkOptions) error {
 	if err := writeDiagnostics(a.io.Out, format, all); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.io.Err, "checked %d documents: %d errors, %d warnings\n", docs, all.Count(parse.SeverityError), all.Count(parse.SeverityWarning))
+	a.noteUncommitted(targets)
+	fmt.Fprintf(a.io.Err, "checked %s: %s, %s\n", plural(docs, "document", "documents"),
+		plural(all.Count(parse.SeverityError), "error", "errors"), plural(all.Count(parse.SeverityWarning), "warning", "warnings"))
 	if all.HasErrors() {
 		return silent(exitFindings)
 	}

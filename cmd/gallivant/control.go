@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -36,7 +35,7 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
-		return nil, &exitError{code: exitFindings, err: err}
+		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	return st, nil
 }
@@ -61,52 +60,61 @@ func cloneURL(api string) func(string) string {
 	return func(repo string) string { return host + "/" + repo + ".git" }
 }
 
+// githubToken returns the GitHub token: github.token_env (GITHUB_TOKEN by
+// default), else GH_TOKEN.
 func (a *app) githubToken(cfg *specs.Config) (string, error) {
+	t, _, err := a.githubTokenFrom(cfg)
+	return t, err
+}
+
+// githubTokenFrom is githubToken and the variable the token came from, so
+// that a rejected token can be named without being printed.
+func (a *app) githubTokenFrom(cfg *specs.Config) (token, from string, err error) {
 	if t := a.env(cfg.GitHub.TokenEnv); t != "" {
-		return t, nil
+		return t, cfg.GitHub.TokenEnv, nil
 	}
 	if t := a.env("GH_TOKEN"); t != "" {
-		return t, nil
+		return t, "GH_TOKEN", nil
 	}
-	return "", &exitError{code: exitFindings, err: fmt.Errorf("no GitHub token: set $%s (github.token_env in gallivant.yaml) or $GH_TOKEN", cfg.GitHub.TokenEnv)}
+	return "", "", &exitError{code: exitCannotRun, err: fmt.Errorf("no GitHub token: set $%s (github.token_env in gallivant.yaml) or $GH_TOKEN", cfg.GitHub.TokenEnv)}
 }
 
-// logger writes structured narration to standard error.
-func (a *app) logger() *slog.Logger {
-	level := slog.LevelInfo
-	if a.env("GALLIVANT_DEBUG") != "" {
-		level = slog.LevelDebug
-	}
-	return slog.New(slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level}))
+// wired is a reconciler and what the CLI reports about it.
+type wired struct {
+	*reconcile.Reconciler
+	store *reconcile.Store
+	// tokenVar names the variable the GitHub token came from.
+	tokenVar string
 }
 
-// reconciler wires a reconciler for the control repository.
-func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*reconcile.Reconciler, *reconcile.Store, error) {
+// reconciler wires a reconciler for the control repository. Its errors
+// mean the pass cannot run (exit 2).
+func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wired, error) {
 	st, err := a.openStore(ctx, control)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	snap, err := reconcile.Load(ctx, st)
 	if err != nil {
-		return nil, nil, &exitError{code: exitFindings, err: err}
+		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	cfg := snap.Config
-	token, err := a.githubToken(cfg)
+	token, tokenVar, err := a.githubTokenFrom(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	log := a.logger()
 	api := a.apiURL(cfg)
 	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log})
 	if err != nil {
-		return nil, nil, &exitError{code: exitFindings, err: err}
+		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	var exec reconcile.Executor = reconcile.NoneExecutor{}
 	switch cfg.Executor.Kind {
 	case specs.ExecutorCommand:
 		if cfg.Executor.RunAs != "" && os.Geteuid() != 0 && !dryRun {
 			// Refused before any pass: every dispatch would fail the same way.
-			return nil, nil, &exitError{code: exitFindings, err: fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as from %s to run the agent as gallivant's own user",
+			return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as from %s to run the agent as gallivant's own user",
 				reconcile.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
 		}
 		exec = reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
@@ -116,7 +124,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*rec
 	}
 	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
 		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll()})
-	return r, st, nil
+	return &wired{Reconciler: r, store: st, tokenVar: tokenVar}, nil
 }
 
 var nameUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)

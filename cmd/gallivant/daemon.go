@@ -18,12 +18,14 @@ import (
 type daemonOptions struct {
 	Control  string
 	Schedule string
+	// Once runs a single pass and exits with reconcile's exit status.
+	Once bool
 }
 
 func (a *app) newDaemonCmd() *cobra.Command {
 	opts := &daemonOptions{}
 	cmd := &cobra.Command{
-		Use:   "daemon [--schedule SPEC] [--control PATH|URL]",
+		Use:   "daemon [--schedule SPEC] [--control PATH|URL] [--once]",
 		Short: "Run reconcile passes on a schedule",
 		Long: `daemon runs one pass at start and then on a cron schedule (--schedule, else
 schedule in gallivant.yaml, "@every 5m" by default). Never two passes run at
@@ -34,13 +36,22 @@ rate limit.
 SIGINT or SIGTERM end it after the running pass finishes; that pass starts
 no new agent run (a due dispatch or review round is left for the next start).
 A second signal aborts the running pass. A pass that panics is logged with
-its stack and counted, and the daemon goes on with the next tick.`,
+its stack and counted, and the daemon goes on with the next tick.
+
+--once runs a single pass and exits with reconcile's exit status (0 the pass
+ran, 1 an entry hit a problem, 2 the pass could not run).`,
+		Example: `  gallivant daemon --control https://github.com/acme/control.git --schedule "@every 2m"
+  gallivant daemon --once -v --log-format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, st, err := a.reconciler(cmd.Context(), opts.Control, false)
+			if opts.Once {
+				return a.reconcileRun(cmd, &reconcileOptions{Control: opts.Control, Format: "text"}, performed)
+			}
+			r, err := a.reconciler(cmd.Context(), opts.Control, false)
 			if err != nil {
 				return err
 			}
+			st := r.store
 			schedule := opts.Schedule
 			if schedule == "" {
 				snap, err := loadSnapshot(cmd.Context(), st)
@@ -73,7 +84,7 @@ its stack and counted, and the daemon goes on with the next tick.`,
 			runDaemon(cmd.Context(), sched, log, func() error {
 				rep, err := r.Pass(passCtx)
 				if rep != nil {
-					a.printReport(rep, "text", false)
+					a.printReport(rep, "text", a.wording(r, performed))
 				}
 				return err
 			})
@@ -82,6 +93,7 @@ its stack and counted, and the daemon goes on with the next tick.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.Once, "once", false, "run one pass and exit with its status, like reconcile")
 	cmd.Flags().StringVar(&opts.Schedule, "schedule", "", `cron schedule or @every <duration> (default: schedule in gallivant.yaml)`)
 	return cmd
 }

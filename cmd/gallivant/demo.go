@@ -45,6 +45,8 @@ finally git log --oneline of the control repository.
 
 --keep DIR keeps everything (control repository, GitHub state, agent
 checkouts and logs) under DIR for inspection.`,
+		Example: `  gallivant demo
+  gallivant demo --keep /tmp/demo && git -C /tmp/demo/control.git log --oneline`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.demoRun(cmd.Context(), opts) },
 	}
@@ -108,6 +110,9 @@ func (d *demo) run() error {
 	}
 	people := newDemoPeople(d.gh)
 	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: reconcile.ScriptedAgent(demoScript)}
+	// The legend: what the lines mean and where the words are explained.
+	fmt.Fprintf(d.a.io.Out, "gallivant demo: specs in a control repository driven through a scripted agent and a local GitHub; words like row, seed, cut, allowance, iteration: %s\n", glossary)
+	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")
 	asked := false
 	for pass := 1; pass <= 40; pass++ {
 		st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
@@ -167,8 +172,12 @@ func (d *demo) run() error {
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(d.a.io.Out, out)
-	return err
+	if _, err := io.WriteString(d.a.io.Out, out); err != nil {
+		return err
+	}
+	fmt.Fprintln(d.a.io.Out, "== what to do next")
+	fmt.Fprintf(d.a.io.Out, "run gallivant on your own control repository against a local GitHub: the quickstart, docs/quickstart.md (%squickstart.md)\n", docsURL)
+	return nil
 }
 
 // demoPeople plays everyone around gallivant through the GitHub API: CI

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile"
@@ -32,11 +32,20 @@ A remote control repository is cloned into the cache ($GALLIVANT_CACHE or
 the user cache directory). The GitHub token comes from github.token_env
 (GITHUB_TOKEN by default) or GH_TOKEN.
 
-Exit status: 0 when the pass ran, even if entries stopped; 1 when it could
-not complete; 2 for usage errors.`,
+Exit status: 0 when the pass ran, even if entries stopped; 1 when it ran
+but an entry hit a problem it could not record as a stop; 2 when it could
+not run (credentials rejected, GitHub or the control remote unreachable,
+invalid configuration) or for a usage error.`,
+		Example: `  gallivant reconcile
+  gallivant reconcile --dry-run
+  gallivant reconcile --control https://github.com/acme/control.git --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.reconcileRun(cmd, opts, false)
+			mode := performed
+			if opts.DryRun {
+				mode = wouldPerform
+			}
+			return a.reconcileRun(cmd, opts, mode)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
@@ -53,10 +62,13 @@ func (a *app) newDiffCmd() *cobra.Command {
 		Long: `diff plans a reconcile pass without applying anything, like flux diff, and
 prints the transitions that are due.
 
-Exit status: 0 when nothing is due, 1 when transitions are due, 2 on error.`,
+Exit status is reconcile's: 0 when the pass could be planned (due
+transitions or not), 1 when an entry hit a problem, 2 when it could not run.`,
+		Example: `  gallivant diff
+  gallivant diff --format json | jq '.transitions | length'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.reconcileRun(cmd, opts, true)
+			return a.reconcileRun(cmd, opts, due)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
@@ -64,52 +76,67 @@ Exit status: 0 when nothing is due, 1 when transitions are due, 2 on error.`,
 	return cmd
 }
 
-func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, diff bool) error {
+// outcome is how a pass's transitions are worded in its summary line.
+type outcome string
+
+const (
+	performed    outcome = "performed"     // committed and pushed
+	wouldPerform outcome = "would perform" // --dry-run
+	due          outcome = "due"           // diff
+	unrecorded   outcome = "unrecorded"    // planned, but the push failed
+)
+
+// reconcileRun runs one pass; mode is performed, wouldPerform or due.
+func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outcome) error {
 	if opts.Format != "text" && opts.Format != "json" {
 		return usageError("--format must be text or json, got %q", opts.Format)
 	}
-	failed := exitFindings
-	if diff {
-		failed = exitUsage
-	}
-	r, _, err := a.reconciler(cmd.Context(), opts.Control, opts.DryRun)
+	w, err := a.reconciler(cmd.Context(), opts.Control, opts.DryRun)
 	if err != nil {
-		var ee *exitError
-		if diff && asExit(err, &ee) {
-			ee.code = exitUsage
-		}
 		return err
 	}
-	rep, err := r.Pass(cmd.Context())
+	rep, err := w.Pass(cmd.Context())
 	if rep != nil {
-		a.printReport(rep, opts.Format, diff)
+		a.printReport(rep, opts.Format, a.wording(w, mode))
 	}
-	if err != nil {
-		return &exitError{code: failed, err: err}
-	}
-	if diff && len(rep.Transitions) > 0 {
-		return silent(exitFindings)
-	}
-	return nil
+	return passExit(rep, err, w.tokenVar)
 }
 
-func asExit(err error, ee **exitError) bool {
-	e, ok := err.(*exitError)
-	if ok {
-		*ee = e
+// wording returns the outcome of a finished pass: a pass that was to apply
+// but still holds unpushed commits (its push failed, or it stopped before
+// pushing) recorded nothing, and must not call anything performed.
+func (a *app) wording(w *wired, mode outcome) outcome {
+	if mode == performed && w.store.Unpushed() {
+		return unrecorded
 	}
-	return ok
+	return mode
 }
 
 // printReport prints a pass's transitions on stdout and its narration on
 // stderr; in GitHub Actions it also writes annotations and a job summary.
-func (a *app) printReport(rep *reconcile.Report, format string, diff bool) {
-	if format == "json" {
-		enc := json.NewEncoder(a.io.Out)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rep)
-	} else {
+// On a terminal transitions are aligned columns; otherwise one
+// tab-separated line each, for scripts.
+func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
+	shown := rep
+	if mode == unrecorded {
+		// Nothing reached the control branch: nothing is printed as done.
+		cp := *rep
+		cp.Transitions = []reconcile.Transition{}
+		shown = &cp
 		for _, t := range rep.Transitions {
+			fmt.Fprintf(a.io.Err, "%s: not recorded: %s\n", t.Spec, t.Subject)
+		}
+	}
+	if format == "json" {
+		_ = a.encodeJSON(jsonReport(shown))
+	} else if a.io.TTY {
+		tw := tabwriter.NewWriter(a.io.Out, 0, 0, 2, ' ', 0)
+		for _, t := range shown.Transitions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Spec, t.Subject, t.Sentence)
+		}
+		_ = tw.Flush()
+	} else {
+		for _, t := range shown.Transitions {
 			fmt.Fprintf(a.io.Out, "%s\t%s\t%s\n", t.Spec, t.Subject, t.Sentence)
 		}
 	}
@@ -123,18 +150,42 @@ func (a *app) printReport(rep *reconcile.Report, format string, diff bool) {
 	for _, rf := range rep.Refusals {
 		fmt.Fprintf(a.io.Err, "%s: request %q not performed: %s\n", rf.Ledger, rf.Request, rf.Reason)
 	}
-	errs := rep.Diagnostics.Count(parse.SeverityError)
-	if errs > 0 {
-		fmt.Fprintf(a.io.Err, "%d documents have errors; run gallivant check\n", errs)
+	if errs := rep.Diagnostics.Count(parse.SeverityError); errs > 0 {
+		files := map[string]bool{}
+		for _, d := range rep.Diagnostics {
+			if d.Severity == parse.SeverityError {
+				files[d.File] = true
+			}
+		}
+		verb := "have"
+		if len(files) == 1 {
+			verb = "has"
+		}
+		fmt.Fprintf(a.io.Err, "%s %s %s; run gallivant check\n", plural(len(files), "document", "documents"), verb, plural(errs, "error", "errors"))
 	}
-	verb := "performed"
-	if diff {
-		verb = "due"
-	}
-	fmt.Fprintf(a.io.Err, "control %s: %d transitions %s\n", shortSHA(rep.Control), len(rep.Transitions), verb)
+	fmt.Fprintln(a.io.Err, summaryLine(rep.Control, len(rep.Transitions), mode))
 	if a.env("GITHUB_ACTIONS") == "true" {
-		a.actions(rep)
+		a.actions(shown)
 	}
+}
+
+// jsonReport returns rep with every list present: scripts read [] for
+// nothing, never null.
+func jsonReport(rep *reconcile.Report) *reconcile.Report {
+	cp := *rep
+	if cp.Transitions == nil {
+		cp.Transitions = []reconcile.Transition{}
+	}
+	if cp.Refusals == nil {
+		cp.Refusals = []reconcile.Refusal{}
+	}
+	if cp.Notes == nil {
+		cp.Notes = []reconcile.Note{}
+	}
+	if cp.Diagnostics == nil {
+		cp.Diagnostics = parse.Diagnostics{}
+	}
+	return &cp
 }
 
 func shortSHA(s string) string {

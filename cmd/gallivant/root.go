@@ -13,11 +13,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes. They are decided in one place, exitCode.
+// Exit codes (docs/cli.md, "Exit codes"). The process exit status is
+// decided in one place, exitCode; a pass's outcome in one place, passExit.
 const (
 	exitOK       = 0
-	exitFindings = 1 // check found errors, diff found due transitions, a pass could not complete
+	exitFindings = 1 // the command ran and found a problem: check errors, a pass entry's problem
 	exitUsage    = 2 // bad flags or arguments, unreadable input
+	// exitCannotRun shares 2 with usage errors: in both cases the command
+	// did not do its job and a person must fix something before retrying.
+	exitCannotRun = 2
 )
 
 // streams are the command's standard streams; tests use buffers.
@@ -25,9 +29,14 @@ type streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// TTY reports that Out is a terminal: human output is aligned and
+	// logs are written only with -v.
+	TTY bool
 }
 
-func stdio() streams { return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+func stdio() streams {
+	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdout)}
+}
 
 // env is how commands read the environment; tests pass a map.
 type env func(string) string
@@ -36,6 +45,10 @@ type env func(string) string
 type app struct {
 	io  streams
 	env env
+	// verbose (-v) writes logs to standard error even on a terminal.
+	verbose bool
+	// logFmt is --log-format; "" defers to $GALLIVANT_LOG_FORMAT.
+	logFmt string
 }
 
 // exitError carries an exit code. A nil err means the command already said
@@ -103,6 +116,12 @@ records every admitted transition as a loop: commit.`,
 		Version:       version(),
 	}
 	root.SetVersionTemplate("gallivant {{.Version}}\n")
+	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "write logs to standard error even when standard output is a terminal")
+	root.PersistentFlags().StringVar(&a.logFmt, "log-format", "", "log format: text or json (default $GALLIVANT_LOG_FORMAT, else text)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		_, err := a.logFormat()
+		return err
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%v (see %s --help)", err, c.CommandPath())
 	})
@@ -121,23 +140,59 @@ records every admitted transition as a loop: commit.`,
 		a.newDaemonCmd(),
 		a.newDemoCmd(),
 		a.newVersionCmd(),
+		a.newCompletionCmd(),
 	)
 	return root
 }
 
-// version returns the module version stamped by `go install`, or "devel".
+// version returns the module version stamped by `go install module@version`;
+// go build in a checkout stamps a pseudo-version itself; a binary built
+// with -buildvcs but no version gets devel-<12 hex digits of the revision>
+// ("-dirty" when the tree had uncommitted changes); "devel" only when the
+// binary carries neither (go run, go test).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
 	}
-	return "devel"
+	return versionOf(bi)
+}
+
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		return "devel-" + rev + "-dirty"
+	}
+	return "devel-" + rev
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print gallivant's version",
-		Args:  cobra.NoArgs,
+		Long: `version prints the module version a release was installed at
+(go install github.com/gallivant/gallivant/cmd/gallivant@v1.2.3), else the
+pseudo-version or VCS revision the binary was built from, else devel.`,
+		Example: `  gallivant version`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(a.io.Out, "gallivant %s\n", version())
 			return err

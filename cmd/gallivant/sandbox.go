@@ -15,6 +15,9 @@ type sandboxOptions struct {
 	Repos     []string
 	Users     []string
 	Outsiders []string
+	// EnvFile, when set, receives the printed lines once the sandbox
+	// listens (see writeEnvFile).
+	EnvFile string
 }
 
 // loginRE is GitHub's login syntax: letters, digits and single inner
@@ -36,10 +39,16 @@ prints shell-sourceable lines
   GIT_URL_<OWNER>_<NAME>=<clone url>
   GITHUB_TOKEN_<LOGIN>=<token>     (one per --user and --outsider)
 
-and serves until interrupted. Everything persists under --dir across restarts.`,
-		Example: `  gallivant sandbox --dir /tmp/sb --repo acme/api > /tmp/sb.env &
+and serves until interrupted. Everything persists under --dir across restarts.
+
+--env-file FILE writes the same lines to FILE once the sandbox listens. FILE
+is removed at start and appears whole (written aside, then renamed), so a
+script can wait for it to exist and then source it. The API answers under
+both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
+		Example: `  gallivant sandbox --dir /tmp/sb --repo acme/api --env-file /tmp/sb.env > /dev/null &
+  while [ ! -f /tmp/sb.env ]; do sleep 0.1; done
   set -a; . /tmp/sb.env; set +a
-  curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL"repos/acme/api
+  curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL/repos/acme/api"
   gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -78,14 +87,23 @@ and serves until interrupted. Everything persists under --dir across restarts.`,
 				}
 				users = append(users, user{u, tok})
 			}
+			if err := removeEnvFile(opts.EnvFile); err != nil {
+				return usageError("--env-file: %v", err)
+			}
+			var envErr error
 			err = s.Serve(cmd.Context(), opts.Addr, func(url string) {
-				fmt.Fprintf(a.io.Out, "GITHUB_API_URL=%s\n", s.APIURL())
-				fmt.Fprintf(a.io.Out, "GITHUB_TOKEN=%s\n", s.MainToken())
+				var env strings.Builder
+				fmt.Fprintf(&env, "GITHUB_API_URL=%s\n", s.APIURL())
+				fmt.Fprintf(&env, "GITHUB_TOKEN=%s\n", s.MainToken())
 				for _, r := range s.Repos() {
-					fmt.Fprintf(a.io.Out, "GIT_URL_%s=%s\n", envName(r), s.GitURL(r))
+					fmt.Fprintf(&env, "GIT_URL_%s=%s\n", envName(r), s.GitURL(r))
 				}
 				for _, u := range users {
-					fmt.Fprintf(a.io.Out, "GITHUB_TOKEN_%s=%s\n", envName(u.login), u.token)
+					fmt.Fprintf(&env, "GITHUB_TOKEN_%s=%s\n", envName(u.login), u.token)
+				}
+				fmt.Fprint(a.io.Out, env.String())
+				if envErr = writeEnvFile(opts.EnvFile, env.String()); envErr != nil {
+					fmt.Fprintf(a.io.Err, "gallivant: --env-file: %v\n", envErr)
 				}
 				fmt.Fprintf(a.io.Err, "sandbox serving on %s; interrupt to stop\n", url)
 			})
@@ -101,6 +119,7 @@ and serves until interrupted. Everything persists under --dir across restarts.`,
 	cmd.Flags().StringArrayVar(&opts.Repos, "repo", nil, "repository to create, owner/name (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Users, "user", nil, "another user with write access to every repository; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Outsiders, "outsider", nil, "a read-only user: may comment, review and open pull requests; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
+	cmd.Flags().StringVar(&opts.EnvFile, "env-file", "", "also write the printed lines to this file, atomically, once listening")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
@@ -24,7 +25,7 @@ func (a *app) snapshot(cmd *cobra.Command, control string) (*reconcile.Snapshot,
 	}
 	snap, err := reconcile.Load(cmd.Context(), st)
 	if err != nil {
-		return nil, nil, &exitError{code: exitFindings, err: err}
+		return nil, nil, &exitError{code: exitCannotRun, err: err}
 	}
 	return snap, st, nil
 }
@@ -53,7 +54,11 @@ its phase, its rows (✓ done, ✗ failed, ○ open, ⊘ cut, → pending), the 
 reason with the requests that clear it, and requests that are not accepted.
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
-		Args: cobra.MaximumNArgs(1),
+		Example: `  gallivant status
+  gallivant status greeting
+  gallivant status --format json | jq -r '.[] | select(.stop) | "\(.spec): \(.stop.clear | join(" or "))"'`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeSpecs(&opts.Control),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Format != "text" && opts.Format != "json" {
 				return usageError("--format must be text or json, got %q", opts.Format)
@@ -76,9 +81,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				if out == nil {
 					out = []reconcile.EntryStatus{}
 				}
-				enc := json.NewEncoder(a.io.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return a.encodeJSON(out)
 			}
 			for _, es := range out {
 				a.printStatus(es)
@@ -143,35 +146,116 @@ func chains(a *app, snap *reconcile.Snapshot) {
 	}
 }
 
+// glossary is where the words the output uses are explained; `why` and
+// the demo point to it so that a newcomer meeting "allowance" or
+// "iteration" can look it up.
+const glossary = docsURL + "concepts.md"
+
+// checkFormat validates a --format flag of text or json.
+func checkFormat(f string) error {
+	if f != "text" && f != "json" {
+		return usageError("--format must be text or json, got %q", f)
+	}
+	return nil
+}
+
+// encodeJSON writes v as indented JSON, the shape every --format json
+// uses. Nothing here is embedded in HTML, so <why> stays <why>.
+func (a *app) encodeJSON(v any) error {
+	enc := json.NewEncoder(a.io.Out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// whyJSON is `why --format json`: the entry's status (as in status
+// --format json) and the explanation, one sentence per element.
+type whyJSON struct {
+	Spec     string                `json:"spec"`
+	Status   reconcile.EntryStatus `json:"status"`
+	Explain  []string              `json:"explain"`
+	Glossary string                `json:"glossary"`
+}
+
 func (a *app) newWhyCmd() *cobra.Command {
-	var control string
+	var control, format string
 	cmd := &cobra.Command{
-		Use:   "why SPEC",
+		Use:   "why SPEC [--format text|json]",
 		Short: "Explain what a spec's entry is doing, what it waits for and what comes next",
-		Args:  cobra.ExactArgs(1),
+		Long: `why reads the control branch head (no GitHub access) and explains one entry:
+its rows and attempts against their allowances, its last decisions, its stop
+and the request that clears it, the state of each request, and the next
+action a pass takes. Once every row is closed it says where the pull request
+stands. The last line points to the glossary of the words it uses.
+
+SPEC is a spec path, a ledger path or a spec's file name.`,
+		Example: `  gallivant why greeting
+  gallivant why specs/greeting.md --control https://github.com/acme/control.git
+  gallivant why greeting --format json | jq -r '.status.stop.clear[]'`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSpecs(&control),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
 			}
-			for _, line := range snap.Explain(sp) {
+			lines := snap.Explain(sp)
+			if format == "json" {
+				if lines == nil {
+					lines = []string{}
+				}
+				return a.encodeJSON(whyJSON{Spec: sp, Status: snap.Status(sp), Explain: lines, Glossary: glossary})
+			}
+			for _, line := range lines {
 				fmt.Fprintln(a.io.Out, line)
 			}
+			fmt.Fprintf(a.io.Out, "words: %s\n", glossary)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	return cmd
 }
 
+// logJSON is one element of `log --format json`.
+type logJSON struct {
+	Commit   string            `json:"commit"`
+	Time     string            `json:"time"` // RFC 3339, UTC
+	Subject  string            `json:"subject"`
+	Trailers map[string]string `json:"trailers"`
+}
+
 func (a *app) newLogCmd() *cobra.Command {
-	var control string
+	var control, format string
 	var limit int
 	cmd := &cobra.Command{
-		Use:   "log SPEC",
+		Use:   "log SPEC [--limit N] [--format text|json]",
 		Short: "Show a spec's loop: history from git, one line per transition",
-		Args:  cobra.ExactArgs(1),
+		Long: `log prints the entry's loop: commits from the control repository's history,
+oldest first, one line per transition: the commit, its time (UTC), its
+subject and its Gallivant- trailers (Control, Head, Chain, …). Commits a
+person made to the ledger (a request line, say) are not transitions and are
+not shown.
+
+--limit N shows the newest N transitions (after that filtering); 0 shows all.
+
+SPEC is a spec path, a ledger path or a spec's file name.`,
+		Example: `  gallivant log greeting
+  gallivant log greeting --limit 3
+  gallivant log specs/greeting.md --format json | jq -r '.[].subject'`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSpecs(&control),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return usageError("--limit must be 0 or more, got %d", limit)
+			}
 			snap, st, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
@@ -180,24 +264,49 @@ func (a *app) newLogCmd() *cobra.Command {
 			if lp == "" {
 				lp = snap.Config.LedgerPath(sp)
 			}
-			entries, err := st.Log(lp, limit)
+			// The limit counts transitions, so the whole history is read
+			// and filtered first.
+			entries, err := st.Log(lp, 0)
 			if err != nil {
-				return &exitError{code: exitFindings, err: err}
+				return &exitError{code: exitCannotRun, err: err}
 			}
+			var out []logJSON    // oldest first
+			var order [][]string // per entry, trailer names as written
 			for i := len(entries) - 1; i >= 0; i-- {
 				e := entries[i]
 				if !strings.HasPrefix(e.Subject, "loop:") {
 					continue
 				}
-				var trailers []string
+				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}
+				var names []string
 				for _, line := range strings.Split(e.Message, "\n") {
 					if strings.HasPrefix(line, "Gallivant-") && !strings.HasPrefix(line, ledger.TrailerSpec+":") {
 						k, v, _ := strings.Cut(line, ": ")
-						trailers = append(trailers, strings.TrimPrefix(k, "Gallivant-")+"="+shortTrailer(v))
+						k = strings.TrimPrefix(k, "Gallivant-")
+						j.Trailers[k] = v
+						names = append(names, k)
 					}
 				}
-				fmt.Fprintf(a.io.Out, "%s %s %s", shortSHA(e.SHA), e.When.UTC().Format("2006-01-02 15:04"), e.Subject)
-				if len(trailers) > 0 {
+				out = append(out, j)
+				order = append(order, names)
+			}
+			if limit > 0 && len(out) > limit {
+				out, order = out[len(out)-limit:], order[len(order)-limit:]
+			}
+			if format == "json" {
+				if out == nil {
+					out = []logJSON{}
+				}
+				return a.encodeJSON(out)
+			}
+			for k, j := range out {
+				when, _ := time.Parse(time.RFC3339, j.Time)
+				fmt.Fprintf(a.io.Out, "%s %s %s", shortSHA(j.Commit), when.Format("2006-01-02 15:04"), j.Subject)
+				if len(order[k]) > 0 {
+					var trailers []string
+					for _, name := range order[k] {
+						trailers = append(trailers, name+"="+shortTrailer(j.Trailers[name]))
+					}
 					fmt.Fprintf(a.io.Out, "  [%s]", strings.Join(trailers, " "))
 				}
 				fmt.Fprintln(a.io.Out)
@@ -206,7 +315,8 @@ func (a *app) newLogCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
-	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many commits (0 for all)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "show the newest N transitions (0 for all)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	return cmd
 }
 
@@ -217,16 +327,34 @@ func shortTrailer(v string) string {
 	return v
 }
 
+// taskJSON is `task --format json`: the outstanding dispatch and its brief.
+type taskJSON struct {
+	Spec    string `json:"spec"`
+	Ledger  string `json:"ledger"`
+	Pending string `json:"pending"`
+	Branch  string `json:"branch"`
+	Repo    string `json:"repo"`
+	Brief   string `json:"brief"`
+}
+
 func (a *app) newTaskCmd() *cobra.Command {
-	var control string
+	var control, format string
 	cmd := &cobra.Command{
-		Use:   "task SPEC",
+		Use:   "task SPEC [--format text|json]",
 		Short: "Print the outstanding task brief of a spec",
 		Long: `task prints the task brief of a spec's outstanding dispatch, the same
 document the command executor hands its agent. An agent run by the none or
-workflow executor reads it here. Exit status 1 when no dispatch is outstanding.`,
-		Args: cobra.ExactArgs(1),
+workflow executor reads it here. Exit status 1 when no dispatch is outstanding.
+
+SPEC is a spec path, a ledger path or a spec's file name.`,
+		Example: `  gallivant task greeting > /tmp/brief.md
+  gallivant task greeting --format json | jq -r .pending`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeSpecs(&control),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
@@ -241,18 +369,22 @@ workflow executor reads it here. Exit status 1 when no dispatch is outstanding.`
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
 			}
+			if format == "json" {
+				return a.encodeJSON(taskJSON{Spec: sp, Ledger: snap.Repo.LedgerPaths[sp], Pending: l.Pending.String(), Branch: l.WorkBranch(), Repo: repo, Brief: brief})
+			}
 			_, err = fmt.Fprint(a.io.Out, brief)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	return cmd
 }
 
 func loadSnapshot(ctx context.Context, st *reconcile.Store) (*reconcile.Snapshot, error) {
 	snap, err := reconcile.Load(ctx, st)
 	if err != nil {
-		return nil, &exitError{code: exitFindings, err: err}
+		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	return snap, nil
 }

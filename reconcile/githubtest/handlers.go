@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -81,6 +82,20 @@ func getPermission(c *ctx) {
 
 func (c *ctx) decode(v any) bool {
 	body, err := io.ReadAll(io.LimitReader(c.r.Body, 8<<20))
+	if err != nil || json.Unmarshal(body, v) != nil {
+		writeError(c.w, http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+// decodeOptional is decode for a body whose fields are all optional: an
+// empty body is an empty object.
+func (c *ctx) decodeOptional(v any) bool {
+	body, err := io.ReadAll(io.LimitReader(c.r.Body, 8<<20))
+	if err == nil && len(bytes.TrimSpace(body)) == 0 {
+		return true
+	}
 	if err != nil || json.Unmarshal(body, v) != nil {
 		writeError(c.w, http.StatusBadRequest, "Problems parsing JSON")
 		return false
@@ -655,7 +670,9 @@ func mergePull(c *ctx) {
 		SHA           string `json:"sha"`
 		MergeMethod   string `json:"merge_method"`
 	}
-	if !c.decode(&in) {
+	// Every field is optional, and GitHub merges on an empty body too
+	// (curl -X PUT …/merge).
+	if !c.decodeOptional(&in) {
 		return
 	}
 	if p.State != "open" {

@@ -478,6 +478,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		apiPrefix(r)
 		switch {
 		case gitPathRE.MatchString(r.URL.Path) && !strings.Contains(r.URL.Path, ".."):
 			s.git.ServeHTTP(w, r)
@@ -487,6 +488,19 @@ func (s *Server) Handler() http.Handler {
 			writeError(w, http.StatusNotFound, "Not Found")
 		}
 	})
+}
+
+// apiPrefix lets clients join the base URL with or without its trailing
+// slash: "$GITHUB_API_URL/repos/…" with GITHUB_API_URL=<url>/api/v3/ asks
+// for /api/v3//repos/…, which the mux would otherwise answer with a
+// redirect that curl does not follow.
+func apiPrefix(r *http.Request) {
+	const p = "/api/v3/"
+	if !strings.HasPrefix(r.URL.Path, p+"/") {
+		return
+	}
+	r.URL.Path = p + strings.TrimLeft(r.URL.Path[len(p):], "/")
+	r.URL.RawPath = ""
 }
 
 // Request is one logged API request.
