@@ -196,7 +196,10 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	stem := specs.Stem(t.Spec)
 	slug := strings.ReplaceAll(t.Repo, "/", "__")
 	dir := filepath.Join(e.WorkDir, "checkouts", slug, stem)
-	mirror := filepath.Join(e.WorkDir, "mirrors", slug+".git")
+	// One mirror per entry, like its checkout: two entries of a repository
+	// never fetch into the same repository at once, and one entry is only
+	// ever dispatched by one process (the dispatch is compare-and-swapped).
+	mirror := filepath.Join(e.WorkDir, "mirrors", slug, stem+".git")
 	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
 	cred, home, err := e.credential()
