@@ -201,9 +201,12 @@ func (e CommandExecutor) log() *slog.Logger {
 	return e.Log
 }
 
-// mirrorDir is gallivant's own bare mirror of t's repository.
+// mirrorDir is gallivant's own bare mirror of t's repository, one per
+// entry like its checkout: two entries of a repository never fetch into
+// the same repository at once, and one entry is only ever dispatched by one
+// process (the dispatch is compare-and-swapped).
 func (e CommandExecutor) mirrorDir(t Task) string {
-	return filepath.Join(e.WorkDir, "mirrors", strings.ReplaceAll(t.Repo, "/", "__")+".git")
+	return filepath.Join(e.WorkDir, "mirrors", strings.ReplaceAll(t.Repo, "/", "__"), specs.Stem(t.Spec)+".git")
 }
 
 // ErrRunAsNeedsRoot reports an executor.run_as that cannot take effect:

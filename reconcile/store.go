@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"path"
 	"path/filepath"
 	"sort"
@@ -169,39 +168,6 @@ func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
 }
 
 func isURL(s string) bool { return strings.Contains(s, "://") || strings.HasPrefix(s, "git@") }
-
-// splitCredentials takes the user information out of a URL: the URL
-// without it, and the basic credentials it held (nil when none).
-func splitCredentials(u string) (string, transport.AuthMethod) {
-	p, err := url.Parse(u)
-	if err != nil || p.User == nil || !strings.HasPrefix(p.Scheme, "http") {
-		return u, nil
-	}
-	pass, _ := p.User.Password()
-	auth := &githttp.BasicAuth{Username: p.User.Username(), Password: pass}
-	return redact(u), auth
-}
-
-// bareOrigin points the cache clone's origin at remote, a URL without
-// credentials: a cache made before credentials were kept out of it is
-// rewritten.
-func bareOrigin(repo *git.Repository, remote string) error {
-	cfg, err := repo.Config()
-	if err != nil {
-		return err
-	}
-	o := cfg.Remotes["origin"]
-	if o == nil || (len(o.URLs) == 1 && o.URLs[0] == remote) {
-		return nil
-	}
-	o.URLs = []string{remote}
-	return repo.SetConfig(cfg)
-}
-
-// RedactURL returns u without the credentials it may carry
-// (https://user:token@host/… → https://host/…): what every log, report,
-// workflow input and file shows of a control URL.
-func RedactURL(u string) string { return redact(u) }
 
 // redact removes credentials from a URL before it is shown or hashed.
 func redact(u string) string {

@@ -27,7 +27,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the

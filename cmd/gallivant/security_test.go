@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,3 +127,57 @@ func TestDaemonRecoversFromPanickingPass(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, finding 7, end to end: SIGTERM while an agent runs lets that
+// run finish, and the pass starts no other agent before the daemon exits.
+func TestDaemonDrainsOnSIGTERM(t *testing.T) {
+	bin := gallivantBinary(t)
+	gh := githubtest.Start(t, "acme/api")
+	work := t.TempDir()
+	runs, started, release := filepath.Join(work, "runs.log"), filepath.Join(work, "started"), filepath.Join(work, "release")
+	// The agent records its run, then holds until the test releases it.
+	agent := "#!/bin/sh\necho \"$GALLIVANT_SPEC\" >> " + runs + "\ntouch " + started + "\nwhile [ ! -e " + release + " ]; do sleep 0.05; done\n"
+	os.WriteFile(filepath.Join(work, "agent.sh"), []byte(agent), 0o755)
+	src := filepath.Join(work, "ctl")
+	os.MkdirAll(filepath.Join(src, "specs"), 0o755)
+	os.WriteFile(filepath.Join(src, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\nexecutor:\n  kind: command\n  command: [\"sh\", \""+
+		filepath.Join(work, "agent.sh")+"\"]\n  timeout: 5m\nschedule: \"@every 1h\"\n"), 0o644)
+	for _, name := range []string{"a", "b"} {
+		os.WriteFile(filepath.Join(src, "specs", name+".md"), []byte("# "+name+"\n\n## Acceptance criteria\n1. Works.\n"), 0o644)
+	}
+	gitCmd(t, src, "init", "--quiet", "--initial-branch=main")
+	gitCmd(t, src, "add", "-A")
+	gitCmd(t, src, "commit", "--quiet", "-m", "Approve")
+	cmd := exec.Command(bin, "daemon", "--control", src)
+	cmd.Env = append(os.Environ(), "GALLIVANT_CACHE="+filepath.Join(work, "cache"), "GITHUB_API_URL="+gh.APIURL(), "GITHUB_TOKEN="+gh.MainToken())
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A black-box test of a separate process: real time is the point.
+	deadline := time.Now().Add(30 * time.Second)
+	for _, err := os.Stat(started); err != nil && time.Now().Before(deadline); _, err = os.Stat(started) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(started); err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("no agent started:\n%s", stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	for !strings.Contains(stderr.String(), "stopping after the running pass") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	os.WriteFile(release, nil, 0o644)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("daemon exit: %v\n%s", err, stderr.String())
+	}
+	if got := strings.Fields(readFileString(runs)); len(got) != 1 {
+		t.Errorf("agent runs %v, want exactly the one in flight at SIGTERM\n%s", got, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "gallivant is stopping") {
+		t.Errorf("the deferred dispatch is not reported:\n%s", stderr.String())
+	}
+}
+
+func readFileString(p string) string { b, _ := os.ReadFile(p); return string(b) }
