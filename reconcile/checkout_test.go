@@ -49,7 +49,7 @@ func interruptedRow1(t *testing.T) *rig {
 // mirror set aside and fetched again) and logged once. The resumed attempt
 // is admitted, never stopped harness-error.
 func TestDamagedCheckoutHeals(t *testing.T) {
-	mirror := func(r *rig) string { return filepath.Join(r.work, "mirrors", "acme__api.git") }
+	mirror := func(r *rig) string { return filepath.Join(r.work, "mirrors", "acme__api", "feature.git") }
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, r *rig)
@@ -117,7 +117,7 @@ func TestUnpushedCommitIsKeptOnARecoveryRef(t *testing.T) {
 	}
 	// The checkout was replaced by a fresh one; the commit is in
 	// gallivant's mirror.
-	refs := run(t, filepath.Join(r.work, "mirrors", "acme__api.git"), "git", "for-each-ref", "--format=%(objectname) %(refname)", "refs/gallivant/recovery/")
+	refs := run(t, filepath.Join(r.work, "mirrors", "acme__api", "feature.git"), "git", "for-each-ref", "--format=%(objectname) %(refname)", "refs/gallivant/recovery/")
 	if !strings.HasPrefix(refs, stray+" refs/gallivant/recovery/gallivant/feature/") {
 		t.Errorf("recovery refs %q do not hold %s", refs, stray)
 	}
