@@ -489,3 +489,26 @@ func (s *Server) PutFile(fullName, branch, path, content string) error {
 	}
 	return g.updateRef(branch, sha, old)
 }
+
+// autoState applies the state changes GitHub makes on its own when refs
+// move outside the API, and reports whether it changed p: deleting an open
+// pull request's head branch closes it, and pushing its head into the base
+// (a merge outside GitHub) marks it merged, with the base's new head as
+// its merge commit and no merged_by.
+func (c *ctx) autoState(p *pull, bs map[string]string) bool {
+	now := c.s.now()
+	head, ok := bs[p.Head]
+	if !ok {
+		p.State, p.ClosedAt, p.UpdatedAt = "closed", &now, now
+		c.s.dirty = true
+		return true
+	}
+	base, ok := bs[p.Base]
+	if !ok || base == p.BaseSHA || !c.git.isAncestor(head, base) {
+		return false
+	}
+	p.HeadSHA = head
+	p.State, p.Merged, p.MergedAt, p.ClosedAt, p.MergeCommitSHA, p.UpdatedAt = "closed", true, &now, &now, base, now
+	c.s.dirty = true
+	return true
+}

@@ -383,11 +383,16 @@ func (c *ctx) pullNumber() (*pull, bool) {
 }
 
 // sync brings open pull requests up to date with the repository's refs: a
-// moved head is a new revision and bumps updated_at, as on GitHub.
+// moved head is a new revision and bumps updated_at, as on GitHub; a
+// deleted head branch closes the pull request and a base that came to
+// contain the head marks it merged (see autoState).
 func (c *ctx) sync() map[string]string {
 	bs, _ := c.git.branches()
 	for _, p := range c.repo.Pulls {
 		if p.State != "open" {
+			continue
+		}
+		if c.autoState(p, bs) {
 			continue
 		}
 		if sha, ok := bs[p.Head]; ok && sha != p.HeadSHA {
@@ -493,8 +498,7 @@ func (c *ctx) mergeability(p *pull) (*bool, string) {
 	case p.Draft:
 		return &ok, "draft"
 	}
-	prot := c.repo.Protection[p.Base]
-	if prot != nil {
+	if prot := c.repo.Protection[p.Base]; prot != nil {
 		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
 			return &ok, "blocked"
 		}
@@ -516,8 +520,8 @@ func (c *ctx) requiredPass(sha string, required []string) bool {
 				passed = true
 			}
 		}
-		for _, cr := range c.repo.CheckRuns {
-			if cr.HeadSHA == sha && cr.Name == name && cr.Status == "completed" && (cr.Conclusion == "success" || cr.Conclusion == "neutral" || cr.Conclusion == "skipped") {
+		for _, cr := range c.runsOf(sha) {
+			if cr.Name == name && cr.Status == "completed" && (cr.Conclusion == "success" || cr.Conclusion == "neutral" || cr.Conclusion == "skipped") {
 				passed = true
 			}
 		}
@@ -534,8 +538,8 @@ func (c *ctx) anyFailing(sha string) bool {
 			return true
 		}
 	}
-	for _, cr := range c.repo.CheckRuns {
-		if cr.HeadSHA == sha && cr.Status == "completed" && (cr.Conclusion == "failure" || cr.Conclusion == "timed_out" || cr.Conclusion == "cancelled" || cr.Conclusion == "action_required") {
+	for _, cr := range c.runsOf(sha) {
+		if cr.Status == "completed" && (cr.Conclusion == "failure" || cr.Conclusion == "timed_out" || cr.Conclusion == "cancelled" || cr.Conclusion == "action_required") {
 			return true
 		}
 	}
@@ -741,7 +745,6 @@ func mergePull(c *ctx) {
 	}
 	now := c.s.now()
 	p.State, p.Merged, p.MergedAt, p.ClosedAt, p.MergeCommitSHA, p.MergedBy, p.UpdatedAt = "closed", true, &now, &now, sha, c.login, now
-	p.BaseSHA = sha
 	writeJSON(c.w, 200, map[string]any{"sha": sha, "merged": true, "message": "Pull Request successfully merged"})
 }
 
