@@ -261,7 +261,7 @@ func TestContract(t *testing.T) {
 	report := judge(sub, append(c.log, reviewer.log...))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-84s %-6s %-6s %-7s %-6s %s\n", "operation", "status", "schema", "headers", "errors", "requests")
-	full := 0
+	full, requests := 0, 0
 	for _, op := range servedOperations {
 		v := report[op]
 		if v == nil {
@@ -270,10 +270,11 @@ func TestContract(t *testing.T) {
 		if v.full() {
 			full++
 		}
+		requests += v.requests
 		fmt.Fprintf(&b, "%-84s %-6s %-6s %-7s %-6s %d\n", op, mark(v.status), mark(v.schema), mark(v.headers), mark(v.errors), v.requests)
 	}
 	ratio := float64(full) / float64(len(servedOperations))
-	fmt.Fprintf(&b, "fully conforming: %d of %d operations (%.0f%%)\n", full, len(servedOperations), 100*ratio)
+	fmt.Fprintf(&b, "fully conforming: %d of %d operations (%.0f%%), %d requests\n", full, len(servedOperations), 100*ratio, requests)
 	t.Log("conformance to " + sub.Source + "\n" + b.String())
 	for _, op := range servedOperations {
 		if v := report[op]; v != nil {
