@@ -652,8 +652,9 @@ func (g *GitHub) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 // requiredChecks gathers what a branch requires from the two places GitHub
 // keeps it: repository rules (readable with read access) and classic
 // branch protection (readable with administration permission only). A
-// source the token may not read, or that this GitHub does not serve,
-// contributes nothing; a rate limit or a cancelled pass is an error.
+// source that answers 403 or 404 (the token may not read it, or this
+// GitHub does not serve it) contributes nothing; any other failure is an
+// error, so that a transient fault never reads as "nothing required".
 func (g *GitHub) requiredChecks(ctx context.Context, repo, base string) ([]string, error) {
 	o, n := splitRepo(repo)
 	seen := map[string]bool{}
@@ -673,7 +674,7 @@ func (g *GitHub) requiredChecks(ctx context.Context, repo, base string) ([]strin
 		resp, err := g.c.Do(ctx, req, &rs)
 		return rs, resp, err
 	}, nil)
-	if fatal(ctx, err) {
+	if err != nil && !refused(err) {
 		return nil, err
 	}
 	for _, r := range rules {
@@ -698,7 +699,7 @@ func (g *GitHub) requiredChecks(ctx context.Context, repo, base string) ([]strin
 	if hidden && time.Since(at) < protectionHiddenTTL {
 		return out, nil
 	}
-	req, resp, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
+	req, _, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
 	switch {
 	case err == nil:
 		for _, c := range req.GetContexts() {
@@ -707,26 +708,30 @@ func (g *GitHub) requiredChecks(ctx context.Context, repo, base string) ([]strin
 		for _, c := range req.GetChecks() {
 			add(c.Context)
 		}
-	case resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden):
+	default:
+		err = classify("read the required checks of branch "+base+" in "+repo, err)
+		if !refused(err) {
+			return nil, err
+		}
 		g.mu.Lock()
 		g.protectionHidden[key] = time.Now()
 		g.mu.Unlock()
-	default:
-		if err := classify("read the required checks of branch "+base+" in "+repo, err); fatal(ctx, err) {
-			return nil, err
-		}
 	}
 	return out, nil
 }
 
-// fatal reports an error that must end the read: a rate limit or the
-// pass's own cancellation. Others leave a source unread.
-func fatal(ctx context.Context, err error) bool {
-	if err == nil {
-		return false
+// refused reports a classified error that says "not for this token" or "not
+// here": a 404, or a 403 that is not a rate limit.
+func refused(err error) bool {
+	var nf *NotFoundError
+	// go-github turns protection's 404 "Branch not protected" into a
+	// sentinel.
+	if errors.As(err, &nf) || errors.Is(err, github.ErrBranchNotProtected) {
+		return true
 	}
 	var rl *RateLimitedError
-	return errors.As(err, &rl) || ctx.Err() != nil
+	var er *github.ErrorResponse
+	return !errors.As(err, &rl) && errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
 }
 
 // DispatchWorkflow triggers a workflow_dispatch event.

@@ -210,24 +210,20 @@ func dispatchWorkflow(c *ctx) {
 		c.invalidField("Workflow", "ref", "missing_field", "ref is missing")
 		return
 	}
-	commit, ok := c.git.resolve(in.Ref)
-	if !ok {
-		writeError(c.w, 422, "No ref found for: "+in.Ref)
-		return
-	}
-	if _, err := strconv.ParseInt(id, 10, 64); err == nil || strings.Contains(id, "/") {
+	if _, err := strconv.ParseInt(id, 10, 64); err == nil || strings.Contains(id, "/") || strings.HasPrefix(in.Ref, "-") || strings.Contains(in.Ref, ":") {
 		// The stand-in registers workflows by file name only.
 		writeError(c.w, 404, "Not Found")
 		return
 	}
-	e, ok := c.git.entry(commit, ".github/workflows/"+id)
-	if !ok || e.Type != "blob" {
-		writeError(c.w, 404, "Not Found")
-		return
-	}
-	data, err := c.git.blob(e.SHA)
+	// One git call on the common path: the file at ref. Only when it
+	// fails does the ref itself decide between 422 and 404.
+	data, err := c.git.blob(in.Ref + ":.github/workflows/" + id)
 	if err != nil {
-		writeError(c.w, 500, err.Error())
+		if _, ok := c.git.resolve(in.Ref); !ok {
+			writeError(c.w, 422, "No ref found for: "+in.Ref)
+			return
+		}
+		writeError(c.w, 404, "Not Found")
 		return
 	}
 	ok, declared, err := dispatchable(data)
