@@ -419,3 +419,21 @@ func TestPerPageEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// A route the stand-in does not serve, or a method a route does not take,
+// is GitHub's JSON 404, not Go's text/plain one.
+func TestUnknownRoutesAnswerJSON(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/repos/acme/api/hooks"},
+		{"DELETE", "/repos/acme/api/pulls/1"},
+		{"GET", "/nothing"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			got, v := call(t, s, githubtest.DefaultLogin, tc.method, tc.path, nil)
+			if got != 404 || field(v, "message") != "Not Found" || field(v, "documentation_url") == nil {
+				t.Errorf("%d %v, want a JSON 404 with documentation_url", got, v)
+			}
+		})
+	}
+}

@@ -297,7 +297,10 @@ func dispatchWorkflow(c *ctx) {
 // invalidField answers 422 Validation Failed naming one field, the shape
 // GitHub uses for request validation.
 func (c *ctx) invalidField(resource, field, code, msg string) {
-	e := map[string]string{"resource": resource, "field": field, "code": code}
+	e := map[string]string{"resource": resource, "code": code}
+	if field != "" {
+		e["field"] = field
+	}
 	if msg != "" {
 		e["message"] = msg
 	}

@@ -54,13 +54,6 @@ func (c *ctx) decode(v any) bool {
 	return true
 }
 
-func (c *ctx) invalid(msg string) {
-	writeJSON(c.w, http.StatusUnprocessableEntity, map[string]any{
-		"message": "Validation Failed", "errors": []map[string]string{{"resource": "PullRequest", "code": "custom", "message": msg}},
-		"documentation_url": "https://docs.github.com/rest",
-	})
-}
-
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
 	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.privateUser(c.login)) }))
@@ -103,6 +96,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
+	// Anything else, whatever the method, is GitHub's JSON 404.
+	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })
 }
 
 func listBranches(c *ctx) {
@@ -616,21 +611,21 @@ func createPull(c *ctx) {
 	baseSHA, ok2 := bs[in.Base]
 	switch {
 	case in.Title == "":
-		c.invalid("title is missing")
+		c.invalidField("PullRequest", "title", "missing_field", "")
 		return
 	case !ok1:
-		c.invalid("head branch " + in.Head + " does not exist")
+		c.invalidField("PullRequest", "head", "invalid", "")
 		return
 	case !ok2:
-		c.invalid("base branch " + in.Base + " does not exist")
+		c.invalidField("PullRequest", "base", "invalid", "")
 		return
 	case c.git.count(baseSHA+".."+headSHA) == 0:
-		c.invalid("No commits between " + in.Base + " and " + head)
+		c.invalidField("PullRequest", "", "custom", "No commits between "+in.Base+" and "+head)
 		return
 	}
 	for _, p := range c.repo.Pulls {
 		if p.State == "open" && p.Head == head && p.Base == in.Base {
-			c.invalid("A pull request already exists for " + c.repo.Owner + ":" + head + ".")
+			c.invalidField("PullRequest", "", "custom", "A pull request already exists for "+c.repo.Owner+":"+head+".")
 			return
 		}
 	}
@@ -977,7 +972,7 @@ func createIssueComment(c *ctx) {
 		return
 	}
 	if in.Body == "" {
-		c.invalid("body is missing")
+		c.invalidField("IssueComment", "body", "missing_field", "")
 		return
 	}
 	now := c.s.now()
@@ -1051,7 +1046,7 @@ func addLabels(c *ctx) {
 	key := strconv.Itoa(p.Number)
 	for _, n := range names {
 		if n == "" {
-			c.invalid("label name is empty")
+			c.invalidField("Label", "name", "missing_field", "")
 			return
 		}
 		found := false
@@ -1153,7 +1148,7 @@ func createStatus(c *ctx) {
 	switch in.State {
 	case "error", "failure", "pending", "success":
 	default:
-		c.invalid("state must be error, failure, pending or success")
+		c.invalidField("Status", "state", "invalid", "")
 		return
 	}
 	if in.Context == "" {
@@ -1191,7 +1186,7 @@ func createCheckRun(c *ctx) {
 	}
 	sha, ok := c.git.resolve(in.HeadSHA)
 	if !ok || in.Name == "" {
-		c.invalid("name and an existing head_sha are required")
+		c.invalidField("CheckRun", "head_sha", "invalid", "name and an existing head_sha are required")
 		return
 	}
 	cr := &checkRun{ID: c.s.id(), HeadSHA: sha, Name: in.Name, Status: in.Status, DetailsURL: in.DetailsURL, StartedAt: c.s.now()}
@@ -1212,13 +1207,13 @@ func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
 	switch status {
 	case "queued", "in_progress", "completed", "waiting", "requested", "pending":
 	default:
-		c.invalid("status is not a check run status")
+		c.invalidField("CheckRun", "status", "invalid", "")
 		return false
 	}
 	cr.Status, cr.Conclusion = status, conclusion
 	if status == "completed" {
 		if conclusion == "" {
-			c.invalid("conclusion is required when status is completed")
+			c.invalidField("CheckRun", "conclusion", "missing_field", "conclusion is required when status is completed")
 			return false
 		}
 		now := c.s.now()
