@@ -112,9 +112,10 @@ type WorkflowExecutor struct {
 }
 
 // Run reads the workflow file on the default branch and dispatches it,
-// returning at once. A workflow that does not declare every input of
-// WorkflowInputs is refused with a *WorkflowError before anything is sent,
-// because GitHub would refuse the dispatch (422).
+// returning at once. A workflow that does not declare every input the
+// executor sends (control, spec, ledger, branch, target, pending,
+// iteration, round, model) is refused with a *WorkflowError before
+// anything is sent, because GitHub would refuse the dispatch (422).
 func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	inputs := map[string]string{
 		"control":   w.Control,

@@ -99,10 +99,11 @@ func (g *GitHub) ReadWorkflowDispatch(ctx context.Context, repo, workflow, ref s
 	return wd, nil
 }
 
-// WorkflowInputs are the workflow_dispatch inputs the workflow executor
-// sends; a workflow it dispatches must declare every one, because GitHub
-// refuses a dispatch carrying an undeclared input.
-var WorkflowInputs = []string{"control", "spec", "ledger", "branch", "target", "pending", "iteration", "round", "model"}
+// workflowInputs are the workflow_dispatch inputs the workflow executor
+// sends (docs/reconcile.md lists them); a workflow it dispatches must
+// declare every one, because GitHub refuses a dispatch carrying an
+// undeclared input.
+var workflowInputs = []string{"control", "spec", "ledger", "branch", "target", "pending", "iteration", "round", "model"}
 
 // WorkflowError is the workflow executor's refusal to dispatch a workflow
 // GitHub would refuse: one without the trigger, one that lacks inputs
@@ -120,7 +121,7 @@ type WorkflowError struct {
 func (e *WorkflowError) Error() string {
 	where := fmt.Sprintf("workflow %s in %s (on %s)", e.Workflow, e.Repo, e.Ref)
 	if e.NoTrigger {
-		return where + " has no workflow_dispatch trigger; it must declare workflow_dispatch with the inputs " + strings.Join(WorkflowInputs, ", ")
+		return where + " has no workflow_dispatch trigger; it must declare workflow_dispatch with the inputs " + strings.Join(workflowInputs, ", ")
 	}
 	var parts []string
 	if len(e.Missing) > 0 {
@@ -138,7 +139,7 @@ func (wd WorkflowDispatch) check(repo, workflow, ref string, inputs map[string]s
 	if e.NoTrigger {
 		return e
 	}
-	for _, name := range WorkflowInputs {
+	for _, name := range workflowInputs {
 		if _, ok := wd.Inputs[name]; !ok {
 			e.Missing = append(e.Missing, name)
 		}

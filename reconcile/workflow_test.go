@@ -89,7 +89,7 @@ func TestDocsWorkflowDeclaresEveryInput(t *testing.T) {
 
 func TestWorkflowCheck(t *testing.T) {
 	all := map[string]WorkflowInput{}
-	for _, n := range WorkflowInputs {
+	for _, n := range workflowInputs {
 		all[n] = WorkflowInput{}
 	}
 	sent := map[string]string{"control": "c"}

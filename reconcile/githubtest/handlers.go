@@ -1194,7 +1194,9 @@ func createCheckRun(c *ctx) {
 		return
 	}
 	c.repo.CheckRuns = append(c.repo.CheckRuns, cr)
-	writeJSON(c.w, 201, c.checkRunJSON(cr))
+	j := c.checkRunJSON(cr)
+	c.location(j.URL)
+	writeJSON(c.w, 201, j)
 }
 
 func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
