@@ -113,6 +113,7 @@ type recordOnly interface{ RecordOnly() bool }
 // workflowDispatcher is the part of the GitHub adapter the workflow
 // executor uses.
 type workflowDispatcher interface {
+	ReadWorkflowDispatch(ctx context.Context, repo, workflow, ref string) (WorkflowDispatch, error)
 	DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error
 }
 
@@ -127,7 +128,11 @@ type WorkflowExecutor struct {
 	Control string
 }
 
-// Run dispatches the workflow and returns at once.
+// Run reads the workflow file on the default branch and dispatches it,
+// returning at once. A workflow that does not declare every input the
+// executor sends (control, spec, ledger, branch, target, pending,
+// iteration, round, model) is refused with a *WorkflowError before
+// anything is sent, because GitHub would refuse the dispatch (422).
 func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	inputs := map[string]string{
 		// Inputs are visible to anyone who can read the member repository.
@@ -149,6 +154,13 @@ func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	ref := t.DefaultBranch
 	if ref == "" {
 		ref = "main"
+	}
+	wd, err := w.GitHub.ReadWorkflowDispatch(ctx, t.Repo, w.Workflow, ref)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := wd.check(t.Repo, w.Workflow, ref, inputs); err != nil {
+		return Outcome{}, err
 	}
 	return Outcome{}, w.GitHub.DispatchWorkflow(ctx, t.Repo, w.Workflow, ref, inputs)
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -53,16 +54,18 @@ type GitHub struct {
 
 	mu    sync.Mutex
 	known map[string]*discovery // per repository: what the last pass saw
-	// unprotected remembers branches without required checks: GitHub
-	// answers them 404, which no ETag makes free, so the answer is kept
-	// for unprotectedTTL.
-	unprotected map[string]time.Time
-	login       string // the token's login, once asked
+	// protectionHidden remembers branches whose classic protection
+	// answered 403 or 404 (unprotected, or not readable with this token):
+	// no ETag makes such an answer free, so it is kept for
+	// protectionHiddenTTL. It never means "unprotected": repository rules
+	// and the merge state are still read.
+	protectionHidden map[string]time.Time
+	login string // the token's login, once asked
 }
 
-// unprotectedTTL is how long a branch without protection is believed to
-// stay so: a newly protected branch is noticed within it.
-const unprotectedTTL = 5 * time.Minute
+// protectionHiddenTTL is how long an unreadable branch protection is not
+// asked again: newly readable protection is noticed within it.
+const protectionHiddenTTL = 5 * time.Minute
 
 // RateLimitedError reports that GitHub's rate limit is exhausted: the
 // primary limit until Until, or a secondary limit asking to wait.
@@ -138,10 +141,12 @@ func unreachable(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
 }
 
-// NotFoundError reports a resource GitHub does not have (or hides).
+// NotFoundError reports a resource GitHub does not have (or hides). What
+// is the operation that looked for it; the error wrapping it already names
+// the operation, so the message does not repeat it.
 type NotFoundError struct{ What string }
 
-func (e *NotFoundError) Error() string { return e.What + " not found on GitHub" }
+func (e *NotFoundError) Error() string { return "not found on GitHub" }
 
 // NewGitHub returns an adapter over go-github with the ETag cache and retries.
 func NewGitHub(opts GitHubOptions) (*GitHub, error) {
@@ -180,7 +185,7 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
 		}
 	}
-	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, unprotected: map[string]time.Time{}}, nil
+	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}}, nil
 }
 
 // CacheHits returns how many reads were answered 304 and served from the cache.
@@ -260,6 +265,31 @@ func (g *GitHub) self(ctx context.Context) (string, error) {
 	g.login = login
 	g.mu.Unlock()
 	return login, nil
+}
+
+// perPage is the page size of every list read: GitHub's maximum, so a
+// list costs as few requests as it can.
+const perPage = 100
+
+// readPages reads a list page by page, following GitHub's Link header,
+// and is the adapter's one pagination loop. fetch reads page n (1-based;
+// it sets the page in its own options); more, when not nil, may end the
+// read early after a page. Errors are classified under op.
+func readPages[T any](op string, fetch func(page int) ([]T, *github.Response, error), more func(page []T) bool) ([]T, error) {
+	var out []T
+	for page := 1; ; {
+		items, resp, err := fetch(page)
+		if err != nil {
+			return out, classify(op, err)
+		}
+		out = append(out, items...)
+		// more sees every page, the last one too.
+		keep := more == nil || more(items)
+		if resp == nil || resp.NextPage == 0 || !keep {
+			return out, nil
+		}
+		page = resp.NextPage
+	}
 }
 
 // CurrentUser returns the login the token belongs to.
@@ -349,12 +379,23 @@ type Comparison struct {
 // Compare returns the commits head has that base lacks.
 func (g *GitHub) Compare(ctx context.Context, repo, base, head string) (Comparison, error) {
 	o, n := splitRepo(repo)
-	cmp, _, err := g.c.Repositories.CompareCommits(ctx, o, n, base, head, &github.ListOptions{PerPage: 100})
+	var out Comparison
+	// Paginated, the commits come a page at a time; the status, counts
+	// and files come with the first page.
+	commits, err := readPages("compare "+base+"..."+head+" in "+repo, func(page int) ([]*github.RepositoryCommit, *github.Response, error) {
+		cmp, resp, err := g.c.Repositories.CompareCommits(ctx, o, n, base, head, &github.ListOptions{PerPage: perPage, Page: page})
+		if err != nil {
+			return nil, resp, err
+		}
+		if page == 1 {
+			out = Comparison{Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
+		}
+		return cmp.Commits, resp, nil
+	}, nil)
 	if err != nil {
-		return Comparison{}, classify("compare "+base+"..."+head+" in "+repo, err)
+		return Comparison{}, err
 	}
-	out := Comparison{Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
-	for _, c := range cmp.Commits {
+	for _, c := range commits {
 		subject, body, _ := strings.Cut(c.GetCommit().GetMessage(), "\n")
 		var parents []string
 		for _, p := range c.Parents {
@@ -376,11 +417,21 @@ type CommitInfo struct {
 // read the ETag cache answers it without rate limit.
 func (g *GitHub) GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error) {
 	o, n := splitRepo(repo)
-	c, _, err := g.c.Repositories.GetCommit(ctx, o, n, sha, &github.ListOptions{PerPage: 100})
+	var out CommitInfo
+	// GitHub pages a commit's files and repeats the commit on each page.
+	files, err := readPages("read commit "+short(sha)+" of "+repo, func(page int) ([]*github.CommitFile, *github.Response, error) {
+		c, resp, err := g.c.Repositories.GetCommit(ctx, o, n, sha, &github.ListOptions{PerPage: perPage, Page: page})
+		if err != nil {
+			return nil, resp, err
+		}
+		out.CommittedAt = c.GetCommit().GetCommitter().GetDate().Time
+		return c.Files, resp, nil
+	}, nil)
 	if err != nil {
-		return CommitInfo{}, classify("read commit "+short(sha)+" of "+repo, err)
+		return CommitInfo{}, err
 	}
-	return CommitInfo{CommittedAt: c.GetCommit().GetCommitter().GetDate().Time, Files: len(c.Files)}, nil
+	out.Files = len(files)
+	return out, nil
 }
 
 func short(sha string) string {
@@ -443,9 +494,11 @@ func (g *GitHub) GetPullRequest(ctx context.Context, repo string, number int) (P
 // any state, or ok false. It recovers a pull request the ledger lost.
 func (g *GitHub) FindPullRequest(ctx context.Context, repo, head, base string) (PullRequest, bool, error) {
 	o, n := splitRepo(repo)
-	ps, _, err := g.c.PullRequests.List(ctx, o, n, &github.PullRequestListOptions{State: "all", Head: o + ":" + head, Base: base, ListOptions: github.ListOptions{PerPage: 100}})
+	ps, err := readPages("list pull requests of "+repo, func(page int) ([]*github.PullRequest, *github.Response, error) {
+		return g.c.PullRequests.List(ctx, o, n, &github.PullRequestListOptions{State: "all", Head: o + ":" + head, Base: base, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
+	}, nil)
 	if err != nil {
-		return PullRequest{}, false, classify("list pull requests of "+repo, err)
+		return PullRequest{}, false, err
 	}
 	if len(ps) == 0 {
 		return PullRequest{}, false, nil
@@ -479,21 +532,17 @@ func (g *GitHub) EditPullRequestBody(ctx context.Context, repo string, number in
 // PullRequestFiles returns the paths a pull request changes.
 func (g *GitHub) PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error) {
 	o, n := splitRepo(repo)
-	var out []string
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		fs, resp, err := g.c.PullRequests.ListFiles(ctx, o, n, number, opts)
-		if err != nil {
-			return nil, classify(fmt.Sprintf("list files of %s#%d", repo, number), err)
-		}
-		for _, f := range fs {
-			out = append(out, f.GetFilename())
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	fs, err := readPages(fmt.Sprintf("list files of %s#%d", repo, number), func(page int) ([]*github.CommitFile, *github.Response, error) {
+		return g.c.PullRequests.ListFiles(ctx, o, n, number, &github.ListOptions{PerPage: perPage, Page: page})
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.GetFilename())
+	}
+	return out, nil
 }
 
 // Review is one submitted review.
@@ -509,21 +558,17 @@ type Review struct {
 // Reviews lists a pull request's reviews in order.
 func (g *GitHub) Reviews(ctx context.Context, repo string, number int) ([]Review, error) {
 	o, n := splitRepo(repo)
-	var out []Review
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		rs, resp, err := g.c.PullRequests.ListReviews(ctx, o, n, number, opts)
-		if err != nil {
-			return nil, classify(fmt.Sprintf("list reviews of %s#%d", repo, number), err)
-		}
-		for _, r := range rs {
-			out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: r.GetState(), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	rs, err := readPages(fmt.Sprintf("list reviews of %s#%d", repo, number), func(page int) ([]*github.PullRequestReview, *github.Response, error) {
+		return g.c.PullRequests.ListReviews(ctx, o, n, number, &github.ListOptions{PerPage: perPage, Page: page})
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
+	var out []Review
+	for _, r := range rs {
+		out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: r.GetState(), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
+	}
+	return out, nil
 }
 
 // Comment is an issue comment or an inline review comment.
@@ -542,49 +587,43 @@ type Comment struct {
 // after since (all when since is zero).
 func (g *GitHub) IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
 	o, n := splitRepo(repo)
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	if !since.IsZero() {
-		opts.Since = &since
+	cs, err := readPages(fmt.Sprintf("list comments of %s#%d", repo, number), func(page int) ([]*github.IssueComment, *github.Response, error) {
+		opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage, Page: page}}
+		if !since.IsZero() {
+			opts.Since = &since
+		}
+		return g.c.Issues.ListComments(ctx, o, n, number, opts)
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
 	var out []Comment
-	for {
-		cs, resp, err := g.c.Issues.ListComments(ctx, o, n, number, opts)
-		if err != nil {
-			return nil, classify(fmt.Sprintf("list comments of %s#%d", repo, number), err)
-		}
-		for _, c := range cs {
-			out = append(out, Comment{ID: c.GetID(), User: c.GetUser().GetLogin(), Body: c.GetBody(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	for _, c := range cs {
+		out = append(out, Comment{ID: c.GetID(), User: c.GetUser().GetLogin(), Body: c.GetBody(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
 	}
+	return out, nil
 }
 
 // ReviewComments lists a pull request's inline review comments updated at
 // or after since.
 func (g *GitHub) ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
 	o, n := splitRepo(repo)
-	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	if !since.IsZero() {
-		opts.Since = since
+	cs, err := readPages(fmt.Sprintf("list review comments of %s#%d", repo, number), func(page int) ([]*github.PullRequestComment, *github.Response, error) {
+		opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage, Page: page}}
+		if !since.IsZero() {
+			opts.Since = since
+		}
+		return g.c.PullRequests.ListComments(ctx, o, n, number, opts)
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
 	var out []Comment
-	for {
-		cs, resp, err := g.c.PullRequests.ListComments(ctx, o, n, number, opts)
-		if err != nil {
-			return nil, classify(fmt.Sprintf("list review comments of %s#%d", repo, number), err)
-		}
-		for _, c := range cs {
-			out = append(out, Comment{ID: c.GetID(), User: c.GetUser().GetLogin(), Body: c.GetBody(), Path: c.GetPath(), Line: c.GetLine(),
-				ReviewID: c.GetPullRequestReviewID(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	for _, c := range cs {
+		out = append(out, Comment{ID: c.GetID(), User: c.GetUser().GetLogin(), Body: c.GetBody(), Path: c.GetPath(), Line: c.GetLine(),
+			ReviewID: c.GetPullRequestReviewID(), CreatedAt: c.GetCreatedAt().Time, UpdatedAt: c.GetUpdatedAt().Time})
 	}
+	return out, nil
 }
 
 // Marker returns the hidden marker that makes a comment idempotent.
@@ -624,9 +663,11 @@ func (g *GitHub) EnsureComment(ctx context.Context, repo string, number int, mar
 // Labels lists a pull request's labels.
 func (g *GitHub) Labels(ctx context.Context, repo string, number int) ([]string, error) {
 	o, n := splitRepo(repo)
-	ls, _, err := g.c.Issues.ListLabelsByIssue(ctx, o, n, number, &github.ListOptions{PerPage: 100})
+	ls, err := readPages(fmt.Sprintf("list labels of %s#%d", repo, number), func(page int) ([]*github.Label, *github.Response, error) {
+		return g.c.Issues.ListLabelsByIssue(ctx, o, n, number, &github.ListOptions{PerPage: perPage, Page: page})
+	}, nil)
 	if err != nil {
-		return nil, classify(fmt.Sprintf("list labels of %s#%d", repo, number), err)
+		return nil, err
 	}
 	var out []string
 	for _, l := range ls {
@@ -684,11 +725,15 @@ type Status struct {
 
 // Checks is the CI evidence on one commit.
 type Checks struct {
+	// Runs are the latest check run of each name (GitHub's filter=latest):
+	// a re-run replaces the run it repeats.
 	Runs     []CheckRun
 	Statuses []Status
-	// Required lists the status contexts and check names the base branch's
-	// protection requires; nil when the branch is unprotected or the token
-	// cannot read its protection.
+	// Required lists the status contexts and check names the base branch
+	// requires, from the repository rules any reader may query and from
+	// branch protection when the token can read it (it needs
+	// administration permission). Hidden protection is not "none": the
+	// pull request's merge state (blocked) still reports unmet checks.
 	Required []string
 }
 
@@ -697,47 +742,120 @@ type Checks struct {
 func (g *GitHub) GetChecks(ctx context.Context, repo, sha, base string) (Checks, error) {
 	o, n := splitRepo(repo)
 	var out Checks
-	opts := &github.ListCheckRunsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		runs, resp, err := g.c.Checks.ListCheckRunsForRef(ctx, o, n, sha, opts)
+	latest := "latest"
+	runs, err := readPages("list check runs of "+short(sha)+" in "+repo, func(page int) ([]*github.CheckRun, *github.Response, error) {
+		res, resp, err := g.c.Checks.ListCheckRunsForRef(ctx, o, n, sha, &github.ListCheckRunsOptions{Filter: &latest, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
 		if err != nil {
-			return out, classify("list check runs of "+short(sha)+" in "+repo, err)
+			return nil, resp, err
 		}
-		for _, r := range runs.CheckRuns {
-			out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetDetailsURL()})
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
-	}
-	cs, _, err := g.c.Repositories.GetCombinedStatus(ctx, o, n, sha, &github.ListOptions{PerPage: 100})
+		return res.CheckRuns, resp, nil
+	}, nil)
 	if err != nil {
-		return out, classify("read the combined status of "+short(sha)+" in "+repo, err)
+		return out, err
 	}
-	for _, s := range cs.Statuses {
+	for _, r := range runs {
+		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetDetailsURL()})
+	}
+	statuses, err := readPages("read the combined status of "+short(sha)+" in "+repo, func(page int) ([]*github.RepoStatus, *github.Response, error) {
+		cs, resp, err := g.c.Repositories.GetCombinedStatus(ctx, o, n, sha, &github.ListOptions{PerPage: perPage, Page: page})
+		if err != nil {
+			return nil, resp, err
+		}
+		return cs.Statuses, resp, nil
+	}, nil)
+	if err != nil {
+		return out, err
+	}
+	for _, s := range statuses {
 		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: s.GetState(), URL: s.GetTargetURL()})
 	}
+	out.Required, err = g.requiredChecks(ctx, repo, base)
+	return out, err
+}
+
+// requiredChecks gathers what a branch requires from the two places GitHub
+// keeps it: repository rules (readable with read access) and classic
+// branch protection (readable with administration permission only). A
+// source that answers 403 or 404 (the token may not read it, or this
+// GitHub does not serve it) contributes nothing; any other failure is an
+// error, so that a transient fault never reads as "nothing required".
+func (g *GitHub) requiredChecks(ctx context.Context, repo, base string) ([]string, error) {
+	o, n := splitRepo(repo)
+	seen := map[string]bool{}
+	var out []string
+	add := func(name string) {
+		if name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	rules, err := readPages("read the rules of branch "+base+" in "+repo, func(page int) ([]*github.RepositoryRule, *github.Response, error) {
+		req, err := g.c.NewRequest("GET", fmt.Sprintf("repos/%s/%s/rules/branches/%s?per_page=%d&page=%d", o, n, base, perPage, page), nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		var rs []*github.RepositoryRule
+		resp, err := g.c.Do(ctx, req, &rs)
+		return rs, resp, err
+	}, nil)
+	if err != nil && !refused(err) {
+		return nil, err
+	}
+	for _, r := range rules {
+		if r.Type != "required_status_checks" || r.Parameters == nil {
+			continue
+		}
+		var p github.RequiredStatusChecksRuleParameters
+		if json.Unmarshal(*r.Parameters, &p) == nil {
+			for _, c := range p.RequiredStatusChecks {
+				add(c.Context)
+			}
+		}
+	}
+	// Branch protection answers 404 both when the branch is unprotected
+	// and when the token lacks administration permission, and a 404 is
+	// never free, so such an answer is remembered for a while; it only
+	// means "nothing more to learn here".
 	key := repo + "|" + base
 	g.mu.Lock()
-	at, known := g.unprotected[key]
+	at, hidden := g.protectionHidden[key]
 	g.mu.Unlock()
-	if known && time.Since(at) < unprotectedTTL {
+	if hidden && time.Since(at) < protectionHiddenTTL {
 		return out, nil
 	}
-	req, resp, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
+	req, _, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
 	switch {
 	case err == nil:
-		out.Required = append(out.Required, req.GetContexts()...)
-		for _, c := range req.GetChecks() {
-			out.Required = append(out.Required, c.Context)
+		for _, c := range req.GetContexts() {
+			add(c)
 		}
-	case resp != nil && resp.StatusCode == http.StatusNotFound:
+		for _, c := range req.GetChecks() {
+			add(c.Context)
+		}
+	default:
+		err = classify("read the required checks of branch "+base+" in "+repo, err)
+		if !refused(err) {
+			return nil, err
+		}
 		g.mu.Lock()
-		g.unprotected[key] = time.Now()
+		g.protectionHidden[key] = time.Now()
 		g.mu.Unlock()
 	}
 	return out, nil
+}
+
+// refused reports a classified error that says "not for this token" or "not
+// here": a 404, or a 403 that is not a rate limit.
+func refused(err error) bool {
+	var nf *NotFoundError
+	// go-github turns protection's 404 "Branch not protected" into a
+	// sentinel.
+	if errors.As(err, &nf) || errors.Is(err, github.ErrBranchNotProtected) {
+		return true
+	}
+	var rl *RateLimitedError
+	var er *github.ErrorResponse
+	return !errors.As(err, &rl) && errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden
 }
 
 // DispatchWorkflow triggers a workflow_dispatch event.
@@ -775,29 +893,29 @@ func (g *GitHub) DiscoverPullRequests(ctx context.Context, repo string) ([]PullR
 	complete := d.complete
 	g.mu.Unlock()
 	o, n := splitRepo(repo)
-	opts := &github.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc", ListOptions: github.ListOptions{PerPage: 100}}
 	seen := map[int]PullRequest{}
 	newest := since
-	for {
-		ps, resp, err := g.c.PullRequests.List(ctx, o, n, opts)
-		if err != nil {
-			return nil, classify("list pull requests of "+repo, err)
-		}
-		fresh := false
+	// A page with nothing updated since the last pass ends the read.
+	fresh := func(ps []*github.PullRequest) bool {
+		found := !complete
 		for _, p := range ps {
 			pr := toPR(repo, p)
-			if !complete || pr.UpdatedAt.After(since) || pr.UpdatedAt.Equal(since) {
-				fresh = true
+			if !pr.UpdatedAt.Before(since) {
+				found = true
 			}
 			seen[pr.Number] = pr
 			if pr.UpdatedAt.After(newest) {
 				newest = pr.UpdatedAt
 			}
 		}
-		if resp.NextPage == 0 || (complete && !fresh) {
-			break
-		}
-		opts.Page = resp.NextPage
+		return found
+	}
+	_, err := readPages("list pull requests of "+repo, func(page int) ([]*github.PullRequest, *github.Response, error) {
+		return g.c.PullRequests.List(ctx, o, n, &github.PullRequestListOptions{State: "all", Sort: "updated", Direction: "desc",
+			ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
+	}, fresh)
+	if err != nil {
+		return nil, err
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

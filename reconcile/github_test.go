@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -298,6 +299,9 @@ func TestAdapterChecksAndDispatch(t *testing.T) {
 	if len(ch.Statuses) != 1 || ch.Statuses[0].State != "success" || len(ch.Runs) != 1 || ch.Runs[0].Status != "in_progress" || len(ch.Required) != 1 || ch.Required[0] != "ci" {
 		t.Errorf("GetChecks = %+v", ch)
 	}
+	if err := s.PutFile("acme/api", "main", ".github/workflows/agent.yml", "on:\n  workflow_dispatch:\n    inputs:\n      spec: {}\n"); err != nil {
+		t.Fatal(err)
+	}
 	if err := g.DispatchWorkflow(ctx, "acme/api", "agent.yml", "main", map[string]string{"spec": "specs/x.md"}); err != nil {
 		t.Fatal(err)
 	}
@@ -351,5 +355,105 @@ func TestLiveGitHub(t *testing.T) {
 	}
 	if _, ok, err := g.BranchHead(ctx, "google/go-github", "no-such-branch-gallivant"); ok || err != nil {
 		t.Errorf("missing branch: %v %v", ok, err)
+	}
+}
+
+// Check runs are read with filter=latest: a re-run hides the failure it
+// repeats. Required checks come from the rules any reader sees and from
+// branch protection when readable, each name once; protection hidden
+// behind 403 or 404 is not read as "unprotected".
+func TestAdapterLatestRunsAndRequiredChecks(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
+	raw := s.Client("ci-bot")
+	for _, c := range []string{"failure", "success"} {
+		if _, _, err := raw.Checks.CreateCheckRun(ctx, "acme", "api", github.CreateCheckRunOptions{Name: "build", HeadSHA: sha, Status: github.String("completed"), Conclusion: github.String(c)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name       string
+		protection githubtest.Protection
+		fault      int // status injected on the branch protection endpoint
+		want       []string
+	}{
+		{"classic protection, readable", githubtest.Protection{RequiredContexts: []string{"ci", "build"}}, 0, []string{"ci", "build"}},
+		{"ruleset", githubtest.Protection{RequiredContexts: []string{"ci"}, Ruleset: true}, 0, []string{"ci"}},
+		{"ruleset, protection answers 404 to this token", githubtest.Protection{RequiredContexts: []string{"ci"}, Ruleset: true}, 404, []string{"ci"}},
+		{"ruleset, protection answers 403 to this token", githubtest.Protection{RequiredContexts: []string{"ci"}, Ruleset: true}, 403, []string{"ci"}},
+		{"classic protection hidden", githubtest.Protection{RequiredContexts: []string{"ci"}}, 404, nil},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			branch := fmt.Sprintf("base-%d", i)
+			if _, _, err := raw.Git.CreateRef(ctx, "acme", "api", &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: github.String(sha)}}); err != nil {
+				t.Fatal(err)
+			}
+			s.Protect("acme/api", branch, tc.protection)
+			if tc.fault != 0 {
+				defer s.InjectFault(githubtest.Fault{Path: "/branches/" + branch + "/protection", Kind: githubtest.FaultStatus, Status: tc.fault})()
+			}
+			ch, err := g.GetChecks(ctx, "acme/api", sha, branch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, ch.Required); diff != "" {
+				t.Errorf("required (-want +got):\n%s", diff)
+			}
+			if len(ch.Runs) != 1 || ch.Runs[0].Conclusion != "success" {
+				t.Errorf("runs %+v, want only the re-run's success", ch.Runs)
+			}
+		})
+	}
+}
+
+// Compare and commit reads follow every page: more than 100 commits ahead,
+// more than 100 files in a commit.
+func TestAdapterComparePaginates(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	dir := t.TempDir()
+	run(t, dir, "git", "clone", "--quiet", s.GitURL("acme/api"), "w")
+	w := filepath.Join(dir, "w")
+	run(t, w, "git", "checkout", "--quiet", "-B", "long")
+	for i := range 130 {
+		run(t, w, "git", "commit", "--quiet", "--allow-empty", "-m", fmt.Sprintf("commit %d", i))
+	}
+	for i := range 120 {
+		os.WriteFile(filepath.Join(w, fmt.Sprintf("f%03d.txt", i)), []byte("x\n"), 0o644)
+	}
+	run(t, w, "git", "add", "-A")
+	run(t, w, "git", "commit", "--quiet", "-m", "wide")
+	run(t, w, "git", "push", "--quiet", "origin", "long")
+	head := run(t, w, "git", "rev-parse", "HEAD")
+	cmpr, err := g.Compare(t.Context(), "acme/api", "main", "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmpr.Commits) != 131 || cmpr.AheadBy != 131 || cmpr.Commits[130].SHA != head || cmpr.Files != 120 {
+		t.Errorf("compare: %d commits (ahead %d), files %d, want 131 commits ending at the head and 120 files", len(cmpr.Commits), cmpr.AheadBy, cmpr.Files)
+	}
+	ci, err := g.GetCommit(t.Context(), "acme/api", head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci.Files != 120 {
+		t.Errorf("commit files %d, want 120", ci.Files)
+	}
+}
+
+// A 404 names the operation once.
+func TestAdapterNotFoundNamesTheOperationOnce(t *testing.T) {
+	s := githubtest.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	_, err := g.GetPullRequest(t.Context(), "acme/api", 7)
+	var nf *NotFoundError
+	if err == nil || !errors.As(err, &nf) {
+		t.Fatalf("error %v, want a *NotFoundError", err)
+	}
+	if got, want := err.Error(), "read pull request acme/api#7: not found on GitHub"; got != want {
+		t.Errorf("error %q, want %q", got, want)
 	}
 }

@@ -455,6 +455,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 // with the task reference as inputs, and does not wait for it.
 func TestWorkflowExecutor(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.putDocsWorkflow()
 	rep := r.pass(func(o *Options) {
 		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
 	})

@@ -12,4 +12,8 @@
 // merge endpoint's compare-and-swap, and token authentication. Tests can
 // switch faults on per route, read a request log and count requests that
 // consumed rate limit.
+//
+// Its answers are checked against GitHub's OpenAPI description by the
+// package's contract test (TestContract); docs/sandbox.md states the
+// figures and what the stand-in does not model.
 package githubtest

@@ -251,3 +251,123 @@ func (g gitRepo) deleteRef(branch string) error {
 	_, err := g.out("update-ref", "-d", "refs/heads/"+branch)
 	return err
 }
+
+// treeEntry is one path in a commit's tree.
+type treeEntry struct {
+	Path, Type, SHA string
+	Size            int
+}
+
+func parseTree(s, dir string) []treeEntry {
+	var out []treeEntry
+	for _, line := range strings.Split(s, "\x00") {
+		meta, name, ok := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) < 4 {
+			continue
+		}
+		var size int
+		fmt.Sscan(f[3], &size)
+		p := name
+		if dir != "" {
+			p = dir + "/" + name
+		}
+		out = append(out, treeEntry{Path: p, Type: f[1], SHA: f[2], Size: size})
+	}
+	return out
+}
+
+// entry returns the tree entry at path in a commit; the root is a tree.
+func (g gitRepo) entry(commit, path string) (treeEntry, bool) {
+	if path == "" {
+		sha, err := g.out("rev-parse", commit+"^{tree}")
+		return treeEntry{Type: "tree", SHA: sha}, err == nil
+	}
+	if strings.HasPrefix(path, "-") || strings.Contains(path, "..") {
+		return treeEntry{}, false
+	}
+	s, err := g.run(nil, nil, "ls-tree", "-z", "-l", "--full-tree", commit, "--", path)
+	if err != nil {
+		return treeEntry{}, false
+	}
+	for _, e := range parseTree(s, "") {
+		if e.Path == path {
+			return e, true
+		}
+	}
+	return treeEntry{}, false
+}
+
+// list returns a directory's entries.
+func (g gitRepo) list(commit, dir string) ([]treeEntry, error) {
+	s, err := g.run(nil, nil, "ls-tree", "-z", "-l", commit+":"+dir)
+	if err != nil {
+		return nil, err
+	}
+	return parseTree(s, dir), nil
+}
+
+// blob returns a blob's bytes.
+func (g gitRepo) blob(sha string) ([]byte, error) {
+	s, err := g.run(nil, nil, "cat-file", "blob", sha)
+	return []byte(s), err
+}
+
+// hunks returns the new-side line ranges (start, count) of one file's diff
+// between two commits, with git's default three lines of context; nil when
+// the diff does not touch the file.
+func (g gitRepo) hunks(base, head, file string) ([][2]int, error) {
+	if strings.HasPrefix(file, "-") {
+		return nil, nil
+	}
+	s, err := g.out("diff", "--no-renames", "-U3", base, head, "--", file)
+	if err != nil {
+		return nil, err
+	}
+	var out [][2]int
+	for _, line := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(line, "@@ ") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.HasPrefix(f[2], "+") {
+			continue
+		}
+		start, count, ok := strings.Cut(f[2][1:], ",")
+		h := [2]int{0, 1}
+		fmt.Sscan(start, &h[0])
+		if ok {
+			fmt.Sscan(count, &h[1])
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// withFile returns the tree of commit with path set to content, through a
+// temporary index so that no work tree is needed.
+func (g gitRepo) withFile(commit, path string, content []byte) (string, error) {
+	if strings.HasPrefix(path, "-") || strings.Contains(path, "..") || strings.HasPrefix(path, "/") {
+		return "", fmt.Errorf("githubtest: bad path %q", path)
+	}
+	blob, err := g.run(content, nil, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", err
+	}
+	idx, err := os.CreateTemp("", "githubtest-index-*")
+	if err != nil {
+		return "", err
+	}
+	idx.Close()
+	os.Remove(idx.Name())
+	defer os.Remove(idx.Name())
+	env := []string{"GIT_INDEX_FILE=" + idx.Name()}
+	if _, err := g.run(nil, env, "read-tree", commit); err != nil {
+		return "", err
+	}
+	if _, err := g.run(nil, env, "update-index", "--add", "--cacheinfo", "100644,"+strings.TrimSpace(blob)+","+path); err != nil {
+		return "", err
+	}
+	tree, err := g.run(nil, env, "write-tree")
+	return strings.TrimSpace(tree), err
+}

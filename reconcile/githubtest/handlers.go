@@ -31,8 +31,7 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 		defer s.mu.Unlock()
 		c := &ctx{s: s, w: w, r: r, login: login}
 		if needRepo {
-			c.full = r.PathValue("owner") + "/" + r.PathValue("repo")
-			c.repo = s.st.Repos[c.full]
+			c.full, c.repo = s.lookupRepo(r.PathValue("owner") + "/" + r.PathValue("repo"))
 			if c.repo == nil {
 				writeError(w, http.StatusNotFound, "Not Found")
 				return
@@ -112,11 +111,14 @@ func (c *ctx) invalid(msg string) {
 
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
-	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.user(c.login)) }))
+	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.privateUser(c.login)) }))
 	mux.HandleFunc("GET "+p+"/rate_limit", s.handle(false, func(c *ctx) {
 		rl := c.s.rateOf(c.login)
 		core := map[string]any{"limit": c.s.limit, "remaining": max(0, c.s.limit-rl.used), "used": rl.used, "reset": rl.reset.Unix()}
-		writeJSON(c.w, 200, map[string]any{"resources": map[string]any{"core": core}, "rate": core})
+		// The stand-in limits core requests only; search is reported
+		// unused at GitHub's limit of 30 a minute.
+		search := map[string]any{"limit": 30, "remaining": 30, "used": 0, "reset": c.s.now().Add(time.Minute).Unix()}
+		writeJSON(c.w, 200, map[string]any{"resources": map[string]any{"core": core, "search": search}, "rate": core})
 	}))
 	r := p + "/repos/{owner}/{repo}"
 	mux.HandleFunc("GET "+r, s.handle(true, func(c *ctx) { writeJSON(c.w, 200, c.s.repoJSON(c.repo)) }))
@@ -150,7 +152,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+r+"/statuses/{sha}", s.handle(true, createStatus))
 	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
-	mux.HandleFunc("POST "+r+"/actions/workflows/{id}/dispatches", s.handle(true, dispatchWorkflow))
+	s.fidelityRoutes(mux, r)
+	// Anything else, whatever the method, is GitHub's JSON 404.
+	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })
 }
 
 func listBranches(c *ctx) {
@@ -181,11 +185,16 @@ func getBranch(c *ctx) {
 	name := c.r.PathValue("branch")
 	if b, ok := strings.CutSuffix(name, "/protection/required_status_checks"); ok {
 		pr := c.repo.Protection[b]
-		if pr == nil {
+		if pr == nil || pr.Ruleset {
 			writeError(c.w, 404, "Branch not protected")
 			return
 		}
-		writeJSON(c.w, 200, map[string]any{"strict": pr.Strict, "contexts": nonNil(pr.RequiredContexts)})
+		u := c.s.url + "/api/v3/repos/" + c.full + "/branches/" + b + "/protection/required_status_checks"
+		checks := []map[string]any{}
+		for _, name := range pr.RequiredContexts {
+			checks = append(checks, map[string]any{"context": name, "app_id": nil})
+		}
+		writeJSON(c.w, 200, map[string]any{"url": u, "contexts_url": u + "/contexts", "strict": pr.Strict, "contexts": nonNil(pr.RequiredContexts), "checks": checks})
 		return
 	}
 	bs, _ := c.git.branches()
@@ -194,7 +203,26 @@ func getBranch(c *ctx) {
 		writeError(c.w, 404, "Branch not found")
 		return
 	}
-	writeJSON(c.w, 200, c.branchJSON(name, sha))
+	info, err := c.git.commit(sha)
+	if err != nil {
+		writeError(c.w, 500, err.Error())
+		return
+	}
+	j := c.branchJSON(name, sha)
+	api := c.s.url + "/api/v3/repos/" + c.full + "/branches/" + name
+	j["commit"] = c.s.commitJSON(c.full, info, nil)
+	j["_links"] = map[string]string{"self": api, "html": c.s.url + "/" + c.full + "/tree/" + name}
+	j["protection_url"] = api + "/protection"
+	checks := map[string]any{"enforcement_level": "off", "contexts": []string{}, "checks": []any{}}
+	if p := c.repo.Protection[name]; p != nil && !p.Ruleset {
+		var named []any
+		for _, n := range p.RequiredContexts {
+			named = append(named, map[string]any{"context": n, "app_id": nil})
+		}
+		checks = map[string]any{"enforcement_level": "non_admins", "contexts": nonNil(p.RequiredContexts), "checks": append([]any{}, named...), "strict": p.Strict}
+	}
+	j["protection"] = map[string]any{"enabled": j["protected"], "required_status_checks": checks}
+	writeJSON(c.w, 200, j)
 }
 
 func nonNil(s []string) []string {
@@ -228,13 +256,14 @@ func createRef(c *ctx) {
 	name, ok := strings.CutPrefix(in.Ref, "refs/heads/")
 	sha, found := c.git.resolve(in.SHA)
 	if !ok || name == "" || !found || len(in.SHA) != 40 {
-		writeJSON(c.w, 422, map[string]string{"message": "Reference update failed"})
+		writeError(c.w, 422, "Reference update failed")
 		return
 	}
 	if err := c.git.createRef(name, sha); err != nil {
-		writeJSON(c.w, 422, map[string]string{"message": "Reference already exists"})
+		writeError(c.w, 422, "Reference already exists")
 		return
 	}
+	c.location(c.s.url + "/api/v3/repos/" + c.full + "/git/refs/heads/" + name)
 	writeJSON(c.w, 201, c.refJSON(name, sha))
 }
 
@@ -251,15 +280,15 @@ func updateRef(c *ctx) {
 	old, found := bs[name]
 	sha, ok := c.git.resolve(in.SHA)
 	if !found || !ok {
-		writeJSON(c.w, 422, map[string]string{"message": "Reference does not exist"})
+		writeError(c.w, 422, "Reference does not exist")
 		return
 	}
 	if !in.Force && !c.git.isAncestor(old, sha) {
-		writeJSON(c.w, 422, map[string]string{"message": "Update is not a fast forward"})
+		writeError(c.w, 422, "Update is not a fast forward")
 		return
 	}
 	if err := c.git.updateRef(name, sha, old); err != nil {
-		writeJSON(c.w, 422, map[string]string{"message": "Reference update failed"})
+		writeError(c.w, 422, "Reference update failed")
 		return
 	}
 	writeJSON(c.w, 200, c.refJSON(name, sha))
@@ -267,8 +296,12 @@ func updateRef(c *ctx) {
 
 func deleteRef(c *ctx) {
 	name, _ := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
+	if bs, _ := c.git.branches(); bs[name] == "" {
+		writeError(c.w, 422, "Reference does not exist")
+		return
+	}
 	if err := c.git.deleteRef(name); err != nil {
-		writeJSON(c.w, 422, map[string]string{"message": "Reference does not exist"})
+		writeError(c.w, 422, "Reference does not exist")
 		return
 	}
 	c.w.WriteHeader(204)
@@ -282,7 +315,7 @@ func getCommitRoutes(c *ctx) {
 		if ref, ok := strings.CutSuffix(rest, suffix); ok {
 			sha, found := c.git.resolve(ref)
 			if !found {
-				writeJSON(c.w, 422, map[string]string{"message": "No commit found for SHA: " + ref})
+				writeError(c.w, 422, "No commit found for SHA: "+ref)
 				return
 			}
 			switch suffix {
@@ -290,7 +323,7 @@ func getCommitRoutes(c *ctx) {
 				c.combinedStatus(sha)
 			case "/statuses":
 				paginate(c, c.statusesFor(sha, false))
-			default:
+			case "/check-runs":
 				c.checkRuns(sha)
 			}
 			return
@@ -298,7 +331,7 @@ func getCommitRoutes(c *ctx) {
 	}
 	sha, found := c.git.resolve(rest)
 	if !found {
-		writeJSON(c.w, 422, map[string]string{"message": "No commit found for SHA: " + rest})
+		writeError(c.w, 422, "No commit found for SHA: "+rest)
 		return
 	}
 	info, err := c.git.commit(sha)
@@ -323,7 +356,11 @@ func getCommitRoutes(c *ctx) {
 	if files == nil {
 		files = []fileChange{}
 	}
-	writeJSON(c.w, 200, c.s.commitJSON(c.full, info, files))
+	// GitHub pages a commit's files (300 by default), repeating the
+	// commit itself on every page; stats cover every file.
+	j := c.s.commitJSON(c.full, info, files)
+	j.Files = pageOf(c, j.Files, 300, 300)
+	writeJSON(c.w, 200, j)
 }
 
 func compare(c *ctx) {
@@ -356,10 +393,18 @@ func compare(c *ctx) {
 		status = "behind"
 	}
 	commits, _ := c.git.commitsBetween(mb, headSHA)
-	if len(commits) > 250 {
+	files, _ := c.git.diff(mb, headSHA)
+	q := c.r.URL.Query()
+	if q.Has("per_page") || q.Has("page") {
+		// Paginated, as GitHub documents it: a page of commits, and the
+		// files on the first page only.
+		commits = pageOf(c, commits, 30, 100)
+		if p, _ := strconv.Atoi(q.Get("page")); p > 1 {
+			files = nil
+		}
+	} else if len(commits) > 250 {
 		commits = commits[:250]
 	}
-	files, _ := c.git.diff(mb, headSHA)
 	baseInfo, _ := c.git.commit(baseSHA)
 	mbInfo, _ := c.git.commit(mb)
 	cj := []commitJSON{}
@@ -368,6 +413,8 @@ func compare(c *ctx) {
 	}
 	writeJSON(c.w, 200, map[string]any{
 		"url": c.s.url + "/api/v3/repos/" + c.full + "/compare/" + bh, "status": status,
+		"html_url": c.s.url + "/" + c.full + "/compare/" + bh, "permalink_url": c.s.url + "/" + c.full + "/compare/" + c.repo.Owner + ":" + mb[:7] + "..." + c.repo.Owner + ":" + headSHA[:7],
+		"diff_url": c.s.url + "/" + c.full + "/compare/" + bh + ".diff", "patch_url": c.s.url + "/" + c.full + "/compare/" + bh + ".patch",
 		"ahead_by": ahead, "behind_by": behind, "total_commits": ahead,
 		"base_commit": c.s.commitJSON(c.full, baseInfo, nil), "merge_base_commit": c.s.commitJSON(c.full, mbInfo, nil),
 		"commits": cj, "files": filesJSON(c.full, c.s.url, files),
@@ -388,11 +435,16 @@ func (c *ctx) pullNumber() (*pull, bool) {
 }
 
 // sync brings open pull requests up to date with the repository's refs: a
-// moved head is a new revision and bumps updated_at, as on GitHub.
+// moved head is a new revision and bumps updated_at, as on GitHub; a
+// deleted head branch closes the pull request and a base that came to
+// contain the head marks it merged (see autoState).
 func (c *ctx) sync() map[string]string {
 	bs, _ := c.git.branches()
 	for _, p := range c.repo.Pulls {
 		if p.State != "open" {
+			continue
+		}
+		if c.autoState(p, bs) {
 			continue
 		}
 		if sha, ok := bs[p.Head]; ok && sha != p.HeadSHA {
@@ -410,12 +462,22 @@ func (c *ctx) sync() map[string]string {
 
 func (c *ctx) pullJSON(p *pull, full bool) pullJSON {
 	rj := c.s.repoJSON(c.repo)
+	api := c.s.url + "/api/v3/repos/" + c.full
+	num := strconv.Itoa(p.Number)
+	self := api + "/pulls/" + num
+	html := c.s.url + "/" + c.full + "/pull/" + num
+	href := func(u string) map[string]string { return map[string]string{"href": u} }
 	j := pullJSON{
-		URL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(p.Number), ID: p.ID, NodeID: "PR_" + strconv.FormatInt(p.ID, 10),
-		HTMLURL: c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(p.Number), Number: p.Number, State: p.State, Title: p.Title,
+		URL: self, ID: p.ID, NodeID: "PR_" + strconv.FormatInt(p.ID, 10), HTMLURL: html, DiffURL: html + ".diff", PatchURL: html + ".patch",
+		IssueURL: api + "/issues/" + num, CommitsURL: self + "/commits", ReviewCommentsURL: self + "/comments", ReviewCommentURL: api + "/pulls/comments{/number}",
+		CommentsURL: api + "/issues/" + num + "/comments", StatusesURL: api + "/statuses/" + p.HeadSHA,
+		Number: p.Number, State: p.State, Title: p.Title, Assignees: []userJSON{}, RequestedReviewers: []userJSON{}, RequestedTeams: []struct{}{},
 		User: c.s.user(p.User), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, ClosedAt: p.ClosedAt, MergedAt: p.MergedAt, Draft: p.Draft,
-		Head:              branchRefJSON{Label: c.repo.Owner + ":" + p.Head, Ref: p.Head, SHA: p.HeadSHA, User: c.s.user(c.repo.Owner), Repo: rj},
-		Base:              branchRefJSON{Label: c.repo.Owner + ":" + p.Base, Ref: p.Base, SHA: p.BaseSHA, User: c.s.user(c.repo.Owner), Repo: rj},
+		Head: branchRefJSON{Label: c.repo.Owner + ":" + p.Head, Ref: p.Head, SHA: p.HeadSHA, User: c.s.user(c.repo.Owner), Repo: rj},
+		Base: branchRefJSON{Label: c.repo.Owner + ":" + p.Base, Ref: p.Base, SHA: p.BaseSHA, User: c.s.user(c.repo.Owner), Repo: rj},
+		Links: map[string]any{"self": href(self), "html": href(html), "issue": href(api + "/issues/" + num), "comments": href(api + "/issues/" + num + "/comments"),
+			"review_comments": href(self + "/comments"), "review_comment": href(api + "/pulls/comments{/number}"), "commits": href(self + "/commits"),
+			"statuses": href(api + "/statuses/" + p.HeadSHA)},
 		AuthorAssociation: "MEMBER", Labels: []labelJSON{},
 	}
 	if p.Body != "" {
@@ -426,15 +488,35 @@ func (c *ctx) pullJSON(p *pull, full bool) pullJSON {
 		m := p.MergeCommitSHA
 		j.MergeCommitSHA = &m
 	}
-	for _, l := range c.repo.Labels[strconv.Itoa(p.Number)] {
+	for _, l := range c.repo.Labels[num] {
 		j.Labels = append(j.Labels, c.s.labelJSON(c.repo, l))
 	}
 	if full {
-		merged := p.Merged
-		j.Merged = &merged
-		j.Mergeable, j.MergeableState = c.mergeability(p)
-		j.MergedBy = c.s.user(p.MergedBy)
-		j.Commits = c.git.count(p.BaseSHA + ".." + p.HeadSHA)
+		d := &pullDetailJSON{Merged: p.Merged, MergedBy: c.s.user(p.MergedBy)}
+		d.Mergeable, d.MergeableState = c.mergeability(p)
+		d.Rebaseable = d.Mergeable
+		// A merged pull request keeps the commits it had; its head may
+		// be gone or inside the base by now.
+		d.Commits = c.git.count(p.BaseSHA + ".." + p.HeadSHA)
+		if mb, ok := c.git.mergeBase(p.BaseSHA, p.HeadSHA); ok {
+			files, _ := c.git.diff(mb, p.HeadSHA)
+			d.ChangedFiles = len(files)
+			for _, f := range files {
+				d.Additions += f.Additions
+				d.Deletions += f.Deletions
+			}
+		}
+		for _, ic := range c.repo.Comments {
+			if ic.Number == p.Number {
+				d.Comments++
+			}
+		}
+		for _, rc := range c.repo.ReviewCmts {
+			if rc.Number == p.Number {
+				d.ReviewComments++
+			}
+		}
+		j.pullDetailJSON = d
 	}
 	return j
 }
@@ -468,8 +550,7 @@ func (c *ctx) mergeability(p *pull) (*bool, string) {
 	case p.Draft:
 		return &ok, "draft"
 	}
-	prot := c.repo.Protection[p.Base]
-	if prot != nil {
+	if prot := c.repo.Protection[p.Base]; prot != nil {
 		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
 			return &ok, "blocked"
 		}
@@ -491,8 +572,8 @@ func (c *ctx) requiredPass(sha string, required []string) bool {
 				passed = true
 			}
 		}
-		for _, cr := range c.repo.CheckRuns {
-			if cr.HeadSHA == sha && cr.Name == name && cr.Status == "completed" && (cr.Conclusion == "success" || cr.Conclusion == "neutral" || cr.Conclusion == "skipped") {
+		for _, cr := range c.runsOf(sha) {
+			if cr.Name == name && cr.Status == "completed" && (cr.Conclusion == "success" || cr.Conclusion == "neutral" || cr.Conclusion == "skipped") {
 				passed = true
 			}
 		}
@@ -509,8 +590,8 @@ func (c *ctx) anyFailing(sha string) bool {
 			return true
 		}
 	}
-	for _, cr := range c.repo.CheckRuns {
-		if cr.HeadSHA == sha && cr.Status == "completed" && (cr.Conclusion == "failure" || cr.Conclusion == "timed_out" || cr.Conclusion == "cancelled" || cr.Conclusion == "action_required") {
+	for _, cr := range c.runsOf(sha) {
+		if cr.Status == "completed" && (cr.Conclusion == "failure" || cr.Conclusion == "timed_out" || cr.Conclusion == "cancelled" || cr.Conclusion == "action_required") {
 			return true
 		}
 	}
@@ -521,8 +602,13 @@ func listPulls(c *ctx) {
 	c.sync()
 	q := c.r.URL.Query()
 	state := q.Get("state")
-	if state == "" {
+	switch state {
+	case "":
 		state = "open"
+	case "open", "closed", "all":
+	default:
+		c.invalidField("PullRequest", "state", "invalid", "state must be open, closed or all")
+		return
 	}
 	var ps []*pull
 	for _, p := range c.repo.Pulls {
@@ -582,21 +668,21 @@ func createPull(c *ctx) {
 	baseSHA, ok2 := bs[in.Base]
 	switch {
 	case in.Title == "":
-		c.invalid("title is missing")
+		c.invalidField("PullRequest", "title", "missing_field", "")
 		return
 	case !ok1:
-		c.invalid("head branch " + in.Head + " does not exist")
+		c.invalidField("PullRequest", "head", "invalid", "")
 		return
 	case !ok2:
-		c.invalid("base branch " + in.Base + " does not exist")
+		c.invalidField("PullRequest", "base", "invalid", "")
 		return
 	case c.git.count(baseSHA+".."+headSHA) == 0:
-		c.invalid("No commits between " + in.Base + " and " + head)
+		c.invalidField("PullRequest", "", "custom", "No commits between "+in.Base+" and "+head)
 		return
 	}
 	for _, p := range c.repo.Pulls {
 		if p.State == "open" && p.Head == head && p.Base == in.Base {
-			c.invalid("A pull request already exists for " + c.repo.Owner + ":" + head + ".")
+			c.invalidField("PullRequest", "", "custom", "A pull request already exists for "+c.repo.Owner+":"+head+".")
 			return
 		}
 	}
@@ -605,6 +691,7 @@ func createPull(c *ctx) {
 		HeadSHA: headSHA, BaseSHA: baseSHA, State: "open", Draft: in.Draft, CreatedAt: now, UpdatedAt: now}
 	c.repo.NextNumber++
 	c.repo.Pulls = append(c.repo.Pulls, p)
+	c.location(c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(p.Number))
 	writeJSON(c.w, 201, c.pullJSON(p, true))
 }
 
@@ -619,6 +706,16 @@ func updatePull(c *ctx) {
 	}
 	if !c.decode(&in) {
 		return
+	}
+	if in.State != nil && *in.State != "open" && *in.State != "closed" {
+		c.invalidField("PullRequest", "state", "invalid", "state must be open or closed")
+		return
+	}
+	if in.Base != nil {
+		if bs, _ := c.git.branches(); bs[*in.Base] == "" {
+			c.invalidField("PullRequest", "base", "invalid", "Proposed base branch '"+*in.Base+"' was not found")
+			return
+		}
 	}
 	if in.Title != nil {
 		p.Title = *in.Title
@@ -675,21 +772,8 @@ func mergePull(c *ctx) {
 	if !c.decodeOptional(&in) {
 		return
 	}
-	if p.State != "open" {
-		writeJSON(c.w, 405, map[string]string{"message": "Pull Request is not mergeable"})
-		return
-	}
-	if in.SHA != "" && in.SHA != p.HeadSHA {
-		writeJSON(c.w, 409, map[string]string{"message": "Head branch was modified. Review and try the merge again."})
-		return
-	}
-	tree, conflict, err := c.git.mergeTree(p.BaseSHA, p.HeadSHA)
-	if err != nil || conflict {
-		writeJSON(c.w, 405, map[string]string{"message": "Pull Request is not mergeable"})
-		return
-	}
-	if prot := c.repo.Protection[p.Base]; prot != nil && !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
-		writeJSON(c.w, 405, map[string]string{"message": "Required status checks have not succeeded."})
+	tree, ok := c.mergeRefusal(p, in.SHA, in.MergeMethod)
+	if !ok {
 		return
 	}
 	title := in.CommitTitle
@@ -710,7 +794,7 @@ func mergePull(c *ctx) {
 		return
 	}
 	if err := c.git.updateRef(p.Base, sha, p.BaseSHA); err != nil {
-		writeJSON(c.w, 409, map[string]string{"message": "Base branch was modified. Review and try the merge again."})
+		writeError(c.w, 409, "Base branch was modified. Review and try the merge again.")
 		return
 	}
 	now := c.s.now()
@@ -722,7 +806,9 @@ func (c *ctx) reviewJSON(rv *review) reviewJSON {
 	return reviewJSON{ID: rv.ID, NodeID: "PRR_" + strconv.FormatInt(rv.ID, 10), User: c.s.user(rv.User), Body: rv.Body, State: rv.State,
 		HTMLURL:        c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(rv.Number) + "#pullrequestreview-" + strconv.FormatInt(rv.ID, 10),
 		PullRequestURL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rv.Number), CommitID: rv.CommitID,
-		SubmittedAt: rv.SubmittedAt, AuthorAssociation: "MEMBER"}
+		SubmittedAt: rv.SubmittedAt, AuthorAssociation: "MEMBER",
+		Links: map[string]map[string]string{"html": {"href": c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(rv.Number) + "#pullrequestreview-" + strconv.FormatInt(rv.ID, 10)},
+			"pull_request": {"href": c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rv.Number)}}}
 }
 
 func listReviews(c *ctx) {
@@ -760,20 +846,31 @@ func createReview(c *ctx) {
 	}
 	state := map[string]string{"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED", "": "PENDING"}[in.Event]
 	if state == "" {
-		c.invalid("event must be APPROVE, REQUEST_CHANGES or COMMENT")
+		c.invalidSimple("event must be APPROVE, REQUEST_CHANGES or COMMENT")
 		return
 	}
 	if (state == "APPROVED" || state == "CHANGES_REQUESTED") && c.login == p.User {
-		writeJSON(c.w, 422, map[string]any{"message": "Unprocessable Entity", "errors": []string{"Can not approve your own pull request"}})
+		writeJSON(c.w, 422, map[string]any{"message": "Unprocessable Entity", "errors": []string{"Can not approve your own pull request"}, "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})
 		return
 	}
 	if (state == "CHANGES_REQUESTED" || state == "COMMENTED") && in.Body == "" && len(in.Comments) == 0 {
-		c.invalid("body is required for this event")
+		c.invalidSimple("Review body is required for this event")
 		return
 	}
-	commit := in.CommitID
-	if commit == "" {
-		commit = p.HeadSHA
+	commit := p.HeadSHA
+	if in.CommitID != "" {
+		sha, ok := c.git.resolve(in.CommitID)
+		if !ok {
+			c.invalidField("PullRequestReview", "commit_id", "invalid", "commit_id is not part of the pull request")
+			return
+		}
+		commit = sha
+	}
+	for _, cm := range in.Comments {
+		if msg := c.offDiff(p, commit, cm.Path, cm.Line); msg != "" {
+			c.invalidSimple(msg)
+			return
+		}
 	}
 	now := c.s.now()
 	rv := &review{ID: c.s.id(), Number: p.Number, User: c.login, Body: in.Body, State: state, CommitID: commit}
@@ -795,8 +892,23 @@ func dismissReview(c *ctx) {
 		return
 	}
 	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	var in struct {
+		Message *string `json:"message"`
+		Event   string  `json:"event"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.Message == nil || *in.Message == "" {
+		c.invalidSimple("message is missing")
+		return
+	}
 	for _, rv := range c.repo.Reviews {
 		if rv.ID == id && rv.Number == p.Number {
+			if rv.State != "APPROVED" && rv.State != "CHANGES_REQUESTED" && rv.State != "DISMISSED" {
+				writeError(c.w, 422, "Can not dismiss a "+strings.ToLower(rv.State)+" pull request review")
+				return
+			}
 			rv.State = "DISMISSED"
 			p.UpdatedAt = c.s.now()
 			writeJSON(c.w, 200, c.reviewJSON(rv))
@@ -821,7 +933,10 @@ func (c *ctx) reviewCommentJSON(rc *reviewComment) commentJSON {
 	return commentJSON{ID: rc.ID, NodeID: "PRRC_" + strconv.FormatInt(rc.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/comments/" + strconv.FormatInt(rc.ID, 10),
 		HTMLURL: c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(rc.Number) + "#discussion_r" + strconv.FormatInt(rc.ID, 10), Body: rc.Body, User: c.s.user(rc.User),
 		CreatedAt: rc.CreatedAt, UpdatedAt: rc.UpdatedAt, AuthorAssociation: "MEMBER", PullRequestReviewID: &rid, Path: rc.Path, Line: &line, OriginalLine: &line,
-		CommitID: rc.CommitID, OriginalCommitID: rc.CommitID, DiffHunk: "@@ -1 +1 @@", PullRequestURL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rc.Number)}
+		CommitID: rc.CommitID, OriginalCommitID: rc.CommitID, DiffHunk: "@@ -1 +1 @@", PullRequestURL: c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rc.Number),
+		Side: "RIGHT", Links: map[string]map[string]string{"self": {"href": c.s.url + "/api/v3/repos/" + c.full + "/pulls/comments/" + strconv.FormatInt(rc.ID, 10)},
+			"html":         {"href": c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(rc.Number) + "#discussion_r" + strconv.FormatInt(rc.ID, 10)},
+			"pull_request": {"href": c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(rc.Number)}}}
 }
 
 func listReviewComments(c *ctx) {
@@ -854,20 +969,33 @@ func createReviewComment(c *ctx) {
 	if !c.decode(&in) {
 		return
 	}
-	if in.Body == "" || in.Path == "" {
-		c.invalid("body and path are required")
+	switch {
+	case in.Body == "":
+		c.invalidField("PullRequestReviewComment", "body", "missing_field", "")
+		return
+	case in.CommitID == "":
+		c.invalidField("PullRequestReviewComment", "commit_id", "missing_field", "")
+		return
+	case in.Path == "":
+		c.invalidField("PullRequestReviewComment", "path", "missing_field", "")
+		return
+	}
+	commit, ok := c.git.resolve(in.CommitID)
+	if !ok {
+		c.invalidField("PullRequestReviewComment", "commit_id", "invalid", "commit_id is not part of the pull request")
+		return
+	}
+	if msg := c.offDiff(p, commit, in.Path, in.Line); msg != "" {
+		c.invalidField("PullRequestReviewComment", "pull_request_review_thread.line", "custom", msg)
 		return
 	}
 	now := c.s.now()
-	commit := in.CommitID
-	if commit == "" {
-		commit = p.HeadSHA
-	}
 	rv := &review{ID: c.s.id(), Number: p.Number, User: c.login, State: "COMMENTED", CommitID: commit, SubmittedAt: &now}
 	c.repo.Reviews = append(c.repo.Reviews, rv)
 	rc := &reviewComment{ID: c.s.id(), Number: p.Number, ReviewID: rv.ID, User: c.login, Body: in.Body, Path: in.Path, Line: in.Line, CommitID: commit, CreatedAt: now, UpdatedAt: now}
 	c.repo.ReviewCmts = append(c.repo.ReviewCmts, rc)
 	p.UpdatedAt = now
+	c.location(c.reviewCommentJSON(rc).URL)
 	writeJSON(c.w, 201, c.reviewCommentJSON(rc))
 }
 
@@ -903,20 +1031,26 @@ func createIssueComment(c *ctx) {
 		return
 	}
 	if in.Body == "" {
-		c.invalid("body is missing")
+		c.invalidField("IssueComment", "body", "missing_field", "")
 		return
 	}
 	now := c.s.now()
 	ic := &issueComment{ID: c.s.id(), Number: p.Number, User: c.login, Body: in.Body, CreatedAt: now, UpdatedAt: now}
 	c.repo.Comments = append(c.repo.Comments, ic)
 	p.UpdatedAt = now
-	writeJSON(c.w, 201, c.issueCommentJSON(ic))
+	j := c.issueCommentJSON(ic)
+	c.location(j.URL)
+	writeJSON(c.w, 201, j)
 }
 
 func updateIssueComment(c *ctx) {
 	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
 	var in struct{ Body string }
 	if !c.decode(&in) {
+		return
+	}
+	if in.Body == "" {
+		c.invalidField("IssueComment", "body", "missing_field", "")
 		return
 	}
 	for _, ic := range c.repo.Comments {
@@ -964,10 +1098,14 @@ func addLabels(c *ctx) {
 		}
 		names = obj.Labels
 	}
+	if len(names) == 0 {
+		c.invalidField("Label", "labels", "missing_field", "labels must name at least one label")
+		return
+	}
 	key := strconv.Itoa(p.Number)
 	for _, n := range names {
 		if n == "" {
-			c.invalid("label name is empty")
+			c.invalidField("Label", "name", "missing_field", "")
 			return
 		}
 		found := false
@@ -1002,7 +1140,8 @@ func removeLabel(c *ctx) {
 
 func (c *ctx) statusJSON(st *commitStatus) statusJSON {
 	d, t := st.Description, st.TargetURL
-	j := statusJSON{ID: st.ID, NodeID: "SC_" + strconv.FormatInt(st.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/statuses/" + st.SHA,
+	avatar := c.s.url + "/avatars/" + st.Creator
+	j := statusJSON{AvatarURL: &avatar, ID: st.ID, NodeID: "SC_" + strconv.FormatInt(st.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/statuses/" + st.SHA,
 		State: st.State, Context: st.Context, CreatedAt: st.CreatedAt, UpdatedAt: st.CreatedAt, Creator: c.s.user(st.Creator)}
 	if d != "" {
 		j.Description = &d
@@ -1045,14 +1184,15 @@ func (c *ctx) combinedStatus(sha string) {
 			}
 		}
 	}
-	writeJSON(c.w, 200, map[string]any{"state": state, "statuses": sts, "sha": sha, "total_count": len(sts),
+	writeJSON(c.w, 200, map[string]any{"state": state, "statuses": pageOf(c, sts, 100, 100), "sha": sha, "total_count": len(sts),
+		"url":        c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha + "/status",
 		"repository": c.s.repoJSON(c.repo), "commit_url": c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha})
 }
 
 func createStatus(c *ctx) {
 	sha, ok := c.git.resolve(c.r.PathValue("sha"))
 	if !ok {
-		writeJSON(c.w, 422, map[string]string{"message": "No commit found for SHA: " + c.r.PathValue("sha")})
+		writeError(c.w, 422, "No commit found for SHA: "+c.r.PathValue("sha"))
 		return
 	}
 	var in struct {
@@ -1067,7 +1207,7 @@ func createStatus(c *ctx) {
 	switch in.State {
 	case "error", "failure", "pending", "success":
 	default:
-		c.invalid("state must be error, failure, pending or success")
+		c.invalidField("Status", "state", "invalid", "")
 		return
 	}
 	if in.Context == "" {
@@ -1075,29 +1215,21 @@ func createStatus(c *ctx) {
 	}
 	st := &commitStatus{ID: c.s.id(), SHA: sha, State: in.State, Context: in.Context, Description: in.Description, TargetURL: in.TargetURL, Creator: c.login, CreatedAt: c.s.now()}
 	c.repo.Statuses = append(c.repo.Statuses, st)
+	c.location(c.statusJSON(st).URL)
 	writeJSON(c.w, 201, c.statusJSON(st))
 }
 
 func (c *ctx) checkRunJSON(cr *checkRun) checkRunJSON {
 	j := checkRunJSON{ID: cr.ID, NodeID: "CR_" + strconv.FormatInt(cr.ID, 10), HeadSHA: cr.HeadSHA, URL: c.s.url + "/api/v3/repos/" + c.full + "/check-runs/" + strconv.FormatInt(cr.ID, 10),
 		HTMLURL: c.s.url + "/" + c.full + "/runs/" + strconv.FormatInt(cr.ID, 10), DetailsURL: cr.DetailsURL, Status: cr.Status, StartedAt: cr.StartedAt,
-		CompletedAt: cr.CompletedAt, Name: cr.Name, App: map[string]any{"id": 15368, "slug": "github-actions", "name": "GitHub Actions"},
-		CheckSuite: map[string]any{"id": cr.ID}, Output: map[string]any{"title": nil, "summary": nil}}
+		CompletedAt: cr.CompletedAt, Name: cr.Name, App: c.s.actionsApp(),
+		CheckSuite: map[string]any{"id": cr.ID}, PullRequests: []any{},
+		Output: map[string]any{"title": nil, "summary": nil, "text": nil, "annotations_count": 0, "annotations_url": c.s.url + "/api/v3/repos/" + c.full + "/check-runs/" + strconv.FormatInt(cr.ID, 10) + "/annotations"}}
 	if cr.Conclusion != "" {
 		cc := cr.Conclusion
 		j.Conclusion = &cc
 	}
 	return j
-}
-
-func (c *ctx) checkRuns(sha string) {
-	runs := []checkRunJSON{}
-	for _, cr := range c.repo.CheckRuns {
-		if cr.HeadSHA == sha {
-			runs = append(runs, c.checkRunJSON(cr))
-		}
-	}
-	writeJSON(c.w, 200, map[string]any{"total_count": len(runs), "check_runs": runs})
 }
 
 func createCheckRun(c *ctx) {
@@ -1113,7 +1245,7 @@ func createCheckRun(c *ctx) {
 	}
 	sha, ok := c.git.resolve(in.HeadSHA)
 	if !ok || in.Name == "" {
-		c.invalid("name and an existing head_sha are required")
+		c.invalidField("CheckRun", "head_sha", "invalid", "name and an existing head_sha are required")
 		return
 	}
 	cr := &checkRun{ID: c.s.id(), HeadSHA: sha, Name: in.Name, Status: in.Status, DetailsURL: in.DetailsURL, StartedAt: c.s.now()}
@@ -1121,7 +1253,9 @@ func createCheckRun(c *ctx) {
 		return
 	}
 	c.repo.CheckRuns = append(c.repo.CheckRuns, cr)
-	writeJSON(c.w, 201, c.checkRunJSON(cr))
+	j := c.checkRunJSON(cr)
+	c.location(j.URL)
+	writeJSON(c.w, 201, j)
 }
 
 func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
@@ -1134,13 +1268,13 @@ func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
 	switch status {
 	case "queued", "in_progress", "completed", "waiting", "requested", "pending":
 	default:
-		c.invalid("status is not a check run status")
+		c.invalidField("CheckRun", "status", "invalid", "")
 		return false
 	}
 	cr.Status, cr.Conclusion = status, conclusion
 	if status == "completed" {
 		if conclusion == "" {
-			c.invalid("conclusion is required when status is completed")
+			c.invalidField("CheckRun", "conclusion", "missing_field", "conclusion is required when status is completed")
 			return false
 		}
 		now := c.s.now()
@@ -1168,20 +1302,4 @@ func updateCheckRun(c *ctx) {
 		}
 	}
 	writeError(c.w, 404, "Not Found")
-}
-
-func dispatchWorkflow(c *ctx) {
-	var in struct {
-		Ref    string            `json:"ref"`
-		Inputs map[string]string `json:"inputs"`
-	}
-	if !c.decode(&in) {
-		return
-	}
-	if _, ok := c.git.resolve(in.Ref); !ok || len(in.Inputs) > 25 {
-		writeJSON(c.w, 422, map[string]string{"message": "Unexpected inputs provided or no ref: " + in.Ref})
-		return
-	}
-	c.repo.Dispatches = append(c.repo.Dispatches, &Dispatch{Workflow: c.r.PathValue("id"), Ref: in.Ref, Inputs: in.Inputs, At: c.s.now(), Login: c.login})
-	c.w.WriteHeader(204)
 }

@@ -91,6 +91,11 @@ type repo struct {
 type Protection struct {
 	RequiredContexts []string `json:"required_contexts"`
 	Strict           bool     `json:"strict"`
+	// Ruleset makes the rules a repository ruleset rather than classic
+	// branch protection: any reader sees them through GET
+	// /repos/{o}/{r}/rules/branches/{branch}, and the admin-only branch
+	// protection endpoint answers 404, as on GitHub.
+	Ruleset bool `json:"ruleset,omitempty"`
 }
 
 // Dispatch is a recorded workflow_dispatch.
@@ -677,13 +682,19 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 // paginate writes a page of items with GitHub's Link header, whose URLs
 // are absolute as GitHub's are.
 func paginate[T any](c *ctx, items []T) {
+	writeJSON(c.w, http.StatusOK, pageOf(c, items, 30, 100))
+}
+
+// pageOf cuts the page the request asks for (page, per_page with GitHub's
+// default and maximum for the route) and sets the Link header for it.
+func pageOf[T any](c *ctx, items []T, def, most int) []T {
 	w, r := c.w, c.r
 	q := r.URL.Query()
 	per, _ := strconv.Atoi(q.Get("per_page"))
 	if per <= 0 {
-		per = 30
+		per = def
 	}
-	per = min(per, 100)
+	per = min(per, most)
 	page, _ := strconv.Atoi(q.Get("page"))
 	if page <= 0 {
 		page = 1
@@ -716,5 +727,5 @@ func paginate[T any](c *ctx, items []T) {
 	if out == nil {
 		out = []T{}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }

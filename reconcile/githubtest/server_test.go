@@ -397,6 +397,9 @@ func TestWorkflowDispatchAndPersistence(t *testing.T) {
 	if err := s.CreateRepo("acme/api", "main"); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.PutFile("acme/api", "main", ".github/workflows/agent.yml", "on:\n  workflow_dispatch:\n    inputs:\n      task: {required: true}\n"); err != nil {
+		t.Fatal(err)
+	}
 	ts := httptestServer(t, s)
 	gh, _ := github.NewClient(nil).WithAuthToken("tok-1").WithEnterpriseURLs(ts+"/api/v3/", ts+"/api/v3/")
 	_, err = gh.Actions.CreateWorkflowDispatchEventByFileName(t.Context(), "acme", "api", "agent.yml", github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: map[string]any{"task": "specs/x.md#row-2"}})
