@@ -156,6 +156,7 @@ func noteOf(rep *Report) string {
 }
 
 func TestDeliveryHappyPathToDone(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	rep := r.pass()
 	got := subjectsOf(rep)
@@ -211,6 +212,7 @@ func TestDeliveryHappyPathToDone(t *testing.T) {
 }
 
 func TestDeliveryFailingCheckRound(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	ci := r.as("ci-bot")
@@ -235,6 +237,7 @@ func TestDeliveryFailingCheckRound(t *testing.T) {
 }
 
 func TestDeliveryChangesRequestedThenApproved(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	alice, ci := r.as("alice"), r.as("ci-bot")
@@ -259,6 +262,7 @@ func TestDeliveryChangesRequestedThenApproved(t *testing.T) {
 }
 
 func TestDeliveryRoundsExhausted(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, strings.Replace(rigConfig, "  allowance: 2\n", "  allowance: 2\n  max_rounds: 1\n", 1))
 	r.pass()
 	bob := r.as("bob")
@@ -274,6 +278,7 @@ func TestDeliveryRoundsExhausted(t *testing.T) {
 }
 
 func TestDeliveryChecksRedTwiceOnItsOwnHead(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	fix := Done
 	r.script = func(target string, n int, model string) Behavior {
@@ -297,6 +302,7 @@ func TestDeliveryChecksRedTwiceOnItsOwnHead(t *testing.T) {
 }
 
 func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
@@ -321,6 +327,7 @@ func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
 // R-38: a head committed long before the pull request opened does not
 // make the reviewer look silent: the clock starts at now − rereview.
 func TestDeliveryReviewerClockIsFloored(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	// The agent's commits carry today's date; the pass runs three days on.
 	r.clock.advance(72 * time.Hour)
@@ -337,6 +344,7 @@ func TestDeliveryReviewerClockIsFloored(t *testing.T) {
 }
 
 func TestDeliveryPersonPushAfterReady(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	alice := r.as("alice")
@@ -359,6 +367,7 @@ func TestDeliveryPersonPushAfterReady(t *testing.T) {
 }
 
 func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	alice, ci := r.as("alice"), r.as("ci-bot")
@@ -391,6 +400,7 @@ func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
 // R-15: five consecutive failures of one named write stop the entry stuck;
 // recheck clears it.
 func TestDeliveryLabelWriteStuckThenRecheck(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
@@ -415,6 +425,7 @@ func TestDeliveryLabelWriteStuckThenRecheck(t *testing.T) {
 // A lost response on the round comment: the comment landed, the marker
 // keeps it from being posted twice.
 func TestDeliveryOwedCommentNeverTwice(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("bob").comment(1, "please rename")
@@ -434,6 +445,7 @@ func TestDeliveryOwedCommentNeverTwice(t *testing.T) {
 }
 
 func TestDeliveryConflictStopsAndResumesByItself(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	// A person changes the same file on main.
@@ -458,6 +470,7 @@ func TestDeliveryConflictStopsAndResumesByItself(t *testing.T) {
 }
 
 func TestDeliveryClosedPRStops(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("alice").close(1)
@@ -468,6 +481,7 @@ func TestDeliveryClosedPRStops(t *testing.T) {
 // A pull request created but not recorded (a crash between the two) is
 // found again by its branch, never opened twice.
 func TestDeliveryLostPRIsRecovered(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	_, err := r.reconciler(func(o *Options) {
 		o.Crash = func(p string) error {
@@ -498,6 +512,7 @@ func (r *rig) prs() int {
 }
 
 func TestDeliveryDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "failure")
@@ -538,6 +553,7 @@ func has(list []string, s string) bool { return slices.Contains(list, s) }
 // is merged into the base; the chain waits on a person's merge as long as
 // it takes.
 func TestChainWaitsForEachMerge(t *testing.T) {
+	t.Parallel()
 	r := chainRig(t)
 	rep := r.pass()
 	got := subjectsOf(rep)
@@ -580,6 +596,7 @@ func TestChainWaitsForEachMerge(t *testing.T) {
 
 // R-47: a milestone's pull request closed unmerged stops the chain.
 func TestChainStoppedByClosedPR(t *testing.T) {
+	t.Parallel()
 	r := chainRig(t)
 	r.pass()
 	r.as("alice").close(1)
@@ -597,6 +614,7 @@ func TestChainStoppedByClosedPR(t *testing.T) {
 // A started chain's order is fixed: check reports the change and reconcile
 // refuses to advance.
 func TestChainReorderedAfterStartIsRefused(t *testing.T) {
+	t.Parallel()
 	r := chainRig(t)
 	r.pass()
 	r.edit("chains/launch.md", func(s string) string {
@@ -635,6 +653,7 @@ func (r *rig) ledgerOf(spec string) *ledger.Ledger {
 // A pull request from the work branch whose identity block names another
 // entry is never adopted.
 func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	// The rows finish but GitHub refuses to open the pull request.
 	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})
