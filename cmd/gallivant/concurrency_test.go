@@ -52,6 +52,7 @@ func gitCmd(t *testing.T, dir string, args ...string) string {
 // Four real reconciler processes on one control repository, repeatedly:
 // history stays linear, each dispatch runs exactly once, nothing is lost.
 func TestConcurrentReconcilers(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
 	gh := githubtest.Start(t, "acme/api")
 	work := t.TempDir()
@@ -150,6 +151,7 @@ func TestConcurrentReconcilers(t *testing.T) {
 
 // The daemon runs a pass at start and ends cleanly on SIGTERM.
 func TestDaemonProcess(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
 	gh := githubtest.Start(t, "acme/api")
 	work := t.TempDir()
