@@ -382,8 +382,8 @@ func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
 	if msg := run(t, r.control, "git", "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "ac 3 added") {
 		t.Errorf("the stop does not show the diff:\n%s", msg)
 	}
-	if len(alice.labels(1)) != 0 {
-		t.Error("a changed contract was labelled ready")
+	if got := alice.labels(1); len(got) != 0 {
+		t.Errorf("a changed contract has labels %v, want none", got)
 	}
 	r.request(ledgerPath, "resnapshot | criterion 3 belongs here")
 	rep = r.pass()
@@ -522,8 +522,8 @@ func TestDeliveryDryRunWritesNothing(t *testing.T) {
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: round 1 acme/api#1" {
 		t.Errorf("dry run plans %v", got)
 	}
-	if run(t, r.control, "git", "rev-parse", "main") != head {
-		t.Error("a dry run committed")
+	if got := run(t, r.control, "git", "rev-parse", "main"); got != head {
+		t.Errorf("after a dry run main is at %s, want %s unchanged", got, head)
 	}
 	for _, req := range r.gh.Requests() {
 		if req.Method != "GET" {
@@ -607,7 +607,7 @@ func TestChainStoppedByClosedPR(t *testing.T) {
 		t.Errorf("milestone 2 does not say the chain is stopped: %s", noteOf(rep))
 	}
 	if r.ledgerOfOK("specs/two.md") {
-		t.Error("milestone 2 was seeded after milestone 1 was closed")
+		t.Error("specs/two.md has a ledger after milestone 1 was closed, want none")
 	}
 }
 
@@ -633,7 +633,7 @@ func TestChainReorderedAfterStartIsRefused(t *testing.T) {
 	r.as("alice").merge(1)
 	rep = r.pass()
 	if r.ledgerOfOK("specs/three.md") {
-		t.Error("a reordered chain advanced")
+		t.Error("specs/three.md has a ledger after the chain was reordered, want none")
 	}
 	if !strings.Contains(noteOf(rep), "refused: specs/one.md was seeded as milestone 1 of 3") {
 		t.Errorf("no refusal note: %s", noteOf(rep))

@@ -83,7 +83,7 @@ git update-ref "$1" "$new" "$2"
 	}
 	rep := r.pass()
 	if rep.Retries == 0 {
-		t.Errorf("the race was not hit")
+		t.Errorf("Retries = 0, want the push race to be hit and retried")
 	}
 	subjects := r.subjects()
 	if !slices.Contains(subjects, "a person's commit") {

@@ -89,8 +89,8 @@ func TestRowLoopEscalation(t *testing.T) {
 	if got := r.runs[len(r.runs)-1].Model; got != "big-model" {
 		t.Errorf("the escalated attempt ran with model %q", got)
 	}
-	if r.runs[len(r.runs)-2].Model != "" {
-		t.Errorf("a plain attempt carried a model")
+	if got := r.runs[len(r.runs)-2].Model; got != "" {
+		t.Errorf("a plain attempt ran with model %q, want none", got)
 	}
 	if row := r.ledger(ledgerPath).Rows[0]; row.Status != ledger.Done || row.Attempts != 2 {
 		t.Errorf("row 1: %+v", row)
@@ -176,8 +176,8 @@ func TestRowLoopBoundaryAndResume(t *testing.T) {
 	if l.Pending == nil || l.Rows[0].Attempts != 0 {
 		t.Errorf("a boundary keeps the tuple and the attempts: %+v %v", l.Rows[0], l.Pending)
 	}
-	if !strings.Contains(run(t, r.control, "git", "log", "-1", "--format=%B", "main"), "Stopped: iteration 1 added 2 commits") {
-		t.Errorf("boundary text missing")
+	if msg := run(t, r.control, "git", "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "Stopped: iteration 1 added 2 commits") {
+		t.Errorf("boundary commit message %q, want it to contain %q", msg, "Stopped: iteration 1 added 2 commits")
 	}
 	behave = Done
 	r.request(ledgerPath, "resume | both commits are fine")
@@ -313,7 +313,7 @@ func TestOneBadDocumentNeverStopsTheOthers(t *testing.T) {
 		t.Errorf("problems: %v", problems)
 	}
 	if !rep.Diagnostics.HasErrors() {
-		t.Errorf("the bad documents' diagnostics were not reported")
+		t.Errorf("report diagnostics %v, want the bad documents' errors", rep.Diagnostics)
 	}
 }
 
@@ -452,8 +452,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 	if got := subjectsOf(rep); !slices.Equal(got, []string{"loop: seed ledger", "loop: dispatch seed"}) {
 		t.Errorf("dry run plans %v", got)
 	}
-	if run(t, r.control, "git", "rev-parse", "main") != head || len(r.runs) != 0 {
-		t.Errorf("a dry run wrote or ran something")
+	if got := run(t, r.control, "git", "rev-parse", "main"); got != head || len(r.runs) != 0 {
+		t.Errorf("after a dry run main is at %s with %d executor runs, want %s and 0", got, len(r.runs), head)
 	}
 	for _, req := range r.gh.Requests() {
 		if req.Method != "GET" {
