@@ -121,10 +121,10 @@ func TestConcurrentReconcilers(t *testing.T) {
 		}
 	}
 	if !done() {
-		t.Fatalf("the entries did not finish")
+		t.Fatalf("the entries did not finish; control history:\n%s", gitCmd(t, bare, "log", "--format=%s", "main"))
 	}
 	if merges := gitCmd(t, bare, "rev-list", "--merges", "--count", "main"); merges != "0" {
-		t.Errorf("history is not linear: %s merges", merges)
+		t.Errorf("history has %s merges, want 0 (linear)", merges)
 	}
 	runs, _ := os.ReadFile(runlog)
 	seen := map[string]bool{}
@@ -142,7 +142,7 @@ func TestConcurrentReconcilers(t *testing.T) {
 	// Three specs of three rows: one seed ledger, one seed dispatch and
 	// record each, three row dispatches and records each.
 	if count["loop: seed ledger"] != 3 || count["loop: dispatch seed"] != 3 || count["loop: dispatch row 1"] != 3 || count["loop: record home row 3"] != 3 {
-		t.Errorf("transitions lost or doubled: %v", count)
+		t.Errorf("transitions lost or doubled: %v; want 3 each of loop: seed ledger, loop: dispatch seed, loop: dispatch row 1 and loop: record home row 3", count)
 	}
 	if len(seen) != 12 {
 		t.Errorf("%d agent runs, want 12 (3 seeds and 9 rows)", len(seen))
