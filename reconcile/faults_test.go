@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 )
 
 // GitHub failing during a pass delays transitions but never corrupts a

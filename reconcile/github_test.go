@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -67,7 +68,7 @@ func pushBranch(t testing.TB, s *githubtest.Server, repo, branch string, files .
 }
 
 func TestAdapterBranchesAndCompare(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	main, ok, err := g.BranchHead(ctx, "acme/api", "main")
@@ -98,7 +99,7 @@ func TestAdapterBranchesAndCompare(t *testing.T) {
 
 // An unchanged read is answered 304 from the cache and costs no rate limit.
 func TestAdapterConditionalReads(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -128,7 +129,7 @@ func TestAdapterConditionalReads(t *testing.T) {
 }
 
 func TestAdapterMergeabilityNullThenComputed(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	s.SetMergeabilityDelay(2)
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
@@ -171,7 +172,7 @@ func TestAdapterFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := githubtest.Start(t, "acme/api")
+			s := testserver.Start(t, "acme/api")
 			var log bytes.Buffer
 			g, fs := adapter(t, s, "alice", &log)
 			s.InjectFault(tt.fault)
@@ -194,7 +195,7 @@ func TestAdapterFaults(t *testing.T) {
 }
 
 func TestAdapterWritesAreIdempotent(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -243,7 +244,7 @@ func TestAdapterWritesAreIdempotent(t *testing.T) {
 }
 
 func TestAdapterListingSinceAndPagination(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -283,7 +284,7 @@ func TestAdapterListingSinceAndPagination(t *testing.T) {
 }
 
 func TestAdapterChecksAndDispatch(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -309,7 +310,7 @@ func TestAdapterChecksAndDispatch(t *testing.T) {
 // After the first pass, discovering an unchanged repository costs no rate
 // limit; a new pull request is seen on the next pass.
 func TestDiscoverPullRequests(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "a", "a.txt")

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 )
 
 // shellAgent answers dispatches from the brief alone and logs each run.
@@ -54,7 +54,7 @@ func gitCmd(t *testing.T, dir string, args ...string) string {
 func TestConcurrentReconcilers(t *testing.T) {
 	t.Parallel()
 	bin := gallivantBinary(t)
-	gh := githubtest.Start(t, "acme/api")
+	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()
 	agent := filepath.Join(work, "agent.sh")
 	os.WriteFile(agent, []byte(shellAgent), 0o755)
@@ -153,7 +153,7 @@ func TestConcurrentReconcilers(t *testing.T) {
 func TestDaemonProcess(t *testing.T) {
 	t.Parallel()
 	bin := gallivantBinary(t)
-	gh := githubtest.Start(t, "acme/api")
+	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()
 	src := filepath.Join(work, "ctl")
 	os.MkdirAll(filepath.Join(src, "specs"), 0o755)

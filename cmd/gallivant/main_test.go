@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/google/go-github/v66/github"
 	"github.com/rogpeppe/go-internal/testscript"
 )

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/spf13/cobra"
 )
 

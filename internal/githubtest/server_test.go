@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -53,7 +54,7 @@ func commitOn(t testing.TB, w, branch, path, content string) string {
 
 func TestPushIsVisibleThroughTheAPI(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	w := clone(t, s, "acme/api")
@@ -103,7 +104,7 @@ func openPR(t testing.TB, s *githubtest.Server, gh *github.Client, branch, file 
 // on a later one; a conflict is dirty.
 func TestMergeabilityNullThenComputed(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	pr, _ := openPR(t, s, gh, "one", "a.txt")
@@ -143,7 +144,7 @@ func TestMergeabilityNullThenComputed(t *testing.T) {
 // the pull request is not mergeable.
 func TestMergeCompareAndSwap(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	pr, sha := openPR(t, s, gh, "feat", "f.txt")
@@ -171,7 +172,7 @@ func TestMergeCompareAndSwap(t *testing.T) {
 
 func TestPagination(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	w := clone(t, s, "acme/api")
@@ -222,7 +223,7 @@ func TestPagination(t *testing.T) {
 // A conditional request answered 304 does not consume rate limit.
 func TestETagNotModifiedIsFree(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	tok := s.Token(githubtest.DefaultLogin)
 	get := func(etag string) *http.Response {
 		req, _ := http.NewRequest("GET", s.APIURL()+"repos/acme/api/pulls", nil)
@@ -260,7 +261,7 @@ func TestETagNotModifiedIsFree(t *testing.T) {
 
 func TestRateLimitsAndFaults(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, "alice")
 	s.SetRemaining("alice", 0)
@@ -316,7 +317,7 @@ func TestRateLimitsAndFaults(t *testing.T) {
 
 func TestAuthentication(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	bad, _ := github.NewClient(nil).WithAuthToken("nope").WithEnterpriseURLs(s.APIURL(), s.APIURL())
 	_, resp, err := bad.Repositories.Get(t.Context(), "acme", "api")
 	if err == nil || resp.StatusCode != http.StatusUnauthorized {
@@ -326,7 +327,7 @@ func TestAuthentication(t *testing.T) {
 
 func TestReviewsCommentsLabelsChecks(t *testing.T) {
 	t.Parallel()
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	bot := client(t, s, githubtest.DefaultLogin)
 	alice := client(t, s, "alice")
