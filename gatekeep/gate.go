@@ -48,7 +48,7 @@ const (
 	GateEmpty DenyCode = "empty-diff"
 )
 
-// Gate is the completion gate. The body carries the expected
+// Gate is the completion gate. The body carries the expected
 // identity; the spec's contract is still the approved one; the ledger
 // attests the pull request's head; the pull request changes at least one
 // file; the receipt is well-formed and equals the receipt the ledger

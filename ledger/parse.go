@@ -119,21 +119,43 @@ func (p *parser) header() {
 		p.errorf(parse.Pos{Line: start, Col: 1}, RuleHeader, "missing header lines: expected **Spec:**, base:, verification:, checks:, iterations: and allowance: after line 1")
 		return
 	}
+	h := headerBlock{lines: lines, start: start}
+	k, ok := p.fixedHeader(h)
+	if !ok {
+		return
+	}
+	k = p.budgetHeader(h, k)
+	k = p.pendingHeader(h, k)
+	p.memberHeader(h, k)
+}
+
+// headerBlock is the ledger's header lines and the line number of the
+// first, so that an index into lines maps back to a position.
+type headerBlock struct {
+	lines []string
+	start int
+}
+
+func (h headerBlock) pos(k int) parse.Pos { return parse.Pos{Line: h.start + k, Col: 1} }
+
+// fixedHeader reads the lines every ledger has, in their fixed order:
+// **Spec:**, base, verification, checks and iterations. It returns the
+// index of the first line after them, and false when the order is broken
+// and the rest of the header cannot be read.
+func (p *parser) fixedHeader(h headerBlock) (int, bool) {
 	l := p.l
-	expect := []string{"**Spec:**", "base", "verification", "checks", "iterations"}
-	k := 0 // index into lines
-	pos := func(idx int) parse.Pos { return parse.Pos{Line: start + idx, Col: 1} }
-	for _, want := range expect {
-		if k >= len(lines) {
-			p.errorf(pos(k), RuleHeader, "header ends before %s; expected it after line %d", want, start+k-1)
-			return
+	k := 0
+	for _, want := range []string{"**Spec:**", "base", "verification", "checks", "iterations"} {
+		if k >= len(h.lines) {
+			p.errorf(h.pos(k), RuleHeader, "header ends before %s; expected it after line %d", want, h.start+k-1)
+			return k, false
 		}
-		ln := lines[k]
+		ln := h.lines[k]
 		if want == "**Spec:**" {
-			p.l.at.spec = start + k
+			l.at.spec = h.start + k
 			m := specLineRE.FindStringSubmatch(ln)
 			if m == nil {
-				p.errorf(pos(k), RuleHeader, "line 2 must be **Spec:** followed by the repository-relative spec path in backticks, got %q", ln)
+				p.errorf(h.pos(k), RuleHeader, "line 2 must be **Spec:** followed by the repository-relative spec path in backticks, got %q", ln)
 			} else if m[2] != "" {
 				l.Spec = m[2]
 			} else {
@@ -144,10 +166,10 @@ func (p *parser) header() {
 		}
 		key, val, ok := strings.Cut(ln, ": ")
 		if !ok || key != want {
-			p.errorf(pos(k), RuleHeader, "expected the %s: line here (header order is **Spec:**, base, verification, checks, iterations, allowance, pending), got %q", want, ln)
-			return
+			p.errorf(h.pos(k), RuleHeader, "expected the %s: line here (header order is **Spec:**, base, verification, checks, iterations, allowance, pending), got %q", want, ln)
+			return k, false
 		}
-		vpos := parse.Pos{Line: start + k, Col: len(key) + 3}
+		vpos := parse.Pos{Line: h.start + k, Col: len(key) + 3}
 		switch key {
 		case "base":
 			if !sha40RE.MatchString(val) {
@@ -164,7 +186,7 @@ func (p *parser) header() {
 				p.errorf(vpos, RuleHeader, "the checks line is the literal `checks: commands`, got %q", val)
 			}
 		case "iterations":
-			p.l.at.iterations = start + k
+			l.at.iterations = h.start + k
 			if !intRE.MatchString(val) {
 				p.errorf(vpos, RuleHeader, "iterations must be a whole number, got %q", val)
 			}
@@ -172,16 +194,22 @@ func (p *parser) header() {
 		}
 		k++
 	}
-	// Exactly one of allowance: and legacy cap: (L-8).
+	return k, true
+}
+
+// budgetHeader reads the budget lines from index k: exactly one of
+// allowance: and legacy cap: (L-8). It returns the index after them.
+func (p *parser) budgetHeader(h headerBlock, k int) int {
+	l := p.l
 	var budget []int
-	for k < len(lines) {
-		key, val, _ := strings.Cut(lines[k], ": ")
+	for k < len(h.lines) {
+		key, val, _ := strings.Cut(h.lines[k], ": ")
 		if key != "allowance" && key != "cap" {
 			break
 		}
 		budget = append(budget, k)
 		if !intRE.MatchString(val) || val == "0" {
-			p.errorf(parse.Pos{Line: start + k, Col: len(key) + 3}, RuleHeader, "%s must be a whole number of at least 1, got %q", key, val)
+			p.errorf(parse.Pos{Line: h.start + k, Col: len(key) + 3}, RuleHeader, "%s must be a whole number of at least 1, got %q", key, val)
 		}
 		n, _ := strconv.Atoi(val)
 		if key == "allowance" {
@@ -192,40 +220,52 @@ func (p *parser) header() {
 		k++
 	}
 	if len(budget) != 1 {
-		p.errorf(pos(min(k, len(lines))), RuleHeader, "ledger header malformed: %s", strings.Join(lines, "; "))
+		p.errorf(h.pos(min(k, len(h.lines))), RuleHeader, "ledger header malformed: %s", strings.Join(h.lines, "; "))
 	}
-	if k < len(lines) && strings.HasPrefix(lines[k], "pending: ") {
-		p.l.at.pending = start + k
-		pd, err := ParsePending(strings.TrimPrefix(lines[k], "pending: "))
-		if err != nil {
-			p.errorf(parse.Pos{Line: start + k, Col: 10}, RuleHeader, "pending: %v", err)
-		} else {
-			l.Pending = &pd
-		}
-		k++
+	return k
+}
+
+// pendingHeader reads the optional pending: line at index k and returns
+// the index after it.
+func (p *parser) pendingHeader(h headerBlock, k int) int {
+	if k >= len(h.lines) || !strings.HasPrefix(h.lines[k], "pending: ") {
+		return k
 	}
-	for k < len(lines) {
-		m := memberKVRE.FindStringSubmatch(lines[k])
+	p.l.at.pending = h.start + k
+	pd, err := ParsePending(strings.TrimPrefix(h.lines[k], "pending: "))
+	if err != nil {
+		p.errorf(parse.Pos{Line: h.start + k, Col: 10}, RuleHeader, "pending: %v", err)
+	} else {
+		p.l.Pending = &pd
+	}
+	return k + 1
+}
+
+// memberHeader reads the rest of the header from index k: a coordinated
+// ledger's `base <member>:` lines, each optionally followed by its
+// `seeded <member>:` line.
+func (p *parser) memberHeader(h headerBlock, k int) {
+	l := p.l
+	for ; k < len(h.lines); k++ {
+		m := memberKVRE.FindStringSubmatch(h.lines[k])
 		if m == nil {
-			p.errorf(pos(k), RuleHeader, "unexpected header line %q; after allowance: come only pending: and the coordinated `base <member>:`/`seeded <member>:` pairs", lines[k])
-			k++
+			p.errorf(h.pos(k), RuleHeader, "unexpected header line %q; after allowance: come only pending: and the coordinated `base <member>:`/`seeded <member>:` pairs", h.lines[k])
 			continue
 		}
-		vpos := parse.Pos{Line: start + k, Col: len(m[1]) + len(m[2]) + 4}
+		vpos := parse.Pos{Line: h.start + k, Col: len(m[1]) + len(m[2]) + 4}
 		switch m[1] {
 		case "base":
 			if !sha40RE.MatchString(m[3]) {
 				p.errorf(vpos, RuleHeader, "base %s must be a full 40-character lowercase commit SHA, got %q", m[2], m[3])
 			}
 			if _, dup := l.MemberMeta(m[2]); dup {
-				p.errorf(pos(k), RuleHeader, "member %s has a second base line", m[2])
+				p.errorf(h.pos(k), RuleHeader, "member %s has a second base line", m[2])
 			}
 			l.Members = append(l.Members, Member{Name: m[2], Base: m[3]})
 		case "seeded":
 			mm, ok := l.MemberMeta(m[2])
 			if !ok || l.Members[len(l.Members)-1].Name != m[2] {
-				p.errorf(pos(k), RuleHeader, "seeded %s: must directly follow base %s:", m[2], m[2])
-				k++
+				p.errorf(h.pos(k), RuleHeader, "seeded %s: must directly follow base %s:", m[2], m[2])
 				continue
 			}
 			if m[3] != "yes" && m[3] != "no" {
@@ -233,7 +273,6 @@ func (p *parser) header() {
 			}
 			mm.Seeded = m[3] == "yes"
 		}
-		k++
 	}
 }
 

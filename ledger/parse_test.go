@@ -51,6 +51,7 @@ func mustParse(t testing.TB, path string) *Ledger {
 
 // Format(Parse(x)) == x for every canonical ledger, and the model is stable.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/roundtrip/*.md")
 	if len(files) < 10 {
 		t.Fatalf("want at least ten round-trip ledgers, have %d", len(files))
@@ -63,12 +64,12 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("diagnostics on a canonical ledger:\n%v", ds)
 			}
 			if got := Format(l); !bytes.Equal(got, src) {
-				t.Errorf("Format(Parse(x)) != x:\n%s", cmp.Diff(string(src), string(got)))
+				t.Errorf("Format(Parse(x)) mismatch (-want +got):\n%s", cmp.Diff(string(src), string(got)))
 			}
 			// CRLF copies parse to the same model.
 			crlf, _ := Parse("x", bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
 			if diff := cmp.Diff(l, crlf, ledgerCmp...); diff != "" {
-				t.Errorf("CRLF model differs:\n%s", diff)
+				t.Errorf("CRLF model mismatch with the LF one (-want +got):\n%s", diff)
 			}
 			var b bytes.Buffer
 			enc := json.NewEncoder(&b)
@@ -95,6 +96,7 @@ func dumpModel(l *Ledger) any {
 // gallivant fmt: a non-canonical ledger formats to canonical bytes without
 // changing its meaning, and formatting is idempotent.
 func TestFormatNonCanonical(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/fmt/*.in.md")
 	if len(files) == 0 {
 		t.Fatal("no fmt testdata")
@@ -113,16 +115,17 @@ func TestFormatNonCanonical(t *testing.T) {
 				t.Fatalf("formatted output does not parse: %v", ds2)
 			}
 			if again := Format(l2); !bytes.Equal(again, out) {
-				t.Errorf("formatting is not idempotent:\n%s", cmp.Diff(string(out), string(again)))
+				t.Errorf("formatting is not idempotent (-want +got):\n%s", cmp.Diff(string(out), string(again)))
 			}
 			if diff := cmp.Diff(l, l2, ledgerCmp...); diff != "" {
-				t.Errorf("formatting changed the meaning:\n%s", diff)
+				t.Errorf("formatting changed the meaning (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
 func TestParseInvalid(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/invalid/*.md")
 	if len(files) == 0 {
 		t.Fatal("no invalid testdata")
@@ -157,6 +160,7 @@ func checkInside(t *testing.T, src []byte, ds parse.Diagnostics) {
 }
 
 func TestParseDecision(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 201)
 	tests := []struct {
 		line string
@@ -188,25 +192,28 @@ func TestParseDecision(t *testing.T) {
 		{line: "row 1 done | a\x07 | b", bad: true},
 	}
 	for _, tt := range tests {
-		got, err := ParseDecision(tt.line)
-		if tt.bad {
-			if err == nil {
-				t.Errorf("ParseDecision(%q) accepted a malformed decision", tt.line)
+		t.Run(tt.line, func(t *testing.T) {
+			got, err := ParseDecision(tt.line)
+			if tt.bad {
+				if err == nil {
+					t.Errorf("ParseDecision(%q) accepted a malformed decision", tt.line)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("ParseDecision(%q): %v", tt.line, err)
-			continue
-		}
-		tt.want.Line = tt.line
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseDecision(%q) mismatch (-want +got):\n%s", tt.line, diff)
-		}
+			if err != nil {
+				t.Errorf("ParseDecision(%q): %v", tt.line, err)
+				return
+			}
+			tt.want.Line = tt.line
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseDecision(%q) mismatch (-want +got):\n%s", tt.line, diff)
+			}
+		})
 	}
 }
 
 func TestParseRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line string
 		want Request
@@ -236,21 +243,23 @@ func TestParseRequest(t *testing.T) {
 		{line: "please retry row 1", bad: true},
 	}
 	for _, tt := range tests {
-		got, err := ParseRequest(tt.line)
-		if tt.bad {
-			if err == nil {
-				t.Errorf("ParseRequest(%q) accepted a malformed request: %+v", tt.line, got)
+		t.Run(tt.line, func(t *testing.T) {
+			got, err := ParseRequest(tt.line)
+			if tt.bad {
+				if err == nil {
+					t.Errorf("ParseRequest(%q) accepted a malformed request: %+v", tt.line, got)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("ParseRequest(%q): %v", tt.line, err)
-			continue
-		}
-		tt.want.Line = tt.line
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseRequest(%q) mismatch (-want +got):\n%s", tt.line, diff)
-		}
+			if err != nil {
+				t.Errorf("ParseRequest(%q): %v", tt.line, err)
+				return
+			}
+			tt.want.Line = tt.line
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseRequest(%q) mismatch (-want +got):\n%s", tt.line, diff)
+			}
+		})
 	}
 }
 
@@ -280,7 +289,7 @@ func FuzzParseLedger(f *testing.F) {
 			t.Fatalf("formatted ledger does not parse: %v\n%s", ds2, once)
 		}
 		if twice := Format(l2); !bytes.Equal(once, twice) {
-			t.Fatalf("format is not stable:\n%s", cmp.Diff(string(once), string(twice)))
+			t.Fatalf("format is not stable (-want +got):\n%s", cmp.Diff(string(once), string(twice)))
 		}
 	})
 }
@@ -313,8 +322,11 @@ func FuzzParseDecision(f *testing.F) {
 			return
 		}
 		again, err := ParseDecision(d.Line)
-		if err != nil || cmp.Diff(d, again) != "" {
-			t.Fatalf("decision %q does not re-parse to itself", line)
+		if err != nil {
+			t.Fatalf("decision %q formats as %q, which does not parse: %v", line, d.Line, err)
+		}
+		if diff := cmp.Diff(d, again); diff != "" {
+			t.Fatalf("decision %q does not re-parse to itself (-want +got):\n%s", line, diff)
 		}
 	})
 }

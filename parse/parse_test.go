@@ -15,6 +15,7 @@ import (
 var update = flag.Bool("update", false, "update golden files")
 
 func TestParseGolden(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/*.md")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata: %v", err)
@@ -45,18 +46,20 @@ func TestParseGolden(t *testing.T) {
 
 // LF and CRLF copies of a document must produce the same model (P-5).
 func TestParseCRLFEqualsLF(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/*.md")
 	for _, f := range files {
 		src, _ := os.ReadFile(f)
 		crlf := bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n"))
 		got, want := dump(Parse("x.md", crlf)), dump(Parse("x.md", src))
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: CRLF model differs from LF (-lf +crlf):\n%s", f, diff)
+			t.Errorf("%s: CRLF model mismatch with the LF one (-want +got):\n%s", f, diff)
 		}
 	}
 }
 
 func TestParseBadInput(t *testing.T) {
+	t.Parallel()
 	deepList := strings.Repeat("- ", 5000) + "x\n"
 	var indented strings.Builder
 	for i := 0; i < 300; i++ {
@@ -96,6 +99,7 @@ func TestParseBadInput(t *testing.T) {
 }
 
 func TestParseBadInputPositions(t *testing.T) {
+	t.Parallel()
 	d := Parse("b.md", []byte("# T\nab\x00cd\n"))
 	if got, want := d.Diagnostics[0].Pos(), (Pos{2, 3}); got != want {
 		t.Errorf("NUL at %s, want %s", got, want)
@@ -111,6 +115,7 @@ func TestParseBadInputPositions(t *testing.T) {
 }
 
 func TestSplitCells(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -125,18 +130,21 @@ func TestSplitCells(t *testing.T) {
 		{`| trailing \`, []string{`trailing \`}},
 	}
 	for _, tt := range tests {
-		cells := SplitCells(tt.in, Pos{1, 1})
-		var got []string
-		for _, c := range cells {
-			got = append(got, c.Text)
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("SplitCells(%q) mismatch (-want +got):\n%s", tt.in, diff)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			cells := SplitCells(tt.in, Pos{1, 1})
+			var got []string
+			for _, c := range cells {
+				got = append(got, c.Text)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("SplitCells(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
 	}
 }
 
 func TestSplitCellsPositions(t *testing.T) {
+	t.Parallel()
 	cells := SplitCells("| é | b |", Pos{3, 5})
 	want := []Pos{{3, 7}, {3, 11}}
 	for i, c := range cells {
@@ -147,6 +155,7 @@ func TestSplitCellsPositions(t *testing.T) {
 }
 
 func TestParseKeyValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in     string
 		ok     bool
@@ -164,24 +173,28 @@ func TestParseKeyValue(t *testing.T) {
 		{"1 x: y", false, "", "", 0},
 	}
 	for _, tt := range tests {
-		kv, ok := ParseKeyValue(Line{Text: tt.in, Pos: Pos{1, 1}})
-		if ok != tt.ok || kv.Key != tt.key || kv.Value != tt.val || (ok && kv.ValuePos.Col != tt.valCol) {
-			t.Errorf("ParseKeyValue(%q) = %+v, %v; want key %q value %q col %d ok %v", tt.in, kv, ok, tt.key, tt.val, tt.valCol, tt.ok)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			kv, ok := ParseKeyValue(Line{Text: tt.in, Pos: Pos{1, 1}})
+			if ok != tt.ok || kv.Key != tt.key || kv.Value != tt.val || (ok && kv.ValuePos.Col != tt.valCol) {
+				t.Errorf("ParseKeyValue(%q) = %+v, %v; want key %q value %q col %d ok %v", tt.in, kv, ok, tt.key, tt.val, tt.valCol, tt.ok)
+			}
+		})
 	}
 }
 
 func TestParseBoldLabel(t *testing.T) {
+	t.Parallel()
 	label, value, p, ok := ParseBoldLabel(Line{Text: "**Spec:** `specs/a.md`", Pos: Pos{2, 1}})
 	if !ok || label != "Spec" || value != "`specs/a.md`" || p != (Pos{2, 11}) {
-		t.Errorf("ParseBoldLabel = %q %q %s %v", label, value, p, ok)
+		t.Errorf("ParseBoldLabel = %q %q %s %v, want %q %q %s true", label, value, p, ok, "Spec", "`specs/a.md`", Pos{2, 11})
 	}
-	if _, _, _, ok := ParseBoldLabel(Line{Text: "**bold** text"}); ok {
-		t.Errorf("ParseBoldLabel accepted a non-label line")
+	if label, _, _, ok := ParseBoldLabel(Line{Text: "**bold** text"}); ok {
+		t.Errorf("ParseBoldLabel(**bold** text) = %q, true; want a non-label line refused", label)
 	}
 }
 
 func TestSections(t *testing.T) {
+	t.Parallel()
 	src, _ := os.ReadFile("testdata/spec.md")
 	root := Parse("spec.md", src).Root()
 	if len(root.Children) != 1 {
@@ -241,6 +254,7 @@ func checkInside(t *testing.T, d *Document) {
 }
 
 func TestCorpora(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "..", "shared", "corpora")
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.md"))
 	if len(files) == 0 {
@@ -273,8 +287,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		d := Parse("f.md", src)
 		checkInside(t, d)
-		if again := dump(Parse("f.md", src)); again != dump(d) {
-			t.Errorf("Parse is not deterministic")
+		if diff := cmp.Diff(dump(d), dump(Parse("f.md", src))); diff != "" {
+			t.Errorf("Parse is not deterministic (-first +second):\n%s", diff)
 		}
 	})
 }

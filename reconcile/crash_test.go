@@ -68,6 +68,7 @@ func crashSpec() map[string]string {
 // fresh passes. The end state equals an uninterrupted run's, no dispatch
 // runs twice, and no transition is lost.
 func TestCrashAnywhere(t *testing.T) {
+	t.Parallel()
 	script := func(target string, n int, model string) Behavior {
 		if target == "2" && n == 1 {
 			return Fail
@@ -84,6 +85,7 @@ func TestCrashAnywhere(t *testing.T) {
 	}
 	for k := range points {
 		t.Run(fmt.Sprintf("%02d-%s", k, points[k]), func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, crashSpec())
 			r.script = script
 			n := 0

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
 )
@@ -156,6 +156,7 @@ func noteOf(rep *Report) string {
 }
 
 func TestDeliveryHappyPathToDone(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	rep := r.pass()
 	got := subjectsOf(rep)
@@ -211,6 +212,7 @@ func TestDeliveryHappyPathToDone(t *testing.T) {
 }
 
 func TestDeliveryFailingCheckRound(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	ci := r.as("ci-bot")
@@ -235,6 +237,7 @@ func TestDeliveryFailingCheckRound(t *testing.T) {
 }
 
 func TestDeliveryChangesRequestedThenApproved(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	alice, ci := r.as("alice"), r.as("ci-bot")
@@ -259,6 +262,7 @@ func TestDeliveryChangesRequestedThenApproved(t *testing.T) {
 }
 
 func TestDeliveryRoundsExhausted(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, strings.Replace(rigConfig, "  allowance: 2\n", "  allowance: 2\n  max_rounds: 1\n", 1))
 	r.pass()
 	bob := r.as("bob")
@@ -274,6 +278,7 @@ func TestDeliveryRoundsExhausted(t *testing.T) {
 }
 
 func TestDeliveryChecksRedTwiceOnItsOwnHead(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	fix := Done
 	r.script = func(target string, n int, model string) Behavior {
@@ -297,6 +302,7 @@ func TestDeliveryChecksRedTwiceOnItsOwnHead(t *testing.T) {
 }
 
 func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
@@ -321,6 +327,7 @@ func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
 // R-38: a head committed long before the pull request opened does not
 // make the reviewer look silent: the clock starts at now − rereview.
 func TestDeliveryReviewerClockIsFloored(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	// The agent's commits carry today's date; the pass runs three days on.
 	r.clock.advance(72 * time.Hour)
@@ -337,6 +344,7 @@ func TestDeliveryReviewerClockIsFloored(t *testing.T) {
 }
 
 func TestDeliveryPersonPushAfterReady(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	alice := r.as("alice")
@@ -359,6 +367,7 @@ func TestDeliveryPersonPushAfterReady(t *testing.T) {
 }
 
 func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "")
 	r.pass()
 	alice, ci := r.as("alice"), r.as("ci-bot")
@@ -373,8 +382,8 @@ func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
 	if msg := run(t, r.control, "git", "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "ac 3 added") {
 		t.Errorf("the stop does not show the diff:\n%s", msg)
 	}
-	if len(alice.labels(1)) != 0 {
-		t.Error("a changed contract was labelled ready")
+	if got := alice.labels(1); len(got) != 0 {
+		t.Errorf("a changed contract has labels %v, want none", got)
 	}
 	r.request(ledgerPath, "resnapshot | criterion 3 belongs here")
 	rep = r.pass()
@@ -391,6 +400,7 @@ func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
 // R-15: five consecutive failures of one named write stop the entry stuck;
 // recheck clears it.
 func TestDeliveryLabelWriteStuckThenRecheck(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
@@ -415,6 +425,7 @@ func TestDeliveryLabelWriteStuckThenRecheck(t *testing.T) {
 // A lost response on the round comment: the comment landed, the marker
 // keeps it from being posted twice.
 func TestDeliveryOwedCommentNeverTwice(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("bob").comment(1, "please rename")
@@ -438,6 +449,7 @@ func TestDeliveryOwedCommentNeverTwice(t *testing.T) {
 // on the same head, which stops `conflict` and resumes by itself once a
 // person resolves it.
 func TestDeliveryConflictRoundThenStopsAndResumesByItself(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	// A person changes the same file on main.
@@ -472,6 +484,7 @@ func TestDeliveryConflictRoundThenStopsAndResumesByItself(t *testing.T) {
 }
 
 func TestDeliveryClosedPRStops(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("alice").close(1)
@@ -482,6 +495,7 @@ func TestDeliveryClosedPRStops(t *testing.T) {
 // A pull request created but not recorded (a crash between the two) is
 // found again by its branch, never opened twice.
 func TestDeliveryLostPRIsRecovered(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	_, err := r.reconciler(func(o *Options) {
 		o.Crash = func(p string) error {
@@ -512,6 +526,7 @@ func (r *rig) prs() int {
 }
 
 func TestDeliveryDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "failure")
@@ -521,8 +536,8 @@ func TestDeliveryDryRunWritesNothing(t *testing.T) {
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: round 1 acme/api#1" {
 		t.Errorf("dry run plans %v", got)
 	}
-	if run(t, r.control, "git", "rev-parse", "main") != head {
-		t.Error("a dry run committed")
+	if got := run(t, r.control, "git", "rev-parse", "main"); got != head {
+		t.Errorf("after a dry run main is at %s, want %s unchanged", got, head)
 	}
 	for _, req := range r.gh.Requests() {
 		if req.Method != "GET" {
@@ -552,6 +567,7 @@ func has(list []string, s string) bool { return slices.Contains(list, s) }
 // is merged into the base; the chain waits on a person's merge as long as
 // it takes.
 func TestChainWaitsForEachMerge(t *testing.T) {
+	t.Parallel()
 	r := chainRig(t)
 	rep := r.pass()
 	got := subjectsOf(rep)
@@ -594,6 +610,7 @@ func TestChainWaitsForEachMerge(t *testing.T) {
 
 // R-47: a milestone's pull request closed unmerged stops the chain.
 func TestChainStoppedByClosedPR(t *testing.T) {
+	t.Parallel()
 	r := chainRig(t)
 	r.pass()
 	r.as("alice").close(1)
@@ -604,13 +621,14 @@ func TestChainStoppedByClosedPR(t *testing.T) {
 		t.Errorf("milestone 2 does not say the chain is stopped: %s", noteOf(rep))
 	}
 	if r.ledgerOfOK("specs/two.md") {
-		t.Error("milestone 2 was seeded after milestone 1 was closed")
+		t.Error("specs/two.md has a ledger after milestone 1 was closed, want none")
 	}
 }
 
 // A started chain's order is fixed: check reports the change and reconcile
 // refuses to advance.
 func TestChainReorderedAfterStartIsRefused(t *testing.T) {
+	t.Parallel()
 	r := chainRig(t)
 	r.pass()
 	r.edit("chains/launch.md", func(s string) string {
@@ -629,7 +647,7 @@ func TestChainReorderedAfterStartIsRefused(t *testing.T) {
 	r.as("alice").merge(1)
 	rep = r.pass()
 	if r.ledgerOfOK("specs/three.md") {
-		t.Error("a reordered chain advanced")
+		t.Error("specs/three.md has a ledger after the chain was reordered, want none")
 	}
 	if !strings.Contains(noteOf(rep), "refused: specs/one.md was seeded as milestone 1 of 3") {
 		t.Errorf("no refusal note: %s", noteOf(rep))
@@ -650,6 +668,7 @@ func (r *rig) ledgerOf(spec string) *ledger.Ledger {
 // identity block names another entry, is never adopted: the entry stops
 // foreign-pr and says what to do.
 func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	// The rows finish but GitHub refuses to open the pull request.
 	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/google/go-github/v66/github"
 )
 

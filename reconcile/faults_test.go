@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 )
 
 // GitHub failing during a pass delays transitions but never corrupts a
 // ledger: the entry is reported and picked up again on the next pass.
 func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
+	t.Parallel()
 	faults := []githubtest.Fault{
 		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultStatus, Status: 502},
 		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultTimeout},
@@ -25,6 +26,7 @@ func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
 	}
 	for _, f := range faults {
 		t.Run(f.Path+string(rune('0'+f.Kind)), func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/other.md": specWith(1, "")})
 			remove := r.gh.InjectFault(f)
 			rep, err := r.reconciler(func(o *Options) {
@@ -52,7 +54,7 @@ func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
 			}
 			remove()
 			r.pass()
-			rep = r.pass()
+			r.pass()
 			for _, s := range []string{"plans/feature-ledger.md", "plans/other-ledger.md"} {
 				if l := r.ledger(s); l.Rows[0].Status != ledger.Done {
 					t.Errorf("%s did not finish after the fault cleared: %+v", s, l.Rows[0])
@@ -65,6 +67,7 @@ func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
 // A push race inside receive-pack's window (an update hook moves main) is
 // retried from the new head; history stays linear and nothing is lost.
 func TestPushRaceIsRetried(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	hook := filepath.Join(r.control, "hooks", "update")
 	script := `#!/bin/sh
@@ -80,7 +83,7 @@ git update-ref "$1" "$new" "$2"
 	}
 	rep := r.pass()
 	if rep.Retries == 0 {
-		t.Errorf("the race was not hit")
+		t.Errorf("Retries = 0, want the push race to be hit and retried")
 	}
 	subjects := r.subjects()
 	if !slices.Contains(subjects, "a person's commit") {
@@ -103,6 +106,7 @@ git update-ref "$1" "$new" "$2"
 
 // A hostile return is refused without touching other entries.
 func TestHostileReturnsAreRefused(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/other.md": specWith(1, "")})
 	r.agent = func(ctx context.Context, dir string, task Task) error {
 		if task.Spec != "specs/feature.md" || task.Pending.Target == ledger.SeedTarget {
@@ -139,6 +143,7 @@ func TestHostileReturnsAreRefused(t *testing.T) {
 
 // A local control repository without a remote is committed to in place.
 func TestStoreInPlace(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	local := filepath.Join(t.TempDir(), "control")
 	run(t, filepath.Dir(local), "git", "clone", "--quiet", r.control, "control")

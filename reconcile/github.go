@@ -60,7 +60,7 @@ type GitHub struct {
 	// protectionHiddenTTL. It never means "unprotected": repository rules
 	// and the merge state are still read.
 	protectionHidden map[string]time.Time
-	login string // the token's login, once asked
+	login            string // the token's login, once asked
 }
 
 // protectionHiddenTTL is how long an unreadable branch protection is not

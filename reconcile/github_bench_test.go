@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkDiscoveryUnchanged(b *testing.B) {
 	for i := 0; i < 20; i++ {
 		repos = append(repos, fmt.Sprintf("acme/svc%02d", i))
 	}
-	s := githubtest.Start(b, repos...)
+	s := testserver.Start(b, repos...)
 	raw := s.Client("dev")
 	for _, repo := range repos {
 		dir := b.TempDir()

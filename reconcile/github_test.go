@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
 )
@@ -68,7 +69,7 @@ func pushBranch(t testing.TB, s *githubtest.Server, repo, branch string, files .
 }
 
 func TestAdapterBranchesAndCompare(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	main, ok, err := g.BranchHead(ctx, "acme/api", "main")
@@ -99,7 +100,7 @@ func TestAdapterBranchesAndCompare(t *testing.T) {
 
 // An unchanged read is answered 304 from the cache and costs no rate limit.
 func TestAdapterConditionalReads(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -129,7 +130,7 @@ func TestAdapterConditionalReads(t *testing.T) {
 }
 
 func TestAdapterMergeabilityNullThenComputed(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	s.SetMergeabilityDelay(2)
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
@@ -172,7 +173,7 @@ func TestAdapterFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := githubtest.Start(t, "acme/api")
+			s := testserver.Start(t, "acme/api")
 			var log bytes.Buffer
 			g, fs := adapter(t, s, "alice", &log)
 			s.InjectFault(tt.fault)
@@ -195,7 +196,7 @@ func TestAdapterFaults(t *testing.T) {
 }
 
 func TestAdapterWritesAreIdempotent(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -244,7 +245,7 @@ func TestAdapterWritesAreIdempotent(t *testing.T) {
 }
 
 func TestAdapterListingSinceAndPagination(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -284,7 +285,7 @@ func TestAdapterListingSinceAndPagination(t *testing.T) {
 }
 
 func TestAdapterChecksAndDispatch(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -313,7 +314,7 @@ func TestAdapterChecksAndDispatch(t *testing.T) {
 // After the first pass, discovering an unchanged repository costs no rate
 // limit; a new pull request is seen on the next pass.
 func TestDiscoverPullRequests(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	pushBranch(t, s, "acme/api", "a", "a.txt")
@@ -363,7 +364,7 @@ func TestLiveGitHub(t *testing.T) {
 // branch protection when readable, each name once; protection hidden
 // behind 403 or 404 is not read as "unprotected".
 func TestAdapterLatestRunsAndRequiredChecks(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
 	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
@@ -412,7 +413,7 @@ func TestAdapterLatestRunsAndRequiredChecks(t *testing.T) {
 // Compare and commit reads follow every page: more than 100 commits ahead,
 // more than 100 files in a commit.
 func TestAdapterComparePaginates(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	dir := t.TempDir()
 	run(t, dir, "git", "clone", "--quiet", s.GitURL("acme/api"), "w")
@@ -446,7 +447,7 @@ func TestAdapterComparePaginates(t *testing.T) {
 
 // A 404 names the operation once.
 func TestAdapterNotFoundNamesTheOperationOnce(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	_, err := g.GetPullRequest(t.Context(), "acme/api", 7)
 	var nf *NotFoundError

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 )
 
 // The CLI's exit status 2 rests on these two classifications: a pass stops
 // at them instead of noting them entry by entry.
 func TestAdapterClassifiesCredentialsAndUnreachable(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	t.Run("rejected token", func(t *testing.T) {
 		g, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: "bogus-token-value", Logger: slog.New(slog.NewTextHandler(ioDiscard{}, nil))})
 		if err != nil {

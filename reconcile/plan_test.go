@@ -12,6 +12,7 @@ const wavesPlan = "# Plan\n\n**Spec:** `specs/feature.md`\n**Verification:** `go
 // A waves spec is seeded only with a passing plan, and its agent is told
 // where the plan is.
 func TestWavesSpecNeedsAPassingPlan(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": wavesSpec})
 	rep := r.pass()
 	if len(rep.Transitions) != 0 || !strings.Contains(noteOf(rep), "a waves spec needs a plan (plans/feature-plan.md") {

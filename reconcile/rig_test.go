@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -66,7 +67,7 @@ func newRig(t testing.TB, files map[string]string, repos ...string) *rig {
 		repos = []string{"acme/api"}
 	}
 	r := &rig{t: t, cache: t.TempDir(), work: t.TempDir(), clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
-	r.gh = githubtest.StartWith(t, githubtest.Options{Clock: r.clock.now}, repos...)
+	r.gh = testserver.StartWith(t, githubtest.Options{Clock: r.clock.now}, repos...)
 	r.script = func(string, int, string) Behavior { return Done }
 	r.agent = ScriptedAgent(func(target string, n int, model string) Behavior { return r.script(target, n, model) })
 	src := t.TempDir()

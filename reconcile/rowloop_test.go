@@ -19,6 +19,7 @@ var delivered = []string{"loop: open pr acme/api#1", "loop: ready acme/api#1", "
 func andDelivered(s ...string) []string { return append(s, delivered...) }
 
 func TestRowLoopHappyPath(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(3, "   - deferred: next quarter\n")})
 	rep := r.pass()
 	want := andDelivered(
@@ -70,6 +71,7 @@ func TestRowLoopHappyPath(t *testing.T) {
 }
 
 func TestRowLoopEscalation(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	// Row 1 fails on the worker; the escalated attempt on big-model passes.
 	r.script = func(target string, n int, model string) Behavior {
@@ -87,8 +89,8 @@ func TestRowLoopEscalation(t *testing.T) {
 	if got := r.runs[len(r.runs)-1].Model; got != "big-model" {
 		t.Errorf("the escalated attempt ran with model %q", got)
 	}
-	if r.runs[len(r.runs)-2].Model != "" {
-		t.Errorf("a plain attempt carried a model")
+	if got := r.runs[len(r.runs)-2].Model; got != "" {
+		t.Errorf("a plain attempt ran with model %q, want none", got)
 	}
 	if row := r.ledger(ledgerPath).Rows[0]; row.Status != ledger.Done || row.Attempts != 2 {
 		t.Errorf("row 1: %+v", row)
@@ -96,6 +98,7 @@ func TestRowLoopEscalation(t *testing.T) {
 }
 
 func TestRowLoopAllowanceStopThenRetryRequest(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "gallivant.yaml": strings.Replace(rigConfig, "  allowance: 2\n", "  allowance: 2\n  escalate_after: 9\n", 1)})
 	hinted := false
 	r.script = func(target string, n int, model string) Behavior {
@@ -135,6 +138,7 @@ func TestRowLoopAllowanceStopThenRetryRequest(t *testing.T) {
 }
 
 func TestRowLoopMissesRepairAndStop(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "gallivant.yaml": strings.Replace(rigConfig, "allowance: 2", "allowance: 5\n  escalate_after: 9", 1)})
 	r.script = func(target string, n int, model string) Behavior {
 		if target == "1" {
@@ -155,6 +159,7 @@ func TestRowLoopMissesRepairAndStop(t *testing.T) {
 }
 
 func TestRowLoopBoundaryAndResume(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	behave := TwoCommits
 	r.script = func(target string, n int, model string) Behavior {
@@ -171,8 +176,8 @@ func TestRowLoopBoundaryAndResume(t *testing.T) {
 	if l.Pending == nil || l.Rows[0].Attempts != 0 {
 		t.Errorf("a boundary keeps the tuple and the attempts: %+v %v", l.Rows[0], l.Pending)
 	}
-	if !strings.Contains(run(t, r.control, "git", "log", "-1", "--format=%B", "main"), "Stopped: iteration 1 added 2 commits") {
-		t.Errorf("boundary text missing")
+	if msg := run(t, r.control, "git", "log", "-1", "--format=%B", "main"); !strings.Contains(msg, "Stopped: iteration 1 added 2 commits") {
+		t.Errorf("boundary commit message %q, want it to contain %q", msg, "Stopped: iteration 1 added 2 commits")
 	}
 	behave = Done
 	r.request(ledgerPath, "resume | both commits are fine")
@@ -188,6 +193,7 @@ func TestRowLoopBoundaryAndResume(t *testing.T) {
 }
 
 func TestRowLoopDirtyInterruptedNeeds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		behave Behavior
 		stop   string
@@ -198,6 +204,7 @@ func TestRowLoopDirtyInterruptedNeeds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.behave), func(t *testing.T) {
+			t.Parallel()
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 			r.script = func(target string, n int, model string) Behavior {
 				if target == "1" {
@@ -216,6 +223,7 @@ func TestRowLoopDirtyInterruptedNeeds(t *testing.T) {
 // `resume` at an interrupted stop runs the same dispatch again, with no
 // new count (L-69).
 func TestInterruptedResumeKeepsTheCount(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	behave := NoCommit
 	r.script = func(target string, n int, model string) Behavior {
@@ -244,6 +252,7 @@ func TestInterruptedResumeKeepsTheCount(t *testing.T) {
 }
 
 func TestSeedRefusedThenResume(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	bad := true
 	r.script = func(target string, n int, model string) Behavior {
@@ -266,6 +275,7 @@ func TestSeedRefusedThenResume(t *testing.T) {
 }
 
 func TestStatusesAreHonoured(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{
 		"specs/draft.md":     "---\nstatus: draft\n---\n" + specWith(1, ""),
 		"specs/paused.md":    "---\nstatus: paused\n---\n" + specWith(1, ""),
@@ -281,6 +291,7 @@ func TestStatusesAreHonoured(t *testing.T) {
 }
 
 func TestOneBadDocumentNeverStopsTheOthers(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{
 		"specs/feature.md":      specWith(1, ""),
 		"specs/broken.md":       "# Broken\n\nno criteria here\n",
@@ -302,11 +313,12 @@ func TestOneBadDocumentNeverStopsTheOthers(t *testing.T) {
 		t.Errorf("problems: %v", problems)
 	}
 	if !rep.Diagnostics.HasErrors() {
-		t.Errorf("the bad documents' diagnostics were not reported")
+		t.Errorf("report diagnostics %v, want the bad documents' errors", rep.Diagnostics)
 	}
 }
 
 func TestSpecChangedThenResnapshot(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
 	stall := true
 	r.script = func(target string, n int, model string) Behavior {
@@ -342,6 +354,7 @@ func TestSpecChangedThenResnapshot(t *testing.T) {
 }
 
 func TestSpecIllegalThenFixed(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.script = func(string, int, string) Behavior { return NoCommit }
 	r.pass()
@@ -356,6 +369,7 @@ func TestSpecIllegalThenFixed(t *testing.T) {
 }
 
 func TestLegacyCapMigrates(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
 		ledgerPath: "# Ledger - loop engine\n**Spec:** `specs/feature.md`\nbase: 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\nverification: go test ./...\nchecks: commands\niterations: 2\ncap: 9\n\n| row | status | attempts | evidence |\n|---|---|---|---|\n| 1 | open | 0 | test -f x; FAIL |\n\n## Decisions\nrow 0 done | seeded 1 rows, closed 0 on baseline | row 1\n",
 	})
@@ -370,6 +384,7 @@ func TestLegacyCapMigrates(t *testing.T) {
 }
 
 func TestCoordinatedLegs(t *testing.T) {
+	t.Parallel()
 	spec := "# Audit\n\n## Acceptance criteria\n1. API writes events.\n2. Console lists events.\n3. Schema documented.\n\n## Legs\n### Leg: api\nrepo: acme/api\nscope: AC 1, AC 3\n### Leg: web\nrepo: acme/web\nscope: AC 2, AC 3\n"
 	r := newRig(t, map[string]string{"specs/audit.md": spec}, "acme/api", "acme/web")
 	rep := r.pass()
@@ -398,6 +413,7 @@ func TestCoordinatedLegs(t *testing.T) {
 // pushes the return; the next pass admits it. A dispatch with no return by
 // the timeout is interrupted.
 func TestAsyncExecutor(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	none := func(o *Options) { o.Executor = NoneExecutor{} }
 	rep := r.pass(none)
@@ -435,14 +451,15 @@ func TestAsyncExecutor(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	head := run(t, r.control, "git", "rev-parse", "main")
 	rep := r.pass(func(o *Options) { o.DryRun = true })
 	if got := subjectsOf(rep); !slices.Equal(got, []string{"loop: seed ledger", "loop: dispatch seed"}) {
 		t.Errorf("dry run plans %v", got)
 	}
-	if run(t, r.control, "git", "rev-parse", "main") != head || len(r.runs) != 0 {
-		t.Errorf("a dry run wrote or ran something")
+	if got := run(t, r.control, "git", "rev-parse", "main"); got != head || len(r.runs) != 0 {
+		t.Errorf("after a dry run main is at %s with %d executor runs, want %s and 0", got, len(r.runs), head)
 	}
 	for _, req := range r.gh.Requests() {
 		if req.Method != "GET" {
@@ -454,6 +471,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 // The workflow executor triggers workflow_dispatch in the member repository
 // with the task reference as inputs, and does not wait for it.
 func TestWorkflowExecutor(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.putDocsWorkflow()
 	rep := r.pass(func(o *Options) {
@@ -475,6 +493,7 @@ func TestWorkflowExecutor(t *testing.T) {
 
 // `rows +N` raises the shared allowance at a row stop and the loop goes on.
 func TestRowsRequest(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "gallivant.yaml": strings.Replace(rigConfig, "  allowance: 2\n", "  allowance: 1\n  escalate_after: 9\n", 1)})
 	fail := true
 	r.script = func(target string, n int, model string) Behavior {

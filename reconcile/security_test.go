@@ -12,7 +12,8 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,7 +21,7 @@ import (
 // Issue 11, finding 9: a marker pre-posted by someone else must not
 // suppress gallivant's own comment.
 func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	mallory, _ := adapter(t, s, "mallory", nil)
 	ctx := t.Context()
@@ -56,7 +57,7 @@ func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
 }
 
 func TestPermission(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	if _, err := s.SetRole("olivia", githubtest.RoleRead); err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestPermission(t *testing.T) {
 
 // A read-only user can comment and open pull requests but not label.
 func TestStandInRefusesWritesOfReadOnlyUser(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	if _, err := s.SetRole("olivia", githubtest.RoleRead); err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ git -c user.name=Mallory -c user.email=m@example.com commit --quiet -m "loop: ro
 `
 
 func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *githubtest.Server, token string) {
-	s = githubtest.Start(t, "acme/api")
+	s = testserver.Start(t, "acme/api")
 	token = s.MainToken()
 	t.Setenv("BOT_TOKEN", token)
 	t.Setenv("GITHUB_TOKEN", token)
@@ -299,7 +300,7 @@ func TestDrainedPassStartsNoAgent(t *testing.T) {
 // Credentials in a control URL stay out of the cache clone's config, and
 // a cache an older gallivant wrote with them is rewritten.
 func TestStoreKeepsURLCredentialsOutOfTheCache(t *testing.T) {
-	s := githubtest.Start(t, "acme/control")
+	s := testserver.Start(t, "acme/control")
 	const secret = "s3cr3t-in-the-url"
 	control := strings.Replace(s.GitURL("acme/control"), "http://", "http://x-access-token:"+secret+"@", 1)
 	cache := t.TempDir()

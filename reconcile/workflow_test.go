@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -207,155 +207,198 @@ func SplitCommand(cmd string, comma bool) []string {
 // ParsePlan reads a plan's structure. It reports `plan/structure` problems;
 // the other rules need the paired spec and run in CheckPlan.
 func ParsePlan(doc *parse.Document) (*Plan, parse.Diagnostics) {
-	p := &Plan{Path: doc.Path, doc: doc}
-	var ds parse.Diagnostics
-	errorf := func(at parse.Pos, rule, format string, args ...any) { ds.Errorf(doc.Path, at, rule, format, args...) }
-	ds = append(ds, doc.Diagnostics...)
-	if ds.HasErrors() {
-		return p, ds
-	}
-	var (
-		wave     *Wave
-		task     *Task
-		coverage bool
-		seenTask = map[int]parse.Pos{}
-		// prev is the previous block of the current task, to place the
-		// Tests block; awaiting says which block header came last.
-		awaiting         string
-		lastKind         string
-		verificationSeen bool
-		pastHeader       bool
-	)
-	header := func(l parse.Line) {
-		switch {
-		case strings.HasPrefix(l.Text, "**Spec:**"):
-			if p.Spec != "" {
-				errorf(l.Pos, RulePlanStructure, "the plan has two **Spec:** lines; keep one")
-				return
-			}
-			v := valueOf(l, len("**Spec:**"))
-			if len(v) != 1 || !strings.HasSuffix(v[0].Text, ".md") || strings.ContainsAny(v[0].Text, " \t") {
-				errorf(l.Pos, RulePlanStructure, "**Spec:** holds the spec's path only, like **Spec:** `specs/rate-limiter.md`")
-				return
-			}
-			p.Spec, p.SpecPos = strings.TrimPrefix(v[0].Text, "./"), v[0].Pos
-		case strings.HasPrefix(l.Text, "**Verification:**"):
-			if verificationSeen {
-				errorf(l.Pos, RulePlanStructure, "the plan has two **Verification:** lines; keep one")
-				return
-			}
-			vs := valueOf(l, len("**Verification:**"))
-			p.Verification, p.VerificationPos = strings.TrimSpace(l.Text[len("**Verification:**"):]), vs[0].Pos
-			verificationSeen = true
-			for _, v := range vs {
-				p.VerificationSegments = append(p.VerificationSegments, SplitCommand(v.Text, true)...)
-			}
-			if p.Verification == "" {
-				errorf(l.Pos, RulePlanStructure, "**Verification:** is empty; give the full-suite command, like **Verification:** `go test ./...`")
-			}
-		}
+	pp := &planParser{p: &Plan{Path: doc.Path, doc: doc}, doc: doc, seenTask: map[int]parse.Pos{}}
+	pp.ds = append(pp.ds, doc.Diagnostics...)
+	if pp.ds.HasErrors() {
+		return pp.p, pp.ds
 	}
 	for bi, b := range doc.Blocks {
 		if h, ok := b.(*parse.Heading); ok {
-			awaiting, lastKind = "", ""
-			// Header lines come before the first section.
-			pastHeader = pastHeader || h.Level >= 2
-			switch h.Level {
-			case 1:
-				continue
-			case 2:
-				task = nil
-				if coverage {
-					errorf(h.Pos, RulePlanStructure, "## Spec coverage closes the plan; move %q before it", h.Text)
-					continue
-				}
-				if h.Text == "Spec coverage" {
-					coverage, wave, p.CoveragePos = true, nil, h.Pos
-					continue
-				}
-				m := waveRE.FindStringSubmatch(h.Text)
-				if m == nil {
-					if len(p.Waves) > 0 {
-						errorf(h.Pos, RulePlanStructure, "%q sits between waves; after the first wave only `## Wave N — <label>` sections and the closing ## Spec coverage follow", h.Text)
-					}
-					wave = nil
-					continue
-				}
-				n, _ := strconv.Atoi(m[1])
-				if n != len(p.Waves)+1 {
-					errorf(h.Pos, RulePlanStructure, "wave %d follows wave %d; number waves 1, 2, 3 in order", n, len(p.Waves))
-				}
-				wave = &Wave{N: n, Label: m[2], Pos: h.Pos}
-				p.Waves = append(p.Waves, wave)
-				if bi+1 < len(doc.Blocks) {
-					if para, ok := doc.Blocks[bi+1].(*parse.Paragraph); ok && strings.HasPrefix(para.Lines[0].Text, "Solo:") {
-						wave.Solo, wave.SoloOK = strings.TrimSpace(strings.TrimPrefix(para.Lines[0].Text, "Solo:")), true
-					}
-				}
-			case 3:
-				task = nil
-				m := taskRE.FindStringSubmatch(h.Text)
-				if wave == nil {
-					if m != nil {
-						errorf(h.Pos, RulePlanStructure, "%q is outside any wave; put it under a `## Wave N — <label>` heading", h.Text)
-					}
-					continue
-				}
-				if m == nil {
-					errorf(h.Pos, RulePlanStructure, "a wave holds `### Task N` sections only; %q is not one", h.Text)
-					continue
-				}
-				n, _ := strconv.Atoi(m[1])
-				if prev, dup := seenTask[n]; dup {
-					errorf(h.Pos, RulePlanStructure, "task %d is already at line %d; task numbers are unique across the plan", n, prev.Line)
-				}
-				seenTask[n] = h.Pos
-				task = &Task{N: n, Title: m[2], Pos: h.Pos}
-				wave.Tasks = append(wave.Tasks, task)
-			default:
-				if wave != nil && task == nil {
-					errorf(h.Pos, RulePlanStructure, "a wave holds `### Task N` sections only; %q is not one", h.Text)
-				}
-			}
+			pp.heading(bi, h)
 			continue
 		}
-		switch {
-		case coverage:
-			if t, ok := b.(*parse.Table); ok && p.Coverage == nil {
-				p.Coverage = p.coverageRows(t, &ds)
-			}
-		case wave == nil:
-			if para, ok := b.(*parse.Paragraph); ok && !pastHeader {
-				for _, l := range para.Lines {
-					header(l)
-				}
-			}
-		case task == nil:
-			p.collectProse(b)
-		default:
-			p.taskBlock(task, b, &awaiting, &lastKind, errorf)
+		pp.block(b)
+	}
+	pp.finish()
+	return pp.p, pp.ds
+}
+
+// planParser is the state of one ParsePlan: where in the plan the block
+// loop is (header, a wave, a task, the coverage section) and what it has
+// seen so far.
+type planParser struct {
+	p        *Plan
+	doc      *parse.Document
+	ds       parse.Diagnostics
+	wave     *Wave
+	task     *Task
+	coverage bool
+	seenTask map[int]parse.Pos
+	// awaiting says which block header (**Files:**, **Tests:**) came last,
+	// so that the list after it is read as its entries; lastKind is the
+	// kind of the task's previous block, to place the Tests block.
+	awaiting         string
+	lastKind         string
+	verificationSeen bool
+	pastHeader       bool
+}
+
+func (pp *planParser) errorf(at parse.Pos, rule, format string, args ...any) {
+	pp.ds.Errorf(pp.doc.Path, at, rule, format, args...)
+}
+
+// headerLine reads one line of the plan's header: **Spec:** and
+// **Verification:**; other lines are prose.
+func (pp *planParser) headerLine(l parse.Line) {
+	p := pp.p
+	switch {
+	case strings.HasPrefix(l.Text, "**Spec:**"):
+		if p.Spec != "" {
+			pp.errorf(l.Pos, RulePlanStructure, "the plan has two **Spec:** lines; keep one")
+			return
+		}
+		v := valueOf(l, len("**Spec:**"))
+		if len(v) != 1 || !strings.HasSuffix(v[0].Text, ".md") || strings.ContainsAny(v[0].Text, " \t") {
+			pp.errorf(l.Pos, RulePlanStructure, "**Spec:** holds the spec's path only, like **Spec:** `specs/rate-limiter.md`")
+			return
+		}
+		p.Spec, p.SpecPos = strings.TrimPrefix(v[0].Text, "./"), v[0].Pos
+	case strings.HasPrefix(l.Text, "**Verification:**"):
+		if pp.verificationSeen {
+			pp.errorf(l.Pos, RulePlanStructure, "the plan has two **Verification:** lines; keep one")
+			return
+		}
+		vs := valueOf(l, len("**Verification:**"))
+		p.Verification, p.VerificationPos = strings.TrimSpace(l.Text[len("**Verification:**"):]), vs[0].Pos
+		pp.verificationSeen = true
+		for _, v := range vs {
+			p.VerificationSegments = append(p.VerificationSegments, SplitCommand(v.Text, true)...)
+		}
+		if p.Verification == "" {
+			pp.errorf(l.Pos, RulePlanStructure, "**Verification:** is empty; give the full-suite command, like **Verification:** `go test ./...`")
 		}
 	}
-	if p.Spec == "" {
-		errorf(parse.Pos{Line: 1, Col: 1}, RulePlanStructure, "the plan has no **Spec:** line; add **Spec:** `specs/<name>.md` before the first wave")
+}
+
+// heading moves the parser to the section a heading opens: a wave (level
+// 2), a task (level 3), or the closing ## Spec coverage. bi is the
+// heading's index in the document's blocks, to read a wave's Solo: line.
+func (pp *planParser) heading(bi int, h *parse.Heading) {
+	pp.awaiting, pp.lastKind = "", ""
+	// Header lines come before the first section.
+	pp.pastHeader = pp.pastHeader || h.Level >= 2
+	switch h.Level {
+	case 1:
+	case 2:
+		pp.waveHeading(bi, h)
+	case 3:
+		pp.taskHeading(h)
+	default:
+		if pp.wave != nil && pp.task == nil {
+			pp.errorf(h.Pos, RulePlanStructure, "a wave holds `### Task N` sections only; %q is not one", h.Text)
+		}
 	}
-	if !verificationSeen {
-		errorf(parse.Pos{Line: 1, Col: 1}, RulePlanStructure, "the plan has no **Verification:** line; add the full-suite command, like **Verification:** `go test ./...`, before the first wave")
+}
+
+func (pp *planParser) waveHeading(bi int, h *parse.Heading) {
+	p := pp.p
+	pp.task = nil
+	if pp.coverage {
+		pp.errorf(h.Pos, RulePlanStructure, "## Spec coverage closes the plan; move %q before it", h.Text)
+		return
+	}
+	if h.Text == "Spec coverage" {
+		pp.coverage, pp.wave, p.CoveragePos = true, nil, h.Pos
+		return
+	}
+	m := waveRE.FindStringSubmatch(h.Text)
+	if m == nil {
+		if len(p.Waves) > 0 {
+			pp.errorf(h.Pos, RulePlanStructure, "%q sits between waves; after the first wave only `## Wave N — <label>` sections and the closing ## Spec coverage follow", h.Text)
+		}
+		pp.wave = nil
+		return
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n != len(p.Waves)+1 {
+		pp.errorf(h.Pos, RulePlanStructure, "wave %d follows wave %d; number waves 1, 2, 3 in order", n, len(p.Waves))
+	}
+	wave := &Wave{N: n, Label: m[2], Pos: h.Pos}
+	pp.wave = wave
+	p.Waves = append(p.Waves, wave)
+	if bi+1 < len(pp.doc.Blocks) {
+		if para, ok := pp.doc.Blocks[bi+1].(*parse.Paragraph); ok && strings.HasPrefix(para.Lines[0].Text, "Solo:") {
+			wave.Solo, wave.SoloOK = strings.TrimSpace(strings.TrimPrefix(para.Lines[0].Text, "Solo:")), true
+		}
+	}
+}
+
+func (pp *planParser) taskHeading(h *parse.Heading) {
+	pp.task = nil
+	m := taskRE.FindStringSubmatch(h.Text)
+	if pp.wave == nil {
+		if m != nil {
+			pp.errorf(h.Pos, RulePlanStructure, "%q is outside any wave; put it under a `## Wave N — <label>` heading", h.Text)
+		}
+		return
+	}
+	if m == nil {
+		pp.errorf(h.Pos, RulePlanStructure, "a wave holds `### Task N` sections only; %q is not one", h.Text)
+		return
+	}
+	n, _ := strconv.Atoi(m[1])
+	if prev, dup := pp.seenTask[n]; dup {
+		pp.errorf(h.Pos, RulePlanStructure, "task %d is already at line %d; task numbers are unique across the plan", n, prev.Line)
+	}
+	pp.seenTask[n] = h.Pos
+	pp.task = &Task{N: n, Title: m[2], Pos: h.Pos}
+	pp.wave.Tasks = append(pp.wave.Tasks, pp.task)
+}
+
+// block reads a block that is not a heading, by the section it is in.
+func (pp *planParser) block(b parse.Block) {
+	p := pp.p
+	switch {
+	case pp.coverage:
+		if t, ok := b.(*parse.Table); ok && p.Coverage == nil {
+			p.Coverage = p.coverageRows(t, &pp.ds)
+		}
+	case pp.wave == nil:
+		if para, ok := b.(*parse.Paragraph); ok && !pp.pastHeader {
+			for _, l := range para.Lines {
+				pp.headerLine(l)
+			}
+		}
+	case pp.task == nil:
+		p.collectProse(b)
+	default:
+		p.taskBlock(pp.task, b, &pp.awaiting, &pp.lastKind, pp.errorf)
+	}
+}
+
+// finish reports what the whole plan lacks: its header lines, a wave, a
+// task in each wave and a **Files:** block in each task.
+func (pp *planParser) finish() {
+	p := pp.p
+	if p.Spec == "" {
+		pp.errorf(parse.Pos{Line: 1, Col: 1}, RulePlanStructure, "the plan has no **Spec:** line; add **Spec:** `specs/<name>.md` before the first wave")
+	}
+	if !pp.verificationSeen {
+		pp.errorf(parse.Pos{Line: 1, Col: 1}, RulePlanStructure, "the plan has no **Verification:** line; add the full-suite command, like **Verification:** `go test ./...`, before the first wave")
 	}
 	if len(p.Waves) == 0 {
-		errorf(doc.EndPos(), RulePlanStructure, "the plan has no `## Wave 1 — <label>` section")
+		pp.errorf(pp.doc.EndPos(), RulePlanStructure, "the plan has no `## Wave 1 — <label>` section")
 	}
 	for _, w := range p.Waves {
 		if len(w.Tasks) == 0 {
-			errorf(w.Pos, RulePlanStructure, "wave %d has no `### Task N` section", w.N)
+			pp.errorf(w.Pos, RulePlanStructure, "wave %d has no `### Task N` section", w.N)
 		}
 		for _, t := range w.Tasks {
 			if !t.HasFiles {
-				errorf(t.Pos, RulePlanStructure, "task %d has no **Files:** block; list its Create:, Modify: and Test: paths", t.N)
+				pp.errorf(t.Pos, RulePlanStructure, "task %d has no **Files:** block; list its Create:, Modify: and Test: paths", t.N)
 			}
 		}
 	}
-	return p, ds
 }
 
 // taskBlock reads one block of a task section.

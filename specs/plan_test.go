@@ -52,24 +52,25 @@ func checkPlan(t testing.TB, spec, plan string, tree fs.FS, all bool) []string {
 }
 
 func TestPlanGoldenPasses(t *testing.T) {
+	t.Parallel()
 	spec, plan := planFixture(t)
 	if got := checkPlan(t, spec, plan, target, true); len(got) != 0 {
 		t.Errorf("the golden plan has diagnostics: %v", got)
 	}
 	// Without a target tree the paths rule is skipped, visibly.
-	if diff := cmp.Diff(checkPlan(t, spec, plan, nil, true), []string{"1:1 plan/paths-exist"}); diff != "" {
-		t.Errorf("without --target (-got +want):\n%s", diff)
+	if diff := cmp.Diff([]string{"1:1 plan/paths-exist"}, checkPlan(t, spec, plan, nil, true)); diff != "" {
+		t.Errorf("without --target (-want +got):\n%s", diff)
 	}
 	set, _ := Load(DefaultConfig(), []File{{Path: "specs/webhooks.md", Data: []byte(spec)}, {Path: "plans/webhooks-plan.md", Data: []byte(plan)}})
 	p := set.PlanFor("specs/webhooks.md")
 	if p == nil || len(p.Waves) != 2 || len(p.Tasks()) != 4 || len(p.Coverage) != 4 || p.Waves[1].Tasks[0].N != 3 {
 		t.Fatalf("plan model: %+v", p)
 	}
-	if diff := cmp.Diff(p.VerificationSegments, []string{"go test ./internal/webhooks/..."}); diff != "" {
-		t.Errorf("verification segments (-got +want):\n%s", diff)
+	if diff := cmp.Diff([]string{"go test ./internal/webhooks/..."}, p.VerificationSegments); diff != "" {
+		t.Errorf("verification segments (-want +got):\n%s", diff)
 	}
 	if a := p.Tasks()[2].Anchors; len(a) != 2 || a[1].String() != `§ "Acceptance criteria" L14` {
-		t.Errorf("task 3 anchors %v", a)
+		t.Errorf("task 3 anchors %v, want two, the second %s", a, `§ "Acceptance criteria" L14`)
 	}
 	// A CRLF copy reads the same.
 	crlf := strings.ReplaceAll(plan, "\n", "\r\n")
@@ -81,6 +82,7 @@ func TestPlanGoldenPasses(t *testing.T) {
 // Each failing fixture is the golden plan with one edit; the test pins the
 // rule id, line and column of every error it causes.
 func TestPlanRules(t *testing.T) {
+	t.Parallel()
 	spec, golden := planFixture(t)
 	tests := []struct {
 		name string
@@ -154,8 +156,8 @@ func TestPlanRules(t *testing.T) {
 			got := checkPlan(t, spec, plan, target, false)
 			want := append([]string(nil), tt.want...)
 			sortPos(want)
-			if diff := cmp.Diff(got, want); diff != "" {
-				t.Errorf("diagnostics (-got +want):\n%s", diff)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
 				for _, d := range diagsOf(t, spec, plan) {
 					t.Log(d)
 				}

@@ -579,10 +579,7 @@ func (p *specParser) verify(s *Spec, scope *parse.Section) {
 	for _, b := range sec.Blocks {
 		l, ok := b.(*parse.List)
 		if !ok {
-			if _, isPara := b.(*parse.Paragraph); isPara {
-				continue // prose around the commands is allowed
-			}
-			continue
+			continue // prose around the commands is allowed
 		}
 		if found {
 			p.errorf(l.Pos, RuleSpecVerify, "`## Verify` holds one list of commands; join this list to the first")

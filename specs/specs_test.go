@@ -57,6 +57,7 @@ func parseSpecFile(t *testing.T, path string) (*Spec, parse.Diagnostics) {
 }
 
 func TestParseSpecGolden(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/spec/*.md")
 	if len(files) == 0 {
 		t.Fatal("no testdata")
@@ -71,6 +72,7 @@ func TestParseSpecGolden(t *testing.T) {
 
 // The well-formed fixtures must produce no diagnostics at all.
 func TestParseSpecClean(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"testdata/spec/full.md", "testdata/spec/coordinated.md"} {
 		if _, ds := parseSpecFile(t, f); len(ds) != 0 {
 			t.Errorf("%s: unexpected diagnostics:\n%v", f, ds)
@@ -79,6 +81,7 @@ func TestParseSpecClean(t *testing.T) {
 }
 
 func TestParseSpecRules(t *testing.T) {
+	t.Parallel()
 	// Each fixture must report its rule at the given line:col.
 	tests := []struct {
 		file string
@@ -118,20 +121,23 @@ func TestParseSpecRules(t *testing.T) {
 		{"leg-problems.md", RuleSpecScope, parse.Pos{Line: 19, Col: 5}},
 	}
 	for _, tt := range tests {
-		_, ds := parseSpecFile(t, filepath.Join("testdata/spec", tt.file))
-		found := false
-		for _, d := range ds {
-			if d.Rule == tt.rule && d.Pos() == tt.pos {
-				found = true
+		t.Run(tt.file+"/"+string(tt.rule)+"@"+tt.pos.String(), func(t *testing.T) {
+			_, ds := parseSpecFile(t, filepath.Join("testdata/spec", tt.file))
+			found := false
+			for _, d := range ds {
+				if d.Rule == tt.rule && d.Pos() == tt.pos {
+					found = true
+				}
 			}
-		}
-		if !found {
-			t.Errorf("%s: no %s at %s; got:\n%v", tt.file, tt.rule, tt.pos, ds)
-		}
+			if !found {
+				t.Errorf("%s: no %s at %s; got:\n%v", tt.file, tt.rule, tt.pos, ds)
+			}
+		})
 	}
 }
 
 func TestSpecEntries(t *testing.T) {
+	t.Parallel()
 	s, _ := parseSpecFile(t, "testdata/spec/coordinated.md")
 	got := s.Entries()
 	// AC 1 api; AC 2 web; AC 3 api; AC 4 home (in no scope); AC 5 shared by
@@ -170,6 +176,7 @@ Text.
 `
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	fp := specFrom(t, baseSpec).Contract().Fingerprint()
 	if len(fp) != 12 {
 		t.Fatalf("fingerprint %q is not 12 hex characters", fp)
@@ -185,7 +192,7 @@ func TestFingerprint(t *testing.T) {
 	}
 	for name, src := range same {
 		if got := specFrom(t, src).Contract().Fingerprint(); got != fp {
-			t.Errorf("%s changed the fingerprint", name)
+			t.Errorf("%s: fingerprint = %s, want the unchanged %s", name, got, fp)
 		}
 	}
 	changed := map[string]string{
@@ -199,12 +206,13 @@ func TestFingerprint(t *testing.T) {
 	}
 	for name, src := range changed {
 		if got := specFrom(t, src).Contract().Fingerprint(); got == fp {
-			t.Errorf("%s did not change the fingerprint", name)
+			t.Errorf("%s: fingerprint = %s, want it to differ from %s", name, got, fp)
 		}
 	}
 }
 
 func TestDiffContracts(t *testing.T) {
+	t.Parallel()
 	old := specFrom(t, baseSpec).Contract()
 	tests := []struct {
 		name string
@@ -240,6 +248,7 @@ func TestDiffContracts(t *testing.T) {
 
 // R-41: when the fingerprint differs but nothing readable does, the diff says so.
 func TestDiffContractsEmptyReadable(t *testing.T) {
+	t.Parallel()
 	a := Contract{ACs: []ContractAC{{Text: "x"}}}
 	b := a
 	b.Verify = nil
@@ -248,11 +257,12 @@ func TestDiffContractsEmptyReadable(t *testing.T) {
 		t.Errorf("String() = %q; want an explicit note", got)
 	}
 	if DiffContracts(a, b).Changed() {
-		t.Errorf("identical contracts reported changed")
+		t.Errorf("DiffContracts(a, b).Changed() = true for identical contracts, want false: %s", DiffContracts(a, b))
 	}
 }
 
 func TestParseConfig(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/config-full.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -282,6 +292,7 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestParseConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, rule string
 		pos             parse.Pos
@@ -340,6 +351,7 @@ func load(t *testing.T, files map[string]string) (*Set, parse.Diagnostics) {
 const okSpec = "# S\n\n## Acceptance criteria\n1. Works.\n"
 
 func TestLoadCrossDocument(t *testing.T) {
+	t.Parallel()
 	set, ds := load(t, map[string]string{
 		"specs/a.md":        okSpec,
 		"specs/b.md":        "---\nsources: [specs/notes/n.md]\n---\n" + okSpec,
@@ -373,10 +385,10 @@ func TestLoadCrossDocument(t *testing.T) {
 		t.Errorf("Load diagnostics mismatch (-want +got):\n%s\nall: %v", diff, ds)
 	}
 	if _, ok := set.Specs["specs/notes/n.md"]; ok {
-		t.Errorf("a carried source was loaded as a spec")
+		t.Errorf("the carried source specs/notes/n.md was loaded as a spec, want it left out")
 	}
 	if len(set.Ledgers) != 1 || len(set.Plans) != 1 || len(set.Others) != 1 {
-		t.Errorf("classification: %d ledgers, %d plans, %d others", len(set.Ledgers), len(set.Plans), len(set.Others))
+		t.Errorf("classification: %d ledgers, %d plans, %d others; want 1, 1, 1", len(set.Ledgers), len(set.Plans), len(set.Others))
 	}
 	if cp := set.ChainOf["specs/b.md"]; cp.Chain == nil || cp.K != 2 {
 		t.Errorf("ChainOf(specs/b.md) = %+v, want milestone 2", cp)
@@ -384,6 +396,7 @@ func TestLoadCrossDocument(t *testing.T) {
 }
 
 func TestLoadDraftDowngrades(t *testing.T) {
+	t.Parallel()
 	_, ds := load(t, map[string]string{"specs/d.md": "---\nstatus: draft\n---\n# D\n"})
 	if ds.HasErrors() || ds.Count(parse.SeverityWarning) != 1 {
 		t.Errorf("draft diagnostics = %v; want one warning and no error", ds)
@@ -391,6 +404,7 @@ func TestLoadDraftDowngrades(t *testing.T) {
 }
 
 func TestParseChain(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, rule string
 		pos             parse.Pos
@@ -444,8 +458,8 @@ func FuzzParseSpec(f *testing.F) {
 		s, ds := ParseSpec(parse.Parse("f.md", src), Defaults{Repo: "a/b", Base: "main"})
 		checkInside(t, src, ds)
 		s2, ds2 := ParseSpec(parse.Parse("f.md", src), Defaults{Repo: "a/b", Base: "main"})
-		if dumpSpec(s, ds) != dumpSpec(s2, ds2) {
-			t.Errorf("ParseSpec is not deterministic")
+		if diff := cmp.Diff(dumpSpec(s, ds), dumpSpec(s2, ds2)); diff != "" {
+			t.Errorf("ParseSpec is not deterministic (-first +second):\n%s", diff)
 		}
 	})
 }
@@ -457,8 +471,8 @@ func FuzzParseChain(f *testing.F) {
 		c, ds := ParseChain(parse.Parse("c.md", src))
 		checkInside(t, src, ds)
 		c2, ds2 := ParseChain(parse.Parse("c.md", src))
-		if cmp.Diff(c, c2) != "" || cmp.Diff(ds, ds2) != "" {
-			t.Errorf("ParseChain is not deterministic")
+		if diff := cmp.Diff(c, c2) + cmp.Diff(ds, ds2); diff != "" {
+			t.Errorf("ParseChain is not deterministic (-first +second):\n%s", diff)
 		}
 	})
 }
@@ -476,8 +490,8 @@ func FuzzParseConfig(f *testing.F) {
 		// does not have; testdata/fuzz keeps those inputs).
 		checkInside(t, src, ds)
 		c2, ds2 := ParseConfig(ConfigFile, src)
-		if cmp.Diff(c, c2) != "" || cmp.Diff(ds, ds2) != "" {
-			t.Errorf("ParseConfig is not deterministic")
+		if diff := cmp.Diff(c, c2) + cmp.Diff(ds, ds2); diff != "" {
+			t.Errorf("ParseConfig is not deterministic (-first +second):\n%s", diff)
 		}
 	})
 }

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 )
 
 // shellAgent answers dispatches from the brief alone and logs each run.
@@ -52,8 +52,9 @@ func gitCmd(t *testing.T, dir string, args ...string) string {
 // Four real reconciler processes on one control repository, repeatedly:
 // history stays linear, each dispatch runs exactly once, nothing is lost.
 func TestConcurrentReconcilers(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
-	gh := githubtest.Start(t, "acme/api")
+	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()
 	agent := filepath.Join(work, "agent.sh")
 	os.WriteFile(agent, []byte(shellAgent), 0o755)
@@ -121,10 +122,10 @@ func TestConcurrentReconcilers(t *testing.T) {
 		}
 	}
 	if !done() {
-		t.Fatalf("the entries did not finish")
+		t.Fatalf("the entries did not finish; control history:\n%s", gitCmd(t, bare, "log", "--format=%s", "main"))
 	}
 	if merges := gitCmd(t, bare, "rev-list", "--merges", "--count", "main"); merges != "0" {
-		t.Errorf("history is not linear: %s merges", merges)
+		t.Errorf("history has %s merges, want 0 (linear)", merges)
 	}
 	runs, _ := os.ReadFile(runlog)
 	seen := map[string]bool{}
@@ -142,7 +143,7 @@ func TestConcurrentReconcilers(t *testing.T) {
 	// Three specs of three rows: one seed ledger, one seed dispatch and
 	// record each, three row dispatches and records each.
 	if count["loop: seed ledger"] != 3 || count["loop: dispatch seed"] != 3 || count["loop: dispatch row 1"] != 3 || count["loop: record home row 3"] != 3 {
-		t.Errorf("transitions lost or doubled: %v", count)
+		t.Errorf("transitions lost or doubled: %v; want 3 each of loop: seed ledger, loop: dispatch seed, loop: dispatch row 1 and loop: record home row 3", count)
 	}
 	if len(seen) != 12 {
 		t.Errorf("%d agent runs, want 12 (3 seeds and 9 rows)", len(seen))
@@ -151,8 +152,9 @@ func TestConcurrentReconcilers(t *testing.T) {
 
 // The daemon runs a pass at start and ends cleanly on SIGTERM.
 func TestDaemonProcess(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
-	gh := githubtest.Start(t, "acme/api")
+	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()
 	src := filepath.Join(work, "ctl")
 	os.MkdirAll(filepath.Join(src, "specs"), 0o755)

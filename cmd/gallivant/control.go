@@ -54,9 +54,7 @@ func (a *app) apiURL(cfg *specs.Config) string {
 // sandbox) from the API host.
 func cloneURL(api string) func(string) string {
 	host := strings.TrimSuffix(strings.TrimRight(api, "/"), "/api/v3")
-	if strings.Contains(host, "://api.github.com") {
-		host = strings.Replace(host, "://api.github.com", "://github.com", 1)
-	}
+	host = strings.Replace(host, "://api.github.com", "://github.com", 1)
 	return func(repo string) string { return host + "/" + repo + ".git" }
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,22 +17,32 @@ func (e every) Next(t time.Time) time.Time { return t.Add(time.Duration(e)) }
 
 // Never two passes at once: ticks that fire during a pass are skipped and
 // logged, and the daemon returns only after the running pass has finished.
+// The schedule ticks every millisecond and the test waits on channels for
+// what it needs to see (the pass running, a tick skipped during it), so it
+// takes no longer than the daemon needs.
 func TestRunDaemon(t *testing.T) {
+	t.Parallel()
 	var log bytes.Buffer
 	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &mu}, nil))
+	skipped := make(chan struct{}, 1)
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &mu, seen: "tick skipped: a pass is still running", signal: skipped}, nil))
 	var running, maxRunning, passes atomic.Int32
+	started := make(chan struct{}, 1)
 	release := make(chan struct{})
 	finished := atomic.Bool{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		runDaemon(ctx, every(time.Second), logger, func() error {
+		runDaemon(ctx, every(time.Millisecond), logger, func() error {
 			n := running.Add(1)
 			if n > maxRunning.Load() {
 				maxRunning.Store(n)
 			}
 			passes.Add(1)
+			select {
+			case started <- struct{}{}:
+			default:
+			}
 			<-release // the first pass outlives several ticks
 			running.Add(-1)
 			finished.Store(true)
@@ -41,36 +50,52 @@ func TestRunDaemon(t *testing.T) {
 		})
 		close(done)
 	}()
-	time.Sleep(2500 * time.Millisecond)
+	waitFor(t, started, "the first pass to start")
+	waitFor(t, skipped, "a tick to be skipped while the pass runs")
 	cancel()
+	// A daemon that wrongly returned on cancel would do so at once; this
+	// window only bounds how quickly such a bug is caught, a correct daemon
+	// never returns here.
 	select {
 	case <-done:
 		t.Fatal("the daemon returned while a pass was running")
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the daemon did not return after the pass finished")
-	}
+	waitFor(t, done, "the daemon to return after the pass finished")
 	if maxRunning.Load() != 1 || passes.Load() != 1 || !finished.Load() {
-		t.Errorf("max concurrent passes %d, passes %d", maxRunning.Load(), passes.Load())
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(log.String(), "tick skipped: a pass is still running") {
-		t.Errorf("skipped ticks were not logged:\n%s", log.String())
+		t.Errorf("max concurrent passes %d, passes %d, finished %v; want 1, 1, true", maxRunning.Load(), passes.Load(), finished.Load())
 	}
 }
 
+// waitFor fails the test if ch yields nothing within a generous bound; the
+// bound is a guard against a hang, not a measurement.
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// lockedWriter serializes writes to a buffer and, when a write contains
+// seen, signals on signal without blocking.
 type lockedWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
+	w      *bytes.Buffer
+	mu     *sync.Mutex
+	seen   string
+	signal chan struct{}
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.signal != nil && bytes.Contains(b, []byte(l.seen)) {
+		select {
+		case l.signal <- struct{}{}:
+		default:
+		}
+	}
 	return l.w.Write(b)
 }

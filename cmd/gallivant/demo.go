@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/githubtest"
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )

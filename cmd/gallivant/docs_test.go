@@ -12,6 +12,7 @@ import (
 // Every rule id the code can emit must be documented in docs/, so that a
 // person who meets one in CI can look it up.
 func TestEveryRuleIsDocumented(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	ruleRE := regexp.MustCompile(`"((?:file|frontmatter|config|spec|chain|ledger|plan|check|request|return|reconcile|gatekeep)/[a-z][a-z-]*)"`)
 	rules := map[string]string{}

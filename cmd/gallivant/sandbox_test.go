@@ -59,6 +59,7 @@ func startSandbox(t *testing.T, bin, dir string, wantURLs int, repos ...string) 
 }
 
 func TestSandbox(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
 	dir := t.TempDir()
 	cmd, env := startSandbox(t, bin, dir, 2, "acme/api", "Acme/web.app")

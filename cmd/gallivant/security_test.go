@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 )
 
 // Issue 11, finding 5: a credential in the --control URL is grepped for in
@@ -26,7 +27,7 @@ func TestControlURLCredentialNeverLeaks(t *testing.T) {
 	const secret = "s3cr3t-in-the-url"
 	bin := gallivantBinary(t)
 	state := t.TempDir()
-	gh := githubtest.StartWith(t, githubtest.Options{Dir: state}, "acme/api", "acme/control")
+	gh := testserver.StartWith(t, githubtest.Options{Dir: state}, "acme/api", "acme/control")
 	work := t.TempDir()
 	ctl := filepath.Join(work, "ctl")
 	gitCmd(t, work, "clone", "--quiet", gh.GitURL("acme/control"), ctl)
@@ -132,7 +133,7 @@ func TestDaemonRecoversFromPanickingPass(t *testing.T) {
 // run finish, and the pass starts no other agent before the daemon exits.
 func TestDaemonDrainsOnSIGTERM(t *testing.T) {
 	bin := gallivantBinary(t)
-	gh := githubtest.Start(t, "acme/api")
+	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()
 	runs, started, release := filepath.Join(work, "runs.log"), filepath.Join(work, "started"), filepath.Join(work, "release")
 	// The agent records its run, then holds until the test releases it.

@@ -1,29 +1,33 @@
-package githubtest
+// Package testserver runs the GitHub stand-in for a Go test. It is apart
+// from package githubtest so that the gallivant binary, which links the
+// stand-in for `gallivant sandbox` and `gallivant demo`, does not link the
+// testing package.
+package testserver
 
 import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/gallivant/gallivant/internal/githubtest"
 )
 
 // Start runs a server for a test on an httptest listener with the given
 // repositories (each with a main branch holding one commit) and closes it
 // when the test ends.
-func Start(tb testing.TB, repos ...string) *Server {
+func Start(tb testing.TB, repos ...string) *githubtest.Server {
 	tb.Helper()
-	return StartWith(tb, Options{}, repos...)
+	return StartWith(tb, githubtest.Options{}, repos...)
 }
 
 // StartWith is Start with options; an empty Dir becomes a test temporary
 // directory. Tests that inject a clock into the reconciler pass the same
 // clock here, so that GitHub's timestamps and the pass's now agree.
-func StartWith(tb testing.TB, opts Options, repos ...string) *Server {
+func StartWith(tb testing.TB, opts githubtest.Options, repos ...string) *githubtest.Server {
 	tb.Helper()
 	if opts.Dir == "" {
 		opts.Dir = tb.TempDir()
 	}
-	s, err := New(opts)
+	s, err := githubtest.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,16 +40,4 @@ func StartWith(tb testing.TB, opts Options, repos ...string) *Server {
 		}
 	}
 	return s
-}
-
-// Client returns the real go-github client acting as login, the way a
-// person or CI reaches this server: tests, the demo and scripts drive
-// reviews, statuses and merges through it.
-func (s *Server) Client(login string) *github.Client {
-	c, err := github.NewClient(nil).WithAuthToken(s.Token(login)).WithEnterpriseURLs(s.APIURL(), s.APIURL())
-	if err != nil {
-		// APIURL is always a well-formed absolute URL.
-		panic(err)
-	}
-	return c
 }

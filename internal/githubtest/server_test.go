@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -52,7 +53,8 @@ func commitOn(t testing.TB, w, branch, path, content string) string {
 }
 
 func TestPushIsVisibleThroughTheAPI(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	w := clone(t, s, "acme/api")
@@ -83,7 +85,7 @@ func TestPushIsVisibleThroughTheAPI(t *testing.T) {
 		t.Errorf("CreateRef: %v", err)
 	}
 	if _, _, err := gh.Git.CreateRef(ctx, "acme", "api", &github.Reference{Ref: github.String("refs/heads/copy"), Object: &github.GitObject{SHA: &sha}}); err == nil {
-		t.Errorf("creating an existing ref succeeded")
+		t.Errorf("CreateRef of an existing ref: error = nil, want a refusal")
 	}
 }
 
@@ -101,7 +103,8 @@ func openPR(t testing.TB, s *githubtest.Server, gh *github.Client, branch, file 
 // Mergeability is null on the first read after the head moves and computed
 // on a later one; a conflict is dirty.
 func TestMergeabilityNullThenComputed(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	pr, _ := openPR(t, s, gh, "one", "a.txt")
@@ -140,7 +143,8 @@ func TestMergeabilityNullThenComputed(t *testing.T) {
 // The merge endpoint's sha is a compare-and-swap: 409 on mismatch, 405 once
 // the pull request is not mergeable.
 func TestMergeCompareAndSwap(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	pr, sha := openPR(t, s, gh, "feat", "f.txt")
@@ -167,7 +171,8 @@ func TestMergeCompareAndSwap(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, githubtest.DefaultLogin)
 	w := clone(t, s, "acme/api")
@@ -198,7 +203,7 @@ func TestPagination(t *testing.T) {
 		all = append(all, ps...)
 		if resp.NextPage == 0 {
 			if resp.LastPage != 0 {
-				t.Errorf("last page still has rel=last")
+				t.Errorf("last page has LastPage = %d, want no rel=last", resp.LastPage)
 			}
 			break
 		}
@@ -217,7 +222,8 @@ func TestPagination(t *testing.T) {
 
 // A conditional request answered 304 does not consume rate limit.
 func TestETagNotModifiedIsFree(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	tok := s.Token(githubtest.DefaultLogin)
 	get := func(etag string) *http.Response {
 		req, _ := http.NewRequest("GET", s.APIURL()+"repos/acme/api/pulls", nil)
@@ -254,7 +260,8 @@ func TestETagNotModifiedIsFree(t *testing.T) {
 }
 
 func TestRateLimitsAndFaults(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	gh := client(t, s, "alice")
 	s.SetRemaining("alice", 0)
@@ -294,7 +301,7 @@ func TestRateLimitsAndFaults(t *testing.T) {
 	// Count-limited faults stop by themselves.
 	s.InjectFault(githubtest.Fault{Path: `^/user$`, Kind: githubtest.FaultStatus, Status: 503, Count: 1})
 	if _, _, err := gh.Users.Get(ctx, ""); err == nil {
-		t.Errorf("first request should fail")
+		t.Errorf("first request under a one-shot 503 fault: error = nil, want the 503")
 	}
 	if u, _, err := gh.Users.Get(ctx, ""); err != nil || u.GetLogin() != "bob" {
 		t.Errorf("second request: %v %v", u, err)
@@ -309,7 +316,8 @@ func TestRateLimitsAndFaults(t *testing.T) {
 }
 
 func TestAuthentication(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	bad, _ := github.NewClient(nil).WithAuthToken("nope").WithEnterpriseURLs(s.APIURL(), s.APIURL())
 	_, resp, err := bad.Repositories.Get(t.Context(), "acme", "api")
 	if err == nil || resp.StatusCode != http.StatusUnauthorized {
@@ -318,14 +326,15 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestReviewsCommentsLabelsChecks(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
 	ctx := t.Context()
 	bot := client(t, s, githubtest.DefaultLogin)
 	alice := client(t, s, "alice")
 	pr, sha := openPR(t, s, bot, "work", "w.txt")
 	n := pr.GetNumber()
 	if _, _, err := bot.PullRequests.CreateReview(ctx, "acme", "api", n, &github.PullRequestReviewRequest{Event: github.String("APPROVE")}); err == nil {
-		t.Errorf("the author approved their own pull request")
+		t.Errorf("CreateReview APPROVE by the author: error = nil, want a refusal")
 	}
 	rv, _, err := alice.PullRequests.CreateReview(ctx, "acme", "api", n, &github.PullRequestReviewRequest{Event: github.String("REQUEST_CHANGES"), Body: github.String("fix the cache"),
 		Comments: []*github.DraftReviewComment{{Path: github.String("w.txt"), Line: github.Int(1), Body: github.String("stale here")}}})
@@ -389,6 +398,7 @@ func TestReviewsCommentsLabelsChecks(t *testing.T) {
 }
 
 func TestWorkflowDispatchAndPersistence(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := githubtest.New(githubtest.Options{Dir: dir, Token: "tok-1"})
 	if err != nil {
@@ -420,8 +430,9 @@ func TestWorkflowDispatchAndPersistence(t *testing.T) {
 }
 
 func TestServeRefusesNonLoopback(t *testing.T) {
+	t.Parallel()
 	s, _ := githubtest.New(githubtest.Options{Dir: t.TempDir()})
 	if err := s.Serve(t.Context(), "0.0.0.0:0", nil); err == nil {
-		t.Errorf("Serve bound a non-loopback address")
+		t.Errorf("Serve(0.0.0.0:0): error = nil, want a refusal of a non-loopback address")
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,7 +24,70 @@ var gitEnv = []string{
 	"GIT_TERMINAL_PROMPT=0", "LC_ALL=C",
 }
 
+// objectAnswers memoizes the output of read-only queries whose every
+// operand is a full object id. Objects never change, so neither do those
+// answers; the stand-in asks the same ones on every API read of a pull
+// request, and each is a git process. Queries that name refs are never
+// memoized, and neither are failures: an object may arrive with a later
+// push.
+var objectAnswers = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// maxObjectAnswers bounds the memo for a long-running sandbox; it is
+// emptied when full.
+const maxObjectAnswers = 4096
+
+var (
+	objectOperandRE = regexp.MustCompile(`^[0-9a-f]{40}(\^\{commit\})?$|^[0-9a-f]{40}\.\.[0-9a-f]{40}$`)
+	objectQueryCmds = map[string]bool{"rev-parse": true, "show": true, "log": true, "rev-list": true, "merge-base": true, "diff": true}
+)
+
+// memoKey returns the memo key of a query about objects only, or "".
+func (g gitRepo) memoKey(stdin []byte, env []string, args []string) string {
+	if stdin != nil || env != nil || len(args) == 0 || !objectQueryCmds[args[0]] {
+		return ""
+	}
+	operands := 0
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !objectOperandRE.MatchString(a) {
+			return ""
+		}
+		operands++
+	}
+	if operands == 0 {
+		return ""
+	}
+	return g.dir + "\x00" + strings.Join(args, "\x00")
+}
+
 func (g gitRepo) run(stdin []byte, env []string, args ...string) (string, error) {
+	key := g.memoKey(stdin, env, args)
+	if key != "" {
+		objectAnswers.Lock()
+		out, ok := objectAnswers.m[key]
+		objectAnswers.Unlock()
+		if ok {
+			return out, nil
+		}
+	}
+	out, err := g.exec(stdin, env, args...)
+	if key != "" && err == nil {
+		objectAnswers.Lock()
+		if len(objectAnswers.m) >= maxObjectAnswers {
+			clear(objectAnswers.m)
+		}
+		objectAnswers.m[key] = out
+		objectAnswers.Unlock()
+	}
+	return out, err
+}
+
+func (g gitRepo) exec(stdin []byte, env []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", g.dir}, args...)...)

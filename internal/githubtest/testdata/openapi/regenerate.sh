@@ -3,11 +3,11 @@
 # description, from the pinned npm package. Needs npm, tar, sha256sum and
 # go; CI does not run it (the subset is committed so that CI stays offline).
 #
-#   reconcile/githubtest/testdata/openapi/regenerate.sh
+#   internal/githubtest/testdata/openapi/regenerate.sh
 #
 # To move to a newer description, change VERSION and SHA256 together (the
 # checksum is the package tarball's, `sha256sum octokit-openapi-X.tgz`), run
-# this script and then `go test ./reconcile/githubtest -run TestContract -v`.
+# this script and then `go test ./internal/githubtest -run TestContract -v`.
 set -euo pipefail
 VERSION=23.0.2
 SHA256=71a18407dd5e8464f4e0525daf03deabbe65abd9287d6adc7b5d98f516cd0d0c

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -90,7 +91,7 @@ func openPull(t *testing.T, s *githubtest.Server, head string, extra map[string]
 // Merges GitHub refuses: a draft, a head behind the base under strict
 // protection, an unknown merge_method, a stale sha, a conflict.
 func TestMergeRefusals(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	w := clone(t, s, "acme/api")
 	pass := func(sha string) {
 		if st, v := call(t, s, "ci", "POST", "/repos/acme/api/statuses/"+sha, map[string]string{"state": "success", "context": "ci"}); st != 201 {
@@ -142,7 +143,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // check_name and status filter as documented; a stale failure does not make
 // the pull request unstable.
 func TestCheckRunFilters(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	w := clone(t, s, "acme/api")
 	head := pushFile(t, w, "f", "f.txt", "f\n")
 	n := openPull(t, s, "f", nil)
@@ -194,7 +195,7 @@ func TestCheckRunFilters(t *testing.T) {
 // Deleting an open pull request's head branch closes it; pushing its head
 // into the base marks it merged.
 func TestAutomaticPullRequestStates(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	w := clone(t, s, "acme/api")
 	pushFile(t, w, "gone", "g.txt", "g\n")
 	gone := openPull(t, s, "gone", nil)
@@ -225,7 +226,7 @@ func TestAutomaticPullRequestStates(t *testing.T) {
 
 // Workflow dispatch is validated against the workflow file on the ref.
 func TestWorkflowDispatchValidation(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	files := map[string]string{
 		"agent.yml":  "on:\n  workflow_dispatch:\n    inputs:\n      task:\n        required: true\n      mode:\n        type: choice\n        options: [fast, slow]\n      note:\n        required: true\n        default: none\n",
 		"push.yml":   "on: [push]\n",
@@ -267,7 +268,7 @@ func TestWorkflowDispatchValidation(t *testing.T) {
 // Requests GitHub refuses with 422 (or 404) although a lenient stand-in
 // would accept them.
 func TestRequestValidation(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	w := clone(t, s, "acme/api")
 	head := pushFile(t, w, "f", "f.txt", "one\ntwo\nthree\n")
 	n := itoa(openPull(t, s, "f", nil))
@@ -309,7 +310,7 @@ func TestRequestValidation(t *testing.T) {
 // Owner and repository names are case-insensitive, and the canonical name
 // is what GitHub answers with.
 func TestCaseInsensitiveNames(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	for _, path := range []string{"/repos/ACME/Api", "/repos/acme/API/branches/main"} {
 		if got, v := call(t, s, githubtest.DefaultLogin, "GET", path, nil); got != 200 {
 			t.Errorf("GET %s = %d %v, want 200", path, got, v)
@@ -324,7 +325,7 @@ func TestCaseInsensitiveNames(t *testing.T) {
 // list the rulesets that apply to a branch, which classic protection is
 // not; branch protection is not where a ruleset shows.
 func TestMatchingRefsAndRules(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	w := clone(t, s, "acme/api")
 	for _, b := range []string{"feature/a", "feature/b", "feat", "fix"} {
 		pushFile(t, w, b, "x.txt", b+"\n")
@@ -369,7 +370,7 @@ func TestMatchingRefsAndRules(t *testing.T) {
 // whose lists sit inside an object: compare's commits, a commit's files,
 // the combined status.
 func TestPerPageEverywhere(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	w := clone(t, s, "acme/api")
 	var head string
 	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
@@ -423,7 +424,7 @@ func TestPerPageEverywhere(t *testing.T) {
 // A route the stand-in does not serve, or a method a route does not take,
 // is GitHub's JSON 404, not Go's text/plain one.
 func TestUnknownRoutesAnswerJSON(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	for _, tc := range []struct{ method, path string }{
 		{"GET", "/repos/acme/api/hooks"},
 		{"DELETE", "/repos/acme/api/pulls/1"},

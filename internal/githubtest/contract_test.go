@@ -13,7 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 )
 
 // conformanceFloor is the share of served operations that must fully
@@ -113,7 +114,7 @@ func (x exchange) json(t *testing.T) map[string]any {
 // error bodies are JSON with message and documentation_url.
 func TestContract(t *testing.T) {
 	sub := loadSubset(t)
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	c := &contractRun{t: t, s: s, base: s.URL(), token: s.MainToken()}
 	reviewer := &contractRun{t: t, s: s, base: s.URL(), token: s.Token("reviewer")}
 	defer func() { reviewer.log = nil }()

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 )
 
 // What a person types in a shell must work: docs/quickstart.md merges with
 // curl -X PUT "$GITHUB_API_URL/repos/…/merge", with GITHUB_API_URL ending in
 // a slash and no body.
 func TestPlainHTTPClients(t *testing.T) {
-	s := githubtest.Start(t, "acme/api")
+	s := testserver.Start(t, "acme/api")
 	gh := client(t, s, githubtest.DefaultLogin)
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	do := func(t *testing.T, method, url string) (int, map[string]any) {
