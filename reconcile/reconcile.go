@@ -133,6 +133,10 @@ type Report struct {
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
+	// Unrecorded are transitions the pass committed locally but could not
+	// push before it failed: they are not on the control branch, and the
+	// next pass plans them again.
+	Unrecorded []Transition `json:"unrecorded,omitempty"`
 	// pushed counts the leading Transitions that reached the control
 	// branch: a write-ahead dispatch pushes in the middle of a pass.
 	pushed int
@@ -167,6 +171,7 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 		rep.Retries = retries
 		if err != nil && !r.o.DryRun {
 			// Only what reached the control branch was performed.
+			rep.Unrecorded = rep.Transitions[rep.pushed:]
 			rep.Transitions = rep.Transitions[:rep.pushed]
 		}
 		rep.Transitions = append(landed, rep.Transitions...)

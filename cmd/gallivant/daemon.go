@@ -84,7 +84,7 @@ ran, 1 an entry hit a problem, 2 the pass could not run).`,
 			runDaemon(cmd.Context(), sched, log, func() error {
 				rep, err := r.Pass(passCtx)
 				if rep != nil {
-					a.printReport(rep, "text", a.wording(r, performed))
+					a.printReport(rep, "text", a.wording(r, rep, performed))
 				}
 				return err
 			})

@@ -97,16 +97,16 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 	}
 	rep, err := w.Pass(cmd.Context())
 	if rep != nil {
-		a.printReport(rep, opts.Format, a.wording(w, mode))
+		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
 	}
 	return passExit(rep, err, w.tokenVar)
 }
 
 // wording returns the outcome of a finished pass: a pass that was to apply
-// but still holds unpushed commits (its push failed, or it stopped before
-// pushing) recorded nothing, and must not call anything performed.
-func (a *app) wording(w *wired, mode outcome) outcome {
-	if mode == performed && w.store.Unpushed() {
+// and recorded nothing (its first push failed, or it stopped before
+// pushing) must not call anything performed.
+func (a *app) wording(w *wired, rep *reconcile.Report, mode outcome) outcome {
+	if mode == performed && rep != nil && len(rep.Transitions) == 0 && (len(rep.Unrecorded) > 0 || w.store.Unpushed()) {
 		return unrecorded
 	}
 	return mode
@@ -118,14 +118,18 @@ func (a *app) wording(w *wired, mode outcome) outcome {
 // tab-separated line each, for scripts.
 func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 	shown := rep
+	// What the pass committed but could not push is not on the control
+	// branch: it is listed as not recorded, never printed as performed.
+	for _, t := range rep.Unrecorded {
+		fmt.Fprintf(a.io.Err, "%s: not recorded: %s\n", t.Spec, t.Subject)
+	}
 	if mode == unrecorded {
-		// Nothing reached the control branch: nothing is printed as done.
 		cp := *rep
-		cp.Transitions = []reconcile.Transition{}
-		shown = &cp
 		for _, t := range rep.Transitions {
 			fmt.Fprintf(a.io.Err, "%s: not recorded: %s\n", t.Spec, t.Subject)
 		}
+		cp.Transitions = []reconcile.Transition{}
+		shown = &cp
 	}
 	if format == "json" {
 		_ = a.encodeJSON(jsonReport(shown))
@@ -163,7 +167,11 @@ func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 		}
 		fmt.Fprintf(a.io.Err, "%s %s %s; run gallivant check\n", plural(len(files), "document", "documents"), verb, plural(errs, "error", "errors"))
 	}
-	fmt.Fprintln(a.io.Err, summaryLine(rep.Control, len(rep.Transitions), mode))
+	n := len(rep.Transitions)
+	if mode == unrecorded {
+		n += len(rep.Unrecorded)
+	}
+	fmt.Fprintln(a.io.Err, summaryLine(rep.Control, n, mode))
 	if a.env("GITHUB_ACTIONS") == "true" {
 		a.actions(shown)
 	}

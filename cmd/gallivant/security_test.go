@@ -28,6 +28,15 @@ func TestControlURLCredentialNeverLeaks(t *testing.T) {
 	bin := gallivantBinary(t)
 	state := t.TempDir()
 	gh := testserver.StartWith(t, githubtest.Options{Dir: state}, "acme/api", "acme/control")
+	// The workflow declares every input the workflow executor sends, as
+	// GitHub requires of a dispatch.
+	wf := "on:\n  workflow_dispatch:\n    inputs:\n"
+	for _, in := range []string{"control", "spec", "ledger", "branch", "target", "pending", "iteration", "round", "model"} {
+		wf += "      " + in + ": {}\n"
+	}
+	if err := gh.PutFile("acme/api", "main", ".github/workflows/agent.yml", wf); err != nil {
+		t.Fatal(err)
+	}
 	work := t.TempDir()
 	ctl := filepath.Join(work, "ctl")
 	gitCmd(t, work, "clone", "--quiet", gh.GitURL("acme/control"), ctl)
