@@ -33,18 +33,17 @@ type deliveryClient interface {
 
 // deliver runs the pull-request phases of an entry whose rows are all
 // closed: open the pull request, then watch and answer it until it merges.
-func (p *passState) deliver(e *entry) (bool, error) {
+func (p *passState) deliver(ctx context.Context, e *entry) (stepResult, error) {
 	if e.spec.Coordinated() {
-		p.note(e.specPath, false, "every row is closed; a coordinated spec's pull requests are opened by a person (docs/delivery.md)")
-		return true, nil
+		return waitFor("every row is closed; a coordinated spec's pull requests are opened by a person (docs/delivery.md)"), nil
 	}
 	switch e.l.Phase() {
 	case ledger.PhaseImplement, ledger.PhaseVerify:
-		return p.openPR(e)
+		return p.openPR(ctx, e)
 	case ledger.PhaseReview, ledger.PhaseReady:
-		return p.review(e)
+		return p.review(ctx, e)
 	}
-	return true, nil
+	return finished, nil
 }
 
 // prOf returns the entry's recorded pull request.
@@ -58,7 +57,7 @@ func prOf(l *ledger.Ledger) (gatekeep.PR, bool) {
 }
 
 func (p *passState) identity(e *entry) gatekeep.Identity {
-	return gatekeep.IdentityFor(p.r.o.ControlRepo, e.specPath, e.ledgerPath, e.l)
+	return gatekeep.IdentityFor(p.ControlRepo, e.specPath, e.ledgerPath, e.l)
 }
 
 // body composes gallivant's regions into a pull request body.
@@ -77,9 +76,9 @@ func summary(e *entry) string {
 
 // observeHead builds the Head a transition records: when the loop saw it,
 // and the reviewer clock (R-38) from the head commit's committer date.
-func (p *passState) observeHead(repo, sha string) gatekeep.Head {
+func (p *passState) observeHead(ctx context.Context, repo, sha string) gatekeep.Head {
 	committed := time.Time{}
-	if ci, err := p.r.o.GitHub.GetCommit(p.ctx, repo, sha); err == nil {
+	if ci, err := p.GitHub.GetCommit(ctx, repo, sha); err == nil {
 		committed = ci.CommittedAt
 	}
 	rereview := time.Hour
@@ -97,15 +96,14 @@ func (p *passState) stop(e *entry, reason ledger.StopReason, detail string) erro
 }
 
 // holdForChain reports whether a chain milestone must wait because its
-// predecessor is not merged into the chain's base (R-46), noting why. It
-// holds at every phase — dispatch, opening, the ready label — whenever
-// the milestone was seeded.
-func (p *passState) holdForChain(e *entry, what string) bool {
-	ok, why := p.chainGate(e)
-	if !ok {
-		p.note(e.specPath, false, "not %s: %s", what, why)
+// predecessor is not merged into the chain's base (R-46), with the waiting
+// result that says why. It holds at every phase — dispatch, opening, the
+// ready label — whenever the milestone was seeded.
+func (p *passState) holdForChain(ctx context.Context, e *entry, what string) (stepResult, bool) {
+	if ok, why := p.chainGate(ctx, e); !ok {
+		return waitFor("not %s: %s", what, why), true
 	}
-	return !ok
+	return finished, false
 }
 
 // adoptable reports whether a pull request found on the work branch is this
@@ -113,8 +111,8 @@ func (p *passState) holdForChain(e *entry, what string) bool {
 // that names this entry and, when merged, merged at the work branch's
 // current head (so an old merged pull request of a reused spec path is
 // never taken for new work). It returns why not.
-func (p *passState) adoptable(e *entry, pr PullRequest, head string) (bool, string, error) {
-	self, err := p.self()
+func (p *passState) adoptable(ctx context.Context, e *entry, pr PullRequest, head string) (bool, string, error) {
+	self, err := p.self(ctx)
 	if err != nil {
 		return false, "", err
 	}
@@ -137,34 +135,34 @@ func (p *passState) adoptable(e *entry, pr PullRequest, head string) (bool, stri
 // found again by its branch. A work branch with no change against the base
 // — or none at all, as when every row is cut — has nothing to deliver and
 // ends the entry without a pull request.
-func (p *passState) openPR(e *entry) (bool, error) {
+func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
-		return false, err
+		return stopped, err
 	}
 	repo, base, branch := e.spec.Repo, e.spec.Base, p.branch(e)
-	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if !ok {
 		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l) {
-			return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
+			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
 		}
 		return p.nothingToDeliver(e, fmt.Sprintf("every row is cut and the work branch %s was never created", branch))
 	}
-	cmp, err := p.r.o.GitHub.Compare(p.ctx, repo, base, head)
+	cmp, err := p.GitHub.Compare(ctx, repo, base, head)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if cmp.AheadBy == 0 || cmp.Files == 0 {
 		return p.nothingToDeliver(e, fmt.Sprintf("the work branch %s at %s changes no file against %s", branch, short(head), base))
 	}
-	if p.holdForChain(e, "opened") {
-		return true, nil
+	if res, held := p.holdForChain(ctx, e, "opened"); held {
+		return res, nil
 	}
-	found, ok, err := p.r.o.GitHub.FindPullRequest(p.ctx, repo, branch, base)
+	found, ok, err := p.GitHub.FindPullRequest(ctx, repo, branch, base)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if ok && found.State == "closed" && (!found.Merged || found.HeadSHA != head) {
 		// A pull request closed unmerged, or merged at another head (the
@@ -172,40 +170,37 @@ func (p *passState) openPR(e *entry) (bool, error) {
 		ok = false
 	}
 	if ok {
-		own, why, err := p.adoptable(e, found, head)
+		own, why, err := p.adoptable(ctx, e, found, head)
 		if err != nil {
-			return false, err
+			return progressed, err
 		}
 		if !own {
-			if p.r.o.DryRun {
-				p.note(e.specPath, false, "would stop foreign-pr: %s", why)
-				return true, nil
+			if p.DryRun {
+				return waitFor("would stop foreign-pr: %s", why), nil
 			}
-			return false, p.stop(e, ledger.StopForeignPR, fmt.Sprintf("%s is open from the work branch %s; %s", found.Ref(), branch, why))
+			return stopped, p.stop(e, ledger.StopForeignPR, fmt.Sprintf("%s is open from the work branch %s; %s", found.Ref(), branch, why))
 		}
 	}
-	if p.r.o.DryRun {
+	if p.DryRun {
 		if ok {
-			p.note(e.specPath, false, "would record pull request %s", found.Ref())
-		} else {
-			p.note(e.specPath, false, "would open a pull request from %s into %s in %s", branch, base, repo)
+			return waitFor("would record pull request %s", found.Ref()), nil
 		}
-		return true, nil
+		return waitFor("would open a pull request from %s into %s in %s", branch, base, repo), nil
 	}
 	if ok && e.l.Delivery.Get(ledger.KeyPR) == found.Ref() && found.State == "open" {
-		return p.reenter(e, found)
+		return p.reenter(ctx, e, found)
 	}
 	pr := found
 	if ok {
 		if want := p.body(e, found.Body); want != found.Body {
-			if err := p.r.o.GitHub.EditPullRequestBody(p.ctx, repo, found.Number, want); err != nil {
-				return p.writeFailed(e, gatekeep.WriteIdentity, found.Ref(), err)
+			if err := p.GitHub.EditPullRequestBody(ctx, repo, found.Number, want); err != nil {
+				return p.writeFailed(ctx, e, gatekeep.WriteIdentity, found.Ref(), err)
 			}
 		}
 	} else {
-		pr, err = p.r.o.GitHub.CreatePullRequest(p.ctx, repo, branch, base, e.spec.Title, p.body(e, summary(e)))
+		pr, err = p.GitHub.CreatePullRequest(ctx, repo, branch, base, e.spec.Title, p.body(e, summary(e)))
 		if err != nil {
-			return p.writeFailed(e, gatekeep.WriteIdentity, repo+" "+branch, err)
+			return p.writeFailed(ctx, e, gatekeep.WriteIdentity, repo+" "+branch, err)
 		}
 	}
 	if pr.HeadSHA == "" {
@@ -213,8 +208,8 @@ func (p *passState) openPR(e *entry) (bool, error) {
 	}
 	ref := gatekeep.PR{Repo: repo, Number: pr.Number}
 	n, c := gatekeep.Opened(e.l, gatekeep.OpenInput{PR: ref, Branch: branch, Base: base, Created: pr.CreatedAt,
-		Head: p.observeHead(repo, pr.HeadSHA), ReceiptHash: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), RecordedExists: ok})
-	return false, p.apply(e, n, c)
+		Head: p.observeHead(ctx, repo, pr.HeadSHA), ReceiptHash: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), RecordedExists: ok})
+	return progressed, p.apply(e, n, c)
 }
 
 // anyDone reports whether some row is done: work was delivered on a branch.
@@ -228,43 +223,44 @@ func anyDone(l *ledger.Ledger) bool {
 }
 
 // nothingToDeliver ends an entry whose work branch has no change.
-func (p *passState) nothingToDeliver(e *entry, why string) (bool, error) {
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would record done without a pull request: %s", why)
-		return true, nil
+func (p *passState) nothingToDeliver(e *entry, why string) (stepResult, error) {
+	if p.DryRun {
+		return waitFor("would record done without a pull request: %s", why), nil
 	}
 	n, c := gatekeep.NothingToDeliver(e.l, why)
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 // reenter puts an entry whose rows were reopened back in review of the pull
 // request it already has, removing the ready label first.
-func (p *passState) reenter(e *entry, live PullRequest) (bool, error) {
+func (p *passState) reenter(ctx context.Context, e *entry, live PullRequest) (stepResult, error) {
 	pr := gatekeep.PR{Repo: live.Repo, Number: live.Number}
 	for _, l := range live.Labels {
 		if l == p.cfg.Labels.Ready {
-			if err := p.r.o.GitHub.RemoveLabel(p.ctx, pr.Repo, pr.Number, l); err != nil {
-				return p.writeFailed(e, gatekeep.WriteUnreadyLabel, pr.String(), err)
+			if err := p.GitHub.RemoveLabel(ctx, pr.Repo, pr.Number, l); err != nil {
+				return p.writeFailed(ctx, e, gatekeep.WriteUnreadyLabel, pr.String(), err)
 			}
 		}
 	}
-	n, c := gatekeep.Reentered(e.l, pr, p.observeHead(pr.Repo, live.HeadSHA))
-	return false, p.apply(e, n, c)
+	n, c := gatekeep.Reentered(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	return progressed, p.apply(e, n, c)
 }
 
 // writeFailed counts a failed named write (gatekeep.WriteFailed). A rate
 // limit or a cancelled pass is not the write's failure and is returned.
-func (p *passState) writeFailed(e *entry, w gatekeep.Write, what string, werr error) (bool, error) {
+func (p *passState) writeFailed(ctx context.Context, e *entry, w gatekeep.Write, what string, werr error) (stepResult, error) {
 	var rl *RateLimitedError
-	if errors.As(werr, &rl) || p.ctx.Err() != nil {
-		return false, werr
+	if errors.As(werr, &rl) || ctx.Err() != nil {
+		return progressed, werr
 	}
 	msg := redact(werr.Error())
 	n, c := gatekeep.WriteFailed(e.l, w, what, msg)
 	_, count := gatekeep.Retry(n)
-	p.r.o.Log.Warn("github write failed", "spec", e.specPath, "write", string(w), "count", count, "error", msg)
-	_, _, stopped := n.Stop()
-	return !stopped, p.apply(e, n, c)
+	p.Log.Warn("github write failed", "spec", e.specPath, "write", string(w), "count", count, "error", msg)
+	if _, _, isStopped := n.Stop(); isStopped {
+		return stopped, p.apply(e, n, c)
+	}
+	return waitFor("the %s write for %s failed (%s); it is tried again next pass", w, what, msg), p.apply(e, n, c)
 }
 
 // landed resets a named write's failure count once it lands.
@@ -277,9 +273,9 @@ func (p *passState) landed(e *entry, w gatekeep.Write, what string) error {
 }
 
 // self is gallivant's own login, read once per pass.
-func (p *passState) self() (string, error) {
+func (p *passState) self(ctx context.Context) (string, error) {
 	if p.login == "" {
-		l, err := p.r.o.GitHub.CurrentUser(p.ctx)
+		l, err := p.GitHub.CurrentUser(ctx)
 		if err != nil {
 			return "", err
 		}
@@ -292,75 +288,74 @@ func (p *passState) self() (string, error) {
 // order of lifecycle.md: settle a round, terminal states, an owed write, a
 // retarget, a person's push, gallivant's body regions, the base, then the
 // verdict — a round, the ready label, a nudge, or a stop.
-func (p *passState) review(e *entry) (bool, error) {
+func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	pr, ok := prOf(e.l)
 	if !ok {
-		return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the ledger is in %s without a valid pr: line", e.l.Phase()))
+		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the ledger is in %s without a valid pr: line", e.l.Phase()))
 	}
 	if e.l.Delivery.Get(ledger.KeyDispatchedAt) != "" {
-		return p.settleRound(e, pr)
+		return p.settleRound(ctx, e, pr)
 	}
-	live, err := p.r.o.GitHub.GetPullRequest(p.ctx, pr.Repo, pr.Number)
+	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if w, _, owed := gatekeep.Owed(e.l); owed && w == gatekeep.WriteReopen {
-		return p.reopen(e, pr, live)
+		return p.reopen(ctx, e, pr, live)
 	}
 	switch {
 	case live.Merged:
-		return false, p.done(e, pr, live)
+		return progressed, p.done(e, pr, live)
 	case live.State == "closed":
-		return false, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
+		return stopped, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
 	}
 	if w, arg, owed := gatekeep.Owed(e.l); owed {
-		return p.payOwed(e, pr, w, arg)
+		return p.payOwed(ctx, e, pr, w, arg)
 	}
 	if live.BaseRef != e.spec.Base {
-		return false, p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s targets %s; the spec delivers into %s", pr, live.BaseRef, e.spec.Base))
+		return stopped, p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s targets %s; the spec delivers into %s", pr, live.BaseRef, e.spec.Base))
 	}
 	if live.HeadSHA != e.l.Delivery.Get(ledger.KeyHead) {
-		return p.follow(e, pr, live)
+		return p.follow(ctx, e, pr, live)
 	}
 	if want := p.body(e, live.Body); want != live.Body {
-		if p.r.o.DryRun {
-			p.note(e.specPath, false, "would rewrite the identity block and receipt of %s", pr)
-			return true, nil
+		if p.DryRun {
+			return waitFor("would rewrite the identity block and receipt of %s", pr), nil
 		}
-		if err := p.r.o.GitHub.EditPullRequestBody(p.ctx, pr.Repo, pr.Number, want); err != nil {
-			return p.writeFailed(e, gatekeep.WriteIdentity, pr.String(), err)
+		if err := p.GitHub.EditPullRequestBody(ctx, pr.Repo, pr.Number, want); err != nil {
+			return p.writeFailed(ctx, e, gatekeep.WriteIdentity, pr.String(), err)
 		}
-		return false, p.landed(e, gatekeep.WriteIdentity, pr.String())
+		return progressed, p.landed(e, gatekeep.WriteIdentity, pr.String())
 	}
 	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	cur := gatekeep.Cursors{Since: since, Head: e.l.Delivery.Get(ledger.KeyHead),
 		ChecksHead: e.l.Delivery.Get(ledger.KeyChecksHead), Receipt: e.l.Delivery.Get(ledger.KeyReceipt)}
-	d, err := FetchDigest(p.ctx, p.r.o.GitHub, pr, cur.Since.FetchFrom())
+	d, err := FetchDigest(ctx, p.GitHub, pr, cur.Since.FetchFrom())
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	repolled := false
 	if d.Mergeable == nil && d.State == "open" {
-		again, err := p.pollMergeable(pr)
+		again, err := p.pollMergeable(ctx, pr)
 		if err != nil {
-			return false, err
+			return progressed, err
 		}
 		d.Mergeable, d.MergeState, repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
 	}
-	self, err := p.self()
+	self, err := p.self(ctx)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	in := gatekeep.Input{Self: self, Repolled: repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
 		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
-	if in.Steerers, err = p.steerers(pr.Repo, d, self); err != nil {
-		return false, err
+	if in.Steerers, err = p.steerers(ctx, pr.Repo, d, self); err != nil {
+		return progressed, err
 	}
 	v := gatekeep.Judge(d, in)
 	if n := len(v.Ignored); n > 0 {
@@ -372,88 +367,83 @@ func (p *passState) review(e *entry) (bool, error) {
 			pr, plural(n, "review or comment"), pr.Repo, strings.Join(who, ", "))
 	}
 	if b, stop := v.LoopStop(); stop {
-		return false, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
+		return stopped, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
 	}
 	if v.BlockedBy(gatekeep.BlockGate) {
 		if changed, err := p.contractChanged(e); changed || err != nil {
-			return false, err
+			return stopped, err
 		}
 	}
 	fs := v.ForRound()
 	if v.BlockedBy(gatekeep.BlockBehind) && len(fs) == 0 {
-		return p.mergeBase(e, pr, d)
+		return p.mergeBase(ctx, e, pr, d)
 	}
 	if v.BlockedBy(gatekeep.BlockConflict) {
 		if e.l.Delivery.Get(ledger.KeyChecksHead) == d.HeadSHA {
-			return false, p.stop(e, ledger.StopConflict, fmt.Sprintf("%s still conflicts with %s after a conflict round on %s", pr, d.BaseRef, short(d.HeadSHA)))
+			return stopped, p.stop(e, ledger.StopConflict, fmt.Sprintf("%s still conflicts with %s after a conflict round on %s", pr, d.BaseRef, short(d.HeadSHA)))
 		}
 		fs = append(fs, gatekeep.Finding{Source: gatekeep.SourceConflict, Where: d.BaseRef, New: true,
 			Text: fmt.Sprintf("The work branch %s conflicts with %s. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", d.HeadRef, d.BaseRef, d.BaseRef)})
 	}
 	if len(fs) > 0 {
 		if e.l.Phase() == ledger.PhaseReady {
-			return p.unready(e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
+			return p.unready(ctx, e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
 		}
-		return p.round(e, pr, d, fs)
+		return p.round(ctx, e, pr, d, fs)
 	}
 	switch v.Kind {
 	case gatekeep.Mergeable:
 		if e.l.Phase() == ledger.PhaseReady {
-			p.note(e.specPath, false, "%s is ready; waits for a person to merge it", pr)
-			return true, nil
+			return waitFor("%s is ready; waits for a person to merge it", pr), nil
 		}
-		return p.ready(e, pr, d)
+		return p.ready(ctx, e, pr, d)
 	case gatekeep.Waiting:
 		if v.WaitsForCI() {
 			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait {
-				return false, p.stop(e, ledger.StopChecksSilent, fmt.Sprintf("no check run or status reported on %s of %s in %s (checks.wait); a pull request opened with GitHub's default Actions token starts no workflows",
+				return stopped, p.stop(e, ledger.StopChecksSilent, fmt.Sprintf("no check run or status reported on %s of %s in %s (checks.wait); a pull request opened with GitHub's default Actions token starts no workflows",
 					short(d.HeadSHA), pr, p.cfg.Checks.Wait))
 			}
 		}
-		if done, err := p.silence(e, pr, d); done || err != nil {
-			return done, err
+		if res, acted, err := p.silence(ctx, e, pr, d); acted || err != nil {
+			return res, err
 		}
-		p.note(e.specPath, false, "%s waits for %s", pr, strings.Join(v.Waits, "; "))
-	default:
-		p.note(e.specPath, false, "%s is %s", pr, v.Line())
+		return waitFor("%s waits for %s", pr, strings.Join(v.Waits, "; ")), nil
 	}
-	return true, nil
+	return waitFor("%s is %s", pr, v.Line()), nil
 }
 
 // mergeBase merges the base into the work branch of a pull request that is
 // behind it (R-28): GitHub's update-branch makes a merge commit, never a
 // rebase or a force-push. A conflict becomes a conflict round on the next
 // look; the new head is recorded as gallivant's own.
-func (p *passState) mergeBase(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, error) {
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would merge %s into the work branch of %s", d.BaseRef, pr)
-		return true, nil
+func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, error) {
+	if p.DryRun {
+		return waitFor("would merge %s into the work branch of %s", d.BaseRef, pr), nil
 	}
-	err := p.r.o.GitHub.UpdateBranch(p.ctx, pr.Repo, pr.Number, d.HeadSHA)
+	err := p.GitHub.UpdateBranch(ctx, pr.Repo, pr.Number, d.HeadSHA)
 	if errors.Is(err, ErrMergeConflict) {
 		fs := []gatekeep.Finding{{Source: gatekeep.SourceConflict, Where: d.BaseRef, New: true,
 			Text: fmt.Sprintf("The work branch %s is behind %s and conflicts with it. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", d.HeadRef, d.BaseRef, d.BaseRef)}}
-		return p.round(e, pr, d, fs)
+		return p.round(ctx, e, pr, d, fs)
 	}
 	if err != nil {
-		return p.writeFailed(e, gatekeep.WriteUpdateBranch, pr.String(), err)
+		return p.writeFailed(ctx, e, gatekeep.WriteUpdateBranch, pr.String(), err)
 	}
-	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, pr.Repo, p.branch(e))
+	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, p.branch(e))
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if !ok || head == d.HeadSHA {
-		p.note(e.specPath, false, "asked GitHub to merge %s into the work branch of %s", d.BaseRef, pr)
-		return true, nil
+		return waitFor("asked GitHub to merge %s into the work branch of %s", d.BaseRef, pr), nil
 	}
-	n, c := gatekeep.BaseMerged(e.l, pr, d.BaseRef, p.observeHead(pr.Repo, head))
-	return false, p.apply(e, n, c)
+	n, c := gatekeep.BaseMerged(e.l, pr, d.BaseRef, p.observeHead(ctx, pr.Repo, head))
+	return progressed, p.apply(e, n, c)
 }
 
 // pollMergeable asks GitHub again, twice at most, for a mergeability it is
 // still computing.
-func (p *passState) pollMergeable(pr gatekeep.PR) (PullRequest, error) {
-	return RepollMergeable(p.ctx, p.r.o.GitHub, pr, p.r.o.MergePoll, 2)
+func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (PullRequest, error) {
+	return RepollMergeable(ctx, p.GitHub, pr, p.MergePoll, 2)
 }
 
 // RepollMergeable asks GitHub again for a pull request whose mergeability
@@ -487,86 +477,82 @@ func (p *passState) done(e *entry, pr gatekeep.PR, live PullRequest) error {
 
 // follow handles a head the loop did not push (R-32): the head cursor
 // follows it and the reviewer clock restarts; a ready entry leaves ready.
-func (p *passState) follow(e *entry, pr gatekeep.PR, live PullRequest) (bool, error) {
+func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live PullRequest) (stepResult, error) {
 	if e.l.Phase() == ledger.PhaseReady {
-		return p.unready(e, pr, live.HeadSHA, "its head moved to "+short(live.HeadSHA))
+		return p.unready(ctx, e, pr, live.HeadSHA, "its head moved to "+short(live.HeadSHA))
 	}
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would follow the new head %s of %s", short(live.HeadSHA), pr)
-		return true, nil
+	if p.DryRun {
+		return waitFor("would follow the new head %s of %s", short(live.HeadSHA), pr), nil
 	}
-	n, c := gatekeep.Followed(e.l, pr, p.observeHead(pr.Repo, live.HeadSHA))
-	return false, p.apply(e, n, c)
+	n, c := gatekeep.Followed(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	return progressed, p.apply(e, n, c)
 }
 
 // unready removes the ready label first, then records leaving ready.
-func (p *passState) unready(e *entry, pr gatekeep.PR, head, why string) (bool, error) {
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would remove the %s label from %s: %s", p.cfg.Labels.Ready, pr, why)
-		return true, nil
+func (p *passState) unready(ctx context.Context, e *entry, pr gatekeep.PR, head, why string) (stepResult, error) {
+	if p.DryRun {
+		return waitFor("would remove the %s label from %s: %s", p.cfg.Labels.Ready, pr, why), nil
 	}
-	if err := p.r.o.GitHub.RemoveLabel(p.ctx, pr.Repo, pr.Number, p.cfg.Labels.Ready); err != nil {
-		return p.writeFailed(e, gatekeep.WriteUnreadyLabel, pr.String(), err)
+	if err := p.GitHub.RemoveLabel(ctx, pr.Repo, pr.Number, p.cfg.Labels.Ready); err != nil {
+		return p.writeFailed(ctx, e, gatekeep.WriteUnreadyLabel, pr.String(), err)
 	}
 	var h *gatekeep.Head
 	if head != e.l.Delivery.Get(ledger.KeyHead) {
-		o := p.observeHead(pr.Repo, head)
+		o := p.observeHead(ctx, pr.Repo, head)
 		h = &o
 	}
 	n, c := gatekeep.Unready(e.l, pr, p.cfg.Labels.Ready, why, h)
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 // ready applies the contract comparison, the chain and the completion gate
 // (passed in Judge's verdict), writes the ready label first, then records
 // ready and owes the notification.
-func (p *passState) ready(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, error) {
+func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
-		return false, err
+		return stopped, err
 	}
-	if p.holdForChain(e, "labelled ready") {
-		return true, nil
+	if res, held := p.holdForChain(ctx, e, "labelled ready"); held {
+		return res, nil
 	}
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would label %s %s", pr, p.cfg.Labels.Ready)
-		return true, nil
+	if p.DryRun {
+		return waitFor("would label %s %s", pr, p.cfg.Labels.Ready), nil
 	}
-	if err := p.r.o.GitHub.AddLabel(p.ctx, pr.Repo, pr.Number, p.cfg.Labels.Ready); err != nil {
-		return p.writeFailed(e, gatekeep.WriteReadyLabel, pr.String(), err)
+	if err := p.GitHub.AddLabel(ctx, pr.Repo, pr.Number, p.cfg.Labels.Ready); err != nil {
+		return p.writeFailed(ctx, e, gatekeep.WriteReadyLabel, pr.String(), err)
 	}
 	n, c := gatekeep.Ready(e.l, pr, d.HeadSHA, p.cfg.Labels.Ready)
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 // reopen performs the reopening a `resume` after a `closed` stop owes:
 // GitHub reopens the pull request, or, when it refuses (the branch was
 // deleted or rewritten), the entry goes back to opening a new one.
-func (p *passState) reopen(e *entry, pr gatekeep.PR, live PullRequest) (bool, error) {
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would reopen %s", pr)
-		return true, nil
+func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live PullRequest) (stepResult, error) {
+	if p.DryRun {
+		return waitFor("would reopen %s", pr), nil
 	}
 	if live.State == "open" || live.Merged {
 		n, c := gatekeep.Reopened(e.l, pr)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
-	err := p.r.o.GitHub.ReopenPullRequest(p.ctx, pr.Repo, pr.Number)
+	err := p.GitHub.ReopenPullRequest(ctx, pr.Repo, pr.Number)
 	var rl *RateLimitedError
-	if errors.As(err, &rl) || p.ctx.Err() != nil {
-		return false, err
+	if errors.As(err, &rl) || ctx.Err() != nil {
+		return progressed, err
 	}
 	if err != nil {
 		n, c := gatekeep.Replaced(e.l, pr, redact(err.Error()))
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
 	n, c := gatekeep.Reopened(e.l, pr)
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 // payOwed posts the comment an earlier transition owes (R-25): idempotent
 // against its marker, so a post that reached GitHub under a failed response
 // is never made twice. While it is owed, nothing else happens.
-func (p *passState) payOwed(e *entry, pr gatekeep.PR, w gatekeep.Write, arg string) (bool, error) {
+func (p *passState) payOwed(ctx context.Context, e *entry, pr gatekeep.PR, w gatekeep.Write, arg string) (stepResult, error) {
 	var marker, body string
 	switch w {
 	case gatekeep.WriteRoundComment:
@@ -581,49 +567,51 @@ func (p *passState) payOwed(e *entry, pr gatekeep.PR, w gatekeep.Write, arg stri
 			short(arg), e.specPath)
 	default:
 		n, c := gatekeep.Announced(e.l, pr, w, arg)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would post the owed %s on %s", w, pr)
-		return true, nil
+	if p.DryRun {
+		return waitFor("would post the owed %s on %s", w, pr), nil
 	}
-	if _, err := p.r.o.GitHub.EnsureComment(p.ctx, pr.Repo, pr.Number, marker, body+"\n\n"+marker); err != nil {
-		return p.writeFailed(e, w, pr.String(), err)
+	if _, err := p.GitHub.EnsureComment(ctx, pr.Repo, pr.Number, marker, body+"\n\n"+marker); err != nil {
+		return p.writeFailed(ctx, e, w, pr.String(), err)
 	}
 	n, c := gatekeep.Announced(e.l, pr, w, arg)
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 // round dispatches a review/fix round for new findings: the round is
 // recorded and pushed (write-ahead), then the executor gets a fix brief
 // quoting the findings as data.
-func (p *passState) round(e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) (bool, error) {
+func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) (stepResult, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
-		return false, err
+		return stopped, err
 	}
 	n, c, err := gatekeep.RoundStarted(e.l, gatekeep.RoundInput{PR: pr, MaxRounds: p.cfg.Defaults.MaxRounds, Head: d.HeadSHA, Findings: fs,
 		Receipt: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), Now: p.clock()})
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if err := p.apply(e, n, c); err != nil {
-		return false, err
+		return progressed, err
 	}
-	if _, _, stopped := n.Stop(); stopped || p.r.o.DryRun {
+	if _, _, isStopped := n.Stop(); isStopped {
 		return stopped, nil
 	}
-	return false, p.runRound(e, pr, d, fs)
+	if p.DryRun {
+		return finished, nil
+	}
+	return progressed, p.runRound(ctx, e, pr, d, fs)
 }
 
 // roundKey names a round's executor outcome.
 func roundKey(ledgerPath string, k int) string { return fmt.Sprintf("%s|round %d", ledgerPath, k) }
 
 // runRound pushes the recorded round and hands it to the executor.
-func (p *passState) runRound(e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) error {
-	if ro, ok := p.r.o.Executor.(recordOnly); ok && ro.RecordOnly() {
+func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) error {
+	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
-	if err := p.push(); err != nil {
+	if err := p.push(ctx); err != nil {
 		return err
 	}
 	k := e.l.Delivery.Int(ledger.KeyRound)
@@ -632,65 +620,64 @@ func (p *passState) runRound(e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []g
 		Verification: e.l.Verification, Findings: fs})
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base}
-	if p.r.o.CloneURL != nil {
-		task.CloneURL = p.r.o.CloneURL(pr.Repo)
+	if p.CloneURL != nil {
+		task.CloneURL = p.CloneURL(pr.Repo)
 	}
 	if err := p.crash("executor:before"); err != nil {
 		return err
 	}
-	out, err := p.r.o.Executor.Run(p.ctx, task)
+	out, err := p.Executor.Run(ctx, task)
 	if err != nil {
 		return err
 	}
 	p.outcomes[roundKey(e.ledgerPath, k)] = out
 	if out.Err != nil {
-		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "round", k, "error", out.Err.Error(), "log", out.Log)
+		p.Log.Warn("agent run failed", "spec", e.specPath, "round", k, "error", out.Err.Error(), "log", out.Log)
 	}
 	return p.crash("executor:after")
 }
 
 // settleRound observes the work branch after a round: a push settles it
 // (counted, then announced); a run that ended without one charges nothing.
-func (p *passState) settleRound(e *entry, pr gatekeep.PR) (bool, error) {
+func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (stepResult, error) {
 	k := e.l.Delivery.Int(ledger.KeyRound)
 	fixed := e.l.Delivery.Get(ledger.KeyHead)
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[roundKey(e.ledgerPath, k)]
 	delete(p.outcomes, roundKey(e.ledgerPath, k))
-	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, pr.Repo, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if !ok {
-		return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
+		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
 	}
 	if head != fixed {
-		cmp, err := p.r.o.GitHub.Compare(p.ctx, pr.Repo, fixed, head)
+		cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
 		if err != nil {
-			return false, err
+			return progressed, err
 		}
 		if cmp.Status != "ahead" {
-			return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
+			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
 		}
-		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(pr.Repo, head), len(cmp.Commits))
-		return false, p.apply(e, n, c)
+		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
+		return progressed, p.apply(e, n, c)
 	}
 	over := ranHere && out.Finished
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		over = true
 	}
 	if !over {
-		p.note(e.specPath, false, "waiting for round %d of %s (dispatched %s)", k, pr, e.l.Delivery.Get(ledger.KeyDispatchedAt))
-		return true, nil
+		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
 	}
 	if ranHere && out.Err != nil {
-		return false, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
+		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
 	}
 	if ranHere && out.Dirty {
-		return false, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
+		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
 	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 func plural(n int, noun string) string {
@@ -702,36 +689,37 @@ func plural(n int, noun string) string {
 
 // silence acts on the reviewer clock (gatekeep.SilenceDue): the nudge is
 // posted first (idempotent against its per-head marker), then recorded.
-func (p *passState) silence(e *entry, pr gatekeep.PR, d gatekeep.Digest) (bool, error) {
+// acted is false when the clock asks for nothing.
+func (p *passState) silence(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (res stepResult, acted bool, err error) {
 	rc := p.cfg.Reviewer
 	if rc == nil {
-		return false, nil
+		return finished, false, nil
 	}
 	asked := e.l.Delivery.Time(ledger.KeyReviewerAsked)
 	switch gatekeep.SilenceDue(d, rc.Login, asked, e.l.Delivery.Get(ledger.KeyNudged), p.now,
 		time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour) {
 	case gatekeep.Stall:
-		return false, p.stop(e, ledger.StopReviewerSilent, fmt.Sprintf("@%s has not answered %s since %s (reviewer.stall_hours is %d)", rc.Login, pr, asked.Format(time.RFC3339), rc.StallHours))
+		return stopped, true, p.stop(e, ledger.StopReviewerSilent, fmt.Sprintf("@%s has not answered %s since %s (reviewer.stall_hours is %d)", rc.Login, pr, asked.Format(time.RFC3339), rc.StallHours))
 	case gatekeep.Quiet:
-		return false, nil
+		return finished, false, nil
 	}
-	if p.r.o.DryRun {
-		p.note(e.specPath, false, "would nudge @%s on %s", rc.Login, pr)
-		return true, nil
+	if p.DryRun {
+		return waitFor("would nudge @%s on %s", rc.Login, pr), true, nil
 	}
 	marker := Marker("nudge-" + d.HeadSHA)
 	body := fmt.Sprintf("@%s, `%s` has been waiting for your review since %s.\n\n%s", rc.Login, short(d.HeadSHA), asked.Format(time.RFC3339), marker)
-	if _, err := p.r.o.GitHub.EnsureComment(p.ctx, pr.Repo, pr.Number, marker, body); err != nil {
-		return p.writeFailed(e, gatekeep.WriteNudge, pr.String(), err)
+	if _, err := p.GitHub.EnsureComment(ctx, pr.Repo, pr.Number, marker, body); err != nil {
+		res, err := p.writeFailed(ctx, e, gatekeep.WriteNudge, pr.String(), err)
+		return res, true, err
 	}
 	n, c := gatekeep.Nudged(e.l, pr, rc.Login, d.HeadSHA, asked)
-	return false, p.apply(e, n, c)
+	return progressed, true, p.apply(e, n, c)
 }
 
 // observeStopped watches the pull request of a stopped entry: a merge of
 // the entry's head into its base is recorded whatever the stop, and a
 // conflict or close that a person resolved resumes the entry.
-func (p *passState) observeStopped(e *entry) error {
+func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	reason, _, stopped := e.l.Stop()
 	pr, ok := prOf(e.l)
 	if !stopped || !ok || e.spec == nil {
@@ -742,12 +730,12 @@ func (p *passState) observeStopped(e *entry) error {
 	default:
 		return nil
 	}
-	live, err := p.r.o.GitHub.GetPullRequest(p.ctx, pr.Repo, pr.Number)
+	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
 	if err != nil {
 		return err
 	}
 	if reason == ledger.StopConflict && live.State == "open" && live.Mergeable == nil {
-		if live, err = p.pollMergeable(pr); err != nil {
+		if live, err = p.pollMergeable(ctx, pr); err != nil {
 			return err
 		}
 	}
@@ -775,7 +763,7 @@ func (p *passState) observeStopped(e *entry) error {
 // the base contains the merge commit (R-46) — or it ended with nothing to
 // deliver. A local `done` is not enough: it would also describe a pull
 // request merged elsewhere.
-func (p *passState) mergedIntoBase(spec string, l *ledger.Ledger) (bool, string) {
+func (p *passState) mergedIntoBase(ctx context.Context, spec string, l *ledger.Ledger) (bool, string) {
 	if gatekeep.NothingDelivered(l) {
 		return true, ""
 	}
@@ -788,7 +776,7 @@ func (p *passState) mergedIntoBase(spec string, l *ledger.Ledger) (bool, string)
 	if sp != nil {
 		base = sp.Base
 	}
-	live, err := p.r.o.GitHub.GetPullRequest(p.ctx, pr.Repo, pr.Number)
+	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
 	if err != nil {
 		return false, fmt.Sprintf("could not confirm that %s is merged: %v", pr, err)
 	}
@@ -798,7 +786,7 @@ func (p *passState) mergedIntoBase(spec string, l *ledger.Ledger) (bool, string)
 	if live.BaseRef != base {
 		return false, fmt.Sprintf("%s was merged into %s, not the chain's base %s", pr, live.BaseRef, base)
 	}
-	cmp, err := p.r.o.GitHub.Compare(p.ctx, pr.Repo, live.MergeCommitSHA, base)
+	cmp, err := p.GitHub.Compare(ctx, pr.Repo, live.MergeCommitSHA, base)
 	if err != nil {
 		return false, fmt.Sprintf("could not confirm that %s contains %s: %v", base, short(live.MergeCommitSHA), err)
 	}
@@ -813,7 +801,7 @@ func (p *passState) mergedIntoBase(spec string, l *ledger.Ledger) (bool, string)
 // reviewer, and people GitHub reports as having write or admin access to
 // the target. A drive-by comment can neither start a round nor unlabel a
 // ready pull request. Permissions are read once per login per pass.
-func (p *passState) steerers(repo string, d gatekeep.Digest, self string) (map[string]bool, error) {
+func (p *passState) steerers(ctx context.Context, repo string, d gatekeep.Digest, self string) (map[string]bool, error) {
 	out := map[string]bool{}
 	check := func(login string) error {
 		key := strings.ToLower(login)
@@ -830,7 +818,7 @@ func (p *passState) steerers(repo string, d gatekeep.Digest, self string) (map[s
 		perm, ok := p.perms[repo+" "+key]
 		if !ok {
 			var err error
-			if perm, err = p.r.o.GitHub.Permission(p.ctx, repo, login); err != nil {
+			if perm, err = p.GitHub.Permission(ctx, repo, login); err != nil {
 				return err
 			}
 			p.perms[repo+" "+key] = perm

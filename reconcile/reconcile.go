@@ -197,7 +197,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	p := &passState{r: r, ctx: ctx, rep: &Report{Control: st.Head()}, now: r.o.Clock().UTC(), outcomes: outcomes}
+	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head()}, now: r.o.Clock().UTC(), outcomes: outcomes}
 	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
 	if err != nil {
 		return p.rep, err
@@ -228,7 +228,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	// committed, and returns it as the pass's error.
 	var fatal error
 	for _, e := range p.entries() {
-		if err := p.entry(e); err != nil {
+		if err := p.entry(ctx, e); err != nil {
 			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
 				return p.rep, err
 			}
@@ -247,7 +247,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	if r.o.DryRun {
 		return p.rep, fatal
 	}
-	if err := p.push(); err != nil {
+	if err := p.push(ctx); err != nil {
 		return p.rep, err
 	}
 	return p.rep, fatal
@@ -258,8 +258,10 @@ var errCrash = errors.New("pass aborted")
 
 // passState is one pass's working state.
 type passState struct {
+	// Options are the reconciler's, read directly: the pass's dependencies
+	// (GitHub, the store, the executor, the log) are its own fields.
+	Options
 	r    *Reconciler
-	ctx  context.Context
 	cfg  *specs.Config
 	repo *ledger.Repo
 	rep  *Report
@@ -328,7 +330,7 @@ func (p *passState) entries() []*entry {
 
 // orphanLedger re-reads a ledger whose spec is gone, so it can be stopped.
 func (p *passState) orphanLedger(path string) *ledger.Ledger {
-	data, ok, err := p.r.o.Store.ReadFile(p.r.o.Store.Tip(), path)
+	data, ok, err := p.Store.ReadFile(p.Store.Tip(), path)
 	if err != nil || !ok {
 		return nil
 	}
@@ -342,7 +344,7 @@ func (p *passState) orphanLedger(path string) *ledger.Ledger {
 // clock reads the time of an event the pass records: a long pass (an agent
 // run takes minutes) must not date its later records at its start, or
 // another reconciler would judge a fresh dispatch as long overdue.
-func (p *passState) clock() time.Time { return p.r.o.Clock().UTC() }
+func (p *passState) clock() time.Time { return p.Clock().UTC() }
 
 // inFlight reports whether a dispatch that started at dispatched may still
 // be running somewhere: its executor's timeout and the grace period have
@@ -357,10 +359,10 @@ func (p *passState) note(spec string, problem bool, format string, args ...any) 
 }
 
 func (p *passState) crash(point string) error {
-	if p.r.o.Crash == nil {
+	if p.Crash == nil {
 		return nil
 	}
-	if err := p.r.o.Crash(point); err != nil {
+	if err := p.Crash(point); err != nil {
 		return fmt.Errorf("%w at %s: %w", errCrash, point, err)
 	}
 	return nil
@@ -369,14 +371,14 @@ func (p *passState) crash(point string) error {
 // apply commits one transition of e's ledger.
 func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
-	if !p.r.o.DryRun {
+	if !p.DryRun {
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
-		sha, err := p.r.o.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())
+		sha, err := p.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())
 		if err != nil {
 			return err
 		}
 		t.Commit = sha
-		p.r.o.Log.Info("transition", "spec", e.specPath, "subject", c.Subject, "commit", short(sha))
+		p.Log.Info("transition", "spec", e.specPath, "subject", c.Subject, "commit", short(sha))
 	}
 	p.rep.Transitions = append(p.rep.Transitions, t)
 	e.l = n
@@ -388,18 +390,18 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 }
 
 // push publishes the pass's commits.
-func (p *passState) push() error {
-	if p.r.o.DryRun {
+func (p *passState) push(ctx context.Context) error {
+	if p.DryRun {
 		return nil
 	}
-	if !p.r.o.Store.Unpushed() {
+	if !p.Store.Unpushed() {
 		p.rep.pushed = len(p.rep.Transitions)
 		return nil
 	}
 	if err := p.crash("push:before"); err != nil {
 		return err
 	}
-	if err := p.r.o.Store.Push(p.ctx); err != nil {
+	if err := p.Store.Push(ctx); err != nil {
 		return err
 	}
 	p.rep.pushed = len(p.rep.Transitions)
@@ -415,7 +417,7 @@ func (p *passState) settings() ledger.Settings {
 const maxSteps = 24
 
 // entry evaluates one entry and performs its due transitions.
-func (p *passState) entry(e *entry) error {
+func (p *passState) entry(ctx context.Context, e *entry) error {
 	if e.spec == nil {
 		return p.specGone(e)
 	}
@@ -437,23 +439,29 @@ func (p *passState) entry(e *entry) error {
 		return p.specIllegal(e)
 	}
 	if e.l == nil {
-		if err := p.seed(e); err != nil || e.l == nil {
+		if err := p.seed(ctx, e); err != nil || e.l == nil {
 			return err
 		}
 	}
-	if err := p.autoResume(e); err != nil {
+	if err := p.autoResume(ctx, e); err != nil {
 		return err
 	}
-	if err := p.observeStopped(e); err != nil {
+	if err := p.observeStopped(ctx, e); err != nil {
 		return err
 	}
-	if err := p.requests(e); err != nil {
+	if err := p.requests(ctx, e); err != nil {
 		return err
 	}
 	for step := 0; step < maxSteps; step++ {
-		done, err := p.step(e)
-		if err != nil || done {
+		res, err := p.step(ctx, e)
+		if err != nil {
 			return err
+		}
+		if res.kind == stepWaiting {
+			p.note(e.specPath, false, "%s", res.why)
+		}
+		if !res.more() {
+			return nil
 		}
 	}
 	p.note(e.specPath, true, "the entry made %d transitions in one pass and was paused until the next", maxSteps)
@@ -495,7 +503,7 @@ func (p *passState) specIllegal(e *entry) error {
 
 // autoResume clears stops whose condition was a document and no longer
 // holds: the spec is back, valid again, or its contract was reverted.
-func (p *passState) autoResume(e *entry) error {
+func (p *passState) autoResume(ctx context.Context, e *entry) error {
 	reason, _, stopped := e.l.Stop()
 	if !stopped {
 		return nil
@@ -516,7 +524,7 @@ func (p *passState) autoResume(e *entry) error {
 		// pass when its checkout is in this cache, or by another
 		// machine's): then the stop no longer holds and the return is
 		// settled like any other.
-		if e.l.Pending == nil || p.r.o.DryRun {
+		if e.l.Pending == nil || p.DryRun {
 			return nil
 		}
 		for _, rs := range e.l.RequestStates() {
@@ -526,10 +534,10 @@ func (p *passState) autoResume(e *entry) error {
 				return nil
 			}
 		}
-		if _, err := p.recoverRun(e); err != nil {
+		if _, err := p.recoverRun(ctx, e); err != nil {
 			return err
 		}
-		arrived, err := p.returnArrived(e)
+		arrived, err := p.returnArrived(ctx, e)
 		if err != nil {
 			return err
 		}
@@ -549,7 +557,7 @@ func (p *passState) autoResume(e *entry) error {
 }
 
 // chainGate reports whether a chain milestone may start, and why not.
-func (p *passState) chainGate(e *entry) (bool, string) {
+func (p *passState) chainGate(ctx context.Context, e *entry) (bool, string) {
 	cp, ok := p.repo.ChainOf[e.specPath]
 	if !ok || cp.K == 1 {
 		return true, ""
@@ -580,12 +588,12 @@ func (p *passState) chainGate(e *entry) (bool, string) {
 		}
 		return false, fmt.Sprintf("waits for milestone %d of %s (%s%s) to be merged", cp.K-1, cp.Chain.Path, prev, pr)
 	}
-	return p.mergedIntoBase(prev, pl)
+	return p.mergedIntoBase(ctx, prev, pl)
 }
 
 // seed creates the ledger of an approved spec.
-func (p *passState) seed(e *entry) error {
-	if ok, why := p.chainGate(e); !ok {
+func (p *passState) seed(ctx context.Context, e *entry) error {
+	if ok, why := p.chainGate(ctx, e); !ok {
 		p.note(e.specPath, false, "%s", why)
 		return nil
 	}
@@ -606,7 +614,7 @@ func (p *passState) seed(e *entry) error {
 	bases := map[string]string{}
 	for _, m := range e.spec.Members() {
 		repo, _ := e.spec.MemberRepo(m)
-		sha, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, e.spec.Base)
+		sha, ok, err := p.GitHub.BranchHead(ctx, repo, e.spec.Base)
 		if err != nil {
 			return err
 		}
@@ -626,7 +634,7 @@ func (p *passState) seed(e *entry) error {
 }
 
 // requests performs every accepted request in order and reports the rest.
-func (p *passState) requests(e *entry) error {
+func (p *passState) requests(ctx context.Context, e *entry) error {
 	for round := 0; round < 16; round++ {
 		applied := false
 		for _, rs := range e.l.RequestStates() {
@@ -668,7 +676,7 @@ func (p *passState) requests(e *entry) error {
 				// again: the commit above is its write-ahead record. A
 				// return that arrived meanwhile (an orphaned agent's, pushed
 				// late) is admitted instead of running the attempt twice.
-				rc, err := p.recoverRun(e)
+				rc, err := p.recoverRun(ctx, e)
 				if err != nil {
 					return err
 				}
@@ -679,12 +687,12 @@ func (p *passState) requests(e *entry) error {
 					delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
 				}
 				if !arrived {
-					if arrived, err = p.returnArrived(e); err != nil {
+					if arrived, err = p.returnArrived(ctx, e); err != nil {
 						return err
 					}
 				}
 				if !arrived {
-					if err := p.run(e); err != nil {
+					if err := p.run(ctx, e); err != nil {
 						return err
 					}
 				}
@@ -707,7 +715,7 @@ func (p *passState) requests(e *entry) error {
 // approvedSpec reads the spec as it was at the ledger's spec-commit.
 func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 	commit := e.l.Delivery.Get(ledger.KeySpecCommit)
-	data, ok, err := p.r.o.Store.ReadFile(commit, e.specPath)
+	data, ok, err := p.Store.ReadFile(commit, e.specPath)
 	if err != nil {
 		return nil, fmt.Errorf("read the approved spec at %s: %w", short(commit), err)
 	}
@@ -736,48 +744,46 @@ func (p *passState) contractChanged(e *entry) (bool, error) {
 
 // step performs the next transition of the row loop, or reports that the
 // entry is done for this pass.
-func (p *passState) step(e *entry) (done bool, err error) {
+func (p *passState) step(ctx context.Context, e *entry) (stepResult, error) {
 	a := ledger.Next(e.l, p.settings())
 	switch a.Kind {
 	case ledger.ActNone:
-		return true, nil
+		return finished, nil
 	case ledger.ActSettle:
-		return p.settle(e)
+		return p.settle(ctx, e)
 	case ledger.ActMigrate:
 		n, c := ledger.MigrateAllowance(e.l, p.cfg.Defaults.Allowance)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	case ledger.ActStop:
 		n, c := ledger.Stop(e.l, a.Reason, a.Detail, a.Target)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	case ledger.ActEscalate:
 		if changed, err := p.contractChanged(e); changed || err != nil {
-			return false, err
+			return stopped, err
 		}
 		n, c := ledger.Escalate(e.l, a.Target, a.Model)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	case ledger.ActDispatch:
 		if changed, err := p.contractChanged(e); changed || err != nil {
-			return false, err
+			return stopped, err
 		}
-		if p.holdForChain(e, "dispatched") {
+		if res, held := p.holdForChain(ctx, e, "dispatched"); held {
 			// Chains hold at every phase, whenever the milestone was
 			// seeded (a spec seeded before it was chained included).
-			return true, nil
+			return res, nil
 		}
 		if p.r.draining.Load() {
-			p.note(e.specPath, false, "dispatch left for the next pass: gallivant is stopping")
-			return true, nil
+			return waitFor("dispatch left for the next pass: gallivant is stopping"), nil
 		}
-		return p.dispatch(e, a)
+		return p.dispatch(ctx, e, a)
 	case ledger.ActVerify:
 		// The pull-request phases may start a review round's agent.
 		if p.r.draining.Load() {
-			p.note(e.specPath, false, "pull request left for the next pass: gallivant is stopping")
-			return true, nil
+			return waitFor("pull request left for the next pass: gallivant is stopping"), nil
 		}
-		return p.deliver(e)
+		return p.deliver(ctx, e)
 	}
-	return true, fmt.Errorf("unknown action %v", a.Kind)
+	return finished, fmt.Errorf("unknown action %v", a.Kind)
 }
 
 // member returns a member's repository and base commit.
@@ -793,41 +799,41 @@ func (p *passState) member(e *entry, m string) (repo, base string) {
 func (p *passState) branch(e *entry) string { return e.l.WorkBranch() }
 
 // dispatch records a dispatch, pushes it (write-ahead), then runs the executor.
-func (p *passState) dispatch(e *entry, a ledger.Action) (bool, error) {
+func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (stepResult, error) {
 	repo, base := p.member(e, a.Member)
 	branch := p.branch(e)
-	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if !ok {
-		if !p.r.o.DryRun {
-			if err := p.r.o.GitHub.CreateBranch(p.ctx, repo, branch, base); err != nil {
-				return false, err
+		if !p.DryRun {
+			if err := p.GitHub.CreateBranch(ctx, repo, branch, base); err != nil {
+				return progressed, err
 			}
 		}
 		head = base
 	}
 	n, c := ledger.Dispatch(e.l, a, head, p.clock())
 	if err := p.apply(e, n, c); err != nil {
-		return false, err
+		return progressed, err
 	}
-	if p.r.o.DryRun {
-		return true, nil
+	if p.DryRun {
+		return finished, nil
 	}
-	return false, p.run(e)
+	return progressed, p.run(ctx, e)
 }
 
 // run pushes the outstanding dispatch and hands it to the executor. If the
 // push loses the race, the executor is not started.
-func (p *passState) run(e *entry) error {
-	if p.r.o.DryRun {
+func (p *passState) run(ctx context.Context, e *entry) error {
+	if p.DryRun {
 		return nil
 	}
-	if ro, ok := p.r.o.Executor.(recordOnly); ok && ro.RecordOnly() {
+	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
-	if err := p.push(); err != nil {
+	if err := p.push(ctx); err != nil {
 		return err
 	}
 	pd := *e.l.Pending
@@ -839,13 +845,13 @@ func (p *passState) run(e *entry) error {
 	}
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
 		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base}
-	if p.r.o.CloneURL != nil {
-		task.CloneURL = p.r.o.CloneURL(repo)
+	if p.CloneURL != nil {
+		task.CloneURL = p.CloneURL(repo)
 	}
 	if err := p.crash("executor:before"); err != nil {
 		return err
 	}
-	out, err := p.r.o.Executor.Run(p.ctx, task)
+	out, err := p.Executor.Run(ctx, task)
 	if err != nil {
 		return err
 	}
@@ -854,27 +860,26 @@ func (p *passState) run(e *entry) error {
 		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
 	}
 	if out.Err != nil {
-		p.r.o.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
+		p.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
 	return p.crash("executor:after")
 }
 
 // settle observes the work branch after the pending SHA and settles the
 // outstanding dispatch.
-func (p *passState) settle(e *entry) (bool, error) {
+func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
 	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
 	if !ranHere {
-		rc, err := p.recoverRun(e)
+		rc, err := p.recoverRun(ctx, e)
 		if err != nil {
-			return false, err
+			return progressed, err
 		}
 		if rc.Running > 0 {
-			p.note(e.specPath, false, "waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running)
-			return true, nil
+			return waitFor("waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running), nil
 		}
 		if rc.Known {
 			out, ranHere = rc.Outcome, true
@@ -885,18 +890,18 @@ func (p *passState) settle(e *entry) (bool, error) {
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
 	}
-	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	var boundary string
 	switch {
 	case !ok:
 		boundary = fmt.Sprintf("the work branch %s no longer exists in %s", branch, repo)
 	case head != pd.SHA:
-		cmp, err := p.r.o.GitHub.Compare(p.ctx, repo, pd.SHA, head)
+		cmp, err := p.GitHub.Compare(ctx, repo, pd.SHA, head)
 		if err != nil {
-			return false, err
+			return progressed, err
 		}
 		if cmp.Status != "ahead" {
 			boundary = fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(pd.SHA))
@@ -911,21 +916,20 @@ func (p *passState) settle(e *entry) (bool, error) {
 	}
 	if boundary != "" {
 		n, c := ledger.Stop(e.l, "boundary", boundary, pd.Target)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
 	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
 		n, c := ledger.Stop(e.l, "harness-error", fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
-		return false, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
 	n, c, changed, err := ledger.Settle(e.l, obs)
 	if err != nil {
-		return false, err
+		return progressed, err
 	}
 	if !changed {
-		p.note(e.specPath, false, "waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt))
-		return true, nil
+		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
 	}
-	return false, p.apply(e, n, c)
+	return progressed, p.apply(e, n, c)
 }
 
 // recoverer is implemented by executors that can find an agent a crashed
@@ -938,23 +942,23 @@ type recoverer interface {
 // this pass did not run: an agent whose reconciler died may still be at
 // work, or may have finished with its return unpushed. A finished run's
 // outcome is remembered for settling, its return pushed.
-func (p *passState) recoverRun(e *entry) (Recovery, error) {
-	rv, ok := p.r.o.Executor.(recoverer)
-	if !ok || p.r.o.DryRun {
+func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) {
+	rv, ok := p.Executor.(recoverer)
+	if !ok || p.DryRun {
 		return Recovery{}, nil
 	}
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
 	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1}
-	if p.r.o.CloneURL != nil {
-		t.CloneURL = p.r.o.CloneURL(repo)
+	if p.CloneURL != nil {
+		t.CloneURL = p.CloneURL(repo)
 	}
-	rc, err := rv.Recover(p.ctx, t)
+	rc, err := rv.Recover(ctx, t)
 	if err != nil {
 		return Recovery{}, err
 	}
 	if rc.Known && rc.Running == 0 {
-		p.r.o.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "pending", pd.String(), "commits", rc.Outcome.Commits)
+		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "pending", pd.String(), "commits", rc.Outcome.Commits)
 		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
 	}
 	if rc.Kept != "" {
@@ -966,10 +970,10 @@ func (p *passState) recoverRun(e *entry) (Recovery, error) {
 // returnArrived reports whether the work branch moved past the outstanding
 // dispatch's pending SHA: some agent answered it, and settling decides what
 // the answer means.
-func (p *passState) returnArrived(e *entry) (bool, error) {
+func (p *passState) returnArrived(ctx context.Context, e *entry) (bool, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
-	head, ok, err := p.r.o.GitHub.BranchHead(p.ctx, repo, p.branch(e))
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, p.branch(e))
 	if err != nil {
 		return false, err
 	}
@@ -986,3 +990,42 @@ func describe(pd ledger.Pending) string {
 	}
 	return fmt.Sprintf("row %d on %s", pd.Target, pd.Member)
 }
+
+// stepResult says what one step of an entry did, so that the entry's loop
+// knows whether to evaluate it again and what to tell a person.
+type stepResult struct {
+	kind stepKind
+	// why is what a waiting entry waits for; the pass notes it.
+	why string
+}
+
+// stepKind tells step results apart.
+type stepKind int
+
+const (
+	// stepProgressed: a transition was committed; the entry is evaluated
+	// again.
+	stepProgressed stepKind = iota
+	// stepWaiting: nothing is due until something outside changes; why
+	// says what.
+	stepWaiting
+	// stepStopped: the entry stopped; the stop is committed.
+	stepStopped
+	// stepFinished: nothing more for this entry in this pass (nothing due,
+	// or a dry run that only reports).
+	stepFinished
+)
+
+var (
+	progressed = stepResult{kind: stepProgressed}
+	stopped    = stepResult{kind: stepStopped}
+	finished   = stepResult{kind: stepFinished}
+)
+
+// waitFor is a waiting result; its text becomes the pass's note.
+func waitFor(format string, args ...any) stepResult {
+	return stepResult{kind: stepWaiting, why: fmt.Sprintf(format, args...)}
+}
+
+// more reports whether the entry's loop evaluates the entry again.
+func (r stepResult) more() bool { return r.kind == stepProgressed }
