@@ -11,20 +11,6 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 )
 
-// deliveryClient is what the pull-request phases need from GitHub.
-type deliveryClient interface {
-	digestReader
-	CurrentUser(ctx context.Context) (string, error)
-	FindPullRequest(ctx context.Context, repo, head, base string) (PullRequest, bool, error)
-	CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error)
-	EditPullRequestBody(ctx context.Context, repo string, number int, body string) error
-	ReopenPullRequest(ctx context.Context, repo string, number int) error
-	UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error
-	EnsureComment(ctx context.Context, repo string, number int, marker, body string) (bool, error)
-	AddLabel(ctx context.Context, repo string, number int, label string) error
-	RemoveLabel(ctx context.Context, repo string, number int, label string) error
-}
-
 // The pull-request phases observe GitHub and call the pure transitions of
 // gatekeep/loop.go; the state changes themselves live there. What stays
 // here is the order of the steps and the ordering rules that make a crash

@@ -16,17 +16,54 @@ import (
 	"github.com/gallivant/gallivant/specs"
 )
 
-// GitHubClient is what the reconciler needs from GitHub. *GitHub implements
-// it; tests use the same adapter against the stand-in.
+// GitHubClient is what the reconciler needs from GitHub, every method
+// listed: *GitHub implements it, and tests use the same adapter against the
+// stand-in. Errors are classified as the adapter documents (a
+// *RateLimitedError, *NotFoundError, *CredentialsError or *UnreachableError
+// where the caller branches on them).
 type GitHubClient interface {
-	BranchHead(ctx context.Context, repo, branch string) (string, bool, error)
-	CreateBranch(ctx context.Context, repo, branch, sha string) error
-	Compare(ctx context.Context, repo, base, head string) (Comparison, error)
+	// CurrentUser is the token's login.
+	CurrentUser(ctx context.Context) (string, error)
 	// Permission reports a login's permission on a repository: "admin",
 	// "write", "read" or "none". It decides whose text may steer the loop.
 	Permission(ctx context.Context, repo, login string) (string, error)
-	workflowDispatcher
-	deliveryClient
+
+	// BranchHead is a branch's head commit; ok is false when the branch
+	// does not exist.
+	BranchHead(ctx context.Context, repo, branch string) (sha string, ok bool, err error)
+	CreateBranch(ctx context.Context, repo, branch, sha string) error
+	// Compare lists the commits head has that base lacks.
+	Compare(ctx context.Context, repo, base, head string) (Comparison, error)
+	GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error)
+
+	GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error)
+	// FindPullRequest finds the pull request from head into base, open or
+	// not; ok is false when there is none.
+	FindPullRequest(ctx context.Context, repo, head, base string) (pr PullRequest, ok bool, err error)
+	CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error)
+	EditPullRequestBody(ctx context.Context, repo string, number int, body string) error
+	ReopenPullRequest(ctx context.Context, repo string, number int) error
+	// UpdateBranch merges the base into the pull request's head branch
+	// (a merge commit), only at expectedHead; ErrMergeConflict when they
+	// conflict.
+	UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error
+	PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error)
+	Reviews(ctx context.Context, repo string, number int) ([]Review, error)
+	IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error)
+	ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error)
+	// GetChecks reads the check runs and statuses on sha, with what the
+	// base branch requires.
+	GetChecks(ctx context.Context, repo, sha, base string) (Checks, error)
+
+	// EnsureComment posts body unless a comment of gallivant's own login
+	// already carries marker; created reports a new comment.
+	EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error)
+	AddLabel(ctx context.Context, repo string, number int, label string) error
+	RemoveLabel(ctx context.Context, repo string, number int, label string) error
+
+	// ReadWorkflowDispatch reads what a workflow file on ref declares.
+	ReadWorkflowDispatch(ctx context.Context, repo, workflow, ref string) (WorkflowDispatch, error)
+	DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error
 }
 
 // Options configure a Reconciler.
