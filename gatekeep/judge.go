@@ -23,16 +23,16 @@ type BlockCode string
 // Block codes: why a verdict is blocked.
 const (
 	BlockMerged       BlockCode = "merged"
-	BlockClosed                 = "closed"
-	BlockDraft                  = "draft"
-	BlockConflict               = "conflict"
-	BlockMergeUnknown           = "merge-unknown"
-	BlockBehind                 = "behind"
-	BlockChecksRed              = "checks-red"
-	BlockGate                   = "gate"
-	BlockNoEvidence             = "no-evidence"
-	BlockUnreadable             = "unreadable"
-	BlockGitHub                 = "github-blocked"
+	BlockClosed       BlockCode = "closed"
+	BlockDraft        BlockCode = "draft"
+	BlockConflict     BlockCode = "conflict"
+	BlockMergeUnknown BlockCode = "merge-unknown"
+	BlockBehind       BlockCode = "behind"
+	BlockChecksRed    BlockCode = "checks-red"
+	BlockGate         BlockCode = "gate"
+	BlockNoEvidence   BlockCode = "no-evidence"
+	BlockUnreadable   BlockCode = "unreadable"
+	BlockGitHub       BlockCode = "github-blocked"
 )
 
 // Block is one reason a pull request cannot merge that no fix round

@@ -102,12 +102,6 @@ func (c *ctx) decodeOptional(v any) bool {
 	return true
 }
 
-func (c *ctx) invalid(msg string) {
-	writeJSON(c.w, http.StatusUnprocessableEntity, map[string]any{
-		"message": "Validation Failed", "errors": []map[string]string{{"resource": "PullRequest", "code": "custom", "message": msg}},
-		"documentation_url": "https://docs.github.com/rest",
-	})
-}
 
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
