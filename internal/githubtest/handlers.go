@@ -102,7 +102,6 @@ func (c *ctx) decodeOptional(v any) bool {
 	return true
 }
 
-
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
 	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.privateUser(c.login)) }))
