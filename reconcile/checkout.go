@@ -36,6 +36,7 @@ type runRecord struct {
 	Branch    string    `json:"branch"`
 	Pending   string    `json:"pending"`
 	Iteration int       `json:"iteration"`
+	Round     int       `json:"round,omitempty"` // a review/fix round's number; 0 for a row loop dispatch
 	Before    string    `json:"before"` // the checkout's HEAD when the agent started
 	PID       int       `json:"pid,omitempty"`
 	Started   time.Time `json:"started"`
@@ -130,7 +131,7 @@ type Recovery struct {
 func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) {
 	dir := e.checkoutDir(t)
 	rec, ok := readRunRecord(dir)
-	if !ok || rec.Pending != t.Pending.String() || rec.Branch != t.Branch {
+	if !ok || rec.Pending != t.Pending.String() || rec.Round != t.Round || rec.Branch != t.Branch {
 		return Recovery{}, nil
 	}
 	lock, err := lockCheckout(dir)

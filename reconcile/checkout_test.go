@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -212,5 +213,42 @@ func TestLiveOrphanIsWaitedFor(t *testing.T) {
 	f.Close()
 	if got := subjectsOf(r.pass()); len(got) == 0 || got[0] != "loop: record home row 1" {
 		t.Errorf("got %v, want the orphan's return admitted", got)
+	}
+}
+
+// A review round whose reconciler dies while its agent works is found by
+// the next pass through the run record: the agent's commit is pushed and
+// the round settles as pushed, never left to time out and run again.
+func TestOrphanedRoundIsAdmitted(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.pass()
+	scripted := r.agent
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		err := scripted(ctx, dir, task)
+		if task.Round > 0 {
+			panic(errKilled)
+		}
+		return err
+	}
+	r.as("bob").comment(1, "please rename the helper")
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				panic(v)
+			}
+		}()
+		r.pass()
+		t.Fatal("the reconciler was not killed")
+	}()
+	r.agent = scripted
+	runs := len(r.runs)
+	got := subjectsOf(r.pass())
+	if len(got) == 0 || got[0] != "loop: pushed round 1 acme/api#1" {
+		t.Errorf("got %v, want the orphaned round's push settled", got)
+	}
+	if len(r.runs) != runs {
+		t.Errorf("the round ran again")
 	}
 }

@@ -589,6 +589,31 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	return progressed, p.runRound(ctx, e, pr, d, fs)
 }
 
+// recoverRound finds a round's agent whose reconciler died, through the
+// run record its executor keeps (Recover); a finished run's commits are
+// pushed, exactly as its reconciler would have.
+func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (Recovery, error) {
+	rv, ok := p.Executor.(recoverer)
+	if !ok || p.DryRun {
+		return Recovery{}, nil
+	}
+	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations}
+	if p.CloneURL != nil {
+		t.CloneURL = p.CloneURL(pr.Repo)
+	}
+	rc, err := rv.Recover(ctx, t)
+	if err != nil {
+		return Recovery{}, err
+	}
+	if rc.Known && rc.Running == 0 {
+		p.Log.Info("found the round of a crashed reconciler", "spec", e.specPath, "round", k, "commits", rc.Outcome.Commits)
+	}
+	if rc.Kept != "" {
+		p.note(e.specPath, true, "the round's commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)
+	}
+	return rc, nil
+}
+
 // roundKey names a round's executor outcome.
 func roundKey(ledgerPath string, k int) string { return fmt.Sprintf("%s|round %d", ledgerPath, k) }
 
@@ -631,6 +656,20 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[roundKey(e.ledgerPath, k)]
 	delete(p.outcomes, roundKey(e.ledgerPath, k))
+	if !ranHere {
+		// The round's agent may have outlived a reconciler killed during
+		// it: its run record finds it, and its commit is pushed now.
+		rc, err := p.recoverRound(ctx, e, pr, k)
+		if err != nil {
+			return progressed, err
+		}
+		if rc.Running > 0 {
+			return waitFor("waiting for round %d of %s: its agent (pid %d) outlived the reconciler that started it and is still running", k, pr, rc.Running), nil
+		}
+		if rc.Known {
+			out, ranHere = rc.Outcome, true
+		}
+	}
 	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
 	if err != nil {
 		return progressed, err

@@ -263,7 +263,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
 	}
-	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Before: before, Started: time.Now().UTC()}
+	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before, Started: time.Now().UTC()}
 	if err := writeRunRecord(dir, rec); err != nil {
 		return out, err
 	}
