@@ -29,6 +29,7 @@ const (
 	WriteNudge        Write = "nudge"
 	WriteReopen       Write = "reopen"
 	WriteUpdateBranch Write = "update-branch"
+	WriteUndraft      Write = "ready-for-review"
 )
 
 // StuckAfter is how many consecutive failures of one named write stop an
@@ -135,6 +136,17 @@ func Followed(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) {
 	watch(n.Delivery, h)
 	return n, ledger.Commit{Subject: "loop: follow " + pr.String(),
 		Sentence: fmt.Sprintf("A push the loop did not make moved %s to %s; the reviewer clock restarts.", pr, short(h.SHA)),
+		Trailers: trailers(pr, h.SHA)}
+}
+
+// Undrafted records that gallivant marked its draft pull request ready for
+// review: the reviewer gets a fresh window on the head.
+func Undrafted(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) {
+	n := l.Clone()
+	watch(n.Delivery, h)
+	n.Delivery.Set(ledger.KeyRetry, "")
+	return n, ledger.Commit{Subject: "loop: ready for review " + pr.String(),
+		Sentence: fmt.Sprintf("%s was a draft; gallivant marked it ready for review at %s and the reviewer is asked again.", pr, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
 }
 

@@ -37,7 +37,7 @@ type runRecord struct {
 	Pending   string    `json:"pending"`
 	Iteration int       `json:"iteration"`
 	Round     int       `json:"round,omitempty"` // a review/fix round's number; 0 for a row loop dispatch
-	Before    string    `json:"before"` // the checkout's HEAD when the agent started
+	Before    string    `json:"before"`          // the checkout's HEAD when the agent started
 	PID       int       `json:"pid,omitempty"`
 	Started   time.Time `json:"started"`
 }

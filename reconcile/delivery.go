@@ -313,6 +313,18 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		}
 		return progressed, p.landed(e, gatekeep.WriteIdentity, pr.String())
 	}
+	if live.Draft {
+		// A draft is converted before the reviewer is asked: the
+		// pull request is gallivant's own (it was adopted as such).
+		if p.DryRun {
+			return waitFor("would mark %s ready for review", pr), nil
+		}
+		if err := p.GitHub.MarkReadyForReview(ctx, pr.Repo, pr.Number, live.NodeID); err != nil {
+			return p.writeFailed(ctx, e, gatekeep.WriteUndraft, pr.String(), err)
+		}
+		n, c := gatekeep.Undrafted(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+		return progressed, p.apply(e, n, c)
+	}
 	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
 	if err != nil {
 		return progressed, err

@@ -249,3 +249,24 @@ func TestOutsiderFeedbackIsIgnored(t *testing.T) {
 		t.Errorf("a writer's comment: %v", got)
 	}
 }
+
+// a draft pull request of gallivant's is marked ready for review
+// (GraphQL, the only way GitHub offers) before the reviewer is asked, and
+// then goes on to ready.
+func TestDraftIsMarkedReadyForReview(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.pass()
+	if err := r.gh.SetDraft("acme/api", 1, true); err != nil {
+		t.Fatal(err)
+	}
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	got := subjectsOf(r.pass())
+	if len(got) < 2 || got[0] != "loop: ready for review acme/api#1" || got[1] != "loop: ready acme/api#1" {
+		t.Errorf("got %v, want the draft marked ready for review, then ready (retry: %s)", got, r.ledgerOf("specs/feature.md").Delivery.Get("retry"))
+	}
+	if r.as("alice").pr(1).GetDraft() {
+		t.Errorf("the pull request is still a draft")
+	}
+}

@@ -443,8 +443,10 @@ func short(sha string) string {
 
 // PullRequest is a pull request as the reconciler and gatekeep read it.
 type PullRequest struct {
-	Repo           string
-	Number         int
+	Repo   string
+	Number int
+	// NodeID is GitHub's global id, which GraphQL mutations take.
+	NodeID         string
 	State          string // open or closed
 	Merged         bool
 	MergeCommitSHA string
@@ -470,7 +472,7 @@ type PullRequest struct {
 func (p PullRequest) Ref() string { return p.Repo + "#" + strconv.Itoa(p.Number) }
 
 func toPR(repo string, p *github.PullRequest) PullRequest {
-	out := PullRequest{Repo: repo, Number: p.GetNumber(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
+	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
 		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
 		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}

@@ -1,9 +1,12 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -40,4 +43,47 @@ func (g *GitHub) ReopenPullRequest(ctx context.Context, repo string, number int)
 	state := "open"
 	_, _, err := g.c.PullRequests.Edit(ctx, o, n, number, &github.PullRequest{State: &state})
 	return classify(fmt.Sprintf("reopen %s#%d", repo, number), err)
+}
+
+// MarkReadyForReview converts a draft pull request into one ready for
+// review. GitHub offers this only through GraphQL (the
+// markPullRequestReadyForReview mutation): POST /graphql on github.com,
+// /api/graphql on GitHub Enterprise, beside the REST base URL.
+func (g *GitHub) MarkReadyForReview(ctx context.Context, repo string, number int, nodeID string) error {
+	op := fmt.Sprintf("mark %s#%d ready for review", repo, number)
+	if nodeID == "" {
+		return fmt.Errorf("%s: the pull request's node id is unknown", op)
+	}
+	body, _ := json.Marshal(map[string]any{
+		"query":     "mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }",
+		"variables": map[string]string{"id": nodeID},
+	})
+	req, err := g.c.NewRequest(http.MethodPost, graphQLURL(g.c.BaseURL.String()), json.RawMessage(body))
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var out struct {
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	var buf bytes.Buffer
+	if _, err := g.c.Do(ctx, req, &buf); err != nil {
+		return classify(op, err)
+	}
+	if err := json.NewDecoder(io.LimitReader(&buf, 1<<20)).Decode(&out); err != nil {
+		return fmt.Errorf("%s: read the answer: %w", op, err)
+	}
+	if len(out.Errors) > 0 {
+		return fmt.Errorf("%s: %s", op, out.Errors[0].Message)
+	}
+	return nil
+}
+
+// graphQLURL is the GraphQL endpoint beside a REST base URL.
+func graphQLURL(rest string) string {
+	if strings.HasSuffix(rest, "/api/v3/") {
+		return strings.TrimSuffix(rest, "v3/") + "graphql"
+	}
+	return rest + "graphql"
 }

@@ -43,6 +43,9 @@ type GitHubClient interface {
 	CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error)
 	EditPullRequestBody(ctx context.Context, repo string, number int, body string) error
 	ReopenPullRequest(ctx context.Context, repo string, number int) error
+	// MarkReadyForReview converts a draft (GraphQL; nodeID is the pull
+	// request's global id).
+	MarkReadyForReview(ctx context.Context, repo string, number int, nodeID string) error
 	// UpdateBranch merges the base into the pull request's head branch
 	// (a merge commit), only at expectedHead; ErrMergeConflict when they
 	// conflict.

@@ -104,6 +104,7 @@ func (c *ctx) decodeOptional(v any) bool {
 
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
+	mux.HandleFunc("POST /api/graphql", s.handle(false, graphql))
 	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.privateUser(c.login)) }))
 	mux.HandleFunc("GET "+p+"/rate_limit", s.handle(false, func(c *ctx) {
 		rl := c.s.rateOf(c.login)

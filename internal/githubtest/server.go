@@ -477,8 +477,9 @@ func (s *Server) rateOf(login string) *rate {
 // gitPathRE matches smart-HTTP git paths: /owner/name.git/...
 var gitPathRE = regexp.MustCompile(`^/[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+\.git(/|$)`)
 
-// Handler returns the server's HTTP handler: the REST API under /api/v3/
-// and smart-HTTP git at /owner/name.git.
+// Handler returns the server's HTTP handler: the REST API under /api/v3/,
+// GraphQL at /api/graphql (as GitHub Enterprise serves them) and smart-HTTP
+// git at /owner/name.git.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
@@ -487,7 +488,7 @@ func (s *Server) Handler() http.Handler {
 		switch {
 		case gitPathRE.MatchString(r.URL.Path) && !strings.Contains(r.URL.Path, ".."):
 			s.git.ServeHTTP(w, r)
-		case strings.HasPrefix(r.URL.Path, "/api/v3/"):
+		case strings.HasPrefix(r.URL.Path, "/api/v3/"), r.URL.Path == "/api/graphql":
 			s.serveAPI(mux, w, r)
 		default:
 			writeError(w, http.StatusNotFound, "Not Found")
