@@ -367,7 +367,10 @@ func TestFeedback(t *testing.T) {
 	for _, f := range got {
 		ids = append(ids, f.ID)
 	}
-	if diff := cmp.Diff([]int64{1, 12}, ids); diff != "" {
+	// mallory's comment carries a gallivant marker, but only gallivant's
+	// own login makes text gallivant's: it is feedback like any other (the
+	// loop then weighs whether mallory may steer).
+	if diff := cmp.Diff([]int64{1, 12, 11}, ids); diff != "" {
 		t.Errorf("feedback ids (-want +got):\n%s", diff)
 	}
 	if got[1].Where != "limiter.go:3" {

@@ -168,14 +168,24 @@ type Finding struct {
 // GitHub text; text carrying it is gallivant's own, never feedback.
 const Marker = "<!-- gallivant:"
 
+// own reports whether text is gallivant's own: written by its login. A
+// marker proves nothing by itself (anyone can type one, to hide their
+// feedback); it only decides when gallivant's login is unknown.
+func own(user, body, self string) bool {
+	if self != "" {
+		return strings.EqualFold(user, self)
+	}
+	return strings.Contains(body, Marker)
+}
+
 // Feedback returns review feedback after the cursor: reviews that request
 // changes or comment with text, and conversation and inline comments (new
-// or edited), by anyone but self and never gallivant's own marked text.
-// Each finding is New.
+// or edited), by anyone but gallivant's own login (own). Each finding is
+// New.
 func Feedback(d Digest, since Since, self string) []Finding {
 	var out []Finding
 	for _, r := range d.Reviews {
-		if r.SubmittedAt.IsZero() || strings.EqualFold(r.User, self) || strings.Contains(r.Body, Marker) {
+		if r.SubmittedAt.IsZero() || own(r.User, r.Body, self) {
 			continue
 		}
 		switch {
@@ -191,7 +201,7 @@ func Feedback(d Digest, since Since, self string) []Finding {
 			State: r.State, Text: r.Body, At: r.SubmittedAt, New: true})
 	}
 	for _, c := range d.Comments {
-		if strings.EqualFold(c.User, self) || strings.Contains(c.Body, Marker) || strings.TrimSpace(c.Body) == "" {
+		if own(c.User, c.Body, self) || strings.TrimSpace(c.Body) == "" {
 			continue
 		}
 		if !since.IsNew(c.UpdatedAt, c.ID) {
