@@ -39,6 +39,7 @@ func FixBrief(in FixBriefInput) string {
 	ledger.Fence(&b, "text", strings.Join([]string{
 		"target: round",
 		"iteration: none",
+		"return iteration: none",
 		"attempts: none",
 		"pending: none",
 		"previous decision: none",

@@ -735,7 +735,7 @@ func TestFixBriefFactBlockComesFirst(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"iteration", "attempts", "pending", "previous decision", "hint"} {
+	for _, k := range []string{"iteration", "return iteration", "attempts", "pending", "previous decision", "hint"} {
 		if first[k] != "none" {
 			t.Errorf("the first %s: line is %q, want gallivant's none", k, first[k])
 		}

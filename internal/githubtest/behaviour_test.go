@@ -364,6 +364,15 @@ func TestMatchingRefsAndRules(t *testing.T) {
 	if got, _ := call(t, s, githubtest.DefaultLogin, "GET", "/repos/acme/api/branches/fix/protection/required_status_checks", nil); got != 404 {
 		t.Errorf("branch protection of a ruleset-only branch = %d, want 404", got)
 	}
+	// Classic protection is an admin-only read: a writer gets 404, and the
+	// rules endpoint still tells every reader what is required.
+	if got, _ := call(t, s, githubtest.DefaultLogin, "GET", "/repos/acme/api/branches/main/protection/required_status_checks", nil); got != 200 {
+		t.Errorf("branch protection for the admin = %d, want 200", got)
+	}
+	s.Token("writer")
+	if got, _ := call(t, s, "writer", "GET", "/repos/acme/api/branches/main/protection/required_status_checks", nil); got != 404 {
+		t.Errorf("branch protection for a writer = %d, want 404", got)
+	}
 }
 
 // per_page and page hold wherever GitHub paginates, including the routes

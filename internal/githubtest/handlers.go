@@ -179,6 +179,12 @@ func getBranch(c *ctx) {
 	name := c.r.PathValue("branch")
 	if b, ok := strings.CutSuffix(name, "/protection/required_status_checks"); ok {
 		pr := c.repo.Protection[b]
+		if c.s.roleOf(c.repo, c.login) != RoleAdmin {
+			// Branch protection is an admin-only read: GitHub answers
+			// everyone else 404, as if the branch were not protected.
+			writeError(c.w, 404, "Not Found")
+			return
+		}
 		if pr == nil || pr.Ruleset {
 			writeError(c.w, 404, "Branch not protected")
 			return

@@ -356,13 +356,15 @@ func (s *Server) SetRole(login, role string) (string, error) {
 	return t, s.save()
 }
 
-// roleOf is login's permission on r: the owner is admin, a user with a
+// roleOf is login's permission on r: the owner and the main token are admin, a user with a
 // token and no role has write, an unknown login none. The caller holds s.mu.
 func (s *Server) roleOf(r *repo, login string) string {
 	if login == "" {
 		return RoleNone
 	}
-	if strings.EqualFold(login, r.Owner) {
+	if strings.EqualFold(login, r.Owner) || strings.EqualFold(login, DefaultLogin) {
+		// The main token administers every repository, as the account
+		// that set the sandbox up would.
 		return RoleAdmin
 	}
 	if role, ok := s.st.Roles[login]; ok {
