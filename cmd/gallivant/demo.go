@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/google/go-github/v66/github"
@@ -89,11 +90,11 @@ type demo struct {
 // demoScript is the scripted agent's part: the seed and row 1 pass at
 // once; row 2 fails twice (the second time on the escalation model), stops
 // at its allowance, and passes on the attempt a person's retry buys.
-func demoScript(target string, n int, model string) reconcile.Behavior {
+func demoScript(target string, n int, model string) scripted.Behavior {
 	if target == "2" && n <= 2 {
-		return reconcile.Fail
+		return scripted.Fail
 	}
-	return reconcile.Done
+	return scripted.Done
 }
 
 func (d *demo) run() error {
@@ -109,7 +110,7 @@ func (d *demo) run() error {
 		return err
 	}
 	people := newDemoPeople(d.gh)
-	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: reconcile.ScriptedAgent(demoScript)}
+	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: demoAgent}
 	// The legend: what the lines mean and where the words are explained.
 	fmt.Fprintf(d.a.io.Out, "gallivant demo: specs in a control repository driven through a scripted agent and a local GitHub; words like row, seed, cut, allowance, iteration: %s\n", glossary)
 	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")
@@ -341,3 +342,9 @@ func exec0(dir, name string, args ...string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// demoAgent is the scripted agent, playing demoScript.
+var demoAgent = func() reconcile.AgentFunc {
+	agent := scripted.Agent(demoScript)
+	return func(ctx context.Context, dir string, t reconcile.Task) error { return agent(ctx, dir, t.Spec, t.Brief) }
+}()

@@ -1,9 +1,15 @@
-package reconcile
+// Package scripted is the scripted agent of the demo and the tests: it
+// answers each dispatch from its brief alone, the way a shell script could,
+// with each kind of return on purpose. It is not part of gallivant's
+// library surface.
+package scripted
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -32,17 +38,17 @@ const (
 // unless the behaviour is NoCommit or Dirty.
 type Script func(target string, n int, model string) Behavior
 
-// ScriptedAgent returns an agent that answers each dispatch from its brief
-// alone, the way a shell script could: it reads the brief's key: value lines
-// and writes the return its script asks for. It exists for the demo and for
-// tests, which need each kind of return on purpose.
-func ScriptedAgent(script Script) AgentFunc {
+// Agent returns an agent that answers each dispatch from its brief alone,
+// the way a shell script could: it reads the brief's key: value lines and
+// writes the return its script asks for in dir, a checkout of the work
+// branch. spec is the dispatch's spec path.
+func Agent(script Script) func(ctx context.Context, dir, spec, brief string) error {
 	var mu sync.Mutex
 	counts := map[string]int{}
-	return func(ctx context.Context, dir string, t Task) error {
-		kv := briefValues(t.Brief)
+	return func(ctx context.Context, dir, spec, brief string) error {
+		kv := BriefValues(brief)
 		target := kv["target"]
-		key := t.Spec + "#" + kv["member"] + "#" + target
+		key := spec + "#" + kv["member"] + "#" + target
 		mu.Lock()
 		counts[key]++
 		nth := counts[key]
@@ -50,7 +56,7 @@ func ScriptedAgent(script Script) AgentFunc {
 		b := script(target, nth, kv["model"])
 		iteration, _ := strconv.Atoi(kv["iteration"])
 		attempts, _ := strconv.Atoi(kv["attempts"])
-		g := execGit{dir: dir, env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		g := gitIn{dir: dir, env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
 			"GIT_COMMITTER_NAME=scripted-agent", "GIT_COMMITTER_EMAIL=agent@example.com"}}
 		write := func(name, content string) error {
 			p := filepath.Join(dir, name)
@@ -91,7 +97,7 @@ func ScriptedAgent(script Script) AgentFunc {
 			}
 			var rows []string
 			var first string
-			for _, n := range seedRows(t.Brief) {
+			for _, n := range seedRows(brief) {
 				rows = append(rows, fmt.Sprintf("| %s | open | 0 | test -f rows/row-%s.txt; FAIL: missing |", n, n))
 				if first == "" {
 					first = "row " + n
@@ -130,7 +136,7 @@ func ScriptedAgent(script Script) AgentFunc {
 				decision = fmt.Sprintf("row %s failed | the fixture server is unreachable | needs a staging token", n)
 			}
 		}
-		if err := write(file, fmt.Sprintf("%s iteration %d\n", t.Spec, iteration+1)); err != nil {
+		if err := write(file, fmt.Sprintf("%s iteration %d\n", spec, iteration+1)); err != nil {
 			return err
 		}
 		msg := fmt.Sprintf("loop: row %s %s\n\n%s| %s | %s | %d | %s |\n\n%s\n", n, status, head, n, status, attempts+1, evidence, decision)
@@ -147,9 +153,27 @@ func ScriptedAgent(script Script) AgentFunc {
 	}
 }
 
-// briefValues reads the brief's key: value lines (the first occurrence of
+// gitIn runs git in a checkout, as the agent.
+type gitIn struct {
+	dir string
+	env []string
+}
+
+func (g gitIn) out(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.dir
+	cmd.Env = append(os.Environ(), g.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// BriefValues reads the brief's key: value lines (the first occurrence of
 // each key wins: the return template repeats some of them).
-func briefValues(brief string) map[string]string {
+func BriefValues(brief string) map[string]string {
 	out := map[string]string{}
 	for _, line := range strings.Split(brief, "\n") {
 		k, v, ok := strings.Cut(line, ": ")
