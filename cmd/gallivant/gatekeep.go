@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -101,35 +102,55 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	}
 	var judged []gatekeep.Judged
 	for _, pr := range prs {
-		j := gatekeep.Judged{PR: pr}
-		d, err := reconcile.FetchDigest(ctx, gh, pr, time.Time{})
-		if err == nil && d.Mergeable == nil && d.State == "open" {
-			// G-22: one re-poll while GitHub computes mergeability.
-			var again reconcile.PullRequest
-			if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
-				d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)
-			}
-		}
-		if err != nil {
-			j.Err = err
-		} else {
-			pin := in
-			pin.Repolled = true
-			pin.Gate = gateInput(d, repo)
-			v := gatekeep.Judge(d, pin)
-			if b, ok := gateBinding(d, repo); ok && pin.Gate != nil {
-				v = gatekeep.BindVerdict(v, gatekeep.Bind(d, b))
-			}
-			j.Digest, j.Verdict = &d, &v
-		}
-		judged = append(judged, j)
+		judged = append(judged, a.judgePR(ctx, gh, pr, in, repo))
+	}
+	if err := a.printJudged(judged, opts.Format); err != nil {
+		return err
 	}
 	failed, mergeable := false, true
 	for _, j := range judged {
 		failed = failed || j.Err != nil
 		mergeable = mergeable && j.Verdict != nil && j.Verdict.Kind == gatekeep.Mergeable
 	}
-	if opts.Format == "json" {
+	switch {
+	case failed:
+		return silent(exitUsage)
+	case !mergeable:
+		return silent(exitFindings)
+	}
+	return nil
+}
+
+// judgePR reads one pull request, re-polls a mergeability GitHub is still
+// computing once (G-22), and judges it, binding a gallivant delivery's
+// identity to the pull request it is on.
+func (a *app) judgePR(ctx context.Context, gh *reconcile.GitHub, pr gatekeep.PR, in gatekeep.Input, repo *ledger.Repo) gatekeep.Judged {
+	j := gatekeep.Judged{PR: pr}
+	d, err := reconcile.FetchDigest(ctx, gh, pr, time.Time{})
+	if err == nil && d.Mergeable == nil && d.State == "open" {
+		var again reconcile.PullRequest
+		if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
+			d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)
+		}
+	}
+	if err != nil {
+		j.Err = err
+		return j
+	}
+	in.Repolled = true
+	in.Gate = gateInput(d, repo)
+	v := gatekeep.Judge(d, in)
+	if b, ok := gateBinding(d, repo); ok && in.Gate != nil {
+		v = gatekeep.BindVerdict(v, gatekeep.Bind(d, b))
+	}
+	j.Digest, j.Verdict = &d, &v
+	return j
+}
+
+// printJudged prints the verdicts as markdown reports or one JSON document,
+// with the batch summary when there are several.
+func (a *app) printJudged(judged []gatekeep.Judged, format string) error {
+	if format == "json" {
 		var out struct {
 			PRs     []gatekeepResult `json:"prs"`
 			Summary string           `json:"summary,omitempty"`
@@ -148,29 +169,20 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 		}
 		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return err
-		}
-	} else {
-		for i, j := range judged {
-			if i > 0 {
-				fmt.Fprintln(a.io.Out)
-			}
-			if j.Err != nil {
-				fmt.Fprintf(a.io.Out, "# %s\n\nfailed - %v\n", j.PR, j.Err)
-				continue
-			}
-			fmt.Fprint(a.io.Out, gatekeep.Report(*j.Digest, *j.Verdict))
-		}
-		if len(judged) > 1 {
-			fmt.Fprintf(a.io.Out, "\n## Summary\n\n%s", gatekeep.Summary(judged))
-		}
+		return enc.Encode(out)
 	}
-	switch {
-	case failed:
-		return silent(exitUsage)
-	case !mergeable:
-		return silent(exitFindings)
+	for i, j := range judged {
+		if i > 0 {
+			fmt.Fprintln(a.io.Out)
+		}
+		if j.Err != nil {
+			fmt.Fprintf(a.io.Out, "# %s\n\nfailed - %v\n", j.PR, j.Err)
+			continue
+		}
+		fmt.Fprint(a.io.Out, gatekeep.Report(*j.Digest, *j.Verdict))
+	}
+	if len(judged) > 1 {
+		fmt.Fprintf(a.io.Out, "\n## Summary\n\n%s", gatekeep.Summary(judged))
 	}
 	return nil
 }
