@@ -85,68 +85,16 @@ func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
 	if opts.Token != "" {
 		s.auth = &githttp.BasicAuth{Username: "x-access-token", Password: opts.Token}
 	}
-	remote := ""
-	if isURL(opts.Control) {
-		remote = opts.Control
-	} else {
-		p := opts.Control
-		if p == "" {
-			p = "."
-		}
-		repo, err := git.PlainOpenWithOptions(p, &git.PlainOpenOptions{DetectDotGit: true})
-		if err != nil {
-			return nil, fmt.Errorf("open control repository %s: %w", p, err)
-		}
-		cfg, err := repo.Config()
-		if err != nil {
-			return nil, fmt.Errorf("read control repository config: %w", err)
-		}
-		wt, wtErr := repo.Worktree()
-		switch {
-		case cfg.Core.IsBare:
-			abs, _ := filepath.Abs(p)
-			remote = "file://" + abs
-		case cfg.Remotes["origin"] != nil && len(cfg.Remotes["origin"].URLs) > 0:
-			remote = cfg.Remotes["origin"].URLs[0]
-			if !isURL(remote) && !filepath.IsAbs(remote) {
-				remote = filepath.Join(wt.Filesystem.Root(), remote)
-			}
-			if !isURL(remote) {
-				remote = "file://" + remote
-			}
-		default:
-			s.repo, s.inPlace, s.worktree = repo, true, wtErr == nil
-			s.dir = p
-			if wtErr == nil {
-				s.dir = wt.Filesystem.Root()
-			}
+	remote := opts.Control
+	if !isURL(opts.Control) {
+		var err error
+		if remote, err = s.openLocal(opts.Control); err != nil {
+			return nil, err
 		}
 	}
 	if remote != "" {
-		// Credentials in the URL are taken out of it: the cache clone's
-		// config holds the bare URL, and each fetch and push is handed the
-		// credentials (go-git's Auth), so no file ever holds them.
-		var userAuth transport.AuthMethod
-		remote, userAuth = splitCredentials(remote)
-		if userAuth != nil {
-			s.auth = userAuth
-		}
-		if opts.CacheDir == "" {
-			return nil, errors.New("a remote control repository needs a cache directory")
-		}
-		sum := sha256.Sum256([]byte(redact(remote)))
-		dir, err := lockSlot(filepath.Join(opts.CacheDir, "control", hex.EncodeToString(sum[:8])))
-		if err != nil {
-			return nil, fmt.Errorf("open the control cache: %w", err)
-		}
-		s.dir = dir
-		if err := s.openClone(remote); err != nil {
-			return nil, scrub(err)
-		}
-		// A cache written before credentials were kept out of config
-		// gets the bare URL.
-		if err := bareOrigin(s.repo, remote); err != nil {
-			return nil, fmt.Errorf("open the control cache %s: %w", s.dir, scrub(err))
+		if err := s.openCache(remote, opts.CacheDir); err != nil {
+			return nil, err
 		}
 	}
 	s.branch = opts.Branch
@@ -165,6 +113,73 @@ func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// openLocal opens a control repository on disk. A bare repository, or a
+// checkout with an origin, is used through a cache clone of that remote,
+// which it returns; a checkout without one is used in place ("" remote).
+func (s *Store) openLocal(p string) (remote string, err error) {
+	if p == "" {
+		p = "."
+	}
+	repo, err := git.PlainOpenWithOptions(p, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return "", fmt.Errorf("open control repository %s: %w", p, err)
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return "", fmt.Errorf("read control repository config: %w", err)
+	}
+	wt, wtErr := repo.Worktree()
+	switch {
+	case cfg.Core.IsBare:
+		abs, _ := filepath.Abs(p)
+		return "file://" + abs, nil
+	case cfg.Remotes["origin"] != nil && len(cfg.Remotes["origin"].URLs) > 0:
+		remote = cfg.Remotes["origin"].URLs[0]
+		if !isURL(remote) && !filepath.IsAbs(remote) {
+			remote = filepath.Join(wt.Filesystem.Root(), remote)
+		}
+		if !isURL(remote) {
+			remote = "file://" + remote
+		}
+		return remote, nil
+	}
+	s.repo, s.inPlace, s.worktree = repo, true, wtErr == nil
+	s.dir = p
+	if wtErr == nil {
+		s.dir = wt.Filesystem.Root()
+	}
+	return "", nil
+}
+
+// openCache opens (or creates) this process's cache clone of remote.
+// Credentials in the URL are taken out of it: the clone's config holds the
+// bare URL, and each fetch and push is handed the credentials (go-git's
+// Auth), so no file ever holds them.
+func (s *Store) openCache(remote, cacheDir string) error {
+	remote, userAuth := splitCredentials(remote)
+	if userAuth != nil {
+		s.auth = userAuth
+	}
+	if cacheDir == "" {
+		return errors.New("a remote control repository needs a cache directory")
+	}
+	sum := sha256.Sum256([]byte(redact(remote)))
+	dir, err := lockSlot(filepath.Join(cacheDir, "control", hex.EncodeToString(sum[:8])))
+	if err != nil {
+		return fmt.Errorf("open the control cache: %w", err)
+	}
+	s.dir = dir
+	if err := s.openClone(remote); err != nil {
+		return scrub(err)
+	}
+	// A cache written before credentials were kept out of config gets the
+	// bare URL.
+	if err := bareOrigin(s.repo, remote); err != nil {
+		return fmt.Errorf("open the control cache %s: %w", s.dir, scrub(err))
+	}
+	return nil
 }
 
 func isURL(s string) bool { return strings.Contains(s, "://") || strings.HasPrefix(s, "git@") }
