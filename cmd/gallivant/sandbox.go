@@ -9,15 +9,16 @@ import (
 )
 
 type sandboxOptions struct {
-	Dir   string
-	Addr  string
-	Repos []string
+	Dir       string
+	Addr      string
+	Repos     []string
+	RateLimit int
 }
 
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--rate-limit 5000]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -37,7 +38,10 @@ and serves until interrupted. Everything persists under --dir across restarts.`,
 			if opts.Dir == "" {
 				return usageError("sandbox needs --dir, the directory that holds its state")
 			}
-			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir})
+			if opts.RateLimit < 1 {
+				return usageError("--rate-limit must be at least 1, got %d", opts.RateLimit)
+			}
+			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit})
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -64,6 +68,7 @@ and serves until interrupted. Everything persists under --dir across restarts.`,
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory holding the repositories and state (required)")
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:0", "loopback address to listen on")
 	cmd.Flags().StringArrayVar(&opts.Repos, "repo", nil, "repository to create, owner/name (repeatable)")
+	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	return cmd
 }
 
