@@ -17,7 +17,8 @@ type sandboxOptions struct {
 	Outsiders []string
 	// EnvFile, when set, receives the printed lines once the sandbox
 	// listens (see writeEnvFile).
-	EnvFile string
+	EnvFile   string
+	RateLimit int
 }
 
 // loginRE is GitHub's login syntax: letters, digits and single inner
@@ -27,7 +28,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--env-file FILE] [--rate-limit 5000]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -55,7 +56,10 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 			if opts.Dir == "" {
 				return usageError("sandbox needs --dir, the directory that holds its state")
 			}
-			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir})
+			if opts.RateLimit < 1 {
+				return usageError("--rate-limit must be at least 1, got %d", opts.RateLimit)
+			}
+			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit})
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -120,6 +124,7 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 	cmd.Flags().StringArrayVar(&opts.Users, "user", nil, "another user with write access to every repository; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Outsiders, "outsider", nil, "a read-only user: may comment, review and open pull requests; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	cmd.Flags().StringVar(&opts.EnvFile, "env-file", "", "also write the printed lines to this file, atomically, once listening")
+	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	return cmd
 }
 
