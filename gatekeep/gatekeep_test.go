@@ -3,6 +3,7 @@ package gatekeep
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,9 +173,11 @@ func TestSinceIsNew_R12(t *testing.T) {
 		{t0.Add(time.Second), 5, true},
 	}
 	for _, tt := range tests {
-		if got := s.IsNew(tt.at, tt.id); got != tt.want {
-			t.Errorf("IsNew(%s, %d) = %v, want %v", tt.at, tt.id, got, tt.want)
-		}
+		t.Run(fmt.Sprintf("%s_%d", tt.at.Format("15:04:05.000"), tt.id), func(t *testing.T) {
+			if got := s.IsNew(tt.at, tt.id); got != tt.want {
+				t.Errorf("IsNew(%s, %d) = %v, want %v", tt.at, tt.id, got, tt.want)
+			}
+		})
 	}
 	if got := s.FetchFrom(); !got.Equal(t0.Add(-time.Second)) {
 		t.Errorf("FetchFrom = %s, want one second before the cursor (R-13)", got)
@@ -653,9 +656,11 @@ func TestSilenceDue_R34(t *testing.T) {
 		{"the reviewer cleared the head", clear, "alice", "", 72 * time.Hour, Quiet},
 	}
 	for _, tt := range tests {
-		if got := SilenceDue(tt.d, tt.reviewer, asked, tt.nudged, asked.Add(tt.after), time.Hour, 48*time.Hour); got != tt.want {
-			t.Errorf("%s: SilenceDue = %d, want %d", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SilenceDue(tt.d, tt.reviewer, asked, tt.nudged, asked.Add(tt.after), time.Hour, 48*time.Hour); got != tt.want {
+				t.Errorf("SilenceDue = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }
 
