@@ -9,7 +9,9 @@ import (
 )
 
 // Block is one block of a document: *Heading, *Paragraph, *List, *Table,
-// *CodeBlock, *Quote, *Break or *HTML.
+// *CodeBlock, *Quote, *Break or *HTML. The set is closed: an unexported
+// method keeps other packages from adding kinds, so a type switch over
+// these eight is exhaustive.
 type Block interface {
 	// Start is the position of the block's first character.
 	Start() Pos
