@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,12 +167,90 @@ func TestStoreInPlace(t *testing.T) {
 	if st := run(t, local, "git", "status", "--porcelain"); st != "" {
 		t.Errorf("the work tree is dirty after the pass:\n%s", st)
 	}
-	// Uncommitted changes are never overwritten.
+	// A person's uncommitted edit of a file the pass does not touch, and
+	// an untracked scratch file, neither block the pass nor get lost; the
+	// pass's own file is written and staged; nothing else is touched.
 	os.WriteFile(filepath.Join(local, "specs/feature.md"), []byte("local edit\n"), 0o644)
-	r.script = func(string, int, string) Behavior { return Done }
+	os.WriteFile(filepath.Join(local, "scratch.txt"), []byte("notes\n"), 0o644)
 	st2, _ := OpenStore(context.Background(), StoreOptions{Control: local})
+	if got := st2.Uncommitted(); len(got) != 1 || got[0] != "specs/feature.md" {
+		t.Errorf("Uncommitted() = %v, want [specs/feature.md] (untracked files are not listed)", got)
+	}
 	st2.Commit("plans/x.md", []byte("x"), "loop: test", r.clock.now())
-	if err := st2.Push(context.Background()); err == nil || !strings.Contains(err.Error(), "uncommitted changes") {
-		t.Errorf("a dirty checkout was overwritten: %v", err)
+	if err := st2.Push(context.Background()); err != nil {
+		t.Fatalf("an unrelated edit blocked the pass: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(local, "specs/feature.md")); string(data) != "local edit\n" {
+		t.Errorf("the person's edit was overwritten: %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(local, "plans/x.md")); string(data) != "x" {
+		t.Errorf("the pass's file is not in the work tree: %q", data)
+	}
+	if got := run(t, local, "git", "status", "--porcelain"); got != " M specs/feature.md\n?? scratch.txt" && got != "M specs/feature.md\n?? scratch.txt" {
+		t.Errorf("status after the pass:\n%s", got)
+	}
+	// A person's edit of a file the pass changes refuses the pass, naming
+	// the file, and the edit stays.
+	os.WriteFile(filepath.Join(local, "plans/x.md"), []byte("a person's x\n"), 0o644)
+	st3, _ := OpenStore(context.Background(), StoreOptions{Control: local})
+	st3.Commit("plans/x.md", []byte("y"), "loop: test", r.clock.now())
+	err = st3.Push(context.Background())
+	if !errors.Is(err, ErrDirtyCheckout) || !strings.Contains(err.Error(), "plans/x.md") {
+		t.Errorf("Push = %v, want a refusal naming plans/x.md", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(local, "plans/x.md")); string(data) != "a person's x\n" {
+		t.Errorf("the person's edit was overwritten: %q", data)
+	}
+}
+
+// Issue 11: while passes update an in-place checkout, a person keeps
+// editing another file; not one edit is reverted (a whole-tree reset used
+// to revert about one in six).
+func TestInPlaceUpdatesNeverRevertAnEdit(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	local := filepath.Join(t.TempDir(), "control")
+	run(t, filepath.Dir(local), "git", "clone", "--quiet", r.control, "control")
+	run(t, local, "git", "remote", "remove", "origin")
+	notes := filepath.Join(local, "specs", "feature.md")
+	done := make(chan int)
+	stop := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				done <- n
+				return
+			default:
+			}
+			n++
+			f, err := os.OpenFile(notes, os.O_APPEND|os.O_WRONLY, 0o644)
+			if err == nil {
+				fmt.Fprintf(f, "edit %d\n", n)
+				f.Close()
+			}
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		st, err := OpenStore(context.Background(), StoreOptions{Control: local})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Commit("plans/x.md", []byte(fmt.Sprintf("pass %d\n", i)), "loop: test", r.clock.now())
+		if err := st.Push(context.Background()); err != nil {
+			t.Fatalf("pass %d: %v", i, err)
+		}
+	}
+	close(stop)
+	n := <-done
+	data, _ := os.ReadFile(notes)
+	for i := 1; i <= n; i++ {
+		if !strings.Contains(string(data), fmt.Sprintf("edit %d\n", i)) {
+			t.Fatalf("edit %d of %d was reverted", i, n)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(local, "plans/x.md")); string(got) != "pass 19\n" {
+		t.Errorf("plans/x.md = %q, want the last pass's", got)
 	}
 }

@@ -173,6 +173,9 @@ type Report struct {
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
+	// Uncommitted are files of an in-place control checkout that differ
+	// from its committed tree: the pass planned without them.
+	Uncommitted []string `json:"uncommitted,omitempty"`
 	// Unrecorded are transitions the pass committed locally but could not
 	// push before it failed: they are not on the control branch, and the
 	// next pass plans them again.
@@ -237,7 +240,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head()}, now: r.o.Clock().UTC(), outcomes: outcomes}
+	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes}
 	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
 	if err != nil {
 		return p.rep, err

@@ -494,30 +494,43 @@ func (s *Store) Push(ctx context.Context) error {
 	}
 	ref := plumbing.NewBranchReferenceName(s.branch)
 	if s.inPlace {
-		if s.worktree {
-			wt, err := s.repo.Worktree()
-			if err != nil {
+		var paths []string
+		onBranch := false
+		if head, _ := s.repo.Head(); s.worktree && head != nil && head.Name() == ref {
+			onBranch = true
+			var err error
+			if paths, err = s.changedPaths(s.head, s.tip); err != nil {
 				return err
 			}
-			st, err := wt.Status()
-			if err != nil {
+			// A person's edit to a file this pass changed is never
+			// overwritten: the pass is refused, naming the files.
+			if err := s.checkInPlace(paths); err != nil {
 				return err
-			}
-			if head, _ := s.repo.Head(); head != nil && head.Name() == ref && !st.IsClean() {
-				return ErrDirtyCheckout
 			}
 		}
 		err := s.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(ref, s.tip), plumbing.NewHashReference(ref, s.head))
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrPushRejected, err)
 		}
-		if head, _ := s.repo.Head(); s.worktree && head != nil && head.Name() == ref {
-			wt, _ := s.repo.Worktree()
-			if err := wt.Reset(&git.ResetOptions{Commit: s.tip, Mode: git.HardReset}); err != nil {
+		old := s.head
+		s.head = s.tip
+		if onBranch {
+			// Only the files the pass's commits changed are written; the
+			// rest of the tree, staged work included, is the person's.
+			s.head = old
+			err := s.updateInPlace(paths)
+			s.head = s.tip
+			var dirty *DirtyFilesError
+			if errors.As(err, &dirty) {
+				// Edited between the check and the write: the person's
+				// edit stays; the branch has the transition.
+				s.log.Warn("kept a person's edit of a file the pass changed; it now differs from the control branch", "files", strings.Join(dirty.Paths, " "))
+				err = nil
+			}
+			if err != nil {
 				return fmt.Errorf("update the control work tree: %w", err)
 			}
 		}
-		s.head = s.tip
 		return nil
 	}
 	if err := s.repo.Storer.SetReference(plumbing.NewHashReference(ref, s.tip)); err != nil {

@@ -118,6 +118,9 @@ func (a *app) wording(w *wired, rep *reconcile.Report, mode outcome) outcome {
 // tab-separated line each, for scripts.
 func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 	shown := rep
+	if len(rep.Uncommitted) > 0 {
+		fmt.Fprintf(a.io.Err, "not seen (uncommitted; commit them to make them count): %s\n", strings.Join(rep.Uncommitted, ", "))
+	}
 	// What the pass committed but could not push is not on the control
 	// branch: it is listed as not recorded, never printed as performed.
 	for _, t := range rep.Unrecorded {
