@@ -28,6 +28,7 @@ const (
 	KeyHeadAt        = "head-at"        // when the loop first saw that head
 	KeyChecksHead    = "checks-head"    // checks_sha: head whose failing checks were dispatched
 	KeySince         = "since"          // RFC 3339 instant, then ids already dispatched at it
+	KeyIgnored       = "ignored"        // the last feedback ignored: from people who may not steer
 	KeyReceipt       = "receipt"        // receipt hash when the last round started
 	KeyReviewerAsked = "reviewer-asked" // reviewer clock
 	KeyNudged        = "nudged"         // head the reviewer was nudged about
@@ -50,7 +51,7 @@ const (
 
 var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns, KeyModel,
-	KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyReceipt, KeyReviewerAsked, KeyNudged,
+	KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop,
 }
 
@@ -190,6 +191,10 @@ func validateDelivery(key, v string) string {
 			if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {
 				return fmt.Sprintf("id %q is not a positive number", id)
 			}
+		}
+	case KeyIgnored:
+		if strings.TrimSpace(v) == "" {
+			return "must say what was ignored"
 		}
 	case KeyOwed:
 		if !writeRE.MatchString(v) {

@@ -356,14 +356,6 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	v := gatekeep.Judge(d, in)
-	if n := len(v.Ignored); n > 0 {
-		var who []string
-		for _, f := range v.Ignored {
-			who = append(who, fmt.Sprintf("%s %d by @%s", f.Source, f.ID, f.Author))
-		}
-		p.note(e.specPath, false, "%s: ignored %s from people who may not steer the loop (not the reviewer, no write access to %s): %s",
-			pr, plural(n, "review or comment"), pr.Repo, strings.Join(who, ", "))
-	}
 	if b, stop := v.LoopStop(); stop {
 		return stopped, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
 	}
@@ -388,6 +380,16 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 			return p.unready(ctx, e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
 		}
 		return p.round(ctx, e, pr, d, fs)
+	}
+	if len(v.Ignored) > 0 && !p.DryRun {
+		// Recorded once (the cursor moves past it), so that `why` can say
+		// whose feedback did not count and why. Only when no feedback that
+		// counts is waiting: the cursor must not pass over it.
+		n, c, err := gatekeep.IgnoredFeedback(e.l, pr, v.Ignored)
+		if err != nil {
+			return progressed, err
+		}
+		return progressed, p.apply(e, n, c)
 	}
 	switch v.Kind {
 	case gatekeep.Mergeable:

@@ -311,10 +311,16 @@ func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 			out = append(out, fmt.Sprintf("reviewer: @%s asked %s", rc.Login, d.Get(ledger.KeyReviewerAsked)))
 		}
 	}
+	if v := d.Get(ledger.KeyIgnored); v != "" {
+		what, why, _ := strings.Cut(v, " | ")
+		out = append(out, fmt.Sprintf("ignored feedback: %s (%s)", what, why))
+	}
 	if v := d.Get(ledger.KeyRetry); v != "" {
 		out = append(out, fmt.Sprintf("failing write: %s (the %dth failure in a row stops the entry stuck)", v, 5))
 	}
 	switch {
+	case l.Phase() == ledger.PhaseDone && pr == "":
+		out = append(out, "done: nothing to deliver, so no pull request was opened")
 	case l.Phase() == ledger.PhaseDone:
 		out = append(out, fmt.Sprintf("done: %s is merged", pr))
 	case pr == "":
