@@ -202,8 +202,19 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 	// a race: they are on the control branch, so they are reported even
 	// though the re-planned attempt does not perform them again.
 	var landed []Transition
+	// doubtful are transitions an attempt committed but whose push was
+	// rejected: a rejection can come after the remote took the commits
+	// (a lost answer, a race on the answer), so the next attempt, which
+	// fetched the branch, looks for them there before calling them lost.
+	var doubtful []Transition
 	for {
 		rep, err := r.pass(ctx, outcomes)
+		for _, t := range doubtful {
+			if t.Commit != "" && r.o.Store.Landed(t.Commit) {
+				landed = append(landed, t)
+			}
+		}
+		doubtful = nil
 		if rep == nil && len(landed) == 0 {
 			// The pass could not start (the control fetch failed).
 			return nil, err
@@ -225,6 +236,7 @@ func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
 			return rep, err
 		}
 		landed = rep.Transitions
+		doubtful = rep.Unrecorded
 		retries++
 		wait := time.Duration(20+rand.IntN(100<<min(retries, 5))) * time.Millisecond
 		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())

@@ -483,6 +483,24 @@ func (s *Store) replace(tree plumbing.Hash, parts []string, blob plumbing.Hash) 
 	return s.repo.Storer.SetEncodedObject(obj)
 }
 
+// Landed reports whether commit sha is on the control branch as last
+// fetched or pushed: the head or one of its ancestors.
+func (s *Store) Landed(sha string) bool {
+	c, err := s.repo.CommitObject(plumbing.NewHash(sha))
+	if err != nil {
+		return false
+	}
+	head, err := s.repo.CommitObject(s.head)
+	if err != nil {
+		return false
+	}
+	if c.Hash == head.Hash {
+		return true
+	}
+	ok, err := c.IsAncestor(head)
+	return err == nil && ok
+}
+
 // Unpushed reports whether the tip holds commits the remote lacks.
 func (s *Store) Unpushed() bool { return s.tip != s.head }
 
