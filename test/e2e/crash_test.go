@@ -93,7 +93,7 @@ func short() profile {
 }
 
 func soak() profile {
-	return profile{specs: 6, kills: 120, slots: 4, stagger: 350 * time.Millisecond, chaos: 15 * time.Minute, converge: 5 * time.Minute}
+	return profile{specs: 12, kills: 200, slots: 4, stagger: 350 * time.Millisecond, chaos: 20 * time.Minute, converge: 8 * time.Minute}
 }
 
 // world is a sandbox, a control repository on it and everything the
