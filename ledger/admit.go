@@ -364,6 +364,7 @@ func plural(n int, noun string) string {
 func (l *Ledger) settled() {
 	l.Pending = nil
 	l.delivery().Set(KeyDispatchedAt, "")
+	l.delivery().SetInt(KeyReruns, 0)
 	l.delivery().Set(KeyModel, "")
 }
 

@@ -20,6 +20,7 @@ const (
 	KeyPhase         = "phase"          // implement | verify | review | ready | done
 	KeyDispatchedAt  = "dispatched-at"  // when the outstanding dispatch started
 	KeyMisses        = "misses"         // consecutive validation misses
+	KeyReruns        = "reruns"         // automatic reruns of the outstanding dispatch
 	KeyEmptyReturns  = "empty-returns"  // consecutive row returns that changed nothing
 	KeyModel         = "model"          // escalation model, from the escalate commit until that dispatch settles
 	KeyPR            = "pr"             // owner/name#n
@@ -50,7 +51,7 @@ const (
 )
 
 var deliveryKeys = []string{
-	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyMisses, KeyEmptyReturns, KeyModel,
+	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop,
 }
@@ -176,7 +177,7 @@ func validateDelivery(key, v string) string {
 		if !prRE.MatchString(v) || !specs.ValidRepo(v[:strings.IndexByte(v, '#')]) {
 			return "must be owner/name#number"
 		}
-	case KeyRound, KeyMisses, KeyEmptyReturns:
+	case KeyRound, KeyMisses, KeyEmptyReturns, KeyReruns:
 		return count()
 	case KeyDispatchedAt, KeyReviewerAsked, KeyHeadAt:
 		if !isTime(v) {

@@ -345,3 +345,21 @@ func reopenRow(l *Ledger, r Request, refuse func(string, ...any) (*Ledger, Commi
 		Sentence: fmt.Sprintf("A person reopened row %d (%d attempts allowed): %s.", r.Row, allowed, strings.TrimSuffix(r.Text, ".")),
 		Trailers: []Trailer{{TrailerRequest, r.Line}}}, nil
 }
+
+// MaxReruns bounds Rerun: how often the loop itself runs an outstanding
+// dispatch again whose agent provably never answered.
+const MaxReruns = 1
+
+// Rerun runs the outstanding dispatch again without a new count, as
+// `resume` after `interrupted` would (L-69), when the loop knows its agent
+// never answered: it was killed, or its reconciler died before it started,
+// and no return reached the work branch. It is the loop's own, bounded by
+// MaxReruns; after that the dispatch stops `interrupted` for a person.
+func Rerun(l *Ledger, now time.Time) (*Ledger, Commit) {
+	n := l.Clone()
+	n.delivery().SetTime(KeyDispatchedAt, now)
+	n.delivery().SetInt(KeyReruns, n.Delivery.Int(KeyReruns)+1)
+	what := describeTarget(n.Pending.Target)
+	return n, Commit{Subject: "loop: rerun " + strings.TrimPrefix(what, "the "),
+		Sentence: fmt.Sprintf("The agent of %s (iteration %d) ended without answering, killed or never started with its reconciler; the same dispatch runs again without a new count.", what, n.Iterations)}
+}

@@ -252,3 +252,37 @@ func TestOrphanedRoundIsAdmitted(t *testing.T) {
 		t.Errorf("the round ran again")
 	}
 }
+
+// Issue 12: an agent killed with its reconciler before it answered leaves
+// a run record and no commit. No process saw it end, so the next pass runs
+// the same dispatch again itself (once, without a new count) instead of
+// stopping interrupted for a person.
+func TestKilledAgentIsRerunOnce(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	scripted := r.agent
+	killed := false
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		if task.Pending.Target == 1 && !killed {
+			killed = true
+			panic(errKilled) // before any commit
+		}
+		return scripted(ctx, dir, task)
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				panic(v)
+			}
+		}()
+		r.pass()
+	}()
+	iterations := r.ledgerOf("specs/feature.md").Iterations
+	got := subjectsOf(r.pass())
+	if len(got) < 2 || got[0] != "loop: rerun row 1" || got[1] != "loop: record home row 1" {
+		t.Fatalf("got %v, want the killed dispatch rerun and admitted", got)
+	}
+	if l := r.ledgerOf("specs/feature.md"); l.Iterations != iterations {
+		t.Errorf("iterations %d, want %d: a rerun takes no new count", l.Iterations, iterations)
+	}
+}

@@ -928,6 +928,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
 	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+	// observed: this process ran the agent and saw it end; recovered: this
+	// cache's run record proves the agent of this dispatch has ended.
+	observed, recovered := ranHere, false
 	if !ranHere {
 		rc, err := p.recoverRun(ctx, e)
 		if err != nil {
@@ -937,7 +940,7 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 			return waitFor("waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running), nil
 		}
 		if rc.Known {
-			out, ranHere = rc.Outcome, true
+			out, ranHere, recovered = rc.Outcome, true, true
 			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
 		}
 	}
@@ -984,7 +987,30 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	if !changed {
 		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
 	}
+	if reason, _, stopped := n.Stop(); stopped && reason == ledger.StopInterrupted && !observed && recovered && out.Commits == 0 && p.canRerun(e) {
+		// This cache's run record proves the agent ended without a
+		// commit, and no process saw it end: it was killed with its
+		// reconciler. Running the same dispatch again once needs no
+		// person (issue 12); the rerun is write-ahead like any dispatch,
+		// so two reconcilers never both run it. A dispatch this cache
+		// knows nothing of may have an agent elsewhere: it stops.
+		n, c := ledger.Rerun(e.l, p.clock())
+		if err := p.apply(e, n, c); err != nil {
+			return progressed, err
+		}
+		return progressed, p.run(ctx, e)
+	}
 	return progressed, p.apply(e, n, c)
+}
+
+// canRerun reports whether the loop may run e's outstanding dispatch again
+// itself: with an executor that runs agents here, not in a dry run, and not
+// more than ledger.MaxReruns times.
+func (p *passState) canRerun(e *entry) bool {
+	if _, ok := p.Executor.(recoverer); !ok || p.DryRun {
+		return false
+	}
+	return e.l.Delivery.Int(ledger.KeyReruns) < ledger.MaxReruns
 }
 
 // recoverer is implemented by executors that can find an agent a crashed
