@@ -604,28 +604,9 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 }
 
 // recoverRound finds a round's agent whose reconciler died, through the
-// run record its executor keeps (Recover); a finished run's commits are
-// pushed, exactly as its reconciler would have.
+// run record its executor keeps (recoverTask).
 func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (Recovery, error) {
-	rv, ok := p.Executor.(recoverer)
-	if !ok || p.DryRun {
-		return Recovery{}, nil
-	}
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations}
-	if p.CloneURL != nil {
-		t.CloneURL = p.CloneURL(pr.Repo)
-	}
-	rc, err := rv.Recover(ctx, t)
-	if err != nil {
-		return Recovery{}, err
-	}
-	if rc.Known && rc.Running == 0 {
-		p.Log.Info("found the round of a crashed reconciler", "spec", e.specPath, "round", k, "commits", rc.Outcome.Commits)
-	}
-	if rc.Kept != "" {
-		p.note(e.specPath, true, "the round's commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)
-	}
-	return rc, nil
+	return p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations})
 }
 
 // roundKey names a round's executor outcome.

@@ -1024,26 +1024,35 @@ type recoverer interface {
 // work, or may have finished with its return unpushed. A finished run's
 // outcome is remembered for settling, its return pushed.
 func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	rc, err := p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1})
+	if err == nil && rc.Known && rc.Running == 0 {
+		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
+	}
+	return rc, err
+}
+
+// recoverTask asks the executor about task t, which a reconciler that is
+// gone started on this cache: its agent may still run, or may have ended
+// with its commits unpushed, which are pushed now (never forcing).
+func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery, error) {
 	rv, ok := p.Executor.(recoverer)
 	if !ok || p.DryRun {
 		return Recovery{}, nil
 	}
-	pd := *e.l.Pending
-	repo, _ := p.member(e, pd.Member)
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1}
 	if p.CloneURL != nil {
-		t.CloneURL = p.CloneURL(repo)
+		t.CloneURL = p.CloneURL(t.Repo)
 	}
 	rc, err := rv.Recover(ctx, t)
 	if err != nil {
 		return Recovery{}, err
 	}
 	if rc.Known && rc.Running == 0 {
-		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "pending", pd.String(), "commits", rc.Outcome.Commits)
-		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
+		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.what(), "commits", rc.Outcome.Commits)
 	}
 	if rc.Kept != "" {
-		p.note(e.specPath, true, "the return of a crashed reconciler's agent could not be pushed; it is kept on %s", rc.Kept)
+		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)
 	}
 	return rc, nil
 }
