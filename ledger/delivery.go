@@ -23,6 +23,8 @@ const (
 	KeyReruns        = "reruns"         // automatic reruns of the outstanding dispatch
 	KeyEmptyReturns  = "empty-returns"  // consecutive row returns that changed nothing
 	KeyModel         = "model"          // escalation model, from the escalate commit until that dispatch settles
+	KeyVerified      = "verified"       // <sha> passed | <sha> failed | <command>: the exit verification
+	KeyVerifyRepair  = "verify-repair"  // the failed head a verification repair was dispatched for
 	KeyPR            = "pr"             // owner/name#n
 	KeyRound         = "round"          // review/fix rounds dispatched
 	KeyHead          = "head"           // fixed_sha: the head the loop last acted on
@@ -52,7 +54,7 @@ const (
 
 var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
-	KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
+	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop,
 }
 
@@ -151,7 +153,12 @@ func validateDelivery(key, v string) string {
 		return ""
 	}
 	switch key {
-	case KeySpecCommit, KeyHead, KeyChecksHead, KeyNudged:
+	case KeyVerified:
+		f := strings.Fields(v)
+		if len(f) < 2 || !sha40RE.MatchString(f[0]) || (f[1] != "passed" && f[1] != "failed") {
+			return "must be <sha> passed, or <sha> failed | <command>"
+		}
+	case KeySpecCommit, KeyHead, KeyChecksHead, KeyNudged, KeyVerifyRepair:
 		if !sha40RE.MatchString(v) {
 			return "must be a full 40-character lowercase commit SHA"
 		}

@@ -32,6 +32,7 @@ const (
 	StopReviewerSilent    StopReason = "reviewer-silent"
 	StopRetargeted        StopReason = "retargeted"
 	StopForeignPR         StopReason = "foreign-pr"
+	StopVerifyFailed      StopReason = "verify-failed"
 	StopStuck             StopReason = "stuck"
 	StopHarnessError      StopReason = "harness-error"
 	StopNoCredential      StopReason = "no-credential"
@@ -99,6 +100,8 @@ var stopTable = map[StopReason]stopInfo{
 		recommend: fixed("resume | <why> - after pointing the pull request back at the spec's base; or change the spec's base and resnapshot")},
 	StopForeignPR: {clears: resumeClears,
 		recommend: fixed("resume | <why> - after closing the pull request gallivant did not open (or renaming its branch); the loop then opens its own")},
+	StopVerifyFailed: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after fixing what the verification reports (or the Verify command in the spec); it runs again on the work branch's head")},
 	StopSpecChanged: {clears: []string{"resnapshot | <why>"}, recommend: fixed("resnapshot | <why> - accepts the edited spec; or revert the edit")},
 	StopStuck:       {clears: []string{"recheck"}, recommend: fixed("recheck - after fixing what GitHub refused")},
 	StopMergeUnknown: {clears: []string{"recheck"},

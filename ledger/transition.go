@@ -273,6 +273,12 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			// this the entry would stop closed again in the same pass.
 			n.delivery().Set(KeyOwed, "reopen")
 			c.Sentence = "Resumed: the closed pull request is reopened next."
+		case StopVerifyFailed:
+			// The verification runs again, with one repair again.
+			n.delivery().Set(KeyVerified, "")
+			n.delivery().Set(KeyVerifyRepair, "")
+			n.delivery().Set(KeyDispatchedAt, "")
+			c.Sentence = "Resumed: the verification runs again on the work branch's head."
 		case StopChecksSilent:
 			// The CI wait starts again from now.
 			n.delivery().SetTime(KeyHeadAt, now)

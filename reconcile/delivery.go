@@ -146,6 +146,9 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if res, held := p.holdForChain(ctx, e, "opened"); held {
 		return res, nil
 	}
+	if res, ok, err := p.verify(ctx, e, repo, branch, head); !ok || err != nil {
+		return res, err
+	}
 	found, ok, err := p.GitHub.FindPullRequest(ctx, repo, branch, base)
 	if err != nil {
 		return progressed, err

@@ -387,7 +387,7 @@ func TestDeliverySpecEditedMidReviewThenResnapshot(t *testing.T) {
 	}
 	r.request(ledgerPath, "resnapshot | criterion 3 belongs here")
 	rep = r.pass()
-	wantSubjects(t, rep, "loop: amend", "loop: dispatch row 3", "loop: record home row 3", "loop: follow acme/api#1")
+	wantSubjects(t, rep, "loop: amend", "loop: dispatch row 3", "loop: record home row 3", "loop: verify", "loop: follow acme/api#1")
 	body := alice.pr(1).GetBody()
 	if !strings.Contains(body, "| 3 | done |") {
 		t.Errorf("the receipt was not rewritten for AC 3:\n%s", body)

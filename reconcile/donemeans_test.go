@@ -284,3 +284,71 @@ func TestDraftIsMarkedReadyForReview(t *testing.T) {
 		t.Errorf("the pull request is still a draft")
 	}
 }
+
+// L-104, L-105: before the pull request opens, the spec's Verify commands
+// run in a fresh checkout of the work branch. A failure gets one repair,
+// whose brief quotes the failing command and its output; the repaired head
+// is verified again and only then is the pull request opened.
+func TestVerificationFailsOnceIsRepairedThenPasses(t *testing.T) {
+	t.Parallel()
+	spec := "# Feature\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `test -d rows`\n- `test -f rows/row-verification.txt || { echo 'missing rows/row-verification.txt'; exit 1; }`\n"
+	r := newRig(t, map[string]string{"specs/feature.md": spec})
+	got := subjectsOf(r.pass())
+	want := []string{"loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: dispatch row 1", "loop: record home row 1",
+		"loop: verify", "loop: repair verification", "loop: verify", "loop: open pr acme/api#1"}
+	if len(got) < len(want) || !slicesEqual(got[:len(want)], want) {
+		t.Fatalf("got %v, want it to start %v", got, want)
+	}
+	brief := r.runs[len(r.runs)-1].Brief
+	if !strings.Contains(brief, "target: verification") || !strings.Contains(brief, "missing rows/row-verification.txt") {
+		t.Errorf("the repair brief does not quote the failing command's output:\n%s", brief)
+	}
+	l := r.ledgerOf("specs/feature.md")
+	if v := l.Delivery.Get(ledger.KeyVerified); !strings.HasSuffix(v, " passed") {
+		t.Errorf("verified: %q, want the pull request's head passed", v)
+	}
+}
+
+// A repair that does not make the verification pass stops the entry
+// verify-failed, naming the command; no pull request is opened.
+func TestVerificationThatStaysRedStops(t *testing.T) {
+	t.Parallel()
+	spec := "# Feature\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `test -f never-there.txt`\n"
+	r := newRig(t, map[string]string{"specs/feature.md": spec})
+	rep := r.pass()
+	got := subjectsOf(rep)
+	if got[len(got)-1] != "loop: stop verify-failed" || r.prs() != 0 {
+		t.Fatalf("got %v with %d pull requests, want a verify-failed stop and none", got, r.prs())
+	}
+	if stop := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyStop); !strings.Contains(stop, "test -f never-there.txt") {
+		t.Errorf("stop %q does not name the command", stop)
+	}
+	// resume runs the verification again (with one repair again).
+	r.request("plans/feature-ledger.md", "- resume | the fixture is back")
+	if got := subjectsOf(r.pass()); len(got) < 2 || got[0] != "loop: resume" || got[1] != "loop: verify" {
+		t.Errorf("after resume: %v", got)
+	}
+}
+
+// executor.verify: false leaves verification to CI.
+func TestVerificationCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
+	spec := "# Feature\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `false`\n"
+	r := newRig(t, map[string]string{"specs/feature.md": spec, "gallivant.yaml": strings.Replace(rigConfig, "  timeout: 30m\n", "  timeout: 30m\n  verify: false\n", 1)})
+	got := strings.Join(subjectsOf(r.pass()), "\n")
+	if strings.Contains(got, "loop: verify") || !strings.Contains(got, "loop: open pr acme/api#1") {
+		t.Errorf("got %s", got)
+	}
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

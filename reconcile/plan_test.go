@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-const wavesSpec = "# Feature\n\n**Engine:** waves\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `go test ./...`\n"
+const wavesSpec = "# Feature\n\n**Engine:** waves\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `test -d rows`\n"
 
 const wavesPlan = "# Plan\n\n**Spec:** `specs/feature.md`\n**Verification:** `go test ./...`\n\n## Wave 1 — All of it\n\nSolo: lone remaining task\n\n### Task 1: Make it hold\n\n**Spec:** § \"Acceptance criteria\" L6\n\n**Files:**\n- Create: `feature.go`\n- Test: `feature_test.go`\n\n**Tests:**\n- `go test feature_test.go feature.go`\n\n## Spec coverage\n\n| anchor | requirement (short) | owner |\n|---|---|---|\n| § \"Acceptance criteria\" L6 | criterion 1 | Task 1 |\n"
 

@@ -328,6 +328,9 @@ type passState struct {
 	outcomes map[string]Outcome
 	// login is gallivant's own GitHub login, read once per pass.
 	login string
+	// tails keeps the output tail of a verification that failed this pass,
+	// for the repair's brief.
+	tails map[string]string
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
 	perms map[string]string

@@ -227,7 +227,7 @@ func specWith(n int, extra string) string {
 			b.WriteString(extra)
 		}
 	}
-	b.WriteString("\n## Verify\n- `go test ./...`\n")
+	b.WriteString("\n## Verify\n- `test -d rows`\n")
 	return b.String()
 }
 

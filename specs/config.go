@@ -99,6 +99,10 @@ type ExecutorConfig struct {
 	// the agent as; empty runs it as gallivant's own user. Switching users
 	// needs gallivant to run as root.
 	RunAs string
+	// Verify runs the spec's Verify commands in a fresh checkout of the
+	// work branch before the pull request opens (command executor only);
+	// true unless executor.verify is false.
+	Verify bool
 }
 
 // DefaultAgentEnv is executor.env when the configuration omits it: what a
@@ -151,7 +155,7 @@ func DefaultConfig() *Config {
 		GitHub:   GitHubConfig{APIURL: "https://api.github.com/", TokenEnv: "GITHUB_TOKEN"},
 		Defaults: DefaultsConfig{Base: "main", Allowance: 4, EscalateAfter: 3, MaxRounds: 10},
 		Labels:   LabelsConfig{Ready: "ready-for-human"},
-		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, Env: DefaultAgentEnv},
+		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, Env: DefaultAgentEnv, Verify: true},
 		Gatekeep: GatekeepConfig{MaxPRs: 8},
 		Checks:   ChecksConfig{Wait: 30 * time.Minute},
 		Schedule: "@every 5m",
@@ -238,6 +242,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 				"escalation_model": d.str(&cfg.Executor.EscalationModel, nil),
 				"env":              d.envList(&cfg.Executor.Env),
 				"run_as":           d.str(&cfg.Executor.RunAs, userName),
+				"verify":           d.boolean(&cfg.Executor.Verify),
 			})
 			if cfg.Executor.Kind == ExecutorCommand && len(cfg.Executor.Command) == 0 {
 				d.errorf(n, "config/invalid", "executor.kind command needs executor.command, the argv to run (for example [\"claude\", \"-p\"])")
@@ -449,6 +454,20 @@ func (d *yamlDecoder) integer(dst *int, minimum int) func(*yaml.Node) {
 			return
 		}
 		*dst = v
+	}
+}
+
+func (d *yamlDecoder) boolean(dst *bool) func(*yaml.Node) {
+	return func(n *yaml.Node) {
+		s, ok := d.scalar(n, "true or false")
+		if !ok {
+			return
+		}
+		if n.Tag != "!!bool" {
+			d.errorf(n, "config/type", "expected true or false, got %q", s)
+			return
+		}
+		*dst = s == "true" || s == "True" || s == "TRUE"
 	}
 }
 

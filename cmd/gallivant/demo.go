@@ -267,6 +267,19 @@ func (d *demo) setup() error {
 	if err := d.gh.CreateRepo("acme/shop", "main"); err != nil {
 		return err
 	}
+	// A small Go module, so that the specs' Verify commands
+	// (`go test ./checkout/...`) really run before each pull request opens.
+	for path, content := range map[string]string{
+		"go.mod":                    "module example.com/shop\n\ngo 1.22\n",
+		"checkout/checkout.go":      "// Package checkout totals carts.\npackage checkout\n\n// Total adds tax to a subtotal in cents.\nfunc Total(subtotal, taxPercent int) int { return subtotal + subtotal*taxPercent/100 }\n",
+		"checkout/checkout_test.go": "package checkout\n\nimport \"testing\"\n\nfunc TestTotal(t *testing.T) {\n\tif got := Total(1000, 8); got != 1080 {\n\t\tt.Errorf(\"Total = %d, want 1080\", got)\n\t}\n}\n",
+		"receipts/receipts.go":      "// Package receipts renders receipts.\npackage receipts\n\n// Line is one receipt line.\nfunc Line(name string, cents int) string { return name }\n",
+		"receipts/receipts_test.go": "package receipts\n\nimport \"testing\"\n\nfunc TestLine(t *testing.T) {\n\tif got := Line(\"tea\", 250); got != \"tea\" {\n\t\tt.Errorf(\"Line = %q\", got)\n\t}\n}\n",
+	} {
+		if err := d.gh.PutFile("acme/shop", "main", path, content); err != nil {
+			return err
+		}
+	}
 	d.gh.Protect("acme/shop", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
 	ready := make(chan struct{})
 	go func() {

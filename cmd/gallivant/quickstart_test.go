@@ -146,7 +146,7 @@ func TestQuickstart(t *testing.T) {
 		`(?m)^checked 1 document: 0 errors, 0 warnings$`,
 		`(?m)^specs/greeting.md\tloop: seed ledger\tSeeded 2 rows \(0 cut\)`,
 		`(?m)^specs/greeting.md\tloop: ready acme/api#1\t`,
-		`(?m)^control [0-9a-f]{7}: 10 transitions performed$`,
+		`(?m)^control [0-9a-f]{7}: 11 transitions performed$`,
 		`(?m)^specs/greeting.md  ready  ✓✓  2/2 done  acme/api#1$`,
 		`"merged":true`,
 		`(?m)^specs/greeting.md\tloop: done acme/api#1\tacme/api#1 was merged into main as [0-9a-f]{7}.$`,
