@@ -250,6 +250,20 @@ func IgnoredFeedback(l *ledger.Ledger, pr PR, fs []Finding) (*ledger.Ledger, led
 		Text: strings.Join(lines, "\n"), Trailers: trailers(pr, "")}, nil
 }
 
+// ConflictFinding is what a conflict round answers (R-27, R-28): merge the
+// base into the work branch, never rebase, and keep every criterion true.
+func ConflictFinding(headRef, baseRef string) Finding {
+	return Finding{Source: SourceConflict, Where: baseRef, New: true,
+		Text: fmt.Sprintf("The work branch %s conflicts with %s. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", headRef, baseRef, baseRef)}
+}
+
+// ConflictAnswered reports whether a conflict round was already dispatched
+// for head (RoundStarted moves checks-head to it): a conflict still there on
+// that head needs a person, and stops the entry `conflict`.
+func ConflictAnswered(l *ledger.Ledger, head string) bool {
+	return l.Delivery.Get(ledger.KeyChecksHead) == head
+}
+
 // RoundInput is what dispatching a fix round needs.
 type RoundInput struct {
 	PR        PR

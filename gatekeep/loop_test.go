@@ -171,3 +171,23 @@ func TestWriteLandedOnlyForTheCountedWrite(t *testing.T) {
 		t.Errorf("landed: %v %q %q", ok, n.Delivery.Get(ledger.KeyRetry), c.Subject)
 	}
 }
+
+// a conflict round's head is remembered, so the same conflict on the
+// same head is not answered twice.
+func TestConflictAnswered(t *testing.T) {
+	t.Parallel()
+	l := reviewLedger(t)
+	if ConflictAnswered(l, head) {
+		t.Fatalf("a conflict nobody answered counts as answered")
+	}
+	n, _, err := RoundStarted(l, RoundInput{PR: pr1, MaxRounds: 3, Head: head, Findings: []Finding{ConflictFinding("gallivant/x", "main")}, Now: now1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ConflictAnswered(n, head) || ConflictAnswered(n, old) {
+		t.Errorf("after a conflict round on %s: answered(head)=%v answered(old)=%v", short(head), ConflictAnswered(n, head), ConflictAnswered(n, old))
+	}
+	if f := ConflictFinding("gallivant/x", "main"); !strings.Contains(f.Text, "never a rebase") {
+		t.Errorf("the conflict finding does not forbid a rebase: %q", f.Text)
+	}
+}

@@ -372,11 +372,10 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		return p.mergeBase(ctx, e, pr, d)
 	}
 	if v.BlockedBy(gatekeep.BlockConflict) {
-		if e.l.Delivery.Get(ledger.KeyChecksHead) == d.HeadSHA {
+		if gatekeep.ConflictAnswered(e.l, d.HeadSHA) {
 			return stopped, p.stop(e, ledger.StopConflict, fmt.Sprintf("%s still conflicts with %s after a conflict round on %s", pr, d.BaseRef, short(d.HeadSHA)))
 		}
-		fs = append(fs, gatekeep.Finding{Source: gatekeep.SourceConflict, Where: d.BaseRef, New: true,
-			Text: fmt.Sprintf("The work branch %s conflicts with %s. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", d.HeadRef, d.BaseRef, d.BaseRef)})
+		fs = append(fs, gatekeep.ConflictFinding(d.HeadRef, d.BaseRef))
 	}
 	if len(fs) > 0 {
 		if e.l.Phase() == ledger.PhaseReady {
@@ -425,8 +424,7 @@ func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d g
 	}
 	err := p.GitHub.UpdateBranch(ctx, pr.Repo, pr.Number, d.HeadSHA)
 	if errors.Is(err, ErrMergeConflict) {
-		fs := []gatekeep.Finding{{Source: gatekeep.SourceConflict, Where: d.BaseRef, New: true,
-			Text: fmt.Sprintf("The work branch %s is behind %s and conflicts with it. Merge %s into it (git merge, never a rebase), resolve every conflict so that each acceptance criterion still holds, and commit the merge.", d.HeadRef, d.BaseRef, d.BaseRef)}}
+		fs := []gatekeep.Finding{gatekeep.ConflictFinding(d.HeadRef, d.BaseRef)}
 		return p.round(ctx, e, pr, d, fs)
 	}
 	if err != nil {
