@@ -143,3 +143,21 @@ func TestPreviousDecisionSkipsMarkers(t *testing.T) {
 		t.Errorf("PreviousResult = %q, %v", d.Line, ok)
 	}
 }
+
+// Issue 12: an orphaned run that never answered is rerun once, without a
+// new count; a second time it stops interrupted.
+func TestSettleRerunsAnOrphanOnce(t *testing.T) {
+	l := dispatched(t, ledgerOf(t, 4, []string{"open/0"}, seeded), 1)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	n, c, changed, err := Settle(l, Observation{RunOver: true, Orphaned: true, Now: now})
+	if err != nil || !changed || c.Subject != "loop: rerun row 1" || n.Pending == nil || n.Iterations != l.Iterations || n.Delivery.Int(KeyReruns) != 1 {
+		t.Fatalf("first orphan: %q pending %v iterations %d reruns %d err %v", c.Subject, n.Pending, n.Iterations, n.Delivery.Int(KeyReruns), err)
+	}
+	_, c, _, _ = Settle(n, Observation{RunOver: true, Orphaned: true, Now: now})
+	if c.Subject != "loop: stop interrupted" {
+		t.Errorf("second orphan: %q, want a stop", c.Subject)
+	}
+	if _, c, _, _ := Settle(l, Observation{RunOver: true, Now: now}); c.Subject != "loop: stop interrupted" {
+		t.Errorf("a run seen to end without answering: %q, want a stop (L-69)", c.Subject)
+	}
+}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Observation is what the reconciler saw of an outstanding dispatch.
@@ -15,12 +16,19 @@ type Observation struct {
 	// Dirty reports that a local executor's checkout was left with
 	// uncommitted changes; nothing was pushed.
 	Dirty bool
+	// Orphaned reports that the run ended unseen: no process watched its
+	// agent end, and the executor's run record proves it ended (killed
+	// with its reconciler) without a commit.
+	Orphaned bool
+	// Now is when the observation was made, for a rerun's dispatched-at.
+	Now time.Time
 }
 
 // Settle decides what an observation means for the outstanding dispatch
 // (lifecycle.md "Settling a dispatch"): wait (ok false), stop `interrupted`
 // or `boundary`, admit the one return, repair a row miss, or stop
-// `seed-refused` on a seed miss. The tuple stays at interrupted and boundary
+// `seed-refused` on a seed miss; an orphaned run that never answered is
+// rerun once (Rerun) before it stops `interrupted`. The tuple stays at interrupted and boundary
 // stops (L-60); `resume` decides what happens to it.
 func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 	if l.Pending == nil {
@@ -33,6 +41,11 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 		return n, c, true, nil
 	case len(obs.Commits) == 0 && !obs.RunOver:
 		return nil, Commit{}, false, nil
+	case len(obs.Commits) == 0 && obs.Orphaned && l.Delivery.Int(KeyReruns) < MaxReruns:
+		// Its agent provably never answered: running the same dispatch
+		// again once needs no person (issue 12).
+		n, c := Rerun(l, obs.Now)
+		return n, c, true, nil
 	case len(obs.Commits) == 0:
 		n, c := Stop(l, "interrupted", fmt.Sprintf("iteration %d ended without a return commit", i), l.Pending.Target)
 		return n, c, true, nil

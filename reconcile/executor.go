@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -618,17 +619,11 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t
 	if len(e.Argv) == 0 {
 		return errors.New("executor.command is empty")
 	}
-	cmd := exec.CommandContext(ctx, e.Argv[0], e.Argv[1:]...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(env, "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
+	env = append(env, "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
 	if t.Model != "" {
-		cmd.Env = append(cmd.Env, "GALLIVANT_MODEL="+t.Model)
+		env = append(env, "GALLIVANT_MODEL="+t.Model)
 	}
-	// The agent runs in its own process group so a timeout stops all of it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
+	cmd := agentCommand(ctx, dir, env, cred, logf, e.Argv[0], e.Argv[1:]...)
 	// The agent holds the checkout's lock (as fd 3): if this process dies,
 	// the next pass sees the agent is still at work.
 	cmd.ExtraFiles = []*os.File{lock}
@@ -645,6 +640,20 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t
 		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
 	}
 	return nil
+}
+
+// agentCommand is a process of the agent's: in dir, with the agent's
+// environment and user, output to out, in its own process group so that a
+// timeout (ctx) stops all of it.
+func agentCommand(ctx context.Context, dir string, env []string, cred *syscall.Credential, out io.Writer, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
 }
 
 // agentEnv is the agent's environment: the allow-listed variables of

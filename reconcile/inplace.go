@@ -94,32 +94,33 @@ func (s *Store) changedPaths(from, to plumbing.Hash) ([]string, error) {
 	return out, nil
 }
 
-// fileAt returns a file's content at a commit; ok is false when absent.
-func (s *Store) fileAt(commit plumbing.Hash, p string) ([]byte, bool, error) {
-	data, ok, err := s.ReadFile(commit.String(), p)
-	return data, ok, err
+// personChanged reports whether the work tree's copy of p differs from its
+// content at the head the pass planned from: a person's edit.
+func (s *Store) personChanged(p string) (bool, error) {
+	was, existed, err := s.ReadFile(s.head.String(), p)
+	if err != nil {
+		return false, err
+	}
+	now, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(p)))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return existed, nil
+	case err != nil:
+		return false, err
+	}
+	return !existed || !bytes.Equal(now, was), nil
 }
 
 // checkInPlace refuses when a file the pass changed was also modified by a
-// person in the work tree (its content is not the one at the head the pass
-// planned from).
+// person in the work tree.
 func (s *Store) checkInPlace(paths []string) error {
-	root := s.dir
 	var dirty []string
 	for _, p := range paths {
-		was, existed, err := s.fileAt(s.head, p)
+		changed, err := s.personChanged(p)
 		if err != nil {
 			return err
 		}
-		now, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			if existed {
-				dirty = append(dirty, p)
-			}
-		case err != nil:
-			return err
-		case !existed || !bytes.Equal(now, was):
+		if changed {
 			dirty = append(dirty, p)
 		}
 	}
@@ -140,16 +141,16 @@ func (s *Store) updateInPlace(paths []string) error {
 	}
 	var skipped []string
 	for _, p := range paths {
-		full := filepath.Join(s.dir, filepath.FromSlash(p))
-		was, existed, err := s.fileAt(s.head, p)
+		changed, err := s.personChanged(p)
 		if err != nil {
 			return err
 		}
-		if now, err := os.ReadFile(full); (err == nil && (!existed || !bytes.Equal(now, was))) || (err != nil && existed) {
+		if changed {
 			skipped = append(skipped, p)
 			continue
 		}
-		data, ok, err := s.fileAt(s.tip, p)
+		full := filepath.Join(s.dir, filepath.FromSlash(p))
+		data, ok, err := s.ReadFile(s.tip.String(), p)
 		if err != nil {
 			return err
 		}

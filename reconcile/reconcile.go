@@ -947,7 +947,11 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
 		}
 	}
-	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty}
+	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty, Now: p.clock(),
+		// This cache's run record proves the agent ended without a commit,
+		// and no process saw it end: it was killed with its reconciler. A
+		// dispatch the cache knows nothing of may have an agent elsewhere.
+		Orphaned: !observed && recovered && out.Commits == 0}
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
 	}
@@ -990,30 +994,15 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	if !changed {
 		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
 	}
-	if reason, _, stopped := n.Stop(); stopped && reason == ledger.StopInterrupted && !observed && recovered && out.Commits == 0 && p.canRerun(e) {
-		// This cache's run record proves the agent ended without a
-		// commit, and no process saw it end: it was killed with its
-		// reconciler. Running the same dispatch again once needs no
-		// person (issue 12); the rerun is write-ahead like any dispatch,
-		// so two reconcilers never both run it. A dispatch this cache
-		// knows nothing of may have an agent elsewhere: it stops.
-		n, c := ledger.Rerun(e.l, p.clock())
+	if n.Delivery.Int(ledger.KeyReruns) > e.l.Delivery.Int(ledger.KeyReruns) {
+		// Settle reran the dispatch: the rerun is write-ahead like any
+		// dispatch, so two reconcilers never both run it.
 		if err := p.apply(e, n, c); err != nil {
 			return progressed, err
 		}
 		return progressed, p.run(ctx, e)
 	}
 	return progressed, p.apply(e, n, c)
-}
-
-// canRerun reports whether the loop may run e's outstanding dispatch again
-// itself: with an executor that runs agents here, not in a dry run, and not
-// more than ledger.MaxReruns times.
-func (p *passState) canRerun(e *entry) bool {
-	if _, ok := p.Executor.(recoverer); !ok || p.DryRun {
-		return false
-	}
-	return e.l.Delivery.Int(ledger.KeyReruns) < ledger.MaxReruns
 }
 
 // recoverer is implemented by executors that can find an agent a crashed

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/specs"
 )
 
 // VerifyResult is what running a spec's Verify commands on a head found.
@@ -34,8 +33,12 @@ type verifier interface {
 	Verify(ctx context.Context, t Task, commands []string) (VerifyResult, error)
 }
 
-// tailLines is how much of a failing command's output is kept.
-const tailLines = 20
+// tailLines and maxTailLine bound how much of a failing command's output
+// is kept.
+const (
+	tailLines   = 20
+	maxTailLine = 400
+)
 
 // Verify runs commands, one after another, in a fresh checkout of the work
 // branch, as the agent runs: with the agent's environment and user, never
@@ -47,7 +50,7 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands []string) 
 		return VerifyResult{}, fmt.Errorf("%s: %w", dir, err)
 	}
 	defer lock.Close()
-	logPath := filepath.Join(e.WorkDir, "logs", specName(t)+"-verify.log")
+	logPath := filepath.Join(e.WorkDir, "logs", specs.Stem(t.Spec)+"-verify.log")
 	res := VerifyResult{Log: logPath}
 	cred, home, err := e.credential()
 	if err != nil {
@@ -72,14 +75,7 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands []string) 
 		fmt.Fprintf(logf, "# gallivant: verify %s at %s: %s\n", t.Spec, short(head), c)
 		var tail tailBuffer
 		runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
-		cmd := exec.CommandContext(runCtx, "sh", "-c", c)
-		cmd.Dir = dir
-		cmd.Env = env
-		cmd.Stdout = io.MultiWriter(logf, &tail)
-		cmd.Stderr = cmd.Stdout
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-		cmd.WaitDelay = 5 * time.Second
+		cmd := agentCommand(runCtx, dir, env, cred, io.MultiWriter(logf, &tail), "sh", "-c", c)
 		err := cmd.Run()
 		timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded)
 		cancel()
@@ -98,9 +94,9 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands []string) 
 	return res, nil
 }
 
-func specName(t Task) string { return strings.TrimSuffix(filepath.Base(t.Spec), ".md") }
-
-// tailBuffer keeps the last tailLines lines written to it.
+// tailBuffer keeps the last tailLines lines written to it; a line longer
+// than maxTailLine keeps its end only, so output without newlines cannot
+// grow it without bound.
 type tailBuffer struct {
 	lines []string
 	part  string
@@ -110,7 +106,15 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	s := b.part + string(p)
 	parts := strings.Split(s, "\n")
 	b.part = parts[len(parts)-1]
-	b.lines = append(b.lines, parts[:len(parts)-1]...)
+	if len(b.part) > maxTailLine {
+		b.part = b.part[len(b.part)-maxTailLine:]
+	}
+	for _, line := range parts[:len(parts)-1] {
+		if len(line) > maxTailLine {
+			line = line[len(line)-maxTailLine:]
+		}
+		b.lines = append(b.lines, line)
+	}
 	if len(b.lines) > tailLines {
 		b.lines = b.lines[len(b.lines)-tailLines:]
 	}
