@@ -144,20 +144,39 @@ func TestPreviousDecisionSkipsMarkers(t *testing.T) {
 	}
 }
 
-// Issue 12: an orphaned run that never answered is rerun once, without a
-// new count; a second time it stops interrupted.
-func TestSettleRerunsAnOrphanOnce(t *testing.T) {
+// Issue 12: an orphaned run that never answered is rerun, without a new
+// count, up to MaxReruns times; the next time it stops interrupted.
+func TestSettleRerunsAnOrphanAtMostMaxReruns(t *testing.T) {
 	l := dispatched(t, ledgerOf(t, 4, []string{"open/0"}, seeded), 1)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	n, c, changed, err := Settle(l, Observation{RunOver: true, Orphaned: true, Now: now})
-	if err != nil || !changed || c.Subject != "loop: rerun row 1" || n.Pending == nil || n.Iterations != l.Iterations || n.Delivery.Int(KeyReruns) != 1 {
-		t.Fatalf("first orphan: %q pending %v iterations %d reruns %d err %v", c.Subject, n.Pending, n.Iterations, n.Delivery.Int(KeyReruns), err)
+	n := l
+	for i := 1; i <= MaxReruns; i++ {
+		next, c, changed, err := Settle(n, Observation{RunOver: true, Orphaned: true, Now: now})
+		if err != nil || !changed || c.Subject != "loop: rerun row 1" || next.Pending == nil || next.Iterations != l.Iterations || next.Delivery.Int(KeyReruns) != i {
+			t.Fatalf("orphan %d: %q pending %v iterations %d reruns %d err %v", i, c.Subject, next.Pending, next.Iterations, next.Delivery.Int(KeyReruns), err)
+		}
+		n = next
 	}
-	_, c, _, _ = Settle(n, Observation{RunOver: true, Orphaned: true, Now: now})
+	_, c, _, _ := Settle(n, Observation{RunOver: true, Orphaned: true, Now: now})
 	if c.Subject != "loop: stop interrupted" {
-		t.Errorf("second orphan: %q, want a stop", c.Subject)
+		t.Errorf("orphan %d: %q, want a stop", MaxReruns+1, c.Subject)
 	}
 	if _, c, _, _ := Settle(l, Observation{RunOver: true, Now: now}); c.Subject != "loop: stop interrupted" {
 		t.Errorf("a run seen to end without answering: %q, want a stop (L-69)", c.Subject)
+	}
+}
+
+// A rerun answers an interrupted stop written by a reconciler that could
+// not see the run record: the stop is cleared in the rerun's commit.
+func TestRerunClearsAnInterruptedStop(t *testing.T) {
+	l := dispatched(t, ledgerOf(t, 4, []string{"open/0"}, seeded), 1)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	stopped, _, _, _ := Settle(l, Observation{RunOver: true, Now: now})
+	if _, _, ok := stopped.Stop(); !ok {
+		t.Fatal("no stop to answer")
+	}
+	n, c := Rerun(stopped, now.Add(time.Minute))
+	if _, _, ok := n.Stop(); ok || c.Subject != "loop: rerun row 1" || n.Pending == nil || n.Delivery.Int(KeyReruns) != 1 {
+		t.Errorf("rerun of a stopped dispatch: %q stopped %v pending %v reruns %d", c.Subject, ok, n.Pending, n.Delivery.Int(KeyReruns))
 	}
 }

@@ -353,16 +353,24 @@ func reopenRow(l *Ledger, r Request, refuse func(string, ...any) (*Ledger, Commi
 }
 
 // MaxReruns bounds Rerun: how often the loop itself runs an outstanding
-// dispatch again whose agent provably never answered.
-const MaxReruns = 1
+// dispatch again whose agent provably never answered. Each rerun needs a
+// new kill of the reconciler (or a reconciler that died before starting
+// the agent), so the bound only stops a dispatch whose agent takes its
+// reconciler down with it every time; three, like a job's retry budget.
+const MaxReruns = 3
 
 // Rerun runs the outstanding dispatch again without a new count, as
 // `resume` after `interrupted` would (L-69), when the loop knows its agent
 // never answered: it was killed, or its reconciler died before it started,
 // and no return reached the work branch. It is the loop's own, bounded by
 // MaxReruns; after that the dispatch stops `interrupted` for a person.
+//
+// A rerun may also answer an `interrupted` stop that a reconciler without
+// the run record wrote (it could not see that the agent never answered):
+// the stop is cleared in the same commit, since the dispatch runs again.
 func Rerun(l *Ledger, now time.Time) (*Ledger, Commit) {
 	n := l.Clone()
+	n.delivery().Set(KeyStop, "")
 	n.delivery().SetTime(KeyDispatchedAt, now)
 	n.delivery().SetInt(KeyReruns, n.Delivery.Int(KeyReruns)+1)
 	what := describeTarget(n.Pending.Target)

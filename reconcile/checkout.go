@@ -37,9 +37,13 @@ type runRecord struct {
 	Pending   string    `json:"pending"`
 	Iteration int       `json:"iteration"`
 	Round     int       `json:"round,omitempty"` // a review/fix round's number; 0 for a row loop dispatch
-	Before    string    `json:"before"`          // the checkout's HEAD when the agent started
+	Before    string    `json:"before"`          // the checkout's HEAD when the agent started; empty in an intent (intent.go)
 	PID       int       `json:"pid,omitempty"`
 	Started   time.Time `json:"started"`
+	// DispatchedAt is the ledger's dispatched-at of the dispatch: a record
+	// answers only the dispatch it was written for, never a rerun or
+	// another reconciler's dispatch of the same target at the same SHA.
+	DispatchedAt string `json:"dispatched_at,omitempty"`
 }
 
 // lockCheckout takes the checkout's flock without waiting.
@@ -131,7 +135,8 @@ type Recovery struct {
 func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) {
 	dir := e.checkoutDir(t)
 	rec, ok := readRunRecord(dir)
-	if !ok || rec.Pending != t.Pending.String() || rec.Round != t.Round || rec.Branch != t.Branch {
+	if !ok || rec.Pending != t.Pending.String() || rec.Round != t.Round || rec.Branch != t.Branch ||
+		(rec.DispatchedAt != "" && t.DispatchedAt != "" && rec.DispatchedAt != t.DispatchedAt) {
 		return Recovery{}, nil
 	}
 	lock, err := lockCheckout(dir)
@@ -151,6 +156,15 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		return Recovery{}, err
 	}
 	defer lock.Close()
+	if rec.Before == "" {
+		// An intent whose lock is free: the reconciler died between
+		// pushing the dispatch and starting the agent, which never ran.
+		e.log().Warn("found a dispatch whose agent never started", "spec", t.Spec, "task", t.what())
+		if err := os.Remove(dir + ".run"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Recovery{}, err
+		}
+		return Recovery{Known: true, Outcome: Outcome{Finished: true}}, nil
+	}
 	cred, home, err := e.credential()
 	if err != nil {
 		return Recovery{}, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/ledger"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -284,5 +285,141 @@ func TestKilledAgentIsRerunOnce(t *testing.T) {
 	}
 	if l := r.ledgerOf("specs/feature.md"); l.Iterations != iterations {
 		t.Errorf("iterations %d, want %d: a rerun takes no new count", l.Iterations, iterations)
+	}
+}
+
+// Issue 12: a reconciler killed after it pushed a dispatch but before the
+// agent started leaves an intent (a run record with no checkout HEAD). The
+// next pass on the cache finds it with the lock free, which proves the
+// agent never ran, and reruns the dispatch at once: no person, and no wait
+// for executor.timeout.
+func TestDispatchKilledBeforeTheAgentStartedIsRerun(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	killed := false
+	crash := func(point string) error {
+		if point == "executor:before" && !killed {
+			killed = true
+			return errKilled
+		}
+		return nil
+	}
+	if _, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(t.Context()); !errors.Is(err, errKilled) {
+		t.Fatalf("the pass was not killed: %v", err)
+	}
+	rec, ok := readRunRecord(r.checkout())
+	if !ok || rec.Before != "" || rec.DispatchedAt == "" || !strings.HasPrefix(rec.Pending, "seed | ") {
+		t.Fatalf("want an intent for the seed dispatch, got %+v (found %v)", rec, ok)
+	}
+	runs := len(r.runs)
+	got := subjectsOf(r.pass())
+	if len(got) < 2 || got[0] != "loop: rerun seed" || got[1] != "loop: record home seed" {
+		t.Fatalf("got %v, want the seed dispatch rerun and admitted", got)
+	}
+	if len(r.runs) <= runs || r.runs[runs].Pending.Target != ledger.SeedTarget || slices.ContainsFunc(r.runs[runs+1:], func(t Task) bool { return t.Pending.Target == ledger.SeedTarget }) {
+		t.Errorf("runs after the kill %v, want the seed once", r.runs[runs:])
+	}
+}
+
+// A dispatch whose push lost the race leaves no intent behind: the winner's
+// dispatch of the same row is not this cache's to call over.
+func TestLostDispatchPushLeavesNoIntent(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	ex := r.reconciler().o.Executor.(CommandExecutor)
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	if err := ex.Intend(task); err != nil {
+		t.Fatal(err)
+	}
+	// Another reconciler sharing the cache sees the reservation as busy.
+	if _, err := lockCheckout(r.checkout()); !errors.Is(err, errCheckoutBusy) {
+		t.Errorf("lock while reserved: %v, want busy", err)
+	}
+	ex.Abandon(task, false)
+	if _, ok := readRunRecord(r.checkout()); ok {
+		t.Errorf("the intent of a push that did not land outlived it")
+	}
+	f, err := lockCheckout(r.checkout())
+	if err != nil {
+		t.Fatalf("the reservation was not released: %v", err)
+	}
+	f.Close()
+}
+
+// A run record answers only the dispatch it was written for: a record of
+// an earlier dispatch of the same row at the same SHA (a rerun, or another
+// reconciler's) is not this dispatch's orphan.
+func TestRunRecordOfAnotherDispatchIsIgnored(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	ex := r.reconciler().o.Executor.(CommandExecutor)
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	if err := ex.Intend(task); err != nil {
+		t.Fatal(err)
+	}
+	ex.Abandon(task, true)
+	later := task
+	later.DispatchedAt = "2026-01-01T00:05:00Z"
+	rc, err := ex.Recover(t.Context(), later)
+	if err != nil || rc.Known {
+		t.Errorf("Recover of a later dispatch = %+v, %v; want nothing known", rc, err)
+	}
+	rc, err = ex.Recover(t.Context(), task)
+	if err != nil || !rc.Known || rc.Outcome.Commits != 0 || rc.Running != 0 {
+		t.Errorf("Recover of the intended dispatch = %+v, %v; want a known run that never started", rc, err)
+	}
+}
+
+// elsewhere runs the reconciler on a cache of its own, as a reconciler on
+// another machine would: it cannot see this cache's run records.
+func elsewhere(r *rig, cache string) rigOption {
+	return func(o *Options) {
+		st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: cache})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		o.Store = st
+		ex := o.Executor.(CommandExecutor)
+		ex.WorkDir = filepath.Join(cache, "work")
+		o.Executor = ex
+	}
+}
+
+// Issue 12: a reconciler on another cache cannot see the run record of an
+// agent killed with its reconciler, so past executor.timeout and the grace
+// period it stops the dispatch interrupted. The next pass on the cache that
+// holds the record knows the agent never answered and reruns the dispatch
+// itself: the stop never waits for a person.
+func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	scripted := r.agent
+	killed := false
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		if task.Pending.Target == 1 && !killed {
+			killed = true
+			panic(errKilled)
+		}
+		return scripted(ctx, dir, task)
+	}
+	func() {
+		defer func() {
+			if v := recover(); v != errKilled {
+				panic(v)
+			}
+		}()
+		r.pass()
+	}()
+	r.clock.advance(2 * time.Hour)
+	other := t.TempDir()
+	if got := subjectsOf(r.pass(elsewhere(r, other))); !slices.Equal(got, []string{"loop: stop interrupted"}) {
+		t.Fatalf("the other cache's pass: %v, want the dispatch called over", got)
+	}
+	got := subjectsOf(r.pass())
+	if len(got) < 2 || got[0] != "loop: rerun row 1" || got[1] != "loop: record home row 1" {
+		t.Fatalf("the owner's pass: %v, want the interrupted dispatch rerun and admitted", got)
+	}
+	if _, _, stopped := r.ledgerOf("specs/feature.md").Stop(); stopped {
+		t.Errorf("still stopped")
 	}
 }

@@ -478,12 +478,32 @@ func (p *passState) done(e *entry, pr gatekeep.PR, live PullRequest) error {
 
 // follow handles a head the loop did not push (R-32): the head cursor
 // follows it and the reviewer clock restarts; a ready entry leaves ready.
+//
+// A head that does not contain the attested one is a rewritten history
+// (issue 10): the label comes off with the attested head kept, then the
+// entry stops `boundary` on the new head (gatekeep.Rewritten).
 func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live PullRequest) (stepResult, error) {
+	old := e.l.Delivery.Get(ledger.KeyHead)
+	rewritten := false
+	if old != "" && old != live.HeadSHA {
+		cmp, err := p.GitHub.Compare(ctx, pr.Repo, old, live.HeadSHA)
+		if err != nil {
+			return progressed, err
+		}
+		rewritten = cmp.Status != "ahead"
+	}
 	if e.l.Phase() == ledger.PhaseReady {
+		if rewritten {
+			return p.unready(ctx, e, pr, old, "its head was rewritten to "+short(live.HeadSHA))
+		}
 		return p.unready(ctx, e, pr, live.HeadSHA, "its head moved to "+short(live.HeadSHA))
 	}
 	if p.DryRun {
 		return waitFor("would follow the new head %s of %s", short(live.HeadSHA), pr), nil
+	}
+	if rewritten {
+		n, c := gatekeep.Rewritten(e.l, pr, old, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+		return stopped, p.apply(e, n, c)
 	}
 	n, c := gatekeep.Followed(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
 	return progressed, p.apply(e, n, c)
@@ -607,7 +627,8 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 // recoverRound finds a round's agent whose reconciler died, through the
 // run record its executor keeps (recoverTask).
 func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (Recovery, error) {
-	return p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations})
+	return p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
+		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)})
 }
 
 // roundKey names a round's executor outcome.
@@ -618,19 +639,20 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
-	if err := p.push(ctx); err != nil {
-		return err
-	}
 	k := e.l.Delivery.Int(ledger.KeyRound)
 	brief := gatekeep.FixBrief(gatekeep.FixBriefInput{PR: pr, Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath,
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs})
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
-		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base}
+		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(pr.Repo)
 	}
+	if err := p.pushIntended(ctx, task); err != nil {
+		return err
+	}
 	if err := p.crash("executor:before"); err != nil {
+		p.abandon(task)
 		return err
 	}
 	out, err := p.Executor.Run(ctx, task)

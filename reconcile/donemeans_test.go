@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -351,4 +352,54 @@ func slicesEqual(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// personRewrite replaces the work branch with a new history from the base
+// (a force-push), as a person rebasing or squashing the pull request would.
+func (r *rig) personRewrite(branch, file string) string {
+	r.t.Helper()
+	dir := r.t.TempDir()
+	run(r.t, dir, "git", "clone", "--quiet", "--branch", "main", r.gh.RepoDir("acme/api"), "w")
+	w := filepath.Join(dir, "w")
+	if err := os.WriteFile(filepath.Join(w, file), []byte("a rewritten history\n"), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	run(r.t, w, "git", "add", "-A")
+	run(r.t, w, "git", "commit", "--quiet", "-m", "Squashed by a person")
+	run(r.t, w, "git", "push", "--quiet", "--force", "origin", "HEAD:"+branch)
+	return run(r.t, w, "git", "rev-parse", "HEAD")
+}
+
+// Issue 10: evidence is tied to commits the head contains. A ready pull
+// request whose history is rewritten (the admitted commits are gone) loses
+// its label and stops boundary on the new head; it is never labelled ready
+// again on the strength of evidence the head does not carry. A person's
+// resume accepts the rewritten history and the loop goes on.
+func TestRewrittenHeadIsNeverReadyOnOldEvidence(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	r.pass()
+	r.greenAndApproved(r.head(work))
+	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	attested := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyHead)
+	h2 := r.personRewrite(work, "squashed.txt")
+	r.greenAndApproved(h2)
+	wantSubjects(t, r.pass(), "loop: unready acme/api#1", "loop: stop boundary")
+	if got := r.as("alice").labels(1); len(got) != 0 {
+		t.Errorf("labels after a rewritten head: %v", got)
+	}
+	l := r.ledgerOf("specs/feature.md")
+	reason, detail, stopped := l.Stop()
+	if !stopped || reason != ledger.StopBoundary || !strings.Contains(detail, "rewritten") || !strings.Contains(detail, attested[:7]) {
+		t.Errorf("stop %q %q, want boundary naming the attested head %s", reason, detail, attested[:7])
+	}
+	if l.Delivery.Get(ledger.KeyHead) != h2 {
+		t.Errorf("head %s, want the rewritten head %s recorded with the stop", l.Delivery.Get(ledger.KeyHead), h2)
+	}
+	wantSubjects(t, r.pass())
+	r.request(ledgerPath, "resume | the squash keeps every change")
+	rep := r.pass()
+	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: resume" {
+		t.Fatalf("got %v, want the resume", got)
+	}
 }

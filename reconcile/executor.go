@@ -51,6 +51,9 @@ type Task struct {
 	// Round is set for a review/fix round of the pull-request loop (1, 2,
 	// …); Pending is then zero and Brief is a fix brief.
 	Round int
+	// DispatchedAt is the ledger's dispatched-at value of the dispatch or
+	// round, which ties a run record to exactly one dispatch.
+	DispatchedAt string
 }
 
 // name is the task's file name stem: the spec stem and the iteration, or
@@ -238,9 +241,12 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	dir, mirror := e.checkoutDir(t), e.mirrorDir(t)
 	// The lock says no agent runs here (not even one a crashed reconciler
 	// left behind); the agent inherits it for as long as it runs.
-	lock, err := lockCheckout(dir)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("%s: %w", dir, err)
+	lock := takeIntent(dir)
+	if lock == nil {
+		var err error
+		if lock, err = lockCheckout(dir); err != nil {
+			return Outcome{}, fmt.Errorf("%s: %w", dir, err)
+		}
 	}
 	defer lock.Close()
 	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
@@ -264,7 +270,8 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
 	}
-	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before, Started: time.Now().UTC()}
+	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before,
+		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC()}
 	if err := writeRunRecord(dir, rec); err != nil {
 		return out, err
 	}

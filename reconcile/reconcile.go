@@ -592,7 +592,8 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 				return nil
 			}
 		}
-		if _, err := p.recoverRun(ctx, e); err != nil {
+		rc, err := p.recoverRun(ctx, e)
+		if err != nil {
 			return err
 		}
 		arrived, err := p.returnArrived(ctx, e)
@@ -600,8 +601,18 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 			return err
 		}
 		if !arrived {
-			// Whatever Recover learned settles nothing while stopped.
 			delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+			if rc.Known && rc.Running == 0 && rc.Outcome.Commits == 0 && e.l.Delivery.Int(ledger.KeyReruns) < ledger.MaxReruns {
+				// Another reconciler, which could not see this cache's
+				// run record, called the dispatch over; the record proves
+				// its agent never answered: the loop reruns it itself,
+				// exactly as it would have before the stop.
+				n, c := ledger.Rerun(e.l, p.clock())
+				if err := p.apply(e, n, c); err != nil {
+					return err
+				}
+				return p.run(ctx, e)
+			}
 			return nil
 		}
 		why = "the return of the interrupted dispatch arrived on the work branch"
@@ -891,9 +902,6 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
-	if err := p.push(ctx); err != nil {
-		return err
-	}
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
@@ -902,11 +910,16 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return err
 	}
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
-		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base}
+		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base,
+		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(repo)
 	}
+	if err := p.pushIntended(ctx, task); err != nil {
+		return err
+	}
 	if err := p.crash("executor:before"); err != nil {
+		p.abandon(task)
 		return err
 	}
 	out, err := p.Executor.Run(ctx, task)
@@ -1018,7 +1031,8 @@ type recoverer interface {
 func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
-	rc, err := p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1})
+	rc, err := p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1,
+		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)})
 	if err == nil && rc.Known && rc.Running == 0 {
 		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
 	}

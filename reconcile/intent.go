@@ -1,0 +1,118 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"time"
+)
+
+// A dispatch is write-ahead: its `loop:` commit is pushed before the agent
+// starts, so two reconcilers never both run it. A reconciler killed between
+// that push and the agent's start used to leave a dispatch no cache knew
+// anything about, which only a person could call over once executor.timeout
+// and the grace period had passed. The intent closes that window: before the
+// push, the executor writes the run record of the dispatch it is about to
+// start (with no checkout HEAD yet) and holds the checkout's lock until Run
+// takes it over. The next pass on this cache then finds the record with the
+// lock free and no agent ever started, which proves the dispatch never ran:
+// ledger.Settle reruns it at once (Observation.Orphaned), with no person and
+// no wait for the timeout.
+
+// intender is implemented by executors that can record a run before its
+// dispatch is pushed.
+type intender interface {
+	// Intend records that t is about to be dispatched and reserves its
+	// checkout; Run takes the reservation over.
+	Intend(t Task) error
+	// Abandon releases the reservation of a t that Run will not take
+	// over. The record is kept when keep is set (the pass ends as a kill
+	// would end it, and the next pass reruns the dispatch), else removed
+	// (the dispatch's push did not land).
+	Abandon(t Task, keep bool)
+}
+
+// intents holds the checkout locks Intend took, by checkout directory,
+// until Run takes them over or Forget releases them.
+var intents = struct {
+	sync.Mutex
+	locks map[string]*os.File
+}{locks: map[string]*os.File{}}
+
+// Intend writes t's run record with no checkout HEAD (the agent has not
+// started) and keeps the checkout locked, so a sibling reconciler on this
+// cache never mistakes the reservation for a dead run while this process
+// prepares to start the agent.
+func (e CommandExecutor) Intend(t Task) error {
+	dir := e.checkoutDir(t)
+	lock, err := lockCheckout(dir)
+	if err != nil {
+		return err
+	}
+	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round,
+		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC()}
+	if err := writeRunRecord(dir, rec); err != nil {
+		lock.Close()
+		return err
+	}
+	intents.Lock()
+	if old := intents.locks[dir]; old != nil {
+		old.Close()
+	}
+	intents.locks[dir] = lock
+	intents.Unlock()
+	return nil
+}
+
+// Abandon releases the checkout Intend reserved for t; unless keep is set,
+// it also removes the intent, which then describes no dispatch.
+func (e CommandExecutor) Abandon(t Task, keep bool) {
+	dir := e.checkoutDir(t)
+	if rec, ok := readRunRecord(dir); ok && !keep && rec.Before == "" && rec.DispatchedAt == t.DispatchedAt {
+		os.Remove(dir + ".run")
+	}
+	if lock := takeIntent(dir); lock != nil {
+		lock.Close()
+	}
+}
+
+// takeIntent hands Run the lock Intend took for dir, if any.
+func takeIntent(dir string) *os.File {
+	intents.Lock()
+	defer intents.Unlock()
+	lock := intents.locks[dir]
+	delete(intents.locks, dir)
+	return lock
+}
+
+// pushIntended pushes the pass's commits, the dispatch of t among them,
+// after recording t's intent with the executor (see above). A push that
+// does not land abandons the intent; a crash keeps it, as a kill would.
+func (p *passState) pushIntended(ctx context.Context, t Task) error {
+	in, ok := p.Executor.(intender)
+	if !ok {
+		return p.push(ctx)
+	}
+	if err := in.Intend(t); err != nil {
+		if errors.Is(err, errCheckoutBusy) {
+			// An agent still runs in the checkout: Run reports it, as
+			// the run's own error, after the push.
+			return p.push(ctx)
+		}
+		return err
+	}
+	if err := p.push(ctx); err != nil {
+		in.Abandon(t, errors.Is(err, errCrash))
+		return err
+	}
+	return nil
+}
+
+// abandon releases t's reservation when the pass ends before Run took it
+// over, keeping its record as a kill would.
+func (p *passState) abandon(t Task) {
+	if in, ok := p.Executor.(intender); ok {
+		in.Abandon(t, true)
+	}
+}
