@@ -21,6 +21,7 @@ import (
 //	checkouts/<owner>__<name>/<stem>       the checkout
 //	checkouts/<owner>__<name>/<stem>.lock  flock held while an agent runs
 //	checkouts/<owner>__<name>/<stem>.run   the run record (runRecord)
+//	checkouts/<owner>__<name>/<stem>.intent-<time>  a dispatch's intent (intent.go)
 //
 // The agent process inherits the locked file, so the lock outlives a
 // reconciler killed during the run and ends exactly when the agent (and
@@ -65,9 +66,11 @@ func lockCheckout(dir string) (*os.File, error) {
 	return f, nil
 }
 
-func readRunRecord(dir string) (runRecord, bool) {
+func readRunRecord(dir string) (runRecord, bool) { return readRecord(dir + ".run") }
+
+func readRecord(path string) (runRecord, bool) {
 	var rec runRecord
-	data, err := os.ReadFile(dir + ".run")
+	data, err := os.ReadFile(path)
 	if err != nil || json.Unmarshal(data, &rec) != nil {
 		return runRecord{}, false
 	}
@@ -76,16 +79,24 @@ func readRunRecord(dir string) (runRecord, bool) {
 
 // writeRunRecord replaces the record atomically: a crash leaves the old
 // record or the new one, never half of one.
-func writeRunRecord(dir string, rec runRecord) error {
+func writeRunRecord(dir string, rec runRecord) error { return writeRecord(dir+".run", rec) }
+
+func writeRecord(path string, rec runRecord) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	tmp := dir + ".run.tmp"
+	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, dir+".run")
+	return os.Rename(tmp, path)
+}
+
+// answers reports whether rec was written for t's dispatch.
+func (rec runRecord) answers(t Task) bool {
+	return rec.Pending == t.Pending.String() && rec.Round == t.Round && rec.Branch == t.Branch &&
+		(rec.DispatchedAt == "" || t.DispatchedAt == "" || rec.DispatchedAt == t.DispatchedAt)
 }
 
 // removeStaleGitLocks deletes git's lock files in a git directory no git
@@ -129,15 +140,18 @@ type Recovery struct {
 }
 
 // Recover finds an agent a crashed reconciler started for t through the
-// run record in this cache. A live agent is left alone until its timeout,
+// run record in this cache, and may be asked again about the same record. A live agent is left alone until its timeout,
 // then its process group is killed; a finished one's commits are pushed to
 // the work branch (never forcing), exactly as its reconciler would have.
 func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) {
 	dir := e.checkoutDir(t)
 	rec, ok := readRunRecord(dir)
-	if !ok || rec.Pending != t.Pending.String() || rec.Round != t.Round || rec.Branch != t.Branch ||
-		(rec.DispatchedAt != "" && t.DispatchedAt != "" && rec.DispatchedAt != t.DispatchedAt) {
-		return Recovery{}, nil
+	if !ok || !rec.answers(t) {
+		// The dispatch may have died before its agent started: then only
+		// its intent describes it.
+		if rec, ok = readIntent(dir, t); !ok || !rec.answers(t) {
+			return Recovery{}, nil
+		}
 	}
 	lock, err := lockCheckout(dir)
 	if errors.Is(err, errCheckoutBusy) && rec.PID > 0 && time.Since(rec.Started) > e.Timeout {
@@ -160,9 +174,6 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		// An intent whose lock is free: the reconciler died between
 		// pushing the dispatch and starting the agent, which never ran.
 		e.log().Warn("found a dispatch whose agent never started", "spec", t.Spec, "task", t.what())
-		if err := os.Remove(dir + ".run"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return Recovery{}, err
-		}
 		return Recovery{Known: true, Outcome: Outcome{Finished: true}}, nil
 	}
 	cred, home, err := e.credential()
@@ -173,11 +184,13 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	// as Run does: gallivant runs no git of its own in the agent's checkout.
 	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.name()+".log")}
 	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, e.agentEnv(os.Environ(), home), cred, nil, &out)
-	rc := Recovery{Known: true, Outcome: out, Kept: out.Kept}
-	if err := os.Remove(dir + ".run"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return rc, err
-	}
-	return rc, nil
+	// The record stays: the transition this recovery leads to (an
+	// admission, a rerun) may lose its race or die with this pass, and the
+	// next pass must find the same proof. Recovering again is idempotent
+	// (the same commits, already pushed), and the record answers no later
+	// dispatch: a new dispatch or a rerun has its own dispatched-at, and
+	// its intent replaces the record.
+	return Recovery{Known: true, Outcome: out, Kept: out.Kept}, nil
 }
 
 // checkoutDir is where t's agent works.

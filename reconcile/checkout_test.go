@@ -166,8 +166,13 @@ func TestOrphanedReturnIsAdmitted(t *testing.T) {
 	if len(r.runs) != runs {
 		t.Errorf("the attempt ran again")
 	}
-	if _, err := os.Stat(r.checkout() + ".run"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the run record outlived its settling: %v", err)
+	// The record outlives its settling, and answers no later dispatch.
+	runs = len(r.runs)
+	if got := subjectsOf(r.pass()); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "loop: rerun") }) {
+		t.Errorf("a settled run record led to %v", got)
+	}
+	if slices.ContainsFunc(r.runs[runs:], func(t Task) bool { return t.Pending.Target == 1 }) {
+		t.Errorf("row 1 ran again after its orphan was admitted")
 	}
 }
 
@@ -307,7 +312,8 @@ func TestDispatchKilledBeforeTheAgentStartedIsRerun(t *testing.T) {
 	if _, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(t.Context()); !errors.Is(err, errKilled) {
 		t.Fatalf("the pass was not killed: %v", err)
 	}
-	rec, ok := readRunRecord(r.checkout())
+	l := r.ledgerOf("specs/feature.md")
+	rec, ok := readIntent(r.checkout(), Task{DispatchedAt: l.Delivery.Get(ledger.KeyDispatchedAt)})
 	if !ok || rec.Before != "" || rec.DispatchedAt == "" || !strings.HasPrefix(rec.Pending, "seed | ") {
 		t.Fatalf("want an intent for the seed dispatch, got %+v (found %v)", rec, ok)
 	}
@@ -336,7 +342,7 @@ func TestLostDispatchPushLeavesNoIntent(t *testing.T) {
 		t.Errorf("lock while reserved: %v, want busy", err)
 	}
 	ex.Abandon(task, false)
-	if _, ok := readRunRecord(r.checkout()); ok {
+	if _, ok := readIntent(r.checkout(), task); ok {
 		t.Errorf("the intent of a push that did not land outlived it")
 	}
 	f, err := lockCheckout(r.checkout())
@@ -421,5 +427,29 @@ func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
 	}
 	if _, _, stopped := r.ledgerOf("specs/feature.md").Stop(); stopped {
 		t.Errorf("still stopped")
+	}
+}
+
+// The intent of a dispatch whose push loses its race never touches the run
+// record of the dispatch the ledger still holds: that record is the only
+// proof that its agent never answered.
+func TestLostIntentKeepsTheLandedDispatchsRecord(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	ex := r.reconciler().o.Executor.(CommandExecutor)
+	landed := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	if err := ex.Intend(landed); err != nil {
+		t.Fatal(err)
+	}
+	ex.Abandon(landed, true) // its reconciler died before the agent started
+	lost := landed
+	lost.DispatchedAt = "2026-01-01T00:00:05Z"
+	if err := ex.Intend(lost); err != nil {
+		t.Fatal(err)
+	}
+	ex.Abandon(lost, false) // a rerun whose push lost its race
+	rc, err := ex.Recover(t.Context(), landed)
+	if err != nil || !rc.Known {
+		t.Errorf("Recover of the landed dispatch = %+v, %v; want the proof that it never started", rc, err)
 	}
 }

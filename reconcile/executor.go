@@ -275,6 +275,9 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if err := writeRunRecord(dir, rec); err != nil {
 		return out, err
 	}
+	// The run record now describes this dispatch, which landed: every
+	// intent of the checkout is done or superseded.
+	removeIntents(dir)
 	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
 		return out, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,7 +17,12 @@ import (
 // and the grace period had passed. The intent closes that window: before the
 // push, the executor writes the run record of the dispatch it is about to
 // start (with no checkout HEAD yet) and holds the checkout's lock until Run
-// takes it over. The next pass on this cache then finds the record with the
+// takes it over. Each intent is a file of its own, named by the dispatch's
+// dispatched-at (<checkout>.intent-<time>): until the push lands, the run
+// record or intent of the dispatch the ledger still holds is its only proof
+// and must survive a push that loses its race. Run removes every intent of
+// the checkout once its own record is written: the dispatch it runs has
+// landed and supersedes them. The next pass on this cache then finds the record with the
 // lock free and no agent ever started, which proves the dispatch never ran:
 // ledger.Settle reruns it at once (Observation.Orphaned), with no person and
 // no wait for the timeout.
@@ -52,7 +59,7 @@ func (e CommandExecutor) Intend(t Task) error {
 	}
 	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round,
 		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC()}
-	if err := writeRunRecord(dir, rec); err != nil {
+	if err := writeRecord(intentPath(dir, t), rec); err != nil {
 		lock.Close()
 		return err
 	}
@@ -69,11 +76,36 @@ func (e CommandExecutor) Intend(t Task) error {
 // it also removes the intent, which then describes no dispatch.
 func (e CommandExecutor) Abandon(t Task, keep bool) {
 	dir := e.checkoutDir(t)
-	if rec, ok := readRunRecord(dir); ok && !keep && rec.Before == "" && rec.DispatchedAt == t.DispatchedAt {
-		os.Remove(dir + ".run")
+	if !keep {
+		os.Remove(intentPath(dir, t))
 	}
 	if lock := takeIntent(dir); lock != nil {
 		lock.Close()
+	}
+}
+
+// intentPath is where Intend records t next to the checkout dir.
+func intentPath(dir string, t Task) string {
+	key := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, t.DispatchedAt)
+	if key == "" {
+		key = "0"
+	}
+	return dir + ".intent-" + key
+}
+
+// readIntent reads the intent Intend wrote for t.
+func readIntent(dir string, t Task) (runRecord, bool) { return readRecord(intentPath(dir, t)) }
+
+// removeIntents removes every intent of the checkout dir.
+func removeIntents(dir string) {
+	old, _ := filepath.Glob(dir + ".intent-*")
+	for _, f := range old {
+		os.Remove(f)
 	}
 }
 
