@@ -89,6 +89,14 @@ func (d *daemonServer) stop() {
 // afterPass records a pass for /readyz, the metrics and the dashboard.
 // It runs in the pass slot, so the view is read while no pass writes.
 func (a *app) afterPass(ctx context.Context, d *daemonServer, st *reconcile.Store, web string, rep *reconcile.Report, err error, took time.Duration) {
+	// The view first: once /readyz reports the pass, the dashboard and
+	// the gauges show what it left.
+	if v, verr := serve.Capture(ctx, st, web, time.Now()); verr != nil {
+		d.log.Warn("dashboard not refreshed", "error", verr.Error())
+	} else {
+		d.state.SetView(v)
+		a.metrics.ObserveView(v)
+	}
 	result := serve.PassResult(rep, err)
 	a.metrics.ObservePass(rep, result, took)
 	rec := serve.PassRecord{Ended: time.Now(), Took: took, Result: result}
@@ -96,11 +104,4 @@ func (a *app) afterPass(ctx context.Context, d *daemonServer, st *reconcile.Stor
 		rec.Err = err.Error()
 	}
 	d.state.RecordPass(rec)
-	v, verr := serve.Capture(ctx, st, web, time.Now())
-	if verr != nil {
-		d.log.Warn("dashboard not refreshed", "error", verr.Error())
-		return
-	}
-	d.state.SetView(v)
-	a.metrics.ObserveView(v)
 }

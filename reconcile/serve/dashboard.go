@@ -15,7 +15,7 @@ var webFS embed.FS
 // csp allows nothing but this server's stylesheet: no script at all, no
 // inline style, no frames, no form posts. The page refreshes with a meta
 // refresh, which needs no script.
-const csp = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const cspPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"short": func(sha string) string {
@@ -95,7 +95,7 @@ func (s *server) page(title string) *page {
 
 func (s *server) render(w http.ResponseWriter, name string, p *page, status int) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", csp)
+	h.Set("Content-Security-Policy", cspPolicy)
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")

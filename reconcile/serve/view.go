@@ -47,8 +47,9 @@ type Entry struct {
 	Rounds, MaxRounds    int
 	// StopAt is when the stop was recorded (the stop commit's time); zero
 	// when not stopped or unknown.
-	StopAt    time.Time
-	Rows      []ledger.Row
+	StopAt time.Time
+	// Table is the ledger's row table (EntryStatus.Rows counts it).
+	Table     []ledger.Row
 	Decisions []string
 	Delivery  []string
 	// Why is `gallivant why`'s explanation.
@@ -80,7 +81,7 @@ func Capture(ctx context.Context, st *reconcile.Store, web string, now time.Time
 			e.Branch = l.WorkBranch()
 			e.Iterations = l.Iterations
 			e.Rounds = l.Delivery.Int(ledger.KeyRound)
-			e.Rows = l.Rows
+			e.Table = l.Rows
 			for _, r := range l.Rows {
 				e.Attempts += r.Attempts
 			}
