@@ -26,6 +26,21 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	},
 	"ago":    func(t time.Time) string { return ago(time.Since(t)) },
 	"glyphs": func(s string) []string { return strings.Split(s, "") },
+	// pending renders `<target> | <member> | <sha>` as a person reads it.
+	"pending": func(s string) string {
+		f := strings.Split(s, " | ")
+		if len(f) != 3 {
+			return s
+		}
+		what := "row " + f[0]
+		if f[0] == "seed" {
+			what = "the seed"
+		}
+		if len(f[2]) > 7 {
+			f[2] = f[2][:7]
+		}
+		return what + " of " + f[1] + ", from " + f[2]
+	},
 	"glyphClass": func(g string) string {
 		switch g {
 		case "✓":
