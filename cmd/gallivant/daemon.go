@@ -114,11 +114,13 @@ dashboard at /.`,
 			slot := &passSlot{log: log, pass: func() error {
 				start := time.Now()
 				rep, err := r.Pass(passCtx)
+				took := time.Since(start)
 				if rep != nil {
 					a.printReport(rep, "text", a.wording(r, rep, performed))
+					a.deliverNotifications(passCtx, r.Reconciler, log)
 				}
 				if srv != nil {
-					a.afterPass(passCtx, srv, st, web, rep, err, time.Since(start))
+					a.afterPass(passCtx, srv, st, web, rep, err, took)
 				}
 				return err
 			}}
