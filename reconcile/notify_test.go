@@ -218,6 +218,17 @@ func TestNotificationGivenUpLeavesNoteNotStop(t *testing.T) {
 	if diff := cmp.Diff([]string{"retry", "retry", "retry", "retry", "failed", "failed"}, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
+	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: r.cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := strings.Join(snap.Explain("specs/feature.md"), "\n"); !strings.Contains(why, "notification given up: chat/ready/") {
+		t.Errorf("gallivant why does not show the note:\n%s", why)
+	}
 	if len(rc.deliveries()) != 0 {
 		t.Errorf("a failing target accepted something: %v", rc.deliveries())
 	}
