@@ -58,6 +58,9 @@ dashboard at /.`,
   gallivant daemon --once -v --log-format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Once && opts.Listen != "" {
+				return usageError("--listen serves beside the schedule; --once runs one pass and exits, so it takes no --listen")
+			}
 			if opts.Once {
 				return a.reconcileRun(cmd, &reconcileOptions{Control: opts.Control, Format: "text"}, performed)
 			}
