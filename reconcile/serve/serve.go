@@ -1,8 +1,8 @@
 // Package serve is the daemon's HTTP side: GitHub webhooks that trigger a
 // pass, Prometheus metrics, health and readiness, and a read-only
-// dashboard. It reads what the passes leave (a View captured after each
-// pass and the record of the last pass) and never touches the control
-// repository or GitHub itself; the daemon in cmd/gallivant owns both.
+// dashboard. Its handlers read only what the passes leave (a View the
+// daemon captures after each pass, inside its pass slot, and the record of
+// the last pass); no request touches the control repository or GitHub.
 package serve
 
 import (
