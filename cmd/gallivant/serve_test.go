@@ -8,11 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -82,16 +84,32 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // the pass, transition, entry and GitHub counters; a signed push to the
 // control branch runs a second pass long before the hourly schedule would;
 // a forged delivery is refused and counted; the dashboard and the probes
-// answer.
+// answer; the stop the first pass records is notified once.
 func TestDaemonServes(t *testing.T) {
 	t.Parallel()
 	bin := gallivantBinary(t)
 	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()
 	src := filepath.Join(work, "ctl")
+	var hookMu sync.Mutex
+	var hooks []string
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		hookMu.Lock()
+		hooks = append(hooks, r.Header.Get("X-Gallivant-Event")+" "+string(b))
+		hookMu.Unlock()
+	}))
+	defer receiver.Close()
 	writeFiles(t, src, map[string]string{
-		"gallivant.yaml": "defaults:\n  repo: acme/api\nexecutor:\n  kind: none\nschedule: \"@every 1h\"\n",
-		"specs/a.md":     "# A\n\n## Acceptance criteria\n1. Works.\n",
+		"gallivant.yaml": "defaults:\n  repo: acme/api\nexecutor:\n  kind: none\nschedule: \"@every 1h\"\n" +
+			"notify:\n  - name: ops\n    url_env: OPS_HOOK\n    format: slack\n    on: [stops]\n",
+		"specs/a.md": "# A\n\n## Acceptance criteria\n1. Works.\n",
+		// A ledger whose spec is gone: the first pass stops it, which owes
+		// ops a notification.
+		"plans/gone-ledger.md": "# Ledger - loop engine\n**Spec:** `specs/gone.md`\nbase: 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\n" +
+			"verification: go test ./...\nchecks: commands\niterations: 0\nallowance: 5\n\n| row | status | attempts | evidence |\n|---|---|---|---|\n" +
+			"| 1 | open | 0 | |\n\n## Decisions\n\n## Delivery\nspec-commit: 0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5\ncontract: 5e1f0a9b3c2d\n" +
+			"branch: gallivant/gone\nphase: implement\n",
 	})
 	gitCmd(t, src, "init", "--quiet", "--initial-branch=main")
 	gitCmd(t, src, "add", "-A")
@@ -106,7 +124,7 @@ func TestDaemonServes(t *testing.T) {
 	const secret = "hook-secret"
 	cmd := exec.Command(bin, "daemon", "--control", src, "--listen", port, "--webhook-debounce", "10ms", "--log-format", "json")
 	cmd.Env = append(os.Environ(), "GALLIVANT_CACHE="+filepath.Join(work, "cache"), "GITHUB_API_URL="+gh.APIURL(), "GITHUB_TOKEN="+gh.MainToken(),
-		"GALLIVANT_WEBHOOK_SECRET="+secret)
+		"GALLIVANT_WEBHOOK_SECRET="+secret, "OPS_HOOK="+receiver.URL)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -142,6 +160,17 @@ func TestDaemonServes(t *testing.T) {
 		if m[name] < 1 {
 			t.Errorf("after the first pass %s = %v, want at least 1", name, m[name])
 		}
+	}
+	if got := m[`gallivant_notifications_total{outcome="delivered"}`]; got != 1 {
+		t.Errorf("notifications delivered %v, want 1 (the spec-gone stop)", got)
+	}
+	hookMu.Lock()
+	if len(hooks) != 1 || !strings.HasPrefix(hooks[0], `stop {"text":"specs/gone.md stopped: spec-gone`) {
+		t.Errorf("notifications received: %q; want the spec-gone stop once", hooks)
+	}
+	hookMu.Unlock()
+	if log := gitCmd(t, src, "log", "--format=%s"); !strings.Contains(log, "loop: stop spec-gone") || !strings.Contains(log, "loop: notify") {
+		t.Errorf("the control history lacks the stop or its notification record:\n%s", log)
 	}
 	if m[`gallivant_github_rate_remaining`] <= 0 {
 		t.Errorf("gallivant_github_rate_remaining = %v, want the stand-in's budget", m[`gallivant_github_rate_remaining`])
