@@ -208,9 +208,24 @@ func sentence(parts []string) string {
 	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
-// oneLine keeps an error on one line of the delivery section.
+// oneLine keeps an error fit for one line of the delivery section: a
+// receiver's status text is untrusted, so no pipe, no control character,
+// at most 200 characters.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "|", "/")), " ")
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '|':
+			return '/'
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200])
+	}
+	return s
 }
 
 // notification describes ow for its receiver, from the ledger as the

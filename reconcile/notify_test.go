@@ -233,3 +233,18 @@ func TestNotificationGivenUpLeavesNoteNotStop(t *testing.T) {
 		t.Errorf("a failing target accepted something: %v", rc.deliveries())
 	}
 }
+
+// A receiver's answer is untrusted: what reaches the ledger is one line.
+func TestNotifyErrorIsOneLine(t *testing.T) {
+	t.Parallel()
+	got := oneLine("answered 500 a|b\x01c\r\n" + strings.Repeat("x", 300))
+	if strings.ContainsAny(got, "|\x01\r\n") || len([]rune(got)) != 200 || !strings.HasPrefix(got, "answered 500 a/b c x") {
+		t.Errorf("oneLine = %q", got)
+	}
+	src := "# Ledger - loop engine\n**Spec:** `specs/a.md`\nbase: 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\nverification: go test ./...\n" +
+		"checks: commands\niterations: 0\nallowance: 5\n\n| row | status | attempts | evidence |\n|---|---|---|---|\n| 1 | open | 0 | |\n\n" +
+		"## Decisions\n\n## Delivery\nphase: implement\nnotify-failed: ops/stop/20261129T120000Z | " + got + " after 5 tries\n"
+	if _, ds := ledger.Parse("plans/a-ledger.md", []byte(src)); ds.HasErrors() {
+		t.Errorf("the note does not validate: %v", ds)
+	}
+}
