@@ -26,6 +26,10 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	},
 	"ago":    func(t time.Time) string { return ago(time.Since(t)) },
 	"glyphs": func(s string) []string { return strings.Split(s, "") },
+	// sub marks an explanation line `gallivant why` indents under the one
+	// before it.
+	"sub":  func(s string) bool { return strings.HasPrefix(s, "  ") },
+	"trim": strings.TrimSpace,
 	// pending renders `<target> | <member> | <sha>` as a person reads it.
 	"pending": func(s string) string {
 		f := strings.Split(s, " | ")
