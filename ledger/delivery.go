@@ -38,6 +38,8 @@ const (
 	KeyOwed          = "owed"           // a GitHub write owed by an earlier transition
 	KeyRetry         = "retry"          // <write> <n> | <last error>
 	KeyStop          = "stop"           // <reason> | <detail>
+	KeyNotify        = "notify"         // notifications owed: <target>/<event>/<stamp>/<tries> ...
+	KeyNotifyFailed  = "notify-failed"  // the last notification given up: <target>/<event>/<stamp> | <last error>
 )
 
 // Phase is where an entry is in its delivery.
@@ -56,6 +58,7 @@ var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop,
+	KeyNotify, KeyNotifyFailed,
 }
 
 // Delivery is the reconciler-owned `## Delivery` section: key: value lines.
@@ -221,6 +224,17 @@ func validateDelivery(key, v string) string {
 		r, _, _ := strings.Cut(v, " | ")
 		if !StopReason(r).Known() {
 			return fmt.Sprintf("reason %q is not a stop reason", r)
+		}
+	case KeyNotify:
+		for _, tok := range strings.Fields(v) {
+			if _, err := ParseOwed(tok); err != nil {
+				return err.Error()
+			}
+		}
+	case KeyNotifyFailed:
+		id, why, ok := strings.Cut(v, " | ")
+		if !ok || strings.TrimSpace(why) == "" || !owedRE.MatchString(id+"/0") {
+			return "must be <target>/<event>/<yyyymmddThhmmssZ> | <last error>"
 		}
 	default:
 		return "unknown key"

@@ -429,6 +429,7 @@ func (p *passState) crash(point string) error {
 // apply commits one transition of e's ledger.
 func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
+	p.oweNotifications(e.l, n) // in the transition's own commit: owed exactly when it happened
 	if !p.DryRun {
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
 		sha, err := p.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())

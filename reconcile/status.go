@@ -265,6 +265,12 @@ func (s *Snapshot) Explain(spec string) []string {
 			add("no request clears it: %s", ledger.Recommendation(l, ledger.StopReason(es.Stop.Reason), 0))
 		}
 	}
+	for _, o := range l.OwedNotifications() {
+		add("notification owed: %s to %s (%d failed tries so far)", o.Event, o.Target, o.Tries)
+	}
+	if v := l.Delivery.Get(ledger.KeyNotifyFailed); v != "" {
+		add("notification given up: %s", v)
+	}
 	for _, r := range es.Requests {
 		if r.State != "accepted" {
 			add("request %q is %s: %s", r.Line, r.State, r.Why)

@@ -36,6 +36,8 @@ type Config struct {
 	Checks   ChecksConfig
 	// Schedule is the daemon's robfig/cron schedule.
 	Schedule string
+	// Notify lists the notification targets; empty sends none.
+	Notify []NotifyTarget
 }
 
 // ControlConfig says where documents live in the control repository.
@@ -266,6 +268,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 			}
 		},
 		"schedule": d.str(&cfg.Schedule, cronSpec),
+		"notify":   d.notify(&cfg.Notify),
 	})
 	// The token variable may be named after executor.env, so secrets are
 	// checked once the whole file is read.
@@ -276,6 +279,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 			}
 		}
 	}
+	d.notifySecrets(root, cfg)
 	return cfg, d.diags
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -103,7 +104,11 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	}
 	log := a.logger()
 	api := a.apiURL(cfg)
-	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log})
+	var transport http.RoundTripper
+	if a.metrics != nil {
+		transport = a.metrics.Transport(nil)
+	}
+	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log, Transport: transport})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
@@ -115,8 +120,12 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 			return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as from %s to run the agent as gallivant's own user",
 				reconcile.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
 		}
-		exec = reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
+		ce := reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
+		exec = ce
+		if a.metrics != nil {
+			exec = timedCommand{CommandExecutor: ce, m: a.metrics}
+		}
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
+	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
 )
@@ -20,12 +22,16 @@ type daemonOptions struct {
 	Schedule string
 	// Once runs a single pass and exits with reconcile's exit status.
 	Once bool
+	// Listen is the address of the HTTP server; "" serves nothing.
+	Listen string
+	// Debounce is how long a webhook waits for the rest of its burst.
+	Debounce time.Duration
 }
 
 func (a *app) newDaemonCmd() *cobra.Command {
 	opts := &daemonOptions{}
 	cmd := &cobra.Command{
-		Use:   "daemon [--schedule SPEC] [--control PATH|URL] [--once]",
+		Use:   "daemon [--schedule SPEC] [--control PATH|URL] [--listen ADDR] [--once]",
 		Short: "Run reconcile passes on a schedule",
 		Long: `daemon runs one pass at start and then on a cron schedule (--schedule, else
 schedule in gallivant.yaml, "@every 5m" by default). Never two passes run at
@@ -39,25 +45,44 @@ A second signal aborts the running pass. A pass that panics is logged with
 its stack and counted, and the daemon goes on with the next tick.
 
 --once runs a single pass and exits with reconcile's exit status (0 the pass
-ran, 1 an entry hit a problem, 2 the pass could not run).`,
+ran, 1 an entry hit a problem, 2 the pass could not run).
+
+--listen ADDR serves HTTP beside the schedule (a bare port binds loopback
+only; docs/operations.md): POST /hooks/github takes GitHub webhooks signed
+with the secret in $GALLIVANT_WEBHOOK_SECRET and runs a pass soon after an
+event about gallivant's work (bursts within --webhook-debounce make one
+pass); GET /metrics (Prometheus), /healthz, /readyz, and a read-only
+dashboard at /.`,
 		Example: `  gallivant daemon --control https://github.com/acme/control.git --schedule "@every 2m"
+  GALLIVANT_WEBHOOK_SECRET=... gallivant daemon --listen 9402 --log-format json
   gallivant daemon --once -v --log-format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.Once && opts.Listen != "" {
+				return usageError("--listen serves beside the schedule; --once runs one pass and exits, so it takes no --listen")
+			}
 			if opts.Once {
 				return a.reconcileRun(cmd, &reconcileOptions{Control: opts.Control, Format: "text"}, performed)
+			}
+			var addr string
+			if opts.Listen != "" {
+				var err error
+				if addr, err = listenAddr(opts.Listen); err != nil {
+					return err
+				}
+				a.metrics = serve.NewMetrics()
 			}
 			r, err := a.reconciler(cmd.Context(), opts.Control, false)
 			if err != nil {
 				return err
 			}
 			st := r.store
+			snap, err := loadSnapshot(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
 			schedule := opts.Schedule
 			if schedule == "" {
-				snap, err := loadSnapshot(cmd.Context(), st)
-				if err != nil {
-					return err
-				}
 				schedule = snap.Config.Schedule
 			}
 			sched, err := cron.ParseStandard(schedule)
@@ -65,6 +90,14 @@ ran, 1 an entry hit a problem, 2 the pass could not run).`,
 				return usageError("--schedule %q: %v", schedule, err)
 			}
 			log := a.logger()
+			var srv *daemonServer
+			if addr != "" {
+				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, log); err != nil {
+					return err
+				}
+				defer srv.stop()
+			}
+			web := serve.WebURL(a.apiURL(snap.Config))
 			// Passes run on a context the first signal does not cancel, so
 			// that a pass reaches its end; a second signal cancels it.
 			passCtx, abort := context.WithCancel(context.WithoutCancel(cmd.Context()))
@@ -81,13 +114,28 @@ ran, 1 an entry hit a problem, 2 the pass could not run).`,
 				case <-passCtx.Done():
 				}
 			}()
-			runDaemon(cmd.Context(), sched, log, func() error {
+			slot := &passSlot{log: log, pass: func() error {
+				start := time.Now()
 				rep, err := r.Pass(passCtx)
+				took := time.Since(start)
 				if rep != nil {
 					a.printReport(rep, "text", a.wording(r, rep, performed))
+					a.deliverNotifications(passCtx, r.Reconciler, log)
+				}
+				if srv != nil {
+					a.afterPass(passCtx, srv, st, web, rep, err, took)
 				}
 				return err
-			})
+			}}
+			var trig *serve.Trigger
+			if srv != nil {
+				trig = srv.trigger
+				slot.onPanic = func(v any) {
+					a.metrics.ObservePass(nil, serve.ResultPanicked, 0)
+					srv.state.RecordPass(serve.PassRecord{Ended: time.Now(), Result: serve.ResultPanicked, Err: fmt.Sprint(v)})
+				}
+			}
+			runSlot(cmd.Context(), sched, slot, trig)
 			signal.Stop(second)
 			return nil
 		},
@@ -95,6 +143,8 @@ ran, 1 an entry hit a problem, 2 the pass could not run).`,
 	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.Once, "once", false, "run one pass and exit with its status, like reconcile")
 	cmd.Flags().StringVar(&opts.Schedule, "schedule", "", `cron schedule or @every <duration> (default: schedule in gallivant.yaml)`)
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "serve webhooks, metrics, health and the dashboard on ADDR (a bare port binds 127.0.0.1)")
+	cmd.Flags().DurationVar(&opts.Debounce, "webhook-debounce", 2*time.Second, "how long a webhook waits for the rest of its burst before the pass")
 	return cmd
 }
 
@@ -104,35 +154,63 @@ ran, 1 an entry hit a problem, 2 the pass could not run).`,
 // A pass that panics is recovered, logged with its stack and counted: one
 // bad document or response must not end the daemon.
 func runDaemon(ctx context.Context, sched cron.Schedule, log *slog.Logger, pass func() error) {
-	var running atomic.Bool
-	var panics atomic.Int64
-	tick := func() {
-		if !running.CompareAndSwap(false, true) {
-			log.Info("tick skipped: a pass is still running")
-			return
-		}
-		defer running.Store(false)
-		defer func() {
-			if v := recover(); v != nil {
-				log.Error("pass panicked", "panic", fmt.Sprint(v), "panics", panics.Add(1), "stack", string(debug.Stack()))
-			}
-		}()
-		log.Info("pass started")
-		if err := pass(); err != nil {
-			log.Error("pass failed", "error", err.Error())
-			return
-		}
-		log.Info("pass finished")
+	runSlot(ctx, sched, &passSlot{log: log, pass: pass}, nil)
+}
+
+// passSlot is where passes run: one at a time, whoever asks for them (the
+// schedule, a webhook).
+type passSlot struct {
+	mu     sync.Mutex
+	log    *slog.Logger
+	pass   func() error
+	panics atomic.Int64
+	// onPanic, when set, hears of a recovered panic (the metrics).
+	onPanic func(v any)
+}
+
+// run runs one pass. A schedule tick does not wait for a running pass
+// (wait false: the tick is skipped and logged); a webhook's pass waits,
+// since the running pass may have read GitHub before the event.
+func (s *passSlot) run(wait bool, why string) {
+	if wait {
+		s.mu.Lock()
+	} else if !s.mu.TryLock() {
+		s.log.Info("tick skipped: a pass is still running")
+		return
 	}
+	defer s.mu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("pass panicked", "panic", fmt.Sprint(v), "panics", s.panics.Add(1), "stack", string(debug.Stack()))
+			if s.onPanic != nil {
+				s.onPanic(v)
+			}
+		}
+	}()
+	s.log.Info("pass started", "trigger", why)
+	if err := s.pass(); err != nil {
+		s.log.Error("pass failed", "error", err.Error())
+		return
+	}
+	s.log.Info("pass finished")
+}
+
+// runSlot is runDaemon with the slot given and, when trig is set, passes
+// triggered by webhooks between ticks.
+func runSlot(ctx context.Context, sched cron.Schedule, slot *passSlot, trig *serve.Trigger) {
 	c := cron.New()
-	c.Schedule(sched, cron.FuncJob(tick))
+	c.Schedule(sched, cron.FuncJob(func() { slot.run(false, "schedule") }))
 	c.Start()
-	var first sync.WaitGroup
-	first.Add(1)
-	go func() { defer first.Done(); tick() }()
+	var others sync.WaitGroup
+	others.Add(1)
+	go func() { defer others.Done(); slot.run(false, "start") }()
+	if trig != nil {
+		others.Add(1)
+		go func() { defer others.Done(); trig.Loop(ctx, func() { slot.run(true, "webhook") }) }()
+	}
 	<-ctx.Done()
-	// Stop waits for scheduled passes that are running; first for the
-	// pass started at launch.
+	// Stop waits for scheduled passes that are running; others for the
+	// pass started at launch and a webhook's.
 	<-c.Stop().Done()
-	first.Wait()
+	others.Wait()
 }

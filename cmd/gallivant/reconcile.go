@@ -99,6 +99,9 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
 	}
+	if mode == performed && rep != nil {
+		a.deliverNotifications(cmd.Context(), w.Reconciler, a.logger())
+	}
 	return passExit(rep, err, w.tokenVar)
 }
 

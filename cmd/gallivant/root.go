@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/spf13/cobra"
 )
 
@@ -49,6 +50,9 @@ type app struct {
 	verbose bool
 	// logFmt is --log-format; "" defers to $GALLIVANT_LOG_FORMAT.
 	logFmt string
+	// metrics, set by daemon --listen, instruments the GitHub transport
+	// and the agent runs of the reconciler wired after it.
+	metrics *serve.Metrics
 }
 
 // exitError carries an exit code. A nil err means the command already said

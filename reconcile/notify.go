@@ -1,0 +1,330 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Notification delivery outcomes, as NotifyOptions.Observe receives them.
+const (
+	NotifyDelivered = "delivered" // the target accepted it; the ledger marks it delivered
+	NotifyRetry     = "retry"     // the target refused or timed out; it stays owed
+	NotifyFailed    = "failed"    // the retries are spent; a notify-failed note replaces it
+)
+
+// NotifyMaxTries is how many failed deliveries of one notification end in
+// a notify-failed note, when NotifyOptions.MaxTries is 0. One try is made
+// per pass, so an outage shorter than four schedule intervals loses
+// nothing.
+const NotifyMaxTries = 5
+
+// NotifyOptions configure a round of notification deliveries.
+type NotifyOptions struct {
+	// Client posts notifications; one with a 10s timeout when nil.
+	Client *http.Client
+	// Env reads the variables url_env names.
+	Env func(string) string
+	// MaxTries bounds the failed deliveries of one notification;
+	// NotifyMaxTries when 0.
+	MaxTries int
+	// Observe, when set, hears every attempt's outcome (the metrics).
+	Observe func(outcome string)
+}
+
+// NotifyResult is one delivery attempt.
+type NotifyResult struct {
+	Spec    string `json:"spec"`
+	Target  string `json:"target"`
+	Event   string `json:"event"`
+	ID      string `json:"id"`
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Notification is the JSON a `format: json` target receives. ID is the
+// same at every try of one notification, and is sent as the
+// Idempotency-Key header too.
+type Notification struct {
+	ID     string      `json:"id"`
+	Event  string      `json:"event"`
+	At     time.Time   `json:"at"`
+	Spec   string      `json:"spec"`
+	Ledger string      `json:"ledger"`
+	Phase  string      `json:"phase"`
+	PR     string      `json:"pr,omitempty"`
+	Stop   *StopStatus `json:"stop,omitempty"`
+	// Text is the sentence a Slack-compatible target receives.
+	Text string `json:"text"`
+}
+
+// Notify delivers the notifications the ledgers at the control branch
+// head owe, one try each, and records the outcome in the same ledgers: a
+// delivered notification leaves `notify:`, a failed one stays with its try
+// count raised, and the last failed try replaces it with a
+// `notify-failed:` note. Only what is on the control branch is delivered,
+// so a transition whose push failed notifies nobody. A crash before the
+// outcome is pushed delivers the notification again at the next call, with
+// the same id.
+func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResult, error) {
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if o.Env == nil {
+		o.Env = func(string) string { return "" }
+	}
+	if o.MaxTries == 0 {
+		o.MaxTries = NotifyMaxTries
+	}
+	observe := func(s string) {
+		if o.Observe != nil {
+			o.Observe(s)
+		}
+	}
+	st := r.o.Store
+	if err := st.Sync(ctx); err != nil {
+		return nil, err
+	}
+	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
+	cfg := specs.DefaultConfig()
+	if ok {
+		var ds parse.Diagnostics
+		cfg, ds = specs.ParseConfig(specs.ConfigFile, data)
+		if ds.HasErrors() {
+			return nil, fmt.Errorf("gallivant.yaml at %s has errors; no notification is sent until they are fixed", short(st.Head()))
+		}
+	}
+	if len(cfg.Notify) == 0 {
+		// Nothing to deliver to; what ledgers still owe waits for a target.
+		return nil, nil
+	}
+	files, _, err := st.Files(cfg.ScanDirs())
+	if err != nil {
+		return nil, err
+	}
+	repo, _ := ledger.Load(cfg, files)
+	type owing struct {
+		spec, path string
+		l          *ledger.Ledger
+	}
+	var all []owing
+	for _, sp := range repo.SpecPaths() {
+		all = append(all, owing{sp, repo.LedgerPaths[sp], repo.Ledgers[sp]})
+	}
+	// A ledger whose spec is gone owes its spec-gone stop's notification.
+	orphans := make([]string, 0, len(repo.Orphans))
+	for lp := range repo.Orphans {
+		orphans = append(orphans, lp)
+	}
+	sort.Strings(orphans)
+	for _, lp := range orphans {
+		sp := repo.Orphans[lp]
+		if _, ok := repo.Specs[sp]; ok {
+			continue
+		}
+		if data, ok, err := st.ReadFile(st.Head(), lp); err == nil && ok {
+			if l, ds := ledger.Parse(lp, data); !ledger.Fatal(ds) {
+				all = append(all, owing{sp, lp, l})
+			}
+		}
+	}
+	var results []NotifyResult
+	for _, ow := range all {
+		sp, path, l := ow.spec, ow.path, ow.l
+		if l == nil || path == "" || len(l.OwedNotifications()) == 0 {
+			continue
+		}
+		n := l.Clone()
+		var keep []ledger.Owed
+		var said []string
+		for _, ow := range l.OwedNotifications() {
+			res := NotifyResult{Spec: sp, Target: ow.Target, Event: string(ow.Event), ID: ow.ID(path)}
+			target, known := cfg.NotifyTarget(ow.Target)
+			var err error
+			if known {
+				err = r.post(ctx, o, target, notification(l, sp, path, ow))
+			} else {
+				err = errors.New("the target is no longer in gallivant.yaml")
+			}
+			switch {
+			case err == nil:
+				res.Outcome = NotifyDelivered
+				said = append(said, fmt.Sprintf("delivered the %s notification to %s", ow.Event, ow.Target))
+			case ow.Tries+1 >= o.MaxTries || !known:
+				res.Outcome, res.Error = NotifyFailed, err.Error()
+				id := strings.TrimSuffix(ow.String(), fmt.Sprintf("/%d", ow.Tries))
+				n.Delivery.Set(ledger.KeyNotifyFailed, fmt.Sprintf("%s | %s after %d tries", id, oneLine(err.Error()), ow.Tries+1))
+				said = append(said, fmt.Sprintf("gave up the %s notification to %s: %s", ow.Event, ow.Target, err))
+				r.o.Log.Warn("notification given up", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries+1, "error", err.Error())
+			default:
+				res.Outcome, res.Error = NotifyRetry, err.Error()
+				ow.Tries++
+				keep = append(keep, ow)
+				said = append(said, fmt.Sprintf("the %s notification to %s failed (try %d of %d): %s", ow.Event, ow.Target, ow.Tries, o.MaxTries, err))
+				r.o.Log.Info("notification failed; retried next pass", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries, "error", err.Error())
+			}
+			observe(res.Outcome)
+			results = append(results, res)
+			if err == nil && r.o.Crash != nil {
+				// Tests die here: accepted, not yet recorded.
+				if cerr := r.o.Crash("notify:delivered"); cerr != nil {
+					return results, fmt.Errorf("%w at notify:delivered: %w", errCrash, cerr)
+				}
+			}
+		}
+		n.SetOwedNotifications(keep)
+		c := ledger.Commit{Subject: "loop: notify", Sentence: sentence(said)}
+		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: sp}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
+		if _, err := st.Commit(path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
+			return results, err
+		}
+	}
+	if st.Unpushed() {
+		if err := st.Push(ctx); err != nil {
+			return results, err
+		}
+	}
+	return results, nil
+}
+
+// sentence joins what a notify commit did into its one sentence.
+func sentence(parts []string) string {
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// oneLine keeps an error fit for one line of the delivery section: a
+// receiver's status text is untrusted, so no pipe, no control character,
+// at most 200 characters.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '|':
+			return '/'
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200])
+	}
+	return s
+}
+
+// notification describes ow for its receiver, from the ledger as the
+// control branch holds it now.
+func notification(l *ledger.Ledger, spec, path string, ow ledger.Owed) Notification {
+	n := Notification{ID: ow.ID(path), Event: string(ow.Event), At: ow.At, Spec: spec, Ledger: path, Phase: string(l.Phase()), PR: l.Delivery.Get(ledger.KeyPR)}
+	reason, detail, stopped := l.Stop()
+	if stopped {
+		n.Stop = &StopStatus{Reason: string(reason), Detail: detail, Clear: ledger.ClearingRequests(reason)}
+		if n.Stop.Clear == nil {
+			n.Stop.Clear = []string{}
+		}
+	}
+	switch ow.Event {
+	case ledger.EventStop, ledger.EventStuck:
+		n.Text = spec + " stopped"
+		if stopped {
+			n.Text += ": " + string(reason)
+			if detail != "" {
+				n.Text += " (" + detail + ")"
+			}
+			if len(n.Stop.Clear) > 0 {
+				n.Text += ". To clear it, add under ## Requests in " + path + ": " + strings.Join(n.Stop.Clear, " or ")
+			}
+		} else {
+			n.Text += ", and has been resumed since"
+		}
+	case ledger.EventResume:
+		n.Text = spec + " resumed"
+	case ledger.EventReady:
+		n.Text = spec + " is ready for a person to merge"
+		if n.PR != "" {
+			n.Text += ": " + n.PR
+		}
+	case ledger.EventDone:
+		n.Text = spec + " is done"
+		if n.PR != "" {
+			n.Text += ": " + n.PR + " merged"
+		}
+	}
+	return n
+}
+
+// post delivers one notification; only a 2xx answer counts as accepted.
+// Errors never carry the URL: a Slack webhook URL is a credential.
+func (r *Reconciler) post(ctx context.Context, o NotifyOptions, t specs.NotifyTarget, n Notification) error {
+	u := t.URL
+	if t.URLEnv != "" {
+		if u = o.Env(t.URLEnv); u == "" {
+			return fmt.Errorf("$%s is not set", t.URLEnv)
+		}
+	}
+	var body []byte
+	var err error
+	if t.Format == specs.NotifySlack {
+		body, err = json.Marshal(map[string]string{"text": n.Text})
+	} else {
+		body, err = json.Marshal(n)
+	}
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("the target's URL is not valid")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "gallivant")
+	req.Header.Set("Idempotency-Key", n.ID)
+	req.Header.Set("X-Gallivant-Event", n.Event)
+	resp, err := o.Client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			if ue.Timeout() {
+				return errors.New("timed out")
+			}
+			return errors.New(ue.Err.Error())
+		}
+		return errors.New("request failed")
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("answered %s", resp.Status)
+	}
+	return nil
+}
+
+// oweNotifications writes into n the notifications the transition from
+// old to n owes the configured targets (ledger.OweNotifications), so that
+// they are owed in the very commit that records the transition: a crash
+// after it leaves them owed, one before it leaves neither.
+func (p *passState) oweNotifications(old, n *ledger.Ledger) {
+	if len(p.cfg.Notify) == 0 && (old == nil || old.Delivery.Get(ledger.KeyNotify) == "") {
+		return
+	}
+	wants := func(ev ledger.NotifyEvent) []string { return p.cfg.NotifyWants(string(ev)) }
+	for _, o := range ledger.OweNotifications(old, n, wants, p.clock()) {
+		p.Log.Info("notification owed", "spec", n.Spec, "target", o.Target, "event", string(o.Event))
+	}
+}

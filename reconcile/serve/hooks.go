@@ -1,0 +1,137 @@
+package serve
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// Webhook delivery outcomes, the values of
+// gallivant_webhook_deliveries_total's outcome label.
+const (
+	WebhookTriggered    = "triggered"    // valid, about gallivant's work: a pass was asked for
+	WebhookIgnored      = "ignored"      // valid, but about something gallivant does not own, or an event it does not read
+	WebhookUnauthorized = "unauthorized" // missing or wrong X-Hub-Signature-256
+	WebhookMalformed    = "malformed"    // signed, but the payload does not parse as its event
+	WebhookDisabled     = "disabled"     // no secret is configured
+)
+
+// maxPayload is GitHub's own cap on a webhook payload.
+const maxPayload = 25 << 20
+
+// hook receives a GitHub webhook delivery. The signature is checked
+// before anything else is read from the payload; a valid delivery about
+// gallivant's work kicks the trigger and is answered 202 at once, so
+// GitHub's ten-second delivery timeout never waits on a pass.
+func (s *server) hook(w http.ResponseWriter, r *http.Request) {
+	delivery := github.DeliveryID(r)
+	event := github.WebHookType(r)
+	if len(s.Secret) == 0 {
+		s.Metrics.ObserveWebhook(WebhookDisabled)
+		http.Error(w, "webhooks are off: the daemon has no webhook secret (GALLIVANT_WEBHOOK_SECRET)", http.StatusNotFound)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxPayload)
+	payload, err := github.ValidatePayload(r, s.Secret)
+	if err != nil {
+		s.Metrics.ObserveWebhook(WebhookUnauthorized)
+		s.Log.Warn("webhook refused", "delivery", delivery, "event", event, "reason", "signature", "error", err.Error())
+		http.Error(w, "signature missing or invalid", http.StatusUnauthorized)
+		return
+	}
+	ev, err := github.ParseWebHook(event, payload)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "unknown X-Github-Event") {
+			s.Metrics.ObserveWebhook(WebhookIgnored)
+			s.Log.Info("webhook ignored", "delivery", delivery, "event", event, "reason", "event not read")
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		s.Metrics.ObserveWebhook(WebhookMalformed)
+		s.Log.Warn("webhook refused", "delivery", delivery, "event", event, "reason", "payload", "error", err.Error())
+		http.Error(w, "payload does not parse", http.StatusBadRequest)
+		return
+	}
+	if why := s.relevant(ev); why != "" {
+		s.Metrics.ObserveWebhook(WebhookTriggered)
+		s.Log.Info("webhook triggers a pass", "delivery", delivery, "event", event, "about", why)
+		s.Kick()
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte("pass scheduled\n"))
+		return
+	}
+	s.Metrics.ObserveWebhook(WebhookIgnored)
+	s.Log.Info("webhook ignored", "delivery", delivery, "event", event, "reason", "not gallivant's")
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// relevant says what a delivery is about when it concerns gallivant's
+// work ("" when not): a push to the control branch or to a work branch,
+// or an event on a pull request or work branch of an entry. Before the
+// first view exists every pull request event counts, since nothing is
+// known yet about what gallivant owns.
+func (s *server) relevant(ev any) string {
+	v := s.State.View()
+	pr := func(repo *github.Repository, n int) string {
+		ref := repo.GetFullName() + "#" + itoa(n)
+		if v == nil || v.OwnsPR(repo.GetFullName(), n) {
+			return ref
+		}
+		return ""
+	}
+	branch := func(repo *github.Repository, b string) string {
+		if v != nil && v.OwnsBranch(repo.GetFullName(), b) {
+			return repo.GetFullName() + " " + b
+		}
+		return ""
+	}
+	switch e := ev.(type) {
+	case *github.PushEvent:
+		b := strings.TrimPrefix(e.GetRef(), "refs/heads/")
+		repo := e.GetRepo().GetFullName()
+		if v == nil || b == v.ControlBranch {
+			if s.ControlRepo == "" || strings.HasPrefix(s.ControlRepo, "local/") || strings.EqualFold(repo, s.ControlRepo) {
+				return "control branch " + b
+			}
+		}
+		if v != nil && v.OwnsBranch(repo, b) {
+			return repo + " " + b
+		}
+	case *github.PullRequestEvent:
+		return pr(e.GetRepo(), e.GetNumber())
+	case *github.PullRequestReviewEvent:
+		return pr(e.GetRepo(), e.GetPullRequest().GetNumber())
+	case *github.PullRequestReviewCommentEvent:
+		return pr(e.GetRepo(), e.GetPullRequest().GetNumber())
+	case *github.PullRequestReviewThreadEvent:
+		return pr(e.GetRepo(), e.GetPullRequest().GetNumber())
+	case *github.IssueCommentEvent:
+		if e.GetIssue().IsPullRequest() {
+			return pr(e.GetRepo(), e.GetIssue().GetNumber())
+		}
+	case *github.CheckRunEvent:
+		for _, p := range e.GetCheckRun().PullRequests {
+			if why := pr(e.GetRepo(), p.GetNumber()); why != "" {
+				return why
+			}
+		}
+		return branch(e.GetRepo(), e.GetCheckRun().GetCheckSuite().GetHeadBranch())
+	case *github.CheckSuiteEvent:
+		for _, p := range e.GetCheckSuite().PullRequests {
+			if why := pr(e.GetRepo(), p.GetNumber()); why != "" {
+				return why
+			}
+		}
+		return branch(e.GetRepo(), e.GetCheckSuite().GetHeadBranch())
+	case *github.StatusEvent:
+		for _, b := range e.Branches {
+			if why := branch(e.GetRepo(), b.GetName()); why != "" {
+				return why
+			}
+		}
+	case *github.WorkflowRunEvent:
+		return branch(e.GetRepo(), e.GetWorkflowRun().GetHeadBranch())
+	}
+	return ""
+}

@@ -1,0 +1,153 @@
+// Package serve is the daemon's HTTP side: GitHub webhooks that trigger a
+// pass, Prometheus metrics, health and readiness, and a read-only
+// dashboard. Its handlers read only what the passes leave (a View the
+// daemon captures after each pass, inside its pass slot, and the record of
+// the last pass); no request touches the control repository or GitHub.
+package serve
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Options configure the handler.
+type Options struct {
+	Log     *slog.Logger
+	Metrics *Metrics
+	State   *State
+	// Secret is the webhook secret; empty turns POST /hooks/github off
+	// (404), because an unsigned delivery must never trigger anything.
+	Secret []byte
+	// Kick asks for a pass soon (a Trigger's Kick).
+	Kick func()
+	// ControlRepo is the control repository as owner/name; a push to its
+	// control branch triggers a pass. Empty or local/… matches a push to
+	// the control branch of any repository.
+	ControlRepo string
+	// Refresh is how often the dashboard reloads itself; 30s when 0.
+	Refresh time.Duration
+	// Now is the clock for ages; time.Now when nil.
+	Now func() time.Time
+}
+
+// State is what the passes leave for the handler: the last pass's record
+// and the view captured after it. The daemon writes it; requests read it.
+type State struct {
+	mu   sync.Mutex
+	last PassRecord
+	view *View
+}
+
+// PassRecord is the outcome of the last pass.
+type PassRecord struct {
+	// Ended is zero before the first pass has finished.
+	Ended  time.Time
+	Took   time.Duration
+	Result string
+	// Err is why the pass could not run (ResultFailed, ResultPanicked).
+	Err string
+}
+
+// RecordPass stores the last pass's outcome.
+func (s *State) RecordPass(p PassRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last = p
+}
+
+// SetView stores the view captured after a pass.
+func (s *State) SetView(v *View) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.view = v
+}
+
+// Last returns the last pass's record.
+func (s *State) Last() PassRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// View returns the last captured view, nil before the first.
+func (s *State) View() *View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.view
+}
+
+type server struct {
+	Options
+}
+
+// Handler serves /hooks/github, /metrics, /healthz, /readyz and the
+// dashboard (/ and /entry/<spec path>).
+func Handler(o Options) http.Handler {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	if o.State == nil {
+		o.State = &State{}
+	}
+	if o.Kick == nil {
+		o.Kick = func() {}
+	}
+	if o.Refresh == 0 {
+		o.Refresh = 30 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &server{Options: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /hooks/github", s.hook)
+	mux.Handle("GET /metrics", o.Metrics.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", s.ready)
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /entry/{spec...}", s.entry)
+	mux.HandleFunc("GET /style.css", s.style)
+	return mux
+}
+
+// readiness is /readyz's JSON body.
+type readiness struct {
+	Ready bool `json:"ready"`
+	// LastPass is when the last pass ended, absent before the first.
+	LastPass   string  `json:"last_pass,omitempty"`
+	AgeSeconds float64 `json:"age_seconds,omitempty"`
+	Result     string  `json:"result,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// ready is 200 when the last pass could run (ok or problems: an entry's
+// problem is the entry's, not the daemon's) and 503 before the first pass
+// or after one that could not run, with the last pass's age either way,
+// so that a probe or a person sees how stale the state is.
+func (s *server) ready(w http.ResponseWriter, _ *http.Request) {
+	last := s.State.Last()
+	var rd readiness
+	if !last.Ended.IsZero() {
+		rd.LastPass = last.Ended.UTC().Format(time.RFC3339)
+		rd.AgeSeconds = s.Now().Sub(last.Ended).Round(time.Second).Seconds()
+		rd.Result = last.Result
+		rd.Error = last.Err
+		rd.Ready = last.Result == ResultOK || last.Result == ResultProblems
+	} else {
+		rd.Error = "no pass has finished yet"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if !rd.Ready {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(rd)
+}

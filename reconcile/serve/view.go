@@ -1,0 +1,160 @@
+package serve
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile"
+)
+
+// historyLimit bounds the commits an entry page lists.
+const historyLimit = 30
+
+// View is the control repository as the last pass left it, in the shape
+// the dashboard and the webhook filter read. It is captured inside the
+// daemon's pass slot, so no request ever reads the store while a pass
+// writes it.
+type View struct {
+	// Commit is the control commit the view was read at.
+	Commit        string
+	ControlBranch string
+	// Captured is when the view was read.
+	Captured time.Time
+	Entries  []Entry
+	// Problems are the control repository's error diagnostics.
+	Problems []string
+
+	prs      map[string]bool // lower-cased owner/name#n
+	branches map[string]bool // lower-cased owner/name, then the branch
+}
+
+// Entry is one spec and its ledger as the dashboard shows them.
+type Entry struct {
+	reconcile.EntryStatus
+	// PRURL is the pull request's web address, "" without one.
+	PRURL string
+	// Repo is the target repository of the work branch.
+	Repo   string
+	Branch string
+	// Attempts is the attempts spent over all rows; Rounds the review
+	// rounds spent, of MaxRounds.
+	Attempts, Iterations int
+	Rounds, MaxRounds    int
+	// StopAt is when the stop was recorded (the stop commit's time); zero
+	// when not stopped or unknown.
+	StopAt time.Time
+	// Table is the ledger's row table (EntryStatus.Rows counts it).
+	Table     []ledger.Row
+	Decisions []string
+	Delivery  []string
+	// Why is `gallivant why`'s explanation.
+	Why     []string
+	History []reconcile.LogEntry
+}
+
+// Capture reads the control repository's head into a view: every entry's
+// status and explanation, and each ledger's history from git log. web is
+// GitHub's web address (https://github.com/ unless Enterprise) for links.
+func Capture(ctx context.Context, st *reconcile.Store, web string, now time.Time) (*View, error) {
+	snap, err := reconcile.Load(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	v := &View{Commit: snap.Commit, ControlBranch: snap.Config.Control.Branch, Captured: now, prs: map[string]bool{}, branches: map[string]bool{}}
+	for _, d := range snap.Diagnostics {
+		if d.Severity == parse.SeverityError {
+			v.Problems = append(v.Problems, d.String())
+		}
+	}
+	for _, es := range snap.Statuses() {
+		e := Entry{EntryStatus: es, MaxRounds: snap.Config.Defaults.MaxRounds}
+		e.Why = snap.Explain(es.Spec)
+		if sp := snap.Repo.Specs[es.Spec]; sp != nil {
+			e.Repo = sp.Repo
+		}
+		if l := snap.Repo.Ledgers[es.Spec]; l != nil {
+			e.Branch = l.WorkBranch()
+			e.Iterations = l.Iterations
+			e.Rounds = l.Delivery.Int(ledger.KeyRound)
+			e.Table = l.Rows
+			for _, r := range l.Rows {
+				e.Attempts += r.Attempts
+			}
+			for _, d := range l.Decisions {
+				e.Decisions = append(e.Decisions, d.Line)
+			}
+			if l.Delivery != nil {
+				e.Delivery = l.Delivery.Lines()
+			}
+			if e.Repo != "" {
+				v.branches[strings.ToLower(e.Repo)+" "+e.Branch] = true
+			}
+			if sp := snap.Repo.Specs[es.Spec]; sp != nil {
+				// A coordinated spec's legs share the work branch name.
+				for _, leg := range sp.Legs {
+					v.branches[strings.ToLower(leg.Repo)+" "+e.Branch] = true
+				}
+			}
+		}
+		if es.PR != "" {
+			v.prs[strings.ToLower(es.PR)] = true
+			repo, n, _ := strings.Cut(es.PR, "#")
+			e.PRURL = strings.TrimRight(web, "/") + "/" + repo + "/pull/" + url.PathEscape(n)
+		}
+		if es.Ledger != "" {
+			hist, err := st.Log(es.Ledger, historyLimit)
+			if err != nil {
+				return nil, err
+			}
+			e.History = hist
+			if es.Stop != nil {
+				for _, h := range hist {
+					if strings.HasPrefix(h.Subject, "loop: stop ") {
+						e.StopAt = h.When
+						break
+					}
+				}
+			}
+		}
+		v.Entries = append(v.Entries, e)
+	}
+	return v, nil
+}
+
+// OwnsPR reports whether the pull request repo#n is an entry's.
+func (v *View) OwnsPR(repo string, n int) bool {
+	return v.prs[strings.ToLower(repo)+"#"+strconv.Itoa(n)]
+}
+
+// OwnsBranch reports whether branch of repo is an entry's work branch.
+func (v *View) OwnsBranch(repo, branch string) bool {
+	return branch != "" && v.branches[strings.ToLower(repo)+" "+branch]
+}
+
+// Entry returns the entry of a spec path.
+func (v *View) Entry(spec string) (*Entry, bool) {
+	for i := range v.Entries {
+		if v.Entries[i].Spec == spec {
+			return &v.Entries[i], true
+		}
+	}
+	return nil, false
+}
+
+// WebURL is GitHub's web address for an API URL: https://github.com/ for
+// api.github.com, the host of an Enterprise server's /api/v3/ otherwise.
+func WebURL(api string) string {
+	u, err := url.Parse(api)
+	if err != nil || u.Host == "" || u.Host == "api.github.com" {
+		return "https://github.com/"
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
+	return strings.TrimRight(u.String(), "/") + "/"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
