@@ -9,7 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/parse"
 	"github.com/robfig/cron/v3"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ConfigFile is the name of the configuration file at the control repository root.
