@@ -56,6 +56,7 @@ func TestScripts(t *testing.T) {
 			"freeport": cmdFreePort,
 			"httpget":  cmdHTTPGet,
 			"ghcopypr": cmdGHCopyPR,
+			"yamlget":  cmdYAMLGet,
 		},
 	})
 }

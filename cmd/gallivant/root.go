@@ -127,6 +127,7 @@ records every admitted transition as a loop: commit.`,
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
+		a.newInitCmd(),
 		a.newCheckCmd(),
 		a.newFmtCmd(),
 		a.newSandboxCmd(),
