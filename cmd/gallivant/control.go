@@ -32,10 +32,24 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 	if token == "" {
 		token = a.env("GH_TOKEN")
 	}
+	// An App named in the environment reads the control repository too;
+	// one named only in gallivant.yaml takes over once that is read.
+	apps, err := a.appTokens(nil, a.controlRepo(control))
+	if err != nil {
+		return nil, err
+	}
+	if apps != nil {
+		if token, err = apps.Token(ctx); err != nil {
+			return nil, &exitError{code: exitCannotRun, err: err}
+		}
+	}
 	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
+	}
+	if apps != nil {
+		st.UseAppTokens(apps)
 	}
 	return st, nil
 }
@@ -97,13 +111,14 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	cfg := snap.Config
-	token, tokenVar, err := a.githubTokenFrom(cfg)
+	creds, err := a.githubCredentials(ctx, cfg, a.controlRepo(control), st)
 	if err != nil {
 		return nil, err
 	}
+	token, tokenVar := creds.token, creds.from
 	log := a.logger()
 	api := a.apiURL(cfg)
-	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log})
+	gh, err := reconcile.NewGitHub(creds.options(api, reconcile.GitHubOptions{Logger: log}))
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}

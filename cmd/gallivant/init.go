@@ -215,6 +215,11 @@ control:
 github:
   api_url: https://api.github.com/   # GitHub Enterprise: https://host/api/v3/
   token_env: GITHUB_TOKEN      # the token's variable; GH_TOKEN is read when it is unset
+  # A GitHub App instead of a token (docs/github.md): its pull requests
+  # start CI. The key is read from $GALLIVANT_APP_PRIVATE_KEY, else this file.
+  # app_id: 123456
+  # app_installation_id: 7654321  # default: the installation on the control repository
+  # app_private_key_file: /path/to/app.private-key.pem
 defaults:
   repo: {{repo}}           # target repository when a spec names none
   base: main                   # base branch when a spec names none

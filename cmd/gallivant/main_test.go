@@ -57,6 +57,7 @@ func TestScripts(t *testing.T) {
 			"httpget":  cmdHTTPGet,
 			"ghcopypr": cmdGHCopyPR,
 			"yamlget":  cmdYAMLGet,
+			"ghapp":    cmdGHApp,
 		},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/gallivant/gallivant/reconcile"
 	"github.com/spf13/cobra"
 )
 
@@ -49,6 +50,10 @@ type app struct {
 	verbose bool
 	// logFmt is --log-format; "" defers to $GALLIVANT_LOG_FORMAT.
 	logFmt string
+	// apps is the GitHub App's token source once made (appauth.go), for
+	// appsKey's App, API and repository.
+	apps    *reconcile.AppTokens
+	appsKey string
 }
 
 // exitError carries an exit code. A nil err means the command already said
@@ -146,12 +151,16 @@ records every admitted transition as a loop: commit.`,
 	return root
 }
 
-// version returns the module version stamped by `go install module@version`;
+// version returns the version a release build stamped (stamp.go), else
+// the module version stamped by `go install module@version`;
 // go build in a checkout stamps a pseudo-version itself; a binary built
 // with -buildvcs but no version gets devel-<12 hex digits of the revision>
 // ("-dirty" when the tree had uncommitted changes); "devel" only when the
 // binary carries neither (go run, go test).
 func version() string {
+	if stampVersion != "" {
+		return stampVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
@@ -189,13 +198,14 @@ func (a *app) newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print gallivant's version",
-		Long: `version prints the module version a release was installed at
+		Long: `version prints the version a release binary was built as, with its
+commit and build date; else the module version it was installed at
 (go install github.com/gallivant/gallivant/cmd/gallivant@v1.2.3), else the
 pseudo-version or VCS revision the binary was built from, else devel.`,
 		Example: `  gallivant version`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(a.io.Out, "gallivant %s\n", version())
+			_, err := fmt.Fprintf(a.io.Out, "gallivant %s\n", versionLine())
 			return err
 		},
 	}
