@@ -224,3 +224,17 @@ func TestAppTokensNotInstalled(t *testing.T) {
 		t.Errorf("Token on a repository without the app: %v", err)
 	}
 }
+
+// ParseAppKey reads a secret from the environment or a file a person
+// pasted: it never panics, and only ever returns an RSA key or ErrAppAuth.
+func FuzzParseAppKey(f *testing.F) {
+	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n"))
+	f.Add([]byte(`-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----`))
+	f.Add([]byte("not a key"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := ParseAppKey(data)
+		if (k == nil) == (err == nil) || (err != nil && !errors.Is(err, ErrAppAuth)) {
+			t.Fatalf("ParseAppKey = %v, %v", k != nil, err)
+		}
+	})
+}
