@@ -8,6 +8,10 @@ read -r -a args <<<"${GALLIVANT_COMMAND:-reconcile}"
 if [ -z "${GALLIVANT_APP_ID:-}" ]; then
 	unset GALLIVANT_APP_ID GALLIVANT_APP_PRIVATE_KEY
 fi
+# `token: ${{ secrets.GALLIVANT_TOKEN }}` with no such secret passes an
+# empty token, not the input's default: use the job's token then.
+export GITHUB_TOKEN="${GITHUB_TOKEN:-${GALLIVANT_DEFAULT_TOKEN:-}}"
+unset GALLIVANT_DEFAULT_TOKEN
 gallivant "${args[@]}"
 status=$?
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then

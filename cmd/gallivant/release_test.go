@@ -400,21 +400,21 @@ func TestActionRunScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	fake := "#!/bin/sh\nprintf '%s|' \"$@\" > \"$ARGS\"\necho \"app=${GALLIVANT_APP_ID-unset}\" >> \"$ARGS\"\nexit 3\n"
+	fake := "#!/bin/sh\nprintf '%s|' \"$@\" > \"$ARGS\"\necho \"app=${GALLIVANT_APP_ID-unset} token=$GITHUB_TOKEN default=${GALLIVANT_DEFAULT_TOKEN-unset}\" >> \"$ARGS\"\nexit 3\n"
 	if err := os.WriteFile(filepath.Join(bin, "gallivant"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	cmd := exec.Command("bash", script)
 	cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "ARGS=" + filepath.Join(tmp, "args"), "GITHUB_STEP_SUMMARY=" + filepath.Join(tmp, "summary"),
-		"GALLIVANT_COMMAND=status --format json $(touch pwned)", "GALLIVANT_INSTALLED=v9.8.7", "GALLIVANT_APP_ID="}
+		"GALLIVANT_COMMAND=status --format json $(touch pwned)", "GALLIVANT_INSTALLED=v9.8.7", "GALLIVANT_APP_ID=", "GITHUB_TOKEN=", "GALLIVANT_DEFAULT_TOKEN=job-token"}
 	cmd.Dir = tmp
 	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Fatalf("run: %v, want exit 3", err)
 	}
 	args, _ := os.ReadFile(filepath.Join(tmp, "args"))
-	if diff := cmp.Diff("status|--format|json|$(touch|pwned)|app=unset\n", string(args)); diff != "" {
+	if diff := cmp.Diff("status|--format|json|$(touch|pwned)|app=unset token=job-token default=unset\n", string(args)); diff != "" {
 		t.Errorf("arguments (-want +got):\n%s", diff)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "pwned")); err == nil {
