@@ -256,3 +256,40 @@ func TestSchemaKeysMatchParser(t *testing.T) {
 			filepath.Base(schemaPath), diff)
 	}
 }
+
+// The schema's executor.kind enumeration is the parser's, read from its
+// own message, so a kind (or agent preset) added to one fails here until
+// the other has it.
+func TestSchemaExecutorKindsMatchParser(t *testing.T) {
+	t.Parallel()
+	_, diags := ParseConfig(ConfigFile, []byte("executor:\n  kind: zz_probe\n"))
+	var parser []string
+	for _, d := range diags {
+		if m := regexp.MustCompile(`must be one of (.+), got "zz_probe"`).FindStringSubmatch(d.Message); m != nil {
+			parser = strings.Split(m[1], ", ")
+		}
+	}
+	if len(parser) == 0 {
+		t.Fatalf("ParseConfig's message names no kinds: %v", diags)
+	}
+	data, err := os.ReadFile(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	schema := s.Properties["executor"].Properties["kind"].Enum
+	sort.Strings(parser)
+	sort.Strings(schema)
+	if diff := cmp.Diff(parser, schema); diff != "" {
+		t.Errorf("executor.kind values (-parser +schema):\n%s", diff)
+	}
+}

@@ -184,3 +184,32 @@ func lookup(doc map[string]any, key string) (any, bool) {
 	}
 	return cur, true
 }
+
+// gallivant init --executor offers every executor kind the schema (and so
+// the parser, specs.TestSchemaExecutorKindsMatchParser) knows.
+func TestInitOffersEveryExecutorKind(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "schema", "gallivant.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	kinds := s.Properties["executor"].Properties["kind"].Enum
+	sort.Strings(kinds)
+	if len(kinds) == 0 {
+		t.Fatal("the schema lists no executor kinds")
+	}
+	for _, k := range kinds {
+		if _, ok := initExecutors[k]; !ok {
+			t.Errorf("executor kind %s has no block in initExecutors (gallivant init --executor %s)", k, k)
+		}
+	}
+}
