@@ -72,15 +72,9 @@ func cloneURL(api string) func(string) string {
 	return func(repo string) string { return host + "/" + repo + ".git" }
 }
 
-// githubToken returns the GitHub token: github.token_env (GITHUB_TOKEN by
-// default), else GH_TOKEN.
-func (a *app) githubToken(cfg *specs.Config) (string, error) {
-	t, _, err := a.githubTokenFrom(cfg)
-	return t, err
-}
-
-// githubTokenFrom is githubToken and the variable the token came from, so
-// that a rejected token can be named without being printed.
+// githubTokenFrom returns the GitHub token — github.token_env (GITHUB_TOKEN
+// by default), else GH_TOKEN — and the variable it came from, so that a
+// rejected token can be named without being printed.
 func (a *app) githubTokenFrom(cfg *specs.Config) (token, from string, err error) {
 	if t := a.env(cfg.GitHub.TokenEnv); t != "" {
 		return t, cfg.GitHub.TokenEnv, nil
