@@ -42,8 +42,9 @@ func (a *app) appTokens(cfg *specs.Config, repo string) (*reconcile.AppTokens, e
 		return nil, nil
 	}
 	api := a.apiURL(cfg)
-	if a.apps != nil && a.appsKey == fmt.Sprint(id, api, repo, cfg.GitHub.AppInstallationID) {
-		return a.apps, nil
+	cacheKey := fmt.Sprint(id, " ", api, " ", repo, " ", cfg.GitHub.AppInstallationID)
+	if apps := a.apps[cacheKey]; apps != nil {
+		return apps, nil
 	}
 	pemData := []byte(a.env(envAppKey))
 	from := "$" + envAppKey
@@ -70,7 +71,10 @@ func (a *app) appTokens(cfg *specs.Config, repo string) (*reconcile.AppTokens, e
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
-	a.apps, a.appsKey = apps, fmt.Sprint(id, api, repo, cfg.GitHub.AppInstallationID)
+	if a.apps == nil {
+		a.apps = map[string]*reconcile.AppTokens{}
+	}
+	a.apps[cacheKey] = apps
 	return apps, nil
 }
 

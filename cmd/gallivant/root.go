@@ -50,10 +50,9 @@ type app struct {
 	verbose bool
 	// logFmt is --log-format; "" defers to $GALLIVANT_LOG_FORMAT.
 	logFmt string
-	// apps is the GitHub App's token source once made (appauth.go), for
-	// appsKey's App, API and repository.
-	apps    *reconcile.AppTokens
-	appsKey string
+	// apps are the GitHub App token sources made so far (appauth.go), by
+	// App, API, repository and installation, kept for the process.
+	apps map[string]*reconcile.AppTokens
 }
 
 // exitError carries an exit code. A nil err means the command already said
