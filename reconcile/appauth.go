@@ -167,9 +167,17 @@ func appError(op string, err error) error {
 // Token returns an installation token valid for at least refreshMargin,
 // minting one when the current one is older.
 func (a *AppTokens) Token(ctx context.Context) (string, error) {
+	return a.TokenFor(ctx, refreshMargin)
+}
+
+// TokenFor returns an installation token valid for at least d, minting one
+// when the current one is older; for a holder that cannot refresh it, such
+// as a git process that runs as long as an agent may. GitHub's tokens live
+// an hour, so a d beyond that is met as far as a new token can meet it.
+func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.token != "" && a.opts.Now().Add(refreshMargin).Before(a.expires) {
+	if a.token != "" && a.opts.Now().Add(max(d, refreshMargin)).Before(a.expires) {
 		return a.token, nil
 	}
 	if a.installation == 0 {

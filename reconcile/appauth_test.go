@@ -93,6 +93,15 @@ func TestAppTokensRefreshBeforeExpiry(t *testing.T) {
 	if diff := cmp.Diff("shipper[bot]", login); diff != "" || err != nil {
 		t.Errorf("Login: %v (-want +got):\n%s", err, diff)
 	}
+	// A holder that cannot refresh gets a token that outlives its need.
+	clock.Advance(20 * time.Minute) // next has 40 minutes left
+	if tok, err := apps.TokenFor(ctx, 30*time.Minute); err != nil || tok != next {
+		t.Errorf("TokenFor(30m) with 40m left: a new token (%v)", err)
+	}
+	long, err := apps.TokenFor(ctx, 50*time.Minute)
+	if err != nil || long == next || s.InstallationTokens() != 3 {
+		t.Errorf("TokenFor(50m) with 40m left kept the token (%v, %d minted)", err, s.InstallationTokens())
+	}
 }
 
 // The adapter authenticates as the App through its transport, across a

@@ -80,9 +80,9 @@ func (a *app) appTokens(cfg *specs.Config, repo string) (*reconcile.AppTokens, e
 
 // githubCreds are the credentials one command talks to GitHub with.
 type githubCreds struct {
-	// token is a token valid now: a personal token, or the App's current
-	// installation token (for the command executor's git, which takes a
-	// string; a pass is shorter than the token's remaining life).
+	// token is a personal token, or an App installation token that lives
+	// at least executor.timeout + grace (for the command executor's git,
+	// which takes a string and cannot refresh it).
 	token string
 	// from names the credential's source in messages, never its value.
 	from string
@@ -106,7 +106,9 @@ func (a *app) githubCredentials(ctx context.Context, cfg *specs.Config, repo str
 		}
 		return &githubCreds{token: token, from: from}, nil
 	}
-	token, err := apps.Token(ctx)
+	// The command executor's git takes the token as a string for as long
+	// as an agent may run: hand it one that lives that long.
+	token, err := apps.TokenFor(ctx, cfg.Executor.Timeout+cfg.Executor.Grace)
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}

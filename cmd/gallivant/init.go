@@ -42,7 +42,8 @@ var initExecutors = map[string]string{
 }
 
 // executorCommon are the executor keys every kind shares, at their defaults.
-const executorCommon = `  # timeout: 60m                # Go duration an agent run may take
+const executorCommon = `  # timeout: 60m                # Go duration an agent run may take; with a GitHub App keep
+  #                             # timeout + grace under an hour, e.g. 50m (docs/github.md)
   # grace: 5m                   # after timeout, before another pass may call a dispatch interrupted
   # escalation_model: ""        # passed on an escalated attempt; empty: the no-escalation-model stop applies
   # verify: true                # command executor: run the spec's Verify before the pull request opens
