@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -61,6 +62,8 @@ func initExecutorNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+var branchRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 
 type initOptions struct {
 	Dir      string
@@ -120,8 +123,9 @@ func (a *app) initRun(opts *initOptions) error {
 	if !specs.ValidRepo(opts.Repo) {
 		return usageError("--repo must be a repository as owner/name, got %q", opts.Repo)
 	}
-	if strings.TrimSpace(opts.Branch) == "" || strings.ContainsAny(opts.Branch, " \t\n:\"'") {
-		return usageError("--branch must be a branch name, got %q", opts.Branch)
+	// The branch is written into YAML unquoted: only plain names.
+	if !branchRE.MatchString(opts.Branch) {
+		return usageError("--branch must be a branch name of letters, digits, '.', '_', '-' and '/', got %q", opts.Branch)
 	}
 	files := scaffold(opts, block)
 	var exist []string
@@ -133,9 +137,11 @@ func (a *app) initRun(opts *initOptions) error {
 			return &exitError{code: exitCannotRun, err: fmt.Errorf("init: %w", err)}
 		}
 	}
-	if len(exist) > 0 {
-		return &exitError{code: exitCannotRun, err: fmt.Errorf("init writes nothing: %s already exist%s; move %s away or pick another directory",
-			strings.Join(exist, ", "), map[bool]string{true: "s", false: ""}[len(exist) == 1], map[bool]string{true: "it", false: "them"}[len(exist) == 1])}
+	if len(exist) == 1 {
+		return &exitError{code: exitCannotRun, err: fmt.Errorf("init writes nothing: %s already exists; move it away or pick another directory", exist[0])}
+	}
+	if len(exist) > 1 {
+		return &exitError{code: exitCannotRun, err: fmt.Errorf("init writes nothing: %s already exist; move them away or pick another directory", strings.Join(exist, ", "))}
 	}
 	for _, f := range files {
 		p := filepath.Join(opts.Dir, filepath.FromSlash(f.path))
