@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/adrg/frontmatter"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
-// Frontmatter is a document's YAML frontmatter, decoded into a yaml.v3 node
+// Frontmatter is a document's YAML frontmatter, decoded into a YAML node
 // tree so that every key and value keeps its position.
 type Frontmatter struct {
 	// Node is the root content node (usually a mapping), or nil when the

@@ -23,6 +23,10 @@ type GitHubOptions struct {
 	APIURL string
 	// Token authenticates every request. It never appears in logs or errors.
 	Token string
+	// Login, when set, is the login the credentials act as, answered by
+	// CurrentUser without asking: a GitHub App's installation token acts
+	// as "<slug>[bot]" and GitHub refuses it GET /user (AppTokens.Login).
+	Login string
 	// Transport is the network transport; http.DefaultTransport when nil.
 	Transport http.RoundTripper
 	// Attempts bounds tries per GET (5xx, timeouts, short secondary
@@ -61,6 +65,7 @@ type GitHub struct {
 	// and the merge state are still read.
 	protectionHidden map[string]time.Time
 	login            string // the token's login, once asked
+	fixedLogin       string // GitHubOptions.Login
 }
 
 // protectionHiddenTTL is how long an unreadable branch protection is not
@@ -185,7 +190,7 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
 		}
 	}
-	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}}, nil
+	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}, fixedLogin: opts.Login}, nil
 }
 
 // CacheHits returns how many reads were answered 304 and served from the cache.
@@ -294,6 +299,9 @@ func readPages[T any](op string, fetch func(page int) ([]T, *github.Response, er
 
 // CurrentUser returns the login the token belongs to.
 func (g *GitHub) CurrentUser(ctx context.Context) (string, error) {
+	if g.fixedLogin != "" {
+		return g.fixedLogin, nil
+	}
 	u, _, err := g.c.Users.Get(ctx, "")
 	return u.GetLogin(), classify("get the authenticated user", err)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v66/github"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // WorkflowDispatch is what a GitHub Actions workflow file declares for

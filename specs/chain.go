@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/parse"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Milestone is one entry of a chain.

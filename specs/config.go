@@ -9,7 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/parse"
 	"github.com/robfig/cron/v3"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ConfigFile is the name of the configuration file at the control repository root.
@@ -57,6 +57,16 @@ type GitHubConfig struct {
 	// TokenEnv names the environment variable holding the token; GH_TOKEN
 	// is read when it is unset.
 	TokenEnv string
+	// AppID is a GitHub App's id: when set (or $GALLIVANT_APP_ID is),
+	// gallivant authenticates as the App's installation instead of with a
+	// token (docs/github.md).
+	AppID int
+	// AppInstallationID picks the App's installation; 0 finds the one on
+	// the control repository.
+	AppInstallationID int
+	// AppPrivateKeyFile is the App's PEM private key, read when
+	// $GALLIVANT_APP_PRIVATE_KEY is unset.
+	AppPrivateKeyFile string
 }
 
 // DefaultsConfig holds values a spec may omit.
@@ -205,8 +215,11 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		},
 		"github": func(n *yaml.Node) {
 			d.mapping(n, "github", map[string]func(*yaml.Node){
-				"api_url":   d.str(&cfg.GitHub.APIURL, apiURL),
-				"token_env": d.str(&cfg.GitHub.TokenEnv, envName),
+				"api_url":              d.str(&cfg.GitHub.APIURL, apiURL),
+				"token_env":            d.str(&cfg.GitHub.TokenEnv, envName),
+				"app_id":               d.integer(&cfg.GitHub.AppID, 1),
+				"app_installation_id":  d.integer(&cfg.GitHub.AppInstallationID, 1),
+				"app_private_key_file": d.str(&cfg.GitHub.AppPrivateKeyFile, nonEmpty),
 			})
 		},
 		"defaults": func(n *yaml.Node) {

@@ -33,10 +33,24 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 	if token == "" {
 		token = a.env("GH_TOKEN")
 	}
+	// An App named in the environment reads the control repository too;
+	// one named only in gallivant.yaml takes over once that is read.
+	apps, err := a.appTokens(nil, a.controlRepo(control))
+	if err != nil {
+		return nil, err
+	}
+	if apps != nil {
+		if token, err = apps.Token(ctx); err != nil {
+			return nil, &exitError{code: exitCannotRun, err: err}
+		}
+	}
 	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
+	}
+	if apps != nil {
+		st.UseAppTokens(apps)
 	}
 	return st, nil
 }
@@ -59,15 +73,9 @@ func cloneURL(api string) func(string) string {
 	return func(repo string) string { return host + "/" + repo + ".git" }
 }
 
-// githubToken returns the GitHub token: github.token_env (GITHUB_TOKEN by
-// default), else GH_TOKEN.
-func (a *app) githubToken(cfg *specs.Config) (string, error) {
-	t, _, err := a.githubTokenFrom(cfg)
-	return t, err
-}
-
-// githubTokenFrom is githubToken and the variable the token came from, so
-// that a rejected token can be named without being printed.
+// githubTokenFrom returns the GitHub token — github.token_env (GITHUB_TOKEN
+// by default), else GH_TOKEN — and the variable it came from, so that a
+// rejected token can be named without being printed.
 func (a *app) githubTokenFrom(cfg *specs.Config) (token, from string, err error) {
 	if t := a.env(cfg.GitHub.TokenEnv); t != "" {
 		return t, cfg.GitHub.TokenEnv, nil
@@ -98,17 +106,18 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	cfg := snap.Config
-	token, tokenVar, err := a.githubTokenFrom(cfg)
+	creds, err := a.githubCredentials(ctx, cfg, a.controlRepo(control), st)
 	if err != nil {
 		return nil, err
 	}
+	token, tokenVar := creds.token, creds.from
 	log := a.logger()
 	api := a.apiURL(cfg)
 	var transport http.RoundTripper
 	if a.metrics != nil {
 		transport = a.metrics.Transport(nil)
 	}
-	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log, Transport: transport})
+	gh, err := reconcile.NewGitHub(creds.options(api, reconcile.GitHubOptions{Logger: log, Transport: transport}))
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}

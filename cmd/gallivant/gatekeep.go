@@ -83,15 +83,17 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	if err != nil {
 		return usageError("%v", err)
 	}
-	token, err := a.githubToken(cfg)
+	ctx := cmd.Context()
+	// An App's installation is found on the repository of the first pull
+	// request judged.
+	creds, err := a.githubCredentials(ctx, cfg, prs[0].Repo, nil)
 	if err != nil {
 		return err
 	}
-	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: a.apiURL(cfg), Token: token, Logger: a.logger()})
+	gh, err := reconcile.NewGitHub(creds.options(a.apiURL(cfg), reconcile.GitHubOptions{Logger: a.logger()}))
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	ctx := cmd.Context()
 	self, err := gh.CurrentUser(ctx)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}

@@ -56,6 +56,8 @@ func TestScripts(t *testing.T) {
 			"freeport": cmdFreePort,
 			"httpget":  cmdHTTPGet,
 			"ghcopypr": cmdGHCopyPR,
+			"yamlget":  cmdYAMLGet,
+			"ghapp":    cmdGHApp,
 		},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/spf13/cobra"
 )
@@ -53,6 +54,9 @@ type app struct {
 	// metrics, set by daemon --listen, instruments the GitHub transport
 	// and the agent runs of the reconciler wired after it.
 	metrics *serve.Metrics
+	// apps are the GitHub App token sources made so far (appauth.go), by
+	// App, API, repository and installation, kept for the process.
+	apps map[string]*reconcile.AppTokens
 }
 
 // exitError carries an exit code. A nil err means the command already said
@@ -131,6 +135,7 @@ records every admitted transition as a loop: commit.`,
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
+		a.newInitCmd(),
 		a.newCheckCmd(),
 		a.newFmtCmd(),
 		a.newSandboxCmd(),
@@ -149,12 +154,16 @@ records every admitted transition as a loop: commit.`,
 	return root
 }
 
-// version returns the module version stamped by `go install module@version`;
+// version returns the version a release build stamped (stamp.go), else
+// the module version stamped by `go install module@version`;
 // go build in a checkout stamps a pseudo-version itself; a binary built
 // with -buildvcs but no version gets devel-<12 hex digits of the revision>
 // ("-dirty" when the tree had uncommitted changes); "devel" only when the
 // binary carries neither (go run, go test).
 func version() string {
+	if stampVersion != "" {
+		return stampVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
@@ -192,13 +201,14 @@ func (a *app) newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print gallivant's version",
-		Long: `version prints the module version a release was installed at
+		Long: `version prints the version a release binary was built as, with its
+commit and build date; else the module version it was installed at
 (go install github.com/gallivant/gallivant/cmd/gallivant@v1.2.3), else the
 pseudo-version or VCS revision the binary was built from, else devel.`,
 		Example: `  gallivant version`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(a.io.Out, "gallivant %s\n", version())
+			_, err := fmt.Fprintf(a.io.Out, "gallivant %s\n", versionLine())
 			return err
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
@@ -259,7 +260,22 @@ func TestContract(t *testing.T) {
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{}), 405)
 	c.want(c.do(merge, "PUT", r+"/pulls/99/merge", map[string]string{}), 404)
 
-	report := judge(sub, append(c.log, reviewer.log...))
+	// The App endpoints, with a JWT signed by a registered App.
+	key := appKey(t)
+	s.RegisterApp(7, "gallivant-app", &key.PublicKey)
+	inst := s.InstallApp(7, "acme")
+	app := &contractRun{t: t, s: s, base: s.URL(), token: appJWT(t, 7, key, time.Now())}
+	app.want(app.do("GET /app", "GET", "/app", nil), 200)
+	app.want(app.do("GET /repos/{owner}/{repo}/installation", "GET", r+"/installation", nil), 200)
+	const tokens = "POST /app/installations/{installation_id}/access_tokens"
+	app.want(app.do(tokens, "POST", fmt.Sprintf("/app/installations/%d/access_tokens", inst), nil), 201)
+	app.want(app.do(tokens, "POST", "/app/installations/1/access_tokens", nil), 404)
+	if err := s.CreateRepo("other/repo", "main"); err != nil {
+		t.Fatal(err)
+	}
+	app.want(app.do("GET /repos/{owner}/{repo}/installation", "GET", "/repos/other/repo/installation", nil), 404)
+
+	report := judge(sub, append(append(c.log, reviewer.log...), app.log...))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-84s %-6s %-6s %-7s %-6s %s\n", "operation", "status", "schema", "headers", "errors", "requests")
 	full, requests := 0, 0

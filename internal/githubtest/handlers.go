@@ -105,7 +105,7 @@ func (c *ctx) decodeOptional(v any) bool {
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
 	mux.HandleFunc("POST /api/graphql", s.handle(false, graphql))
-	mux.HandleFunc("GET "+p+"/user", s.handle(false, func(c *ctx) { writeJSON(c.w, 200, c.s.privateUser(c.login)) }))
+	mux.HandleFunc("GET "+p+"/user", s.handle(false, getUser))
 	mux.HandleFunc("GET "+p+"/rate_limit", s.handle(false, func(c *ctx) {
 		rl := c.s.rateOf(c.login)
 		core := map[string]any{"limit": c.s.limit, "remaining": max(0, c.s.limit-rl.used), "used": rl.used, "reset": rl.reset.Unix()}
@@ -147,6 +147,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
+	s.appRoutes(mux, p)
 	// Anything else, whatever the method, is GitHub's JSON 404.
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })
 }

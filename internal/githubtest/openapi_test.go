@@ -64,6 +64,9 @@ var servedOperations = []string{
 	"POST /repos/{owner}/{repo}/check-runs",
 	"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
 	"POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+	"GET /app",
+	"GET /repos/{owner}/{repo}/installation",
+	"POST /app/installations/{installation_id}/access_tokens",
 }
 
 // subset is the committed extract of the description.

@@ -56,6 +56,7 @@ type Server struct {
 	rates   map[string]*rate
 	mergeAt int // null reads before mergeability is computed
 	dirty   bool
+	apps    *apps // GitHub Apps (apps.go); nil until one is registered
 }
 
 // state is everything that persists in state.json.
@@ -370,7 +371,7 @@ func (s *Server) roleOf(r *repo, login string) string {
 	if role, ok := s.st.Roles[login]; ok {
 		return role
 	}
-	if s.tokenOf(login) != "" {
+	if s.tokenOf(login) != "" || s.isInstallationLogin(login) {
 		return RoleWrite
 	}
 	return RoleNone
@@ -489,6 +490,11 @@ func (s *Server) Handler() http.Handler {
 		apiPrefix(r)
 		switch {
 		case gitPathRE.MatchString(r.URL.Path) && !strings.Contains(r.URL.Path, ".."):
+			if !s.gitCredentialsOK(r) {
+				w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+				http.Error(w, "Invalid username or token. Password authentication is not supported for Git operations.", http.StatusUnauthorized)
+				return
+			}
 			s.git.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, "/api/v3/"), r.URL.Path == "/api/graphql":
 			s.serveAPI(mux, w, r)
@@ -666,8 +672,10 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	login, ok := s.st.Tokens[tok]
-	return login, ok
+	if login, ok := s.st.Tokens[tok]; ok {
+		return login, ok
+	}
+	return s.authenticateApp(r, tok)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"strconv"
+
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdGHApp registers a GitHub App with the script's stand-in, installs it
+// on an account and writes its private key as PEM: `ghapp ID SLUG ACCOUNT
+// KEYFILE` (and in $APPKEY). ACCOUNT "-" registers it without installing it.
+func cmdGHApp(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := servers.Load(ts)
+	if neg || len(args) != 4 || !ok {
+		ts.Fatalf("usage: ghapp ID SLUG ACCOUNT KEYFILE (after github)")
+	}
+	s := v.(*githubtest.Server)
+	id, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil {
+		ts.Fatalf("ghapp: %v", err)
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		ts.Fatalf("ghapp: %v", err)
+	}
+	s.RegisterApp(id, args[1], &key.PublicKey)
+	if args[2] != "-" {
+		s.InstallApp(id, args[2])
+	}
+	block := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	if err := os.WriteFile(ts.MkAbs(args[3]), block, 0o600); err != nil {
+		ts.Fatalf("ghapp: %v", err)
+	}
+	// $APPKEY holds the PEM too, as a CI secret passed in the environment.
+	ts.Setenv("APPKEY", string(block))
+}

@@ -1,0 +1,25 @@
+package main
+
+// Set by release builds (.goreleaser.yaml, Dockerfile) with
+//
+//	-ldflags "-X main.stampVersion=v1.2.3 -X main.stampCommit=<sha> -X main.stampDate=<RFC 3339>"
+//
+// Empty in any other build, where version() reads the module build info.
+var (
+	stampVersion string
+	stampCommit  string
+	stampDate    string
+)
+
+// versionLine is what `gallivant version` prints after "gallivant ": the
+// version, and for a stamped build the commit and build date as well.
+func versionLine() string {
+	v := version()
+	switch {
+	case stampCommit != "" && stampDate != "":
+		return v + " (commit " + stampCommit + ", built " + stampDate + ")"
+	case stampCommit != "":
+		return v + " (commit " + stampCommit + ")"
+	}
+	return v
+}

@@ -1,0 +1,279 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/go-github/v66/github"
+)
+
+// AppOptions configure GitHub App authentication.
+type AppOptions struct {
+	// APIURL is the REST base URL; https://api.github.com/ when empty.
+	APIURL string
+	// AppID is the App's numeric id (its settings page shows it).
+	AppID int64
+	// Key is the App's private key; ParseAppKey reads its PEM.
+	Key *rsa.PrivateKey
+	// InstallationID is the installation whose tokens are minted; when 0
+	// it is looked up as the installation on Repo.
+	InstallationID int64
+	// Repo (owner/name) finds the installation when InstallationID is 0:
+	// the control repository, which the App must be installed on.
+	Repo string
+	// Transport is the network transport; http.DefaultTransport when nil.
+	Transport http.RoundTripper
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Logger receives refresh failures; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// refreshMargin is how long before its expiry an installation token is
+// replaced: long enough that a request started with it, or a git push
+// that takes minutes, never carries an expired one.
+const refreshMargin = 10 * time.Minute
+
+// AppTokens mints installation tokens for a GitHub App and keeps the
+// current one: each is used until refreshMargin before it expires (GitHub
+// gives them an hour), then replaced. It is safe for concurrent use. The
+// key and the tokens never appear in logs or errors.
+type AppTokens struct {
+	opts AppOptions
+	api  *github.Client // authenticated with a fresh JWT per request
+
+	mu           sync.Mutex
+	installation int64
+	slug         string
+	token        string
+	expires      time.Time
+}
+
+// ErrAppAuth marks a failure to authenticate as the GitHub App: a key
+// GitHub does not accept, an App not installed on the repository, a
+// refused token. Callers stop: no request can succeed without a token.
+var ErrAppAuth = errors.New("github app authentication failed")
+
+// NewAppTokens returns the token source of an App. It does not call
+// GitHub: the first Token or Login does.
+func NewAppTokens(opts AppOptions) (*AppTokens, error) {
+	if opts.AppID <= 0 {
+		return nil, fmt.Errorf("%w: the app id must be a positive number", ErrAppAuth)
+	}
+	if opts.Key == nil {
+		return nil, fmt.Errorf("%w: no private key", ErrAppAuth)
+	}
+	if opts.InstallationID == 0 && !strings.Contains(opts.Repo, "/") {
+		return nil, fmt.Errorf("%w: neither an installation id nor a repository to find the installation on", ErrAppAuth)
+	}
+	if opts.Transport == nil {
+		opts.Transport = http.DefaultTransport
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	a := &AppTokens{opts: opts, installation: opts.InstallationID}
+	c := github.NewClient(&http.Client{Transport: &jwtTransport{app: a, next: opts.Transport}})
+	if opts.APIURL != "" && strings.TrimRight(opts.APIURL, "/") != "https://api.github.com" {
+		var err error
+		if c, err = c.WithEnterpriseURLs(opts.APIURL, opts.APIURL); err != nil {
+			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
+		}
+	}
+	a.api = c
+	return a, nil
+}
+
+// ParseAppKey parses an App's private key from PEM, as GitHub hands it out
+// (PKCS#1, "RSA PRIVATE KEY") or converted to PKCS#8 ("PRIVATE KEY").
+// Literal \n sequences are read as newlines, as CI secret stores sometimes
+// flatten a PEM into one line.
+func ParseAppKey(data []byte) (*rsa.PrivateKey, error) {
+	if !strings.Contains(string(data), "\n") {
+		data = []byte(strings.ReplaceAll(string(data), `\n`, "\n"))
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("%w: the private key is not PEM", ErrAppAuth)
+	}
+	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return k, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the private key is neither PKCS#1 nor PKCS#8 RSA", ErrAppAuth)
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("%w: the private key is not an RSA key", ErrAppAuth)
+	}
+	return rk, nil
+}
+
+// jwt returns a JWT for the App: issued a minute in the past, against
+// clock drift, and valid nine minutes, under GitHub's limit of ten.
+func (a *AppTokens) jwt() (string, error) {
+	now := a.opts.Now()
+	claims := jwt.RegisteredClaims{
+		Issuer:    strconv.FormatInt(a.opts.AppID, 10),
+		IssuedAt:  jwt.NewNumericDate(now.Add(-time.Minute)),
+		ExpiresAt: jwt.NewNumericDate(now.Add(9 * time.Minute)),
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodRS256, claims).SignedString(a.opts.Key)
+}
+
+// jwtTransport authenticates the App's own requests with a fresh JWT.
+type jwtTransport struct {
+	app  *AppTokens
+	next http.RoundTripper
+}
+
+func (t *jwtTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	tok, err := t.app.jwt()
+	if err != nil {
+		return nil, fmt.Errorf("%w: sign the JWT: %v", ErrAppAuth, err)
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+tok)
+	return t.next.RoundTrip(r)
+}
+
+// appError turns a GitHub answer to the App into an ErrAppAuth that says
+// what GitHub said, never a credential.
+func appError(op string, err error) error {
+	var ge *github.ErrorResponse
+	if errors.As(err, &ge) && ge.Response != nil {
+		return fmt.Errorf("%w: %s: %d %s", ErrAppAuth, op, ge.Response.StatusCode, ge.Message)
+	}
+	return fmt.Errorf("%w: %s: %v", ErrAppAuth, op, err)
+}
+
+// Token returns an installation token valid for at least refreshMargin,
+// minting one when the current one is older.
+func (a *AppTokens) Token(ctx context.Context) (string, error) {
+	return a.TokenFor(ctx, refreshMargin)
+}
+
+// TokenFor returns an installation token valid for at least d, minting one
+// when the current one is older; for a holder that cannot refresh it, such
+// as a git process that runs as long as an agent may. GitHub's tokens live
+// an hour, so a d beyond that is met as far as a new token can meet it.
+func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.token != "" && a.opts.Now().Add(max(d, refreshMargin)).Before(a.expires) {
+		return a.token, nil
+	}
+	if a.installation == 0 {
+		owner, name, _ := strings.Cut(a.opts.Repo, "/")
+		in, _, err := a.api.Apps.FindRepositoryInstallation(ctx, owner, name)
+		if err != nil {
+			return "", appError(fmt.Sprintf("find app %d's installation on %s (install the app on it)", a.opts.AppID, a.opts.Repo), err)
+		}
+		a.installation = in.GetID()
+	}
+	it, _, err := a.api.Apps.CreateInstallationToken(ctx, a.installation, nil)
+	if err != nil {
+		return "", appError(fmt.Sprintf("create an installation token for app %d, installation %d", a.opts.AppID, a.installation), err)
+	}
+	if it.GetToken() == "" {
+		return "", fmt.Errorf("%w: GitHub returned an empty installation token", ErrAppAuth)
+	}
+	a.token, a.expires = it.GetToken(), it.GetExpiresAt().Time
+	a.opts.Logger.Debug("minted installation token", "app", a.opts.AppID, "installation", a.installation, "expires", a.expires)
+	return a.token, nil
+}
+
+// Login returns the login the App's installation tokens act as,
+// "<slug>[bot]": pull requests, reviews and comments it writes carry it.
+// GitHub refuses GET /user to an installation token, so the reconciler is
+// told this login instead of asking (GitHubOptions.Login).
+func (a *AppTokens) Login(ctx context.Context) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.slug == "" {
+		app, _, err := a.api.Apps.Get(ctx, "")
+		if err != nil {
+			return "", appError(fmt.Sprintf("read app %d", a.opts.AppID), err)
+		}
+		if app.GetSlug() == "" {
+			return "", fmt.Errorf("%w: GitHub reported no slug for app %d", ErrAppAuth, a.opts.AppID)
+		}
+		a.slug = app.GetSlug()
+	}
+	return a.slug + "[bot]", nil
+}
+
+// Transport returns a transport that authenticates each request with the
+// current installation token, refreshed as it nears expiry. Use it as
+// GitHubOptions.Transport: the adapter's ETag cache sits above it and so
+// keys entries without the token, and keeps them across refreshes.
+func (a *AppTokens) Transport(next http.RoundTripper) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &installationTransport{app: a, next: next}
+}
+
+type installationTransport struct {
+	app  *AppTokens
+	next http.RoundTripper
+}
+
+func (t *installationTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	tok, err := t.app.Token(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "token "+tok)
+	return t.next.RoundTrip(r)
+}
+
+// GitAuth returns go-git credentials for git over HTTPS that carry the
+// current installation token (user x-access-token), refreshed as it nears
+// expiry, so that a long-lived store never pushes with an expired one.
+func (a *AppTokens) GitAuth() githttp.AuthMethod { return &appGitAuth{app: a} }
+
+type appGitAuth struct{ app *AppTokens }
+
+var _ transport.AuthMethod = (*appGitAuth)(nil)
+
+func (g *appGitAuth) Name() string { return "http-basic-auth" }
+func (g *appGitAuth) String() string {
+	return "http-basic-auth - x-access-token:<github app installation token>"
+}
+
+// SetAuth cannot return an error: when no token can be had, the request
+// goes without one, GitHub answers 401, and the fetch or push fails with
+// "authentication required"; the reason is logged.
+func (g *appGitAuth) SetAuth(r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	tok, err := g.app.Token(ctx)
+	if err != nil {
+		g.app.opts.Logger.Warn("no installation token for git", "app", g.app.opts.AppID, "err", err)
+		return
+	}
+	r.SetBasicAuth("x-access-token", tok)
+}
+
+// UseAppTokens makes the store fetch and push with the App's installation
+// tokens from now on, refreshed as they near expiry.
+func (s *Store) UseAppTokens(a *AppTokens) { s.auth = a.GitAuth() }
