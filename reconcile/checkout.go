@@ -66,6 +66,25 @@ func lockCheckout(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// lockWait bounds how long a dispatch waits for its checkout's lock: a
+// sibling reconciler on the same cache holds it for a moment while it
+// recovers an orphan's commits, and a dispatch that gave up at once would
+// be pushed with no run to answer it.
+const lockWait = 15 * time.Second
+
+// lockCheckoutWait takes the checkout's flock, waiting up to lockWait
+// while another process holds it.
+func lockCheckoutWait(dir string) (*os.File, error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, err := lockCheckout(dir)
+		if !errors.Is(err, errCheckoutBusy) || time.Now().After(deadline) {
+			return f, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func readRunRecord(dir string) (runRecord, bool) { return readRecord(dir + ".run") }
 
 func readRecord(path string) (runRecord, bool) {

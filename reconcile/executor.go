@@ -244,7 +244,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	lock := takeIntent(dir)
 	if lock == nil {
 		var err error
-		if lock, err = lockCheckout(dir); err != nil {
+		if lock, err = lockCheckoutWait(dir); err != nil {
 			return Outcome{}, fmt.Errorf("%s: %w", dir, err)
 		}
 	}

@@ -53,7 +53,7 @@ var intents = struct {
 // prepares to start the agent.
 func (e CommandExecutor) Intend(t Task) error {
 	dir := e.checkoutDir(t)
-	lock, err := lockCheckout(dir)
+	lock, err := lockCheckoutWait(dir)
 	if err != nil {
 		return err
 	}
@@ -119,8 +119,8 @@ func takeIntent(dir string) *os.File {
 }
 
 // pushIntended pushes the pass's commits, the dispatch of t among them,
-// after recording t's intent with the executor (see above). A push that
-// does not land abandons the intent; a crash keeps it, as a kill would.
+// after recording t's intent with the executor (see above). A push the
+// remote rejected abandons the intent; any other failure keeps it.
 func (p *passState) pushIntended(ctx context.Context, t Task) error {
 	in, ok := p.Executor.(intender)
 	if !ok {
@@ -135,7 +135,10 @@ func (p *passState) pushIntended(ctx context.Context, t Task) error {
 		return err
 	}
 	if err := p.push(ctx); err != nil {
-		in.Abandon(t, errors.Is(err, errCrash))
+		// Only a rejected push proves the dispatch did not land; after any
+		// other failure (a broken connection, a crash) it may have, and
+		// its intent is then the only proof that its agent never ran.
+		in.Abandon(t, !errors.Is(err, ErrPushRejected))
 		return err
 	}
 	return nil

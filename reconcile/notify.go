@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -94,20 +93,30 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		}
 	}
 	st := r.o.Store
-	if err := st.Sync(ctx); err != nil {
-		return nil, err
-	}
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
-	if err != nil {
-		return nil, err
-	}
-	cfg := specs.DefaultConfig()
-	if ok {
-		var ds parse.Diagnostics
-		cfg, ds = specs.ParseConfig(specs.ConfigFile, data)
+	config := func() (*specs.Config, error) {
+		data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+		if err != nil || !ok {
+			return specs.DefaultConfig(), err
+		}
+		cfg, ds := specs.ParseConfig(specs.ConfigFile, data)
 		if ds.HasErrors() {
 			return nil, fmt.Errorf("gallivant.yaml at %s has errors; no notification is sent until they are fixed", short(st.Head()))
 		}
+		return cfg, nil
+	}
+	if st.Head() != "" {
+		// The pass just synced: a configuration without targets needs
+		// no second fetch of the control branch.
+		if cfg, err := config(); err == nil && len(cfg.Notify) == 0 {
+			return nil, nil
+		}
+	}
+	if err := st.Sync(ctx); err != nil {
+		return nil, err
+	}
+	cfg, err := config()
+	if err != nil {
+		return nil, err
 	}
 	if len(cfg.Notify) == 0 {
 		// Nothing to deliver to; what ledgers still owe waits for a target.
