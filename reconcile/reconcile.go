@@ -1041,7 +1041,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 		return Recovery{}, err
 	}
 	if rc.Known && rc.Running == 0 {
-		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.what(), "commits", rc.Outcome.Commits)
+		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
 	}
 	if rc.Kept != "" {
 		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)

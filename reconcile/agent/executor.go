@@ -1,4 +1,4 @@
-package reconcile
+package agent
 
 import (
 	"bytes"
@@ -53,17 +53,17 @@ type Task struct {
 	Round int
 }
 
-// name is the task's file name stem: the spec stem and the iteration, or
+// Name is the task's file name stem: the spec stem and the iteration, or
 // the round.
-func (t Task) name() string {
+func (t Task) Name() string {
 	if t.Round > 0 {
 		return fmt.Sprintf("%s-round-%d", specs.Stem(t.Spec), t.Round)
 	}
 	return fmt.Sprintf("%s-%d", specs.Stem(t.Spec), t.Iteration)
 }
 
-// what describes the task in logs.
-func (t Task) what() string {
+// What describes the task in logs.
+func (t Task) What() string {
 	if t.Round > 0 {
 		return fmt.Sprintf("round %d", t.Round)
 	}
@@ -107,9 +107,6 @@ func (NoneExecutor) Run(context.Context, Task) (Outcome, error) { return Outcome
 // no push of its own before it: the pass's final push publishes it, and an
 // agent can only read it from the control repository after that.
 func (NoneExecutor) RecordOnly() bool { return true }
-
-// recordOnly is implemented by executors that start nothing.
-type recordOnly interface{ RecordOnly() bool }
 
 // workflowDispatcher is the part of the GitHub adapter the workflow
 // executor uses.
@@ -243,7 +240,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("%s: %w", dir, err)
 	}
 	defer lock.Close()
-	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
+	logPath := filepath.Join(e.WorkDir, "logs", t.Name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
 	cred, home, err := e.credential()
 	if err != nil {
@@ -268,7 +265,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if err := writeRunRecord(dir, rec); err != nil {
 		return out, err
 	}
-	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
+	taskFile := filepath.Join(e.WorkDir, "tasks", t.Name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
 		return out, err
 	}
@@ -277,7 +274,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
-	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.what(), dir)
+	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.What(), dir)
 	env := e.agentEnv(os.Environ(), home)
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)

@@ -1,4 +1,4 @@
-package reconcile
+package agent
 
 import (
 	"context"
@@ -157,7 +157,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	}
 	// The commits are read with go-git and pushed from the mirror, exactly
 	// as Run does: gallivant runs no git of its own in the agent's checkout.
-	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.name()+".log")}
+	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.Name()+".log")}
 	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, e.agentEnv(os.Environ(), home), cred, nil, &out)
 	rc := Recovery{Known: true, Outcome: out, Kept: out.Kept}
 	if err := os.Remove(dir + ".run"); err != nil && !errors.Is(err, fs.ErrNotExist) {
