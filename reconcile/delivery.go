@@ -626,7 +626,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs})
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
-		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base}
+		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(pr.Repo)
 	}

@@ -902,7 +902,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return err
 	}
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
-		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base}
+		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base, Harness: e.spec.Harness}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(repo)
 	}

@@ -20,7 +20,29 @@ const (
 	ExecutorCommand  = "command"
 	ExecutorWorkflow = "workflow"
 	ExecutorNone     = "none"
+	// The presets run a known agent CLI the way the command executor runs
+	// executor.command, building its command line from the brief.
+	ExecutorClaudeCode = "claude-code"
+	ExecutorCodex      = "codex"
+	ExecutorAider      = "aider"
 )
+
+// Presets are the executor kinds that run a known agent CLI; a spec's
+// harness: may name one of them (or command) to choose it for that spec.
+var Presets = []string{ExecutorClaudeCode, ExecutorCodex, ExecutorAider}
+
+// HarnessName resolves a spec's harness: to an executor kind: a preset,
+// command, or "" when the name is unknown. "claude" is claude-code, the
+// name the CLI's binary has.
+func HarnessName(h string) string {
+	switch h {
+	case "claude", ExecutorClaudeCode:
+		return ExecutorClaudeCode
+	case ExecutorCodex, ExecutorAider, ExecutorCommand:
+		return h
+	}
+	return ""
+}
 
 // Config is gallivant.yaml. Every field has a default, so an empty file (or
 // none) is a valid configuration.
@@ -234,7 +256,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		},
 		"executor": func(n *yaml.Node) {
 			d.mapping(n, "executor", map[string]func(*yaml.Node){
-				"kind":             d.str(&cfg.Executor.Kind, oneOf(ExecutorCommand, ExecutorWorkflow, ExecutorNone)),
+				"kind":             d.str(&cfg.Executor.Kind, oneOf(ExecutorClaudeCode, ExecutorCodex, ExecutorAider, ExecutorCommand, ExecutorWorkflow, ExecutorNone)),
 				"command":          d.strings(&cfg.Executor.Command),
 				"timeout":          d.duration(&cfg.Executor.Timeout),
 				"grace":            d.duration(&cfg.Executor.Grace),

@@ -205,6 +205,7 @@ const (
 	RuleSpecUnknownKey  = "spec/unknown-key"
 	RuleSpecRepo        = "spec/repo"
 	RuleSpecStatus      = "spec/status"
+	RuleSpecHarness     = "spec/harness"
 	RuleSpecAllowance   = "spec/allowance"
 	RuleSpecPaths       = "spec/paths"
 	RuleSpecTitle       = "spec/title"
@@ -298,6 +299,9 @@ func (p *specParser) frontmatter(s *Spec) {
 		case "harness":
 			if h, ok := str("a harness name"); ok {
 				s.Harness = h
+				if HarnessName(h) == "" {
+					p.errorf(vat, RuleSpecHarness, "harness must be one of claude-code (or claude), codex, aider, command, got %q", h)
+				}
 			}
 		case "allowance":
 			a, err := strconv.Atoi(v.Value)

@@ -45,6 +45,10 @@ type Task struct {
 	Brief     string
 	// Model is set on the escalated attempt only.
 	Model string
+	// Harness is the spec's harness: (specs.HarnessName), choosing the
+	// preset or command that runs this task; empty uses the executor's
+	// kind.
+	Harness string
 	// DefaultBranch is the member repository's base branch, where a
 	// workflow file lives.
 	DefaultBranch string
@@ -87,6 +91,8 @@ type Outcome struct {
 	// mirror of the repository that holds commits an earlier run left
 	// unpushed; a fresh checkout would otherwise have dropped them.
 	Kept string
+	// Usage is what a preset's CLI reported about its spend.
+	Usage Usage
 }
 
 // Executor hands a dispatch to an agent. Run is called after the dispatch
@@ -168,7 +174,12 @@ func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 type AgentFunc func(ctx context.Context, dir string, t Task) error
 
 // CommandExecutor runs an agent in a checkout of the member repository on
-// the work branch: the brief is written to a file named by GALLIVANT_TASK,
+// the work branch: Argv (kind command) or a preset's CLI (claude-code,
+// codex, aider; see invocation), chosen per task by Kind and the spec's
+// harness. The brief is written to a file named by GALLIVANT_TASK and sent
+// on standard input (a preset's prompt: the brief after a preamble), a
+// preset's result file is named by GALLIVANT_RESULT and its return
+// completed from it (complete),
 // GALLIVANT_MODEL carries the escalation model on the escalated attempt,
 // the run is bounded by Timeout and its log kept. Afterwards it checks the
 // local boundary (a clean tree) and pushes the work branch, never forcing.
@@ -180,6 +191,9 @@ type AgentFunc func(ctx context.Context, dir string, t Task) error
 // without running git in the checkout as gallivant. Only the mirror ever
 // talks to GitHub with the token, with hooks disabled.
 type CommandExecutor struct {
+	// Kind is the executor kind: command (Argv) or a preset
+	// (specs.Presets); empty is command. A task's Harness overrides it.
+	Kind    string
 	Argv    []string
 	Timeout time.Duration
 	// WorkDir holds checkouts, mirrors, task files and logs.
@@ -276,10 +290,16 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	defer cancel()
 	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.What(), dir)
 	env := e.agentEnv(os.Environ(), home)
+	kind := e.kind(t)
+	resultFile := filepath.Join(e.WorkDir, "results", t.Name()+".result")
+	var stdout boundedBuffer
+	stdout.max = 8 << 20
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
+	} else if err := prepareResult(resultFile, cred); err != nil {
+		return out, err
 	} else {
-		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf, env, cred, lock, func(pid int) {
+		out.Err = e.runCommand(runCtx, dir, taskFile, resultFile, kind, t, logf, &stdout, env, cred, lock, func(pid int) {
 			rec.PID = pid
 			_ = writeRunRecord(dir, rec)
 		})
@@ -291,6 +311,9 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		fmt.Fprintf(logf, "# gallivant: agent failed: %v\n", out.Err)
 	} else {
 		fmt.Fprintf(logf, "# gallivant: agent finished\n")
+	}
+	if isPreset(kind) && e.Agent == nil && out.Err == nil {
+		e.completeRun(ctx, dir, resultFile, kind, t, before, env, cred, logf, stdout.Bytes(), &out)
 	}
 	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
 	// This pass settles the run from out; a crash before this line leaves
@@ -612,29 +635,44 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 	return head.String(), commits, nil
 }
 
-func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {
-	if len(e.Argv) == 0 {
-		return errors.New("executor.command is empty")
+func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFile, kind string, t Task, logf *os.File, stdout io.Writer, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {
+	promptFile := strings.TrimSuffix(taskFile, ".md") + ".prompt.md"
+	inv, err := e.invocation(t, kind, promptFile)
+	if err != nil {
+		return err
+	}
+	if kind == specs.ExecutorAider {
+		if err := os.WriteFile(promptFile, []byte(presetPreamble+t.Brief), 0o644); err != nil {
+			return err
+		}
 	}
 	env = append(env, "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
+	if isPreset(kind) {
+		env = append(env, "GALLIVANT_RESULT="+resultFile)
+	}
 	if t.Model != "" {
 		env = append(env, "GALLIVANT_MODEL="+t.Model)
 	}
-	cmd := agentCommand(ctx, dir, env, cred, logf, e.Argv[0], e.Argv[1:]...)
+	fmt.Fprintf(logf, "# gallivant: %s %s\n", kind, strings.Join(inv.argv, " "))
+	cmd := agentCommand(ctx, dir, env, cred, logf, inv.argv[0], inv.argv[1:]...)
+	cmd.Stdout = io.MultiWriter(logf, stdout)
+	// Standard input is the brief (the prompt, for a preset); an agent
+	// that does not read it sees it closed once it was written.
+	cmd.Stdin = strings.NewReader(inv.stdin)
 	// The agent holds the checkout's lock (as fd 3): if this process dies,
 	// the next pass sees the agent is still at work.
 	cmd.ExtraFiles = []*os.File{lock}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
+		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
 	}
 	started(cmd.Process.Pid)
-	err := cmd.Wait()
+	err = cmd.Wait()
 	// The run is over when the agent exits: whatever it left running in
 	// its process group would hold the checkout's lock (and the checkout)
 	// for the next run.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if err != nil {
-		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
+		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
 	}
 	return nil
 }
