@@ -282,22 +282,32 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.
 	var fatal error
-	for _, e := range p.entries() {
-		if err := p.entry(ctx, e); err != nil {
+	if n := cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
+		p.sched = newScheduler(n, cfg.Executor.MaxParallelPerRepo)
+	}
+	p.forEntries(p.entries(), func(e *entry) {
+		if err := p.entry(ctx, e); err != nil && !errors.Is(err, errAborted) {
 			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
-				return p.rep, err
+				p.abortWith(err)
+				return
 			}
 			if errors.Is(err, ErrCredentials) || errors.Is(err, ErrUnreachable) {
-				fatal = err
-				break
+				if fatal == nil {
+					fatal = err
+				}
+				p.haltWith()
+				return
 			}
 			var rl *RateLimitedError
 			p.note(e.specPath, true, "%v", err)
 			if errors.As(err, &rl) {
 				// Every further request would fail the same way.
-				break
+				p.haltWith()
 			}
 		}
+	})
+	if p.aborted != nil {
+		return p.rep, p.aborted
 	}
 	if r.o.DryRun {
 		return p.rep, fatal
@@ -334,6 +344,11 @@ type passState struct {
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
 	perms map[string]string
+	// sched runs agents of different entries at once (schedule.go); nil
+	// runs them one at a time. aborted and halt end the pass early.
+	sched   *scheduler
+	aborted error
+	halt    bool
 }
 
 // entry is one spec and its ledger.
@@ -909,9 +924,11 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if err := p.crash("executor:before"); err != nil {
 		return err
 	}
-	out, err := p.Executor.Run(ctx, task)
-	if err != nil {
-		return err
+	var out Outcome
+	ran := false
+	aerr := p.runAgent(ctx, e, repo, func() { out, err = p.Executor.Run(ctx, task); ran = true })
+	if err != nil || !ran {
+		return errors.Join(err, aerr)
 	}
 	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
 	if out.Kept != "" {
@@ -919,6 +936,9 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	}
 	if out.Err != nil {
 		p.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
+	}
+	if aerr != nil {
+		return aerr
 	}
 	return p.crash("executor:after")
 }
