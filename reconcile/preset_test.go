@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -118,5 +119,47 @@ func TestHarnessChoosesPreset(t *testing.T) {
 		if !strings.HasPrefix(c, "codex exec") {
 			t.Errorf("call %q, want codex", c)
 		}
+	}
+}
+
+// A spec's budget: stops the entry budget once its admitted returns have
+// reported spending it (each stand-in run reports 1234 tokens), before the
+// next dispatch; `budget +N | why` raises it and the entry goes on. status
+// and why show the spend.
+func TestBudgetStopAndRaise(t *testing.T) {
+	r, _, opt := presetRig(t, "claude-code", "---\nbudget: 2000 tokens\n---\n"+specWith(2, ""))
+	rep := r.pass(opt)
+	want := []string{"loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: dispatch row 1", "loop: record home row 1", "loop: stop budget"}
+	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s\n%s", diff, r.log.String())
+	}
+	l := r.ledger(ledgerPath)
+	if got := l.Delivery.Get(ledger.KeySpent); got != "2468 tokens, $0.0246" {
+		t.Errorf("spent: %q", got)
+	}
+	if got := l.Delivery.Get(ledger.KeyStop); got != "budget | the agents spent 2468 tokens, $0.0246 of a budget of 2000 tokens" {
+		t.Errorf("stop: %q", got)
+	}
+	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Status("specs/feature.md").SpendLine(); got != "2468 tokens, $0.0246 of a budget of 2000 tokens" {
+		t.Errorf("status spend %q", got)
+	}
+	if why := strings.Join(snap.Explain("specs/feature.md"), "\n"); !strings.Contains(why, "spent: 2468 tokens, $0.0246 of a budget of 2000 tokens") {
+		t.Errorf("why does not show the spend:\n%s", why)
+	}
+	r.request(ledgerPath, "- budget +5000 tokens | row 2 is worth it")
+	rep = r.pass(opt)
+	if got := subjectsOf(rep); len(got) < 3 || got[0] != "loop: raise budget" || got[1] != "loop: dispatch row 2" || got[2] != "loop: record home row 2" {
+		t.Fatalf("after the grant: %q\n%s", got, r.log.String())
+	}
+	if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyBudgetGranted); got != "5000 tokens" {
+		t.Errorf("budget-granted: %q", got)
 	}
 }

@@ -873,6 +873,9 @@ func (p *passState) branch(e *entry) string { return e.l.WorkBranch() }
 
 // dispatch records a dispatch, pushes it (write-ahead), then runs the executor.
 func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (stepResult, error) {
+	if why, over := ledger.OverBudget(e.l, e.spec); over {
+		return stopped, p.stop(e, ledger.StopBudget, why)
+	}
 	repo, base := p.member(e, a.Member)
 	branch := p.branch(e)
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
