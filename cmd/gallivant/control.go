@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -115,7 +116,12 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 			return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as from %s to run the agent as gallivant's own user",
 				reconcile.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
 		}
-		exec = reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
+		var stream io.Writer
+		if a.verbose {
+			// -v: the agents' output as it comes, line by line.
+			stream = a.io.Err
+		}
+		exec = reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}

@@ -95,18 +95,31 @@ prompt=$(cat)
 echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"claude-session-1","total_cost_usd":0.0123,"usage":{"input_tokens":1000,"output_tokens":200,"cache_creation_input_tokens":0,"cache_read_input_tokens":34}}'
 `
 
-// codex parses `codex exec [--json] [--sandbox s] [--model m] [-]`; `-`
-// reads the prompt from standard input.
+// codex parses `codex exec [--json] [--sandbox s] [--model m] [-]` and
+// `codex exec resume <id> [--json] [-c key=value]… [-]`, whose only
+// options are -c overrides and --json; `-` reads the prompt from standard
+// input.
 const codex = `#!/bin/sh
-cli=codex; model=; json=0; sandbox=read-only; prompt=
+cli=codex; model=; json=0; sandbox=read-only; prompt=; resume=
 args="$*"
 [ "$1" = exec ] || { echo "codex stand-in: only exec is non-interactive" >&2; exit 2; }
 shift
+if [ "$1" = resume ]; then
+  shift; resume=$1; shift
+  case "$resume" in ""|-*) echo "error: a session id is required" >&2; exit 2 ;; esac
+fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --json) json=1 ;;
-    --sandbox|-s) shift; sandbox=$1 ;;
-    --model|-m) shift; model=$1 ;;
+    -c|--config) shift
+      case "$1" in
+        sandbox_mode=*) sandbox=$(echo "$1" | sed 's/^sandbox_mode="\(.*\)"$/\1/') ;;
+        model=*) model=$(echo "$1" | sed 's/^model="\(.*\)"$/\1/') ;;
+        *) echo "error: unknown config $1" >&2; exit 2 ;;
+      esac ;;
+    --sandbox|-s|--model|-m) [ -z "$resume" ] || { echo "error: unexpected argument '$1' found" >&2; exit 2; }
+      opt=$1; shift
+      case "$opt" in --sandbox|-s) sandbox=$1 ;; *) model=$1 ;; esac ;;
     -) prompt=$(cat) ;;
     -*) echo "error: unexpected argument '$1' found" >&2; exit 2 ;;
     *) prompt=$1 ;;

@@ -214,8 +214,17 @@ type CommandExecutor struct {
 	// Agent runs in place of Argv when set: the demo's and tests' scripted
 	// agent.
 	Agent AgentFunc
-	// Log receives the warnings of cache repairs; slog.Default when nil.
+	// Log receives the warnings of cache repairs and the heartbeats;
+	// slog.Default when nil.
 	Log *slog.Logger
+	// Heartbeat is how often a running agent is logged (DefaultHeartbeat
+	// when 0); NewTicker and Now replace the clock in tests.
+	Heartbeat time.Duration
+	NewTicker func(time.Duration) Ticker
+	Now       func() time.Time
+	// Stream, when set, receives the agent's output as it comes, each line
+	// prefixed with the spec and the row or round (-v).
+	Stream io.Writer
 }
 
 func (e CommandExecutor) log() *slog.Logger {
@@ -294,9 +303,11 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	resultFile := filepath.Join(e.WorkDir, "results", t.Name()+".result")
 	var stdout boundedBuffer
 	stdout.max = 8 << 20
+	stopBeat := e.heartbeat(t, logPath)
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else if err := prepareResult(resultFile, cred); err != nil {
+		stopBeat()
 		return out, err
 	} else {
 		out.Err = e.runCommand(runCtx, dir, taskFile, resultFile, kind, t, logf, &stdout, env, cred, lock, func(pid int) {
@@ -304,6 +315,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 			_ = writeRunRecord(dir, rec)
 		})
 	}
+	stopBeat()
 	if runCtx.Err() != nil && ctx.Err() == nil {
 		out.Err = fmt.Errorf("the agent ran past executor.timeout (%s) and was stopped", e.Timeout)
 	}
@@ -637,9 +649,19 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 
 func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFile, kind string, t Task, logf *os.File, stdout io.Writer, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {
 	promptFile := strings.TrimSuffix(taskFile, ".md") + ".prompt.md"
-	inv, err := e.invocation(t, kind, promptFile)
+	session := ""
+	if t.Round > 0 && isPreset(kind) {
+		// A fix round continues the conversation that wrote the code,
+		// where the CLI can resume one.
+		session = e.lastSession(t, kind)
+	}
+	inv, err := e.invocation(t, kind, promptFile, session)
 	if err != nil {
 		return err
+	}
+	if inv.resumed != "" {
+		fmt.Fprintf(logf, "# gallivant: resuming %s session %s for round %d\n", kind, inv.resumed, t.Round)
+		e.log().Info("resuming the agent's session", "spec", t.Spec, "round", t.Round, "cli", kind, "session", inv.resumed)
 	}
 	if kind == specs.ExecutorAider {
 		if err := os.WriteFile(promptFile, []byte(presetPreamble+t.Brief), 0o644); err != nil {
@@ -656,6 +678,10 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFi
 	fmt.Fprintf(logf, "# gallivant: %s %s\n", kind, strings.Join(inv.argv, " "))
 	cmd := agentCommand(ctx, dir, env, cred, logf, inv.argv[0], inv.argv[1:]...)
 	cmd.Stdout = io.MultiWriter(logf, stdout)
+	if pw := e.stream(t); pw != nil {
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(logf, stdout, pw), io.MultiWriter(logf, pw)
+		defer pw.Flush()
+	}
 	// Standard input is the brief (the prompt, for a preset); an agent
 	// that does not read it sees it closed once it was written.
 	cmd.Stdin = strings.NewReader(inv.stdin)

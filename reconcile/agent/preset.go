@@ -24,6 +24,8 @@ import (
 type invocation struct {
 	argv  []string
 	stdin string
+	// resumed is the session the run resumes, "" for a new one.
+	resumed string
 }
 
 // kind is the executor kind that runs t: the spec's harness when it names
@@ -43,19 +45,32 @@ func (e CommandExecutor) kind(t Task) string {
 // its CLI non-interactively with the prompt (the result-file preamble and
 // the brief) where that CLI reads it, and the escalation model through
 // that CLI's model flag. docs/agents.md cites each CLI's documentation.
-func (e CommandExecutor) invocation(t Task, kind, promptFile string) (invocation, error) {
+func (e CommandExecutor) invocation(t Task, kind, promptFile, session string) (invocation, error) {
 	prompt := presetPreamble + t.Brief
 	switch kind {
 	case specs.ExecutorClaudeCode:
 		// claude -p reads the prompt from standard input when no prompt
 		// argument is given; --output-format json ends with one object
-		// carrying session_id, total_cost_usd and usage.
+		// carrying session_id, total_cost_usd and usage; --resume
+		// continues a session by its id.
 		argv := []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions"}
 		if t.Model != "" {
 			argv = append(argv, "--model", t.Model)
 		}
-		return invocation{argv: argv, stdin: prompt}, nil
+		if session != "" {
+			argv = append(argv, "--resume", session)
+		}
+		return invocation{argv: argv, stdin: prompt, resumed: session}, nil
 	case specs.ExecutorCodex:
+		if session != "" {
+			// `codex exec resume` takes the session id and the prompt and,
+			// of exec's options, only -c overrides and --json.
+			argv := []string{"codex", "exec", "resume", session, "--json", "-c", `sandbox_mode="workspace-write"`}
+			if t.Model != "" {
+				argv = append(argv, "-c", "model="+strconv.Quote(t.Model))
+			}
+			return invocation{argv: append(argv, "-"), stdin: prompt, resumed: session}, nil
+		}
 		// codex exec reads the prompt from standard input when it is
 		// given as `-`; --json prints JSONL events, turn.completed
 		// carrying usage.
@@ -349,6 +364,7 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 func (e CommandExecutor) completeRun(ctx context.Context, dir, resultFile, kind string, t Task, before string, env []string, cred *syscall.Credential, logf *os.File, stdout []byte, out *Outcome) {
 	u := parseUsage(kind, stdout)
 	out.Usage = u
+	e.keepSession(t, kind, u.Session)
 	if u.Tokens > 0 || u.Cost != "" || u.Session != "" {
 		fmt.Fprintf(logf, "# gallivant: usage tokens=%d cost=%s session=%s\n", u.Tokens, u.Cost, u.Session)
 	}

@@ -116,19 +116,22 @@ func TestInvocation(t *testing.T) {
 	tests := []struct {
 		name, kind string
 		t          Task
+		session    string
 		want       invocation
 	}{
-		{"claude", "claude-code", task, invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions"}, stdin: prompt}},
-		{"claude escalated", "claude-code", escalated, invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--model", "big"}, stdin: prompt}},
-		{"codex", "codex", task, invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
-		{"codex escalated", "codex", escalated, invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--model", "big", "-"}, stdin: prompt}},
-		{"aider", "aider", task, invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
-		{"aider escalated", "aider", escalated, invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream", "--model", "big"}}},
-		{"command gets the brief on stdin", "command", task, invocation{argv: []string{"my-agent", "--flag"}, stdin: "the brief\n"}},
+		{"claude resumes", "claude-code", escalated, "s-1", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--model", "big", "--resume", "s-1"}, stdin: prompt, resumed: "s-1"}},
+		{"codex resumes", "codex", escalated, "t-1", invocation{argv: []string{"codex", "exec", "resume", "t-1", "--json", "-c", `sandbox_mode="workspace-write"`, "-c", `model="big"`, "-"}, stdin: prompt, resumed: "t-1"}},
+		{"claude", "claude-code", task, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions"}, stdin: prompt}},
+		{"claude escalated", "claude-code", escalated, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--model", "big"}, stdin: prompt}},
+		{"codex", "codex", task, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
+		{"codex escalated", "codex", escalated, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--model", "big", "-"}, stdin: prompt}},
+		{"aider", "aider", task, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
+		{"aider escalated", "aider", escalated, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream", "--model", "big"}}},
+		{"command gets the brief on stdin", "command", task, "", invocation{argv: []string{"my-agent", "--flag"}, stdin: "the brief\n"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := e.invocation(tc.t, tc.kind, "/p.md")
+			got, err := e.invocation(tc.t, tc.kind, "/p.md", tc.session)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +140,7 @@ func TestInvocation(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (CommandExecutor{}).invocation(task, "command", ""); err == nil {
+	if _, err := (CommandExecutor{}).invocation(task, "command", "", ""); err == nil {
 		t.Errorf("an empty executor.command was accepted")
 	}
 }
