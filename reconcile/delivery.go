@@ -701,13 +701,6 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	return progressed, p.apply(e, n, c)
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // silence acts on the reviewer clock (gatekeep.SilenceDue): the nudge is
 // posted first (idempotent against its per-head marker), then recorded.
 // acted is false when the clock asks for nothing.
