@@ -164,7 +164,9 @@ func (p *passState) halted() bool { return p.halt || p.aborted != nil }
 // by the caller all the same).
 func (p *passState) runAgent(ctx context.Context, e *entry, repo string, run func()) error {
 	s := p.sched
-	if s == nil {
+	if _, local := p.Executor.(CommandExecutor); s == nil || !local {
+		// Only an agent run here is worth the wait; handing a dispatch to
+		// a workflow takes a moment and stays in the pass's order.
 		run()
 		return nil
 	}
