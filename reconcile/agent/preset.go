@@ -287,7 +287,7 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, fmt.Errorf("read the result file: %w", err)
 	}
-	safe := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+	safe := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"}
 	run := func(args ...string) (string, error) { return ag.out(ctx, append(safe, args...)...) }
 	status, err := run("status", "--porcelain")
 	if err != nil {
