@@ -40,6 +40,9 @@ type runRecord struct {
 	Before    string    `json:"before"`          // the checkout's HEAD when the agent started
 	PID       int       `json:"pid,omitempty"`
 	Started   time.Time `json:"started"`
+	// Kind is the executor kind that ran: a preset's return is completed
+	// from its result file by whoever settles the run.
+	Kind string `json:"kind,omitempty"`
 }
 
 // lockCheckout takes the checkout's flock without waiting.
@@ -158,7 +161,17 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	// The commits are read with go-git and pushed from the mirror, exactly
 	// as Run does: gallivant runs no git of its own in the agent's checkout.
 	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.Name()+".log")}
-	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, e.agentEnv(os.Environ(), home), cred, nil, &out)
+	env := e.agentEnv(os.Environ(), home)
+	if isPreset(rec.Kind) {
+		// The preset's completion, which its reconciler did not live to
+		// do; the CLI's usage output is gone with it.
+		_ = os.MkdirAll(filepath.Dir(out.Log), 0o755)
+		if logf, err := os.OpenFile(out.Log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+			e.completeRun(ctx, dir, filepath.Join(e.WorkDir, "results", t.Name()+".result"), rec.Kind, t, rec.Before, env, cred, logf, nil, &out)
+			logf.Close()
+		}
+	}
+	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, env, cred, nil, &out)
 	rc := Recovery{Known: true, Outcome: out, Kept: out.Kept}
 	if err := os.Remove(dir + ".run"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return rc, err

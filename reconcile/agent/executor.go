@@ -284,7 +284,11 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
 	}
-	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before, Started: time.Now().UTC()}
+	kind := e.kind(t)
+	if e.Agent != nil {
+		kind = specs.ExecutorCommand
+	}
+	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before, Started: time.Now().UTC(), Kind: kind}
 	if err := writeRunRecord(dir, rec); err != nil {
 		return out, err
 	}
@@ -299,7 +303,6 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	defer cancel()
 	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.What(), dir)
 	env := e.agentEnv(os.Environ(), home)
-	kind := e.kind(t)
 	resultFile := filepath.Join(e.WorkDir, "results", t.Name()+".result")
 	var stdout boundedBuffer
 	stdout.max = 8 << 20

@@ -168,3 +168,44 @@ func TestParseUsage(t *testing.T) {
 		})
 	}
 }
+
+// A preset run whose reconciler died after the agent wrote its result but
+// before the return was built is completed by the next pass's Recover:
+// one return commit, pushed.
+func TestRecoverCompletesPresetReturn(t *testing.T) {
+	remote, base := remoteRepo(t)
+	e := CommandExecutor{Kind: "claude-code", Timeout: time.Minute, WorkDir: t.TempDir()}
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", CloneURL: remote, Branch: "gallivant/feature", Base: "main",
+		Pending: ledger.Pending{Target: 1, Member: "home", SHA: base}, Iteration: 4, Brief: strings.ReplaceAll(rowBrief, "%s", base)}
+	ctx := context.Background()
+	// What the dead reconciler left: the checkout with the agent's change,
+	// the run record and the result file.
+	dir, mirror := e.checkoutDir(task), e.mirrorDir(task)
+	before, err := e.prepareOrRepair(ctx, e.git(mirror, nil), mirror, dir, task, nil, &Outcome{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRunRecord(dir, runRecord{Spec: task.Spec, Branch: task.Branch, Pending: task.Pending.String(), Iteration: task.Iteration, Before: before, Kind: "claude-code", Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "row-1.txt"), []byte("done\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(e.WorkDir, "results", task.Name()+".result")
+	if err := prepareResult(result, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(result, []byte("status: done\nevidence: test -f row-1.txt; ok\ndecision: written | next\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := e.Recover(ctx, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rc.Known || rc.Outcome.Err != nil || rc.Outcome.Dirty || rc.Outcome.Commits != 1 {
+		t.Fatalf("recovery %+v", rc)
+	}
+	if msg := gitIn(t, remote, "log", "-1", "--format=%s", "gallivant/feature"); msg != "loop: row 1 done" {
+		t.Errorf("pushed %q, want the built return", msg)
+	}
+}
