@@ -152,3 +152,42 @@ func BenchmarkParallelRuns(b *testing.B) {
 	b.ReportMetric(serial.Seconds()/float64(b.N), "s/pass-serial")
 	b.ReportMetric(parallel.Seconds()/float64(b.N), "s/pass-parallel-4")
 }
+
+// max_parallel_per_repo bounds the runs in one repository below
+// max_parallel; another repository still gets a slot.
+func TestSchedulerPerRepoLimit(t *testing.T) {
+	s := newScheduler(4, 1)
+	ctx := context.Background()
+	releaseA, err := s.acquire(ctx, "acme/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan func())
+	go func() {
+		release, err := s.acquire(ctx, "acme/api")
+		if err != nil {
+			t.Error(err)
+		}
+		second <- release
+	}()
+	releaseWeb, err := s.acquire(ctx, "acme/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-second:
+		t.Fatal("a second run in acme/api started while the first ran")
+	default:
+	}
+	releaseA()
+	(<-second)()
+	releaseWeb()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	full := newScheduler(1, 0)
+	release, _ := full.acquire(ctx, "a")
+	if _, err := full.acquire(cancelled, "b"); err == nil {
+		t.Errorf("a cancelled wait for a slot succeeded")
+	}
+	release()
+}
