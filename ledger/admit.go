@@ -287,6 +287,7 @@ func admitRow(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	} else {
 		nl.delivery().SetInt(KeyEmptyReturns, 0)
 	}
+	nl.addSpend(r.Body)
 	return nl, Commit{
 		Subject:  fmt.Sprintf("loop: record %s row %d", l.Pending.Member, n),
 		Sentence: fmt.Sprintf("Admitted %s for row %d: %s after %s.", short(r.SHA), n, got.Status, plural(got.Attempts, "attempt")),
@@ -346,6 +347,7 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	}
 	nl.settled()
 	nl.delivery().SetInt(KeyMisses, 0)
+	nl.addSpend(r.Body)
 	return nl, Commit{
 		Subject:  fmt.Sprintf("loop: record %s seed", member),
 		Sentence: fmt.Sprintf("Admitted the seed %s for %s: %s with baseline evidence, %d already closed.", short(r.SHA), member, plural(len(want), "row"), closed),

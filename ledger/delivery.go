@@ -57,7 +57,7 @@ const (
 var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
-	KeyOwed, KeyRetry, KeyStop,
+	KeyOwed, KeyRetry, KeyStop, KeySpent, KeyBudgetGranted,
 	KeyNotify, KeyNotifyFailed,
 }
 
@@ -220,6 +220,8 @@ func validateDelivery(key, v string) string {
 		if n, err := strconv.Atoi(f[1]); err != nil || n < 1 {
 			return "count must be at least 1"
 		}
+	case KeySpent, KeyBudgetGranted:
+		return validateAmountKey(v)
 	case KeyStop:
 		r, _, _ := strings.Cut(v, " | ")
 		if !StopReason(r).Known() {

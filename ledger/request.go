@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gallivant/gallivant/specs"
 )
 
 // RequestKind tells requests apart.
@@ -19,10 +21,11 @@ const (
 	RequestResnapshot                        // resnapshot | <why>
 	RequestRecheck                           // recheck [| <why>]
 	RequestReopen                            // reopen <n> | <why>
+	RequestBudget                            // budget +<amount> | <why>
 )
 
 func (k RequestKind) String() string {
-	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen"}[k]
+	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen", "budget"}[k]
 }
 
 // Request is one parsed line of the human-owned `## Requests` section.
@@ -34,6 +37,8 @@ type Request struct {
 	Row, N int
 	// Text is the hint, words or why.
 	Text string
+	// Amount is budget's increment.
+	Amount specs.Amount
 }
 
 var (
@@ -115,8 +120,19 @@ func ParseRequest(line string) (Request, error) {
 		}
 		r.Text = why
 		return r, nil
+	case "budget":
+		amount, why, ok := strings.Cut(strings.TrimPrefix(rest, "+"), " | ")
+		a, err := specs.ParseAmount(strings.TrimSpace(amount))
+		if !strings.HasPrefix(rest, "+") || !ok || err != nil || a == (specs.Amount{}) {
+			return r, fmt.Errorf("malformed budget request; write `budget +<n> tokens | <why>` or `budget +$<dollars> | <why>`")
+		}
+		r.Kind, r.Amount, r.Text = RequestBudget, a, strings.TrimSpace(why)
+		if err := checkSlot(r.Text); err != nil {
+			return r, fmt.Errorf("budget reason %v", err)
+		}
+		return r, nil
 	case "cap":
 		return r, fmt.Errorf("`cap +N` is the legacy grant; write `rows +N` to raise the allowance")
 	}
-	return r, fmt.Errorf("unknown request %q; the forms are `retry <row> | <hint>`, `reopen <row> | <why>`, `rows +N [| <words>]`, `resume | <why>`, `resnapshot | <why>` and `recheck`", t)
+	return r, fmt.Errorf("unknown request %q; the forms are `retry <row> | <hint>`, `reopen <row> | <why>`, `rows +N [| <words>]`, `resume | <why>`, `resnapshot | <why>`, `recheck` and `budget +<amount> | <why>`", t)
 }

@@ -111,6 +111,8 @@ var stopTable = map[StopReason]stopInfo{
 	StopNoCredential:    {recommend: fixed("none - give gallivant a token (github.token_env) that can write the target repository")},
 	StopLedgerMalformed: {recommend: fixed("none - repair the ledger (gallivant check names the line)")},
 	StopChain:           {recommend: fixed("none - restore the chain's order, or start a new chain")},
+	StopBudget: {clears: []string{"budget +<amount> | <why>"},
+		recommend: fixed("budget +100000 tokens | <why> - raises the budget by that amount (<n> tokens or $<dollars>); the entry goes on")},
 }
 
 // rowOr returns target, or the row the loop would dispatch next when the

@@ -300,6 +300,11 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		if reason == "merge-unknown" {
 			c.Sentence = "Rechecking: GitHub is asked for the pull request's mergeability again."
 		}
+	case RequestBudget:
+		granted, _ := specs.ParseAmount(n.Delivery.Get(KeyBudgetGranted))
+		n.delivery().Set(KeyBudgetGranted, granted.Add(r.Amount).String())
+		c.Subject = "loop: raise budget"
+		c.Sentence = fmt.Sprintf("Raised the budget by %s; %s spent so far.", r.Amount, n.Spent())
 	case RequestResnapshot:
 		return refuse("resnapshot needs the edited spec; the reconciler applies it with Amend")
 	}

@@ -644,7 +644,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs})
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
-		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
+		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(pr.Repo)
 	}
@@ -721,13 +721,6 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
 	return progressed, p.apply(e, n, c)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // silence acts on the reviewer clock (gatekeep.SilenceDue): the nudge is

@@ -3,11 +3,8 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
-	"time"
+
+	"github.com/gallivant/gallivant/reconcile/agent"
 )
 
 // A dispatch is write-ahead: its `loop:` commit is pushed before the agent
@@ -40,84 +37,6 @@ type intender interface {
 	Abandon(t Task, keep bool)
 }
 
-// intents holds the checkout locks Intend took, by checkout directory,
-// until Run takes them over or Forget releases them.
-var intents = struct {
-	sync.Mutex
-	locks map[string]*os.File
-}{locks: map[string]*os.File{}}
-
-// Intend writes t's run record with no checkout HEAD (the agent has not
-// started) and keeps the checkout locked, so a sibling reconciler on this
-// cache never mistakes the reservation for a dead run while this process
-// prepares to start the agent.
-func (e CommandExecutor) Intend(t Task) error {
-	dir := e.checkoutDir(t)
-	lock, err := lockCheckoutWait(dir)
-	if err != nil {
-		return err
-	}
-	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round,
-		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC()}
-	if err := writeRecord(intentPath(dir, t), rec); err != nil {
-		lock.Close()
-		return err
-	}
-	intents.Lock()
-	if old := intents.locks[dir]; old != nil {
-		old.Close()
-	}
-	intents.locks[dir] = lock
-	intents.Unlock()
-	return nil
-}
-
-// Abandon releases the checkout Intend reserved for t; unless keep is set,
-// it also removes the intent, which then describes no dispatch.
-func (e CommandExecutor) Abandon(t Task, keep bool) {
-	dir := e.checkoutDir(t)
-	if !keep {
-		os.Remove(intentPath(dir, t))
-	}
-	if lock := takeIntent(dir); lock != nil {
-		lock.Close()
-	}
-}
-
-// intentPath is where Intend records t next to the checkout dir.
-func intentPath(dir string, t Task) string {
-	key := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, t.DispatchedAt)
-	if key == "" {
-		key = "0"
-	}
-	return dir + ".intent-" + key
-}
-
-// readIntent reads the intent Intend wrote for t.
-func readIntent(dir string, t Task) (runRecord, bool) { return readRecord(intentPath(dir, t)) }
-
-// removeIntents removes every intent of the checkout dir.
-func removeIntents(dir string) {
-	old, _ := filepath.Glob(dir + ".intent-*")
-	for _, f := range old {
-		os.Remove(f)
-	}
-}
-
-// takeIntent hands Run the lock Intend took for dir, if any.
-func takeIntent(dir string) *os.File {
-	intents.Lock()
-	defer intents.Unlock()
-	lock := intents.locks[dir]
-	delete(intents.locks, dir)
-	return lock
-}
-
 // pushIntended pushes the pass's commits, the dispatch of t among them,
 // after recording t's intent with the executor (see above). A push the
 // remote rejected abandons the intent; any other failure keeps it.
@@ -127,7 +46,7 @@ func (p *passState) pushIntended(ctx context.Context, t Task) error {
 		return p.push(ctx)
 	}
 	if err := in.Intend(t); err != nil {
-		if errors.Is(err, errCheckoutBusy) {
+		if errors.Is(err, agent.ErrCheckoutBusy) {
 			// An agent still runs in the checkout: Run reports it, as
 			// the run's own error, after the push.
 			return p.push(ctx)

@@ -282,22 +282,32 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.
 	var fatal error
-	for _, e := range p.entries() {
-		if err := p.entry(ctx, e); err != nil {
+	if n := cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
+		p.sched = newScheduler(n, cfg.Executor.MaxParallelPerRepo)
+	}
+	p.forEntries(p.entries(), func(e *entry) {
+		if err := p.entry(ctx, e); err != nil && !errors.Is(err, errAborted) {
 			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
-				return p.rep, err
+				p.abortWith(err)
+				return
 			}
 			if errors.Is(err, ErrCredentials) || errors.Is(err, ErrUnreachable) {
-				fatal = err
-				break
+				if fatal == nil {
+					fatal = err
+				}
+				p.haltWith()
+				return
 			}
 			var rl *RateLimitedError
 			p.note(e.specPath, true, "%v", err)
 			if errors.As(err, &rl) {
 				// Every further request would fail the same way.
-				break
+				p.haltWith()
 			}
 		}
+	})
+	if p.aborted != nil {
+		return p.rep, p.aborted
 	}
 	if r.o.DryRun {
 		return p.rep, fatal
@@ -334,6 +344,11 @@ type passState struct {
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
 	perms map[string]string
+	// sched runs agents of different entries at once (schedule.go); nil
+	// runs them one at a time. aborted and halt end the pass early.
+	sched   *scheduler
+	aborted error
+	halt    bool
 }
 
 // entry is one spec and its ledger.
@@ -870,6 +885,9 @@ func (p *passState) branch(e *entry) string { return e.l.WorkBranch() }
 
 // dispatch records a dispatch, pushes it (write-ahead), then runs the executor.
 func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (stepResult, error) {
+	if why, over := ledger.OverBudget(e.l, e.spec); over {
+		return stopped, p.stop(e, ledger.StopBudget, why)
+	}
 	repo, base := p.member(e, a.Member)
 	branch := p.branch(e)
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
@@ -911,7 +929,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return err
 	}
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
-		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base,
+		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
 		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(repo)
@@ -923,9 +941,16 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		p.abandon(task)
 		return err
 	}
-	out, err := p.Executor.Run(ctx, task)
-	if err != nil {
-		return err
+	var out Outcome
+	ran := false
+	aerr := p.runAgent(ctx, e, repo, func() { out, err = p.Executor.Run(ctx, task); ran = true })
+	if !ran {
+		// The dispatch landed and no agent started: its intent stays, so
+		// the next pass reruns it.
+		p.abandon(task)
+	}
+	if err != nil || !ran {
+		return errors.Join(err, aerr)
 	}
 	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
 	if out.Kept != "" {
@@ -933,6 +958,9 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	}
 	if out.Err != nil {
 		p.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
+	}
+	if aerr != nil {
+		return aerr
 	}
 	return p.crash("executor:after")
 }
@@ -1056,7 +1084,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 		return Recovery{}, err
 	}
 	if rc.Known && rc.Running == 0 {
-		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.what(), "commits", rc.Outcome.Commits)
+		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
 	}
 	if rc.Kept != "" {
 		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)

@@ -114,6 +114,10 @@ type EntryStatus struct {
 	Requests []RequestStatus `json:"requests,omitempty"`
 	Chain    string          `json:"chain,omitempty"`
 	Problem  string          `json:"problem,omitempty"`
+	// Spent is what the entry's admitted returns reported spending;
+	// Budget the spec's budget: plus what requests granted.
+	Spent  string `json:"spent,omitempty"`
+	Budget string `json:"budget,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -163,6 +167,10 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 	}
 	es.Phase = string(l.Phase())
 	es.PR = l.Delivery.Get(ledger.KeyPR)
+	es.Spent = l.Delivery.Get(ledger.KeySpent)
+	if b, ok := l.Budget(s.Repo.Specs[spec]); ok {
+		es.Budget = b.String()
+	}
 	var glyphs strings.Builder
 	for _, r := range l.Rows {
 		es.Rows.Total++
@@ -239,6 +247,9 @@ func (s *Snapshot) Explain(spec string) []string {
 	}
 	add("rows: %s  %d done, %d failed, %d open, %d cut", es.Glyphs, es.Rows.Done, es.Rows.Failed, es.Rows.Open, es.Rows.Cut)
 	add("iterations: %d, allowance: %d", l.Iterations, l.Allowance)
+	if es.Spent != "" || es.Budget != "" {
+		add("spent: %s", spendLine(es))
+	}
 	for _, r := range l.Rows {
 		if r.Status.Unresolved() {
 			add("  row %d: %d of %d attempts", r.N, r.Attempts, l.EffectiveAllowance(r.N))
@@ -341,4 +352,25 @@ func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 		out = append(out, fmt.Sprintf("next: judge %s each pass: a round for new feedback or failing checks; ready when checks are green, the reviewer is clear and the completion gate passes", pr))
 	}
 	return out
+}
+
+// spendLine renders what an entry spent against its budget.
+func spendLine(es EntryStatus) string {
+	spent := es.Spent
+	if spent == "" {
+		spent = "nothing reported"
+	}
+	if es.Budget == "" {
+		return spent + " (no budget)"
+	}
+	return spent + " of a budget of " + es.Budget
+}
+
+// SpendLine is what status and why print of an entry's spending, "" when
+// it reported none and has no budget.
+func (es EntryStatus) SpendLine() string {
+	if es.Spent == "" && es.Budget == "" {
+		return ""
+	}
+	return spendLine(es)
 }

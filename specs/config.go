@@ -20,7 +20,29 @@ const (
 	ExecutorCommand  = "command"
 	ExecutorWorkflow = "workflow"
 	ExecutorNone     = "none"
+	// The presets run a known agent CLI the way the command executor runs
+	// executor.command, building its command line from the brief.
+	ExecutorClaudeCode = "claude-code"
+	ExecutorCodex      = "codex"
+	ExecutorAider      = "aider"
 )
+
+// Presets are the executor kinds that run a known agent CLI; a spec's
+// harness: may name one of them (or command) to choose it for that spec.
+var Presets = []string{ExecutorClaudeCode, ExecutorCodex, ExecutorAider}
+
+// HarnessName resolves a spec's harness: to an executor kind: a preset,
+// command, or "" when the name is unknown. "claude" is claude-code, the
+// name the CLI's binary has.
+func HarnessName(h string) string {
+	switch h {
+	case "claude", ExecutorClaudeCode:
+		return ExecutorClaudeCode
+	case ExecutorCodex, ExecutorAider, ExecutorCommand:
+		return h
+	}
+	return ""
+}
 
 // Config is gallivant.yaml. Every field has a default, so an empty file (or
 // none) is a valid configuration.
@@ -115,6 +137,11 @@ type ExecutorConfig struct {
 	// work branch before the pull request opens (command executor only);
 	// true unless executor.verify is false.
 	Verify bool
+	// MaxParallel bounds the agent runs one pass has going at once, across
+	// entries (4 unless set); MaxParallelPerRepo bounds them per member
+	// repository (0: only MaxParallel applies).
+	MaxParallel        int
+	MaxParallelPerRepo int
 }
 
 // DefaultAgentEnv is executor.env when the configuration omits it: what a
@@ -167,7 +194,7 @@ func DefaultConfig() *Config {
 		GitHub:   GitHubConfig{APIURL: "https://api.github.com/", TokenEnv: "GITHUB_TOKEN"},
 		Defaults: DefaultsConfig{Base: "main", Allowance: 4, EscalateAfter: 3, MaxRounds: 10},
 		Labels:   LabelsConfig{Ready: "ready-for-human"},
-		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, Env: DefaultAgentEnv, Verify: true},
+		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, Env: DefaultAgentEnv, Verify: true, MaxParallel: 4},
 		Gatekeep: GatekeepConfig{MaxPRs: 8},
 		Checks:   ChecksConfig{Wait: 30 * time.Minute},
 		Schedule: "@every 5m",
@@ -249,15 +276,17 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		},
 		"executor": func(n *yaml.Node) {
 			d.mapping(n, "executor", map[string]func(*yaml.Node){
-				"kind":             d.str(&cfg.Executor.Kind, oneOf(ExecutorCommand, ExecutorWorkflow, ExecutorNone)),
-				"command":          d.strings(&cfg.Executor.Command),
-				"timeout":          d.duration(&cfg.Executor.Timeout),
-				"grace":            d.duration(&cfg.Executor.Grace),
-				"workflow":         d.str(&cfg.Executor.Workflow, nonEmpty),
-				"escalation_model": d.str(&cfg.Executor.EscalationModel, nil),
-				"env":              d.envList(&cfg.Executor.Env),
-				"run_as":           d.str(&cfg.Executor.RunAs, userName),
-				"verify":           d.boolean(&cfg.Executor.Verify),
+				"kind":                  d.str(&cfg.Executor.Kind, oneOf(ExecutorClaudeCode, ExecutorCodex, ExecutorAider, ExecutorCommand, ExecutorWorkflow, ExecutorNone)),
+				"command":               d.strings(&cfg.Executor.Command),
+				"timeout":               d.duration(&cfg.Executor.Timeout),
+				"grace":                 d.duration(&cfg.Executor.Grace),
+				"workflow":              d.str(&cfg.Executor.Workflow, nonEmpty),
+				"escalation_model":      d.str(&cfg.Executor.EscalationModel, nil),
+				"env":                   d.envList(&cfg.Executor.Env),
+				"run_as":                d.str(&cfg.Executor.RunAs, userName),
+				"verify":                d.boolean(&cfg.Executor.Verify),
+				"max_parallel":          d.integer(&cfg.Executor.MaxParallel, 1),
+				"max_parallel_per_repo": d.integer(&cfg.Executor.MaxParallelPerRepo, 1),
 			})
 			if cfg.Executor.Kind == ExecutorCommand && len(cfg.Executor.Command) == 0 {
 				d.errorf(n, "config/invalid", "executor.kind command needs executor.command, the argv to run (for example [\"claude\", \"-p\"])")

@@ -108,7 +108,10 @@ type Spec struct {
 	Status     Status
 	Harness    string
 	// Allowance is the frontmatter allowance, 0 when unset.
-	Allowance  int
+	Allowance int
+	// Budget is what the entry's agents may spend (budget:); nil when
+	// unset.
+	Budget     *Amount `json:",omitempty"`
 	Context    []string
 	Sources    []string
 	Engine     string
@@ -205,6 +208,8 @@ const (
 	RuleSpecUnknownKey  = "spec/unknown-key"
 	RuleSpecRepo        = "spec/repo"
 	RuleSpecStatus      = "spec/status"
+	RuleSpecHarness     = "spec/harness"
+	RuleSpecBudget      = "spec/budget"
 	RuleSpecAllowance   = "spec/allowance"
 	RuleSpecPaths       = "spec/paths"
 	RuleSpecTitle       = "spec/title"
@@ -298,6 +303,20 @@ func (p *specParser) frontmatter(s *Spec) {
 		case "harness":
 			if h, ok := str("a harness name"); ok {
 				s.Harness = h
+				if HarnessName(h) == "" {
+					p.errorf(vat, RuleSpecHarness, "harness must be one of claude-code (or claude), codex, aider, command, got %q", h)
+				}
+			}
+		case "budget":
+			if b, ok := str("an amount like 500000 tokens or $20"); ok {
+				switch a, err := ParseAmount(b); {
+				case err != nil:
+					p.errorf(vat, RuleSpecBudget, "budget %v", err)
+				case a == (Amount{}):
+					p.errorf(vat, RuleSpecBudget, "budget must be more than nothing")
+				default:
+					s.Budget = &a
+				}
 			}
 		case "allowance":
 			a, err := strconv.Atoi(v.Value)
@@ -329,7 +348,7 @@ func (p *specParser) frontmatter(s *Spec) {
 				s.Sources = clean
 			}
 		default:
-			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, context, sources", k.Value)
+			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, context, sources", k.Value)
 		}
 	}
 }

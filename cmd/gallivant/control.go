@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -123,13 +124,18 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	}
 	var exec reconcile.Executor = reconcile.NoneExecutor{}
 	switch cfg.Executor.Kind {
-	case specs.ExecutorCommand:
+	case specs.ExecutorCommand, specs.ExecutorClaudeCode, specs.ExecutorCodex, specs.ExecutorAider:
 		if cfg.Executor.RunAs != "" && os.Geteuid() != 0 && !dryRun {
 			// Refused before any pass: every dispatch would fail the same way.
 			return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as from %s to run the agent as gallivant's own user",
 				reconcile.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
 		}
-		ce := reconcile.CommandExecutor{Argv: cfg.Executor.Command, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
+		var stream io.Writer
+		if a.verbose {
+			// -v: the agents' output as it comes, line by line.
+			stream = a.io.Err
+		}
+		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
 		exec = ce
 		if a.metrics != nil {

@@ -22,24 +22,39 @@ var initExecutors = map[string]string{
 	specs.ExecutorNone: `executor:
   # With kind none gallivant seeds ledgers and tracks pull requests, but dispatches
   # no agent. Switch to command or workflow when an agent is ready.
-  kind: none                   # command | workflow | none
+  kind: none                   # claude-code | codex | aider | command | workflow | none
   # command: ["claude", "-p"]  # kind command: the agent's argv; the task brief arrives on stdin
   # workflow: agent.yml        # kind workflow: the workflow_dispatch file in the target repository
 ` + executorCommon,
 	specs.ExecutorCommand: `executor:
   # The command executor runs this argv in a checkout of the target
   # repository, the task brief on standard input (docs/reconcile.md#command).
-  kind: command                # command | workflow | none
+  kind: command                # claude-code | codex | aider | command | workflow | none
   command: ["claude", "-p"]
   # workflow: agent.yml        # kind workflow: the workflow_dispatch file in the target repository
 ` + executorCommon,
+	specs.ExecutorClaudeCode: presetExecutor(specs.ExecutorClaudeCode, "Claude Code (claude)"),
+	specs.ExecutorCodex:      presetExecutor(specs.ExecutorCodex, "OpenAI Codex CLI (codex)"),
+	specs.ExecutorAider:      presetExecutor(specs.ExecutorAider, "aider"),
 	specs.ExecutorWorkflow: `executor:
   # The workflow executor dispatches this workflow in the target
   # repository, which runs the agent (docs/reconcile.md#workflow lists its inputs).
-  kind: workflow               # command | workflow | none
+  kind: workflow               # claude-code | codex | aider | command | workflow | none
   workflow: agent.yml
   # command: ["claude", "-p"]  # kind command: the agent's argv
 ` + executorCommon,
+}
+
+// presetExecutor is the executor block of an agent preset: gallivant runs
+// the CLI in a checkout of the target repository (docs/agents.md).
+func presetExecutor(kind, cli string) string {
+	return `executor:
+  # The ` + kind + ` preset runs ` + cli + ` in a checkout of the target repository
+  # with the task brief as its prompt (docs/agents.md: install and authenticate it first).
+  kind: ` + kind + `
+  # command: ["claude", "-p"]  # kind command: the agent's argv; the task brief arrives on stdin
+  # workflow: agent.yml        # kind workflow: the workflow_dispatch file in the target repository
+` + executorCommon
 }
 
 // executorCommon are the executor keys every kind shares, at their defaults.
@@ -51,6 +66,8 @@ const executorCommon = `  # timeout: 60m                # Go duration an agent r
   # env: [PATH, HOME, LANG, LC_ALL, TERM, TMPDIR, TZ, USER, LOGNAME, SHELL]
   #                             # the only variables the agent inherits; never a secret
   # run_as: ""                  # run the agent as this user (gallivant must be root)
+  # max_parallel: 4             # agent runs of different entries at once
+  # max_parallel_per_repo: 2    # at most this many in one repository (default: no bound)
 `
 
 // initExecutorNames lists initExecutors' keys, sorted, for help and errors.

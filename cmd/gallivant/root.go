@@ -124,7 +124,7 @@ records every admitted transition as a loop: commit.`,
 		Version:       version(),
 	}
 	root.SetVersionTemplate("gallivant {{.Version}}\n")
-	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "write logs to standard error even when standard output is a terminal")
+	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "write logs to standard error even when standard output is a terminal, and stream each agent's output there, prefixed by spec and row")
 	root.PersistentFlags().StringVar(&a.logFmt, "log-format", "", "log format: text or json (default $GALLIVANT_LOG_FORMAT, else text)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		_, err := a.logFormat()

@@ -140,6 +140,7 @@ func TestDaemonRecoversFromPanickingPass(t *testing.T) {
 
 // Issue 11, finding 7, end to end: SIGTERM while an agent runs lets that
 // run finish, and the pass starts no other agent before the daemon exits.
+// One agent at a time (max_parallel: 1), so that exactly one is in flight.
 func TestDaemonDrainsOnSIGTERM(t *testing.T) {
 	bin := gallivantBinary(t)
 	gh := testserver.Start(t, "acme/api")
@@ -151,7 +152,7 @@ func TestDaemonDrainsOnSIGTERM(t *testing.T) {
 	src := filepath.Join(work, "ctl")
 	os.MkdirAll(filepath.Join(src, "specs"), 0o755)
 	os.WriteFile(filepath.Join(src, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\nexecutor:\n  kind: command\n  command: [\"sh\", \""+
-		filepath.Join(work, "agent.sh")+"\"]\n  timeout: 5m\nschedule: \"@every 1h\"\n"), 0o644)
+		filepath.Join(work, "agent.sh")+"\"]\n  timeout: 5m\n  max_parallel: 1\nschedule: \"@every 1h\"\n"), 0o644)
 	for _, name := range []string{"a", "b"} {
 		os.WriteFile(filepath.Join(src, "specs", name+".md"), []byte("# "+name+"\n\n## Acceptance criteria\n1. Works.\n"), 0o644)
 	}

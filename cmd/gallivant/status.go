@@ -112,6 +112,9 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 	if es.Pending != "" {
 		fmt.Fprintf(a.io.Out, "  pending: %s\n", es.Pending)
 	}
+	if s := es.SpendLine(); s != "" {
+		fmt.Fprintf(a.io.Out, "  spent: %s\n", s)
+	}
 	if es.Stop != nil {
 		fmt.Fprintf(a.io.Out, "  stopped: %s: %s\n", es.Stop.Reason, es.Stop.Detail)
 		if len(es.Stop.Clear) > 0 {

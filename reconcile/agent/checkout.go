@@ -1,4 +1,4 @@
-package reconcile
+package agent
 
 import (
 	"context"
@@ -27,8 +27,9 @@ import (
 // reconciler killed during the run and ends exactly when the agent (and
 // every process it started that kept the descriptor) is gone.
 
-// errCheckoutBusy reports that an agent still runs in the checkout.
-var errCheckoutBusy = errors.New("an agent is still running in the checkout")
+// ErrCheckoutBusy reports that an agent still runs in the checkout (or a
+// dispatch holds it reserved): a caller waits, never takes it over.
+var ErrCheckoutBusy = errors.New("an agent is still running in the checkout")
 
 // runRecord is what a reconciler writes before it starts an agent: enough
 // for the next pass on this cache to find the agent if the reconciler dies.
@@ -45,6 +46,9 @@ type runRecord struct {
 	// answers only the dispatch it was written for, never a rerun or
 	// another reconciler's dispatch of the same target at the same SHA.
 	DispatchedAt string `json:"dispatched_at,omitempty"`
+	// Kind is the executor kind that ran: a preset's return is completed
+	// from its result file by whoever settles the run.
+	Kind string `json:"kind,omitempty"`
 }
 
 // lockCheckout takes the checkout's flock without waiting.
@@ -59,7 +63,7 @@ func lockCheckout(dir string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errCheckoutBusy
+			return nil, ErrCheckoutBusy
 		}
 		return nil, fmt.Errorf("lock the checkout %s: %w", dir, err)
 	}
@@ -78,7 +82,7 @@ func lockCheckoutWait(dir string) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
 	for {
 		f, err := lockCheckout(dir)
-		if !errors.Is(err, errCheckoutBusy) || time.Now().After(deadline) {
+		if !errors.Is(err, ErrCheckoutBusy) || time.Now().After(deadline) {
 			return f, err
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -173,16 +177,16 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		}
 	}
 	lock, err := lockCheckout(dir)
-	if errors.Is(err, errCheckoutBusy) && rec.PID > 0 && time.Since(rec.Started) > e.Timeout {
+	if errors.Is(err, ErrCheckoutBusy) && rec.PID > 0 && time.Since(rec.Started) > e.Timeout {
 		// Its reconciler would have stopped it at the timeout.
 		e.log().Warn("stopping an orphaned agent past executor.timeout", "spec", t.Spec, "pid", rec.PID)
 		_ = syscall.Kill(-rec.PID, syscall.SIGKILL)
-		for i := 0; i < 50 && errors.Is(err, errCheckoutBusy); i++ {
+		for i := 0; i < 50 && errors.Is(err, ErrCheckoutBusy); i++ {
 			time.Sleep(100 * time.Millisecond)
 			lock, err = lockCheckout(dir)
 		}
 	}
-	if errors.Is(err, errCheckoutBusy) {
+	if errors.Is(err, ErrCheckoutBusy) {
 		return Recovery{Known: true, Running: max(rec.PID, 1)}, nil
 	}
 	if err != nil {
@@ -192,7 +196,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	if rec.Before == "" {
 		// An intent whose lock is free: the reconciler died between
 		// pushing the dispatch and starting the agent, which never ran.
-		e.log().Warn("found a dispatch whose agent never started", "spec", t.Spec, "task", t.what())
+		e.log().Warn("found a dispatch whose agent never started", "spec", t.Spec, "task", t.What())
 		return Recovery{Known: true, Outcome: Outcome{Finished: true}}, nil
 	}
 	cred, home, err := e.credential()
@@ -201,8 +205,18 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	}
 	// The commits are read with go-git and pushed from the mirror, exactly
 	// as Run does: gallivant runs no git of its own in the agent's checkout.
-	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.name()+".log")}
-	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, e.agentEnv(os.Environ(), home), cred, nil, &out)
+	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.Name()+".log")}
+	env := e.agentEnv(os.Environ(), home)
+	if isPreset(rec.Kind) {
+		// The preset's completion, which its reconciler did not live to
+		// do; the CLI's usage output is gone with it.
+		_ = os.MkdirAll(filepath.Dir(out.Log), 0o755)
+		if logf, err := os.OpenFile(out.Log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+			e.completeRun(ctx, dir, filepath.Join(e.WorkDir, "results", t.Name()+".result"), rec.Kind, t, rec.Before, env, cred, logf, nil, &out)
+			logf.Close()
+		}
+	}
+	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, env, cred, nil, &out)
 	// The record stays: the transition this recovery leads to (an
 	// admission, a rerun) may lose its race or die with this pass, and the
 	// next pass must find the same proof. Recovering again is idempotent

@@ -1,4 +1,4 @@
-package reconcile
+package agent
 
 import (
 	"bytes"
@@ -45,6 +45,10 @@ type Task struct {
 	Brief     string
 	// Model is set on the escalated attempt only.
 	Model string
+	// Harness is the spec's harness: (specs.HarnessName), choosing the
+	// preset or command that runs this task; empty uses the executor's
+	// kind.
+	Harness string
 	// DefaultBranch is the member repository's base branch, where a
 	// workflow file lives.
 	DefaultBranch string
@@ -56,17 +60,17 @@ type Task struct {
 	DispatchedAt string
 }
 
-// name is the task's file name stem: the spec stem and the iteration, or
+// Name is the task's file name stem: the spec stem and the iteration, or
 // the round.
-func (t Task) name() string {
+func (t Task) Name() string {
 	if t.Round > 0 {
 		return fmt.Sprintf("%s-round-%d", specs.Stem(t.Spec), t.Round)
 	}
 	return fmt.Sprintf("%s-%d", specs.Stem(t.Spec), t.Iteration)
 }
 
-// what describes the task in logs.
-func (t Task) what() string {
+// What describes the task in logs.
+func (t Task) What() string {
 	if t.Round > 0 {
 		return fmt.Sprintf("round %d", t.Round)
 	}
@@ -90,6 +94,8 @@ type Outcome struct {
 	// mirror of the repository that holds commits an earlier run left
 	// unpushed; a fresh checkout would otherwise have dropped them.
 	Kept string
+	// Usage is what a preset's CLI reported about its spend.
+	Usage Usage
 }
 
 // Executor hands a dispatch to an agent. Run is called after the dispatch
@@ -110,9 +116,6 @@ func (NoneExecutor) Run(context.Context, Task) (Outcome, error) { return Outcome
 // no push of its own before it: the pass's final push publishes it, and an
 // agent can only read it from the control repository after that.
 func (NoneExecutor) RecordOnly() bool { return true }
-
-// recordOnly is implemented by executors that start nothing.
-type recordOnly interface{ RecordOnly() bool }
 
 // workflowDispatcher is the part of the GitHub adapter the workflow
 // executor uses.
@@ -174,7 +177,12 @@ func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 type AgentFunc func(ctx context.Context, dir string, t Task) error
 
 // CommandExecutor runs an agent in a checkout of the member repository on
-// the work branch: the brief is written to a file named by GALLIVANT_TASK,
+// the work branch: Argv (kind command) or a preset's CLI (claude-code,
+// codex, aider; see invocation), chosen per task by Kind and the spec's
+// harness. The brief is written to a file named by GALLIVANT_TASK and sent
+// on standard input (a preset's prompt: the brief after a preamble), a
+// preset's result file is named by GALLIVANT_RESULT and its return
+// completed from it (complete),
 // GALLIVANT_MODEL carries the escalation model on the escalated attempt,
 // the run is bounded by Timeout and its log kept. Afterwards it checks the
 // local boundary (a clean tree) and pushes the work branch, never forcing.
@@ -186,6 +194,9 @@ type AgentFunc func(ctx context.Context, dir string, t Task) error
 // without running git in the checkout as gallivant. Only the mirror ever
 // talks to GitHub with the token, with hooks disabled.
 type CommandExecutor struct {
+	// Kind is the executor kind: command (Argv) or a preset
+	// (specs.Presets); empty is command. A task's Harness overrides it.
+	Kind    string
 	Argv    []string
 	Timeout time.Duration
 	// WorkDir holds checkouts, mirrors, task files and logs.
@@ -206,8 +217,17 @@ type CommandExecutor struct {
 	// Agent runs in place of Argv when set: the demo's and tests' scripted
 	// agent.
 	Agent AgentFunc
-	// Log receives the warnings of cache repairs; slog.Default when nil.
+	// Log receives the warnings of cache repairs and the heartbeats;
+	// slog.Default when nil.
 	Log *slog.Logger
+	// Heartbeat is how often a running agent is logged (DefaultHeartbeat
+	// when 0); NewTicker and Now replace the clock in tests.
+	Heartbeat time.Duration
+	NewTicker func(time.Duration) Ticker
+	Now       func() time.Time
+	// Stream, when set, receives the agent's output as it comes, each line
+	// prefixed with the spec and the row or round (-v).
+	Stream io.Writer
 }
 
 func (e CommandExecutor) log() *slog.Logger {
@@ -249,7 +269,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		}
 	}
 	defer lock.Close()
-	logPath := filepath.Join(e.WorkDir, "logs", t.name()+".log")
+	logPath := filepath.Join(e.WorkDir, "logs", t.Name()+".log")
 	out := Outcome{Finished: true, Log: logPath}
 	cred, home, err := e.credential()
 	if err != nil {
@@ -270,15 +290,19 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		out.Err = fmt.Errorf("prepare the checkout: %w", err)
 		return out, nil
 	}
+	kind := e.kind(t)
+	if e.Agent != nil {
+		kind = specs.ExecutorCommand
+	}
 	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before,
-		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC()}
+		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC(), Kind: kind}
 	if err := writeRunRecord(dir, rec); err != nil {
 		return out, err
 	}
 	// The run record now describes this dispatch, which landed: every
 	// intent of the checkout is done or superseded.
 	removeIntents(dir)
-	taskFile := filepath.Join(e.WorkDir, "tasks", t.name()+".md")
+	taskFile := filepath.Join(e.WorkDir, "tasks", t.Name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
 		return out, err
 	}
@@ -287,16 +311,24 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
-	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.what(), dir)
+	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.What(), dir)
 	env := e.agentEnv(os.Environ(), home)
+	resultFile := filepath.Join(e.WorkDir, "results", t.Name()+".result")
+	var stdout boundedBuffer
+	stdout.max = 8 << 20
+	stopBeat := e.heartbeat(t, logPath)
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
+	} else if err := prepareResult(resultFile, cred); err != nil {
+		stopBeat()
+		return out, err
 	} else {
-		out.Err = e.runCommand(runCtx, dir, taskFile, t, logf, env, cred, lock, func(pid int) {
+		out.Err = e.runCommand(runCtx, dir, taskFile, resultFile, kind, t, logf, &stdout, env, cred, lock, func(pid int) {
 			rec.PID = pid
 			_ = writeRunRecord(dir, rec)
 		})
 	}
+	stopBeat()
 	if runCtx.Err() != nil && ctx.Err() == nil {
 		out.Err = fmt.Errorf("the agent ran past executor.timeout (%s) and was stopped", e.Timeout)
 	}
@@ -304,6 +336,9 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		fmt.Fprintf(logf, "# gallivant: agent failed: %v\n", out.Err)
 	} else {
 		fmt.Fprintf(logf, "# gallivant: agent finished\n")
+	}
+	if isPreset(kind) && e.Agent == nil && out.Err == nil {
+		e.completeRun(ctx, dir, resultFile, kind, t, before, env, cred, logf, stdout.Bytes(), &out)
 	}
 	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
 	// This pass settles the run from out; a crash before this line leaves
@@ -625,29 +660,58 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 	return head.String(), commits, nil
 }
 
-func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile string, t Task, logf *os.File, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {
-	if len(e.Argv) == 0 {
-		return errors.New("executor.command is empty")
+func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFile, kind string, t Task, logf *os.File, stdout io.Writer, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {
+	promptFile := strings.TrimSuffix(taskFile, ".md") + ".prompt.md"
+	session := ""
+	if t.Round > 0 && isPreset(kind) {
+		// A fix round continues the conversation that wrote the code,
+		// where the CLI can resume one.
+		session = e.lastSession(t, kind)
+	}
+	inv, err := e.invocation(t, kind, promptFile, session)
+	if err != nil {
+		return err
+	}
+	if inv.resumed != "" {
+		fmt.Fprintf(logf, "# gallivant: resuming %s session %s for round %d\n", kind, inv.resumed, t.Round)
+		e.log().Info("resuming the agent's session", "spec", t.Spec, "round", t.Round, "cli", kind, "session", inv.resumed)
+	}
+	if kind == specs.ExecutorAider {
+		if err := os.WriteFile(promptFile, []byte(presetPreamble+t.Brief), 0o644); err != nil {
+			return err
+		}
 	}
 	env = append(env, "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
+	if isPreset(kind) {
+		env = append(env, "GALLIVANT_RESULT="+resultFile)
+	}
 	if t.Model != "" {
 		env = append(env, "GALLIVANT_MODEL="+t.Model)
 	}
-	cmd := agentCommand(ctx, dir, env, cred, logf, e.Argv[0], e.Argv[1:]...)
+	fmt.Fprintf(logf, "# gallivant: %s %s\n", kind, strings.Join(inv.argv, " "))
+	cmd := agentCommand(ctx, dir, env, cred, logf, inv.argv[0], inv.argv[1:]...)
+	cmd.Stdout = io.MultiWriter(logf, stdout)
+	if pw := e.stream(t); pw != nil {
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(logf, stdout, pw), io.MultiWriter(logf, pw)
+		defer pw.Flush()
+	}
+	// Standard input is the brief (the prompt, for a preset); an agent
+	// that does not read it sees it closed once it was written.
+	cmd.Stdin = strings.NewReader(inv.stdin)
 	// The agent holds the checkout's lock (as fd 3): if this process dies,
 	// the next pass sees the agent is still at work.
 	cmd.ExtraFiles = []*os.File{lock}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
+		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
 	}
 	started(cmd.Process.Pid)
-	err := cmd.Wait()
+	err = cmd.Wait()
 	// The run is over when the agent exits: whatever it left running in
 	// its process group would hold the checkout's lock (and the checkout)
 	// for the next run.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if err != nil {
-		return fmt.Errorf("the agent %s: %w", e.Argv[0], err)
+		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
 	}
 	return nil
 }

@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// Issue 12: the intent a dispatch records before its push (intent.go).
+
+// A dispatch whose push lost the race leaves no intent behind: the winner's
+// dispatch of the same row is not this cache's to call over.
+func TestLostDispatchPushLeavesNoIntent(t *testing.T) {
+	t.Parallel()
+	ex := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir()}
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	if err := ex.Intend(task); err != nil {
+		t.Fatal(err)
+	}
+	// Another reconciler sharing the cache sees the reservation as busy.
+	if _, err := lockCheckout(ex.checkoutDir(task)); !errors.Is(err, ErrCheckoutBusy) {
+		t.Errorf("lock while reserved: %v, want busy", err)
+	}
+	ex.Abandon(task, false)
+	if _, ok := readIntent(ex.checkoutDir(task), task); ok {
+		t.Errorf("the intent of a push that did not land outlived it")
+	}
+	f, err := lockCheckout(ex.checkoutDir(task))
+	if err != nil {
+		t.Fatalf("the reservation was not released: %v", err)
+	}
+	f.Close()
+}
+
+// A run record answers only the dispatch it was written for: a record of
+// an earlier dispatch of the same row at the same SHA (a rerun, or another
+// reconciler's) is not this dispatch's orphan.
+func TestRunRecordOfAnotherDispatchIsIgnored(t *testing.T) {
+	t.Parallel()
+	ex := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir()}
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	if err := ex.Intend(task); err != nil {
+		t.Fatal(err)
+	}
+	ex.Abandon(task, true)
+	later := task
+	later.DispatchedAt = "2026-01-01T00:05:00Z"
+	rc, err := ex.Recover(t.Context(), later)
+	if err != nil || rc.Known {
+		t.Errorf("Recover of a later dispatch = %+v, %v; want nothing known", rc, err)
+	}
+	rc, err = ex.Recover(t.Context(), task)
+	if err != nil || !rc.Known || rc.Outcome.Commits != 0 || rc.Running != 0 {
+		t.Errorf("Recover of the intended dispatch = %+v, %v; want a known run that never started", rc, err)
+	}
+}
+
+// The intent of a dispatch whose push loses its race never touches the run
+// record of the dispatch the ledger still holds: that record is the only
+// proof that its agent never answered.
+func TestLostIntentKeepsTheLandedDispatchsRecord(t *testing.T) {
+	t.Parallel()
+	ex := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir()}
+	landed := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	if err := ex.Intend(landed); err != nil {
+		t.Fatal(err)
+	}
+	ex.Abandon(landed, true) // its reconciler died before the agent started
+	lost := landed
+	lost.DispatchedAt = "2026-01-01T00:00:05Z"
+	if err := ex.Intend(lost); err != nil {
+		t.Fatal(err)
+	}
+	ex.Abandon(lost, false) // a rerun whose push lost its race
+	rc, err := ex.Recover(t.Context(), landed)
+	if err != nil || !rc.Known {
+		t.Errorf("Recover of the landed dispatch = %+v, %v; want the proof that it never started", rc, err)
+	}
+}

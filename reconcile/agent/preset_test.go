@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/internal/standin"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/google/go-cmp/cmp"
+)
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
+		"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// remoteRepo is a bare repository with one commit on main, standing in
+// for the member repository; it returns its path and main's commit.
+func remoteRepo(t *testing.T) (string, string) {
+	src := t.TempDir()
+	gitIn(t, src, "init", "--quiet", "--initial-branch=main")
+	if err := os.WriteFile(filepath.Join(src, "README"), []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, src, "add", "-A")
+	gitIn(t, src, "commit", "--quiet", "-m", "init")
+	bare := filepath.Join(t.TempDir(), "api.git")
+	gitIn(t, src, "clone", "--quiet", "--bare", src, bare)
+	return bare, gitIn(t, bare, "rev-parse", "main")
+}
+
+const rowBrief = "# Task\n\n```text\niteration: 4\ntarget: 1\nattempts: 1\npending: 1 | home | %s\n```\n"
+
+// runPreset runs one row dispatch through kind with the stand-ins first
+// on PATH and returns the outcome and the remote.
+func runPreset(t *testing.T, kind string, steer map[string]string) (Outcome, string, string) {
+	bin := standin.Write(t)
+	for k, v := range steer {
+		standin.Set(t, bin, k, v)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	remote, base := remoteRepo(t)
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", CloneURL: remote, Branch: "gallivant/feature", Base: "main",
+		Pending: ledger.Pending{Target: 1, Member: "home", SHA: base}, Iteration: 4, Brief: strings.ReplaceAll(rowBrief, "%s", base)}
+	e := CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: t.TempDir()}
+	out, err := e.Run(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, remote, base
+}
+
+// An agent that commits its work with a message of its own, then writes
+// the result, ends with exactly one return commit: its commit squashed
+// with the message built from the result, which admission's parser takes.
+func TestPresetSquashesMalformedCommit(t *testing.T) {
+	out, remote, base := runPreset(t, "claude-code", map[string]string{standin.CommitFirst: ""})
+	if out.Err != nil || out.Dirty || out.Commits != 1 {
+		t.Fatalf("outcome %+v", out)
+	}
+	if n := gitIn(t, remote, "rev-list", "--count", base+"..gallivant/feature"); n != "1" {
+		t.Fatalf("%s commits on the work branch, want 1", n)
+	}
+	msg := gitIn(t, remote, "log", "-1", "--format=%B", "gallivant/feature")
+	want := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | row file written | take the next row\n\ntokens: 1234\ncost: 0.0123"
+	if diff := cmp.Diff(want, msg); diff != "" {
+		t.Errorf("return message (-want +got):\n%s", diff)
+	}
+	subject, body, _ := strings.Cut(msg, "\n\n")
+	if _, err := ledger.ParseReturn(subject, body); err != nil {
+		t.Errorf("admission's parser refuses the built return: %v", err)
+	}
+	if files := gitIn(t, remote, "show", "--name-only", "--format=", "gallivant/feature"); files != "rows/row-1.txt" {
+		t.Errorf("the return changes %q, want the agent's file", files)
+	}
+}
+
+// A result file the preset cannot use fails the run with the reason, and
+// nothing is committed or pushed in the agent's name.
+func TestPresetRefusesMalformedResult(t *testing.T) {
+	out, remote, _ := runPreset(t, "codex", map[string]string{standin.Result: "status: maybe\nevidence: x\ndecision: a | b\n"})
+	if out.Err == nil || !strings.Contains(out.Err.Error(), `status is done or failed, got "maybe"`) {
+		t.Fatalf("error %v, want the result file's problem", out.Err)
+	}
+	if !out.Dirty || out.Commits != 0 {
+		t.Errorf("outcome %+v, want the agent's work left uncommitted", out)
+	}
+	if got := gitIn(t, remote, "branch", "--list", "gallivant/feature"); got != "" {
+		t.Errorf("the work branch was pushed: %q", got)
+	}
+	log, _ := os.ReadFile(out.Log)
+	if !strings.Contains(string(log), "status is done or failed") {
+		t.Errorf("the log does not say why:\n%s", log)
+	}
+}
+
+func TestInvocation(t *testing.T) {
+	e := CommandExecutor{Argv: []string{"my-agent", "--flag"}}
+	task := Task{Brief: "the brief\n"}
+	escalated := task
+	escalated.Model = "big"
+	prompt := presetPreamble + "the brief\n"
+	tests := []struct {
+		name, kind string
+		t          Task
+		session    string
+		want       invocation
+	}{
+		{"claude resumes", "claude-code", escalated, "s-1", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--model", "big", "--resume", "s-1"}, stdin: prompt, resumed: "s-1"}},
+		{"codex resumes", "codex", escalated, "t-1", invocation{argv: []string{"codex", "exec", "resume", "t-1", "--json", "-c", `sandbox_mode="workspace-write"`, "-c", `model="big"`, "-"}, stdin: prompt, resumed: "t-1"}},
+		{"claude", "claude-code", task, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions"}, stdin: prompt}},
+		{"claude escalated", "claude-code", escalated, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--model", "big"}, stdin: prompt}},
+		{"codex", "codex", task, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
+		{"codex escalated", "codex", escalated, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--model", "big", "-"}, stdin: prompt}},
+		{"aider", "aider", task, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
+		{"aider escalated", "aider", escalated, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream", "--model", "big"}}},
+		{"command gets the brief on stdin", "command", task, "", invocation{argv: []string{"my-agent", "--flag"}, stdin: "the brief\n"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := e.invocation(tc.t, tc.kind, "/p.md", tc.session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(invocation{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := (CommandExecutor{}).invocation(task, "command", "", ""); err == nil {
+		t.Errorf("an empty executor.command was accepted")
+	}
+}
+
+func TestParseUsage(t *testing.T) {
+	tests := []struct {
+		name, kind, out string
+		want            Usage
+	}{
+		{"claude json", "claude-code", `{"type":"result","session_id":"s1","total_cost_usd":0.5,"usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}}`,
+			Usage{Tokens: 18, Cost: "0.5000", Session: "s1"}},
+		{"claude not json", "claude-code", "plain text", Usage{}},
+		{"claude negative cost", "claude-code", `{"total_cost_usd":-1}`, Usage{}},
+		{"codex jsonl", "codex", "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\nnoise\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":7,\"output_tokens\":3}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n",
+			Usage{Tokens: 12, Session: "t1"}},
+		{"aider", "aider", "Tokens: 1.5k sent, 250 received. Cost: $0.02 message, $0.02 session.\nTokens: 2k sent, 1k received. Cost: $0.03 message, $0.05 session.\n",
+			Usage{Tokens: 4750, Cost: "0.05"}},
+		{"aider without cost", "aider", "Tokens: 12 sent, 3 received.\n", Usage{Tokens: 15}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, parseUsage(tc.kind, []byte(tc.out))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A preset run whose reconciler died after the agent wrote its result but
+// before the return was built is completed by the next pass's Recover:
+// one return commit, pushed.
+func TestRecoverCompletesPresetReturn(t *testing.T) {
+	remote, base := remoteRepo(t)
+	e := CommandExecutor{Kind: "claude-code", Timeout: time.Minute, WorkDir: t.TempDir()}
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", CloneURL: remote, Branch: "gallivant/feature", Base: "main",
+		Pending: ledger.Pending{Target: 1, Member: "home", SHA: base}, Iteration: 4, Brief: strings.ReplaceAll(rowBrief, "%s", base)}
+	ctx := context.Background()
+	// What the dead reconciler left: the checkout with the agent's change,
+	// the run record and the result file.
+	dir, mirror := e.checkoutDir(task), e.mirrorDir(task)
+	before, err := e.prepareOrRepair(ctx, e.git(mirror, nil), mirror, dir, task, nil, &Outcome{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRunRecord(dir, runRecord{Spec: task.Spec, Branch: task.Branch, Pending: task.Pending.String(), Iteration: task.Iteration, Before: before, Kind: "claude-code", Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "row-1.txt"), []byte("done\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(e.WorkDir, "results", task.Name()+".result")
+	if err := prepareResult(result, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(result, []byte("status: done\nevidence: test -f row-1.txt; ok\ndecision: written | next\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := e.Recover(ctx, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rc.Known || rc.Outcome.Err != nil || rc.Outcome.Dirty || rc.Outcome.Commits != 1 {
+		t.Fatalf("recovery %+v", rc)
+	}
+	if msg := gitIn(t, remote, "log", "-1", "--format=%s", "gallivant/feature"); msg != "loop: row 1 done" {
+		t.Errorf("pushed %q, want the built return", msg)
+	}
+}

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseResult(t *testing.T) {
+	tests := []struct {
+		name, file string
+		want       Result
+		err        string // a substring of the error; "" for none
+	}{
+		{"a row", "status: done\nevidence: go test ./x -run TestY; ok\ndecision: works | next row\n",
+			Result{Status: "done", Evidence: "go test ./x -run TestY; ok", Decision: "works | next row"}, ""},
+		{"any order, CRLF and blank lines", "decision: a | b\r\n\r\nevidence: e\r\nstatus: failed\r\n",
+			Result{Status: "failed", Evidence: "e", Decision: "a | b"}, ""},
+		{"a seed", "row 1: open | test -f a; FAIL\nrow 2: done | test -f b; ok\ndecision: seeded 2 rows, closed 1 on baseline | row 1\n",
+			Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}, {2, "done", "test -f b; ok"}}, Decision: "seeded 2 rows, closed 1 on baseline | row 1"}, ""},
+		{"empty", "", Result{}, "no decision"},
+		{"bad status", "status: maybe\nevidence: e\ndecision: a | b\n", Result{}, `status is done or failed, got "maybe"`},
+		{"unknown key", "status: done\nevidence: e\nnotes: hi\ndecision: a | b\n", Result{}, `unknown key "notes"`},
+		{"twice", "status: done\nstatus: done\nevidence: e\ndecision: a | b\n", Result{}, "status is given twice"},
+		{"no evidence", "status: done\ndecision: a | b\n", Result{}, "needs status: and evidence:"},
+		{"one slot", "status: done\nevidence: e\ndecision: it works\n", Result{}, "decision is `<what happened> | <next step or blocker>`"},
+		{"not key value", "done, all good\n", Result{}, "is not `key: value`"},
+		{"bad seed row", "row 0: open | e\ndecision: a | b\n", Result{}, "is not `row <n>: open|done | <evidence>`"},
+		{"seed and row mixed", "row 1: open | e\nstatus: done\nevidence: e\ndecision: a | b\n", Result{}, "mixes"},
+		{"control character", "status: done\nevidence: e\x1b[31m\ndecision: a | b\n", Result{}, "control character"},
+		{"trailing space", "status: done \nevidence: e\ndecision: a | b\n", Result{}, "whitespace"},
+		{"too large", strings.Repeat("x", MaxResult+1), Result{}, "at most"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseResult([]byte(tc.file))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestResultMessage(t *testing.T) {
+	row := Task{Pending: ledger.Pending{Target: 3, Member: "home", SHA: "abc"}, Iteration: 6}
+	seed := Task{Pending: ledger.Pending{Target: ledger.SeedTarget, Member: "home", SHA: "abc"}, Iteration: 0}
+	tests := []struct {
+		name   string
+		r      Result
+		t      Task
+		trails []string
+		want   string
+	}{
+		{"row with a pipe in evidence", Result{Status: "failed", Evidence: `grep -c a|b f; 0 \| 1`, Decision: "no luck | needs a person"}, row, []string{"tokens: 5"},
+			"loop: row 3 failed\n\npending: 3 | home | abc\niteration: 7\n\n| 3 | failed | 2 | grep -c a\\|b f; 0 \\| 1 |\n\nrow 3 failed | no luck | needs a person\n\ntokens: 5\n"},
+		{"seed", Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}}, Decision: "seeded 1 rows, closed 0 on baseline | row 1"}, seed, nil,
+			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | open | 0 | test -f a; FAIL |\n\nrow 0 done | seeded 1 rows, closed 0 on baseline | row 1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.r.Message(tc.t, 1, tc.trails)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := (Result{Status: "done", Evidence: "e", Decision: "a | b"}).Message(seed, 0, nil); err == nil {
+		t.Errorf("a row's result was accepted for a seed dispatch")
+	}
+}
+
+func FuzzParseResult(f *testing.F) {
+	f.Add([]byte("status: done\nevidence: go test ./x; ok\ndecision: a | b\n"))
+	f.Add([]byte("row 1: open | test -f a; FAIL\ndecision: seeded | row 1\n"))
+	f.Add([]byte("status: done\r\nstatus: done\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseResult(data)
+		if err != nil {
+			return
+		}
+		if r.Decision == "" {
+			t.Errorf("a result without a decision was accepted")
+		}
+		task := Task{Pending: ledger.Pending{Target: 1, Member: "home", SHA: "abc"}}
+		if len(r.Rows) > 0 {
+			task.Pending.Target = ledger.SeedTarget
+		}
+		if _, err := r.Message(task, 0, nil); err != nil {
+			t.Errorf("an accepted result builds no message: %v", err)
+		}
+	})
+}

@@ -1,0 +1,165 @@
+package reconcile
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/internal/standin"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/google/go-cmp/cmp"
+)
+
+// presetRig is a rig whose executor runs the named preset against the
+// stand-in CLIs, first on PATH.
+func presetRig(t *testing.T, kind, spec string) (*rig, string, rigOption) {
+	bin := standin.Write(t)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := newRig(t, map[string]string{"specs/feature.md": spec})
+	opt := func(o *Options) {
+		o.Executor = CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work}
+	}
+	return r, bin, opt
+}
+
+// Each preset turns the stand-in's uncommitted work and result file into
+// return commits that admission takes: the seed and both rows are
+// recorded, and the CLI was called with its non-interactive flags and the
+// prompt where it reads it.
+func TestPresetsReachAdmittedRows(t *testing.T) {
+	tests := []struct {
+		kind, call string
+	}{
+		{"claude-code", "claude -p --output-format json --permission-mode bypassPermissions"},
+		{"codex", "codex exec --json --sandbox workspace-write -"},
+		{"aider", "aider --message-file "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			r, bin, opt := presetRig(t, tc.kind, specWith(2, ""))
+			rep := r.pass(opt)
+			want := andDelivered(
+				"loop: seed ledger",
+				"loop: dispatch seed", "loop: record home seed",
+				"loop: dispatch row 1", "loop: record home row 1",
+				"loop: dispatch row 2", "loop: record home row 2",
+			)
+			if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
+				t.Fatalf("transitions (-want +got):\n%s\nnotes %+v\n%s", diff, rep.Notes, r.log.String())
+			}
+			l := r.ledger(ledgerPath)
+			for _, row := range l.Rows {
+				if row.Status != ledger.Done {
+					t.Errorf("row %d is %s, want done", row.N, row.Status)
+				}
+			}
+			calls := standin.CallsOf(t, bin)
+			if len(calls) != 3 {
+				t.Fatalf("calls %q, want 3 (seed, row 1, row 2)", calls)
+			}
+			for _, c := range calls {
+				if !strings.HasPrefix(c, tc.call) || strings.Contains(c, "prompt=0") {
+					t.Errorf("call %q, want it to start %q with a prompt", c, tc.call)
+				}
+			}
+			// The return carries the CLI's usage as trailers.
+			msg := run(t, r.gh.RepoDir("acme/api"), "git", "log", "-1", "--format=%B", "gallivant/feature")
+			if !strings.Contains(msg, "\ntokens: ") {
+				t.Errorf("return without a tokens: trailer:\n%s", msg)
+			}
+		})
+	}
+}
+
+// The escalated attempt passes the escalation model through the CLI's
+// model flag; the plain attempt passes none.
+func TestPresetEscalationModel(t *testing.T) {
+	tests := []struct{ kind, flag string }{
+		{"claude-code", "--model big-model"},
+		{"codex", "--model big-model"},
+		{"aider", "--model big-model"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			r, bin, opt := presetRig(t, tc.kind, specWith(1, ""))
+			standin.Set(t, bin, standin.FailWithoutModel, "")
+			rep := r.pass(opt)
+			want := andDelivered("loop: seed ledger", "loop: dispatch seed", "loop: record home seed",
+				"loop: dispatch row 1", "loop: record home row 1", "loop: escalate row 1", "loop: dispatch row 1", "loop: record home row 1")
+			if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
+				t.Fatalf("transitions (-want +got):\n%s\n%s", diff, r.log.String())
+			}
+			calls := standin.CallsOf(t, bin)
+			if len(calls) != 3 {
+				t.Fatalf("calls %q", calls)
+			}
+			if c := calls[1]; strings.Contains(c, "--model") || !strings.Contains(c, "model= ") {
+				t.Errorf("the plain attempt: %q, want no model", c)
+			}
+			if c := calls[2]; !strings.Contains(c, tc.flag) || !strings.Contains(c, "model=big-model") {
+				t.Errorf("the escalated attempt: %q, want %q", c, tc.flag)
+			}
+		})
+	}
+}
+
+// A spec's harness: chooses the preset for that spec, whatever the
+// executor's kind.
+func TestHarnessChoosesPreset(t *testing.T) {
+	r, bin, _ := presetRig(t, "command", "---\nharness: codex\n---\n"+specWith(1, ""))
+	rep := r.pass(func(o *Options) {
+		o.Executor = CommandExecutor{Kind: "command", Argv: []string{"false"}, Timeout: time.Minute, WorkDir: r.work}
+	})
+	if got := countSubjects(rep, "loop: record home row 1"); got != 1 {
+		t.Fatalf("transitions %q\n%s", subjectsOf(rep), r.log.String())
+	}
+	for _, c := range standin.CallsOf(t, bin) {
+		if !strings.HasPrefix(c, "codex exec") {
+			t.Errorf("call %q, want codex", c)
+		}
+	}
+}
+
+// A spec's budget: stops the entry budget once its admitted returns have
+// reported spending it (each stand-in run reports 1234 tokens), before the
+// next dispatch; `budget +N | why` raises it and the entry goes on. status
+// and why show the spend.
+func TestBudgetStopAndRaise(t *testing.T) {
+	r, _, opt := presetRig(t, "claude-code", "---\nbudget: 2000 tokens\n---\n"+specWith(2, ""))
+	rep := r.pass(opt)
+	want := []string{"loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: dispatch row 1", "loop: record home row 1", "loop: stop budget"}
+	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
+		t.Fatalf("transitions (-want +got):\n%s\n%s", diff, r.log.String())
+	}
+	l := r.ledger(ledgerPath)
+	if got := l.Delivery.Get(ledger.KeySpent); got != "2468 tokens, $0.0246" {
+		t.Errorf("spent: %q", got)
+	}
+	if got := l.Delivery.Get(ledger.KeyStop); got != "budget | the agents spent 2468 tokens, $0.0246 of a budget of 2000 tokens" {
+		t.Errorf("stop: %q", got)
+	}
+	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Status("specs/feature.md").SpendLine(); got != "2468 tokens, $0.0246 of a budget of 2000 tokens" {
+		t.Errorf("status spend %q", got)
+	}
+	if why := strings.Join(snap.Explain("specs/feature.md"), "\n"); !strings.Contains(why, "spent: 2468 tokens, $0.0246 of a budget of 2000 tokens") {
+		t.Errorf("why does not show the spend:\n%s", why)
+	}
+	r.request(ledgerPath, "- budget +5000 tokens | row 2 is worth it")
+	rep = r.pass(opt)
+	if got := subjectsOf(rep); len(got) < 3 || got[0] != "loop: raise budget" || got[1] != "loop: dispatch row 2" || got[2] != "loop: record home row 2" {
+		t.Fatalf("after the grant: %q\n%s", got, r.log.String())
+	}
+	if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyBudgetGranted); got != "5000 tokens" {
+		t.Errorf("budget-granted: %q", got)
+	}
+}

@@ -1,0 +1,193 @@
+package reconcile
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// signalWriter closes a channel the first time a line written to it
+// contains want.
+type signalWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (w *signalWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(b)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return len(b), nil
+}
+
+var prNumber = regexp.MustCompile(` acme/api#[0-9]+$`)
+
+// With max_parallel, agents of different entries run at once: spec a's
+// row agent does not end before spec b's row is recorded, which a pass
+// running one agent at a time could never do. The control branch stays
+// one line of commits, each entry's transitions in their order, and every
+// dispatch ran exactly once.
+func TestParallelRunsAdmitOutOfOrder(t *testing.T) {
+	files := map[string]string{
+		"specs/a.md":     specWith(1, ""),
+		"specs/b.md":     specWith(1, ""),
+		"specs/c.md":     specWith(1, ""),
+		"gallivant.yaml": strings.Replace(rigConfig, "  timeout: 30m\n", "  timeout: 30m\n  max_parallel: 4\n", 1),
+	}
+	r := newRig(t, files)
+	w := &signalWriter{want: `spec=specs/b.md subject="loop: record home row 1"`, seen: make(chan struct{})}
+	bRecorded := w.seen
+	scripted := r.agent
+	r.agent = func(ctx context.Context, dir string, task Task) error {
+		if task.Spec == "specs/a.md" && task.Pending.Target == 1 {
+			select {
+			case <-bRecorded:
+			case <-time.After(time.Minute):
+				return fmt.Errorf("spec b's row was not recorded while a's agent ran")
+			}
+		}
+		return scripted(ctx, dir, task)
+	}
+	rep := r.pass(func(o *Options) { o.Log = slog.New(slog.NewTextHandler(w, nil)) })
+	subjects := map[string][]string{}
+	var order []string
+	for _, tr := range rep.Transitions {
+		subjects[tr.Spec] = append(subjects[tr.Spec], tr.Subject)
+		order = append(order, tr.Spec+" "+tr.Subject)
+	}
+	// Pull request numbers go by who got there first.
+	want := []string{"loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: dispatch row 1", "loop: record home row 1", "loop: verify", "loop: open pr", "loop: ready", "loop: announced ready"}
+	for _, s := range []string{"specs/a.md", "specs/b.md", "specs/c.md"} {
+		var got []string
+		for _, sub := range subjects[s] {
+			got = append(got, prNumber.ReplaceAllString(sub, ""))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s transitions (-want +got):\n%s\nall: %q\nlog:\n%s", s, diff, order, w.buf.String())
+		}
+	}
+	index := func(s string) int {
+		for i, o := range order {
+			if o == s {
+				return i
+			}
+		}
+		t.Fatalf("%q not among %q", s, order)
+		return -1
+	}
+	if !(index("specs/a.md loop: dispatch row 1") < index("specs/b.md loop: record home row 1") &&
+		index("specs/b.md loop: record home row 1") < index("specs/a.md loop: record home row 1")) {
+		t.Errorf("b's row was not admitted while a's agent ran: %q", order)
+	}
+	// One line of commits on the control branch, exactly the report's.
+	merges := run(t, r.control, "git", "rev-list", "--merges", "--count", "main")
+	got := r.subjects()[1:]
+	var reported []string
+	for _, tr := range rep.Transitions {
+		reported = append(reported, tr.Subject)
+	}
+	if merges != "0" || !cmp.Equal(reported, got) {
+		t.Errorf("control history (%s merges) %q, report %q", merges, got, reported)
+	}
+	// Every dispatch ran once.
+	runs := map[string]int{}
+	for _, task := range r.runs {
+		runs[fmt.Sprintf("%s %s", task.Spec, task.Pending.TargetString())]++
+	}
+	for k, n := range runs {
+		if n != 1 {
+			t.Errorf("%s ran %d times", k, n)
+		}
+	}
+	if len(runs) != 6 {
+		t.Errorf("runs %v, want seed and row 1 of each spec", runs)
+	}
+}
+
+// A pass over eight ready entries whose agents each take the same time
+// takes about ceil(8/max_parallel) rounds of it. The benchmark reports the
+// parallel pass's time against one agent at a time (speedup, higher is
+// better; the ideal is max_parallel).
+func BenchmarkParallelRuns(b *testing.B) {
+	const entries, agentTime = 8, 500 * time.Millisecond
+	passTime := func(parallel int) time.Duration {
+		files := map[string]string{"gallivant.yaml": strings.Replace(rigConfig, "  timeout: 30m\n", fmt.Sprintf("  timeout: 30m\n  max_parallel: %d\n", parallel), 1)}
+		for i := range entries {
+			files[fmt.Sprintf("specs/s%d.md", i)] = specWith(1, "")
+		}
+		r := newRig(b, files)
+		scripted := r.agent
+		r.agent = func(ctx context.Context, dir string, task Task) error {
+			time.Sleep(agentTime) // the stand-in agent's work
+			return scripted(ctx, dir, task)
+		}
+		start := time.Now()
+		rep := r.pass()
+		d := time.Since(start)
+		if n := countSubjects(rep, "loop: record home row 1"); n != entries {
+			b.Fatalf("%d rows recorded, want %d: %q", n, entries, subjectsOf(rep))
+		}
+		return d
+	}
+	var serial, parallel time.Duration
+	for b.Loop() {
+		serial += passTime(1)
+		parallel += passTime(4)
+	}
+	b.ReportMetric(float64(serial)/float64(parallel), "speedup-vs-max_parallel-1")
+	b.ReportMetric(serial.Seconds()/float64(b.N), "s/pass-serial")
+	b.ReportMetric(parallel.Seconds()/float64(b.N), "s/pass-parallel-4")
+}
+
+// max_parallel_per_repo bounds the runs in one repository below
+// max_parallel; another repository still gets a slot.
+func TestSchedulerPerRepoLimit(t *testing.T) {
+	s := newScheduler(4, 1)
+	ctx := context.Background()
+	releaseA, err := s.acquire(ctx, "acme/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan func())
+	go func() {
+		release, err := s.acquire(ctx, "acme/api")
+		if err != nil {
+			t.Error(err)
+		}
+		second <- release
+	}()
+	releaseWeb, err := s.acquire(ctx, "acme/web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-second:
+		t.Fatal("a second run in acme/api started while the first ran")
+	default:
+	}
+	releaseA()
+	(<-second)()
+	releaseWeb()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	full := newScheduler(1, 0)
+	release, _ := full.acquire(ctx, "a")
+	if _, err := full.acquire(cancelled, "b"); err == nil {
+		t.Errorf("a cancelled wait for a slot succeeded")
+	}
+	release()
+}
