@@ -133,7 +133,7 @@ func (d *Delivery) Lines() []string {
 			out = append(out, k+": "+v)
 		}
 	}
-	return out
+	return append(out, d.legLines()...)
 }
 
 var (
@@ -223,6 +223,9 @@ func validateDelivery(key, v string) string {
 			return fmt.Sprintf("reason %q is not a stop reason", r)
 		}
 	default:
+		if strings.Contains(key, " ") {
+			return validateLegKey(key, v)
+		}
 		return "unknown key"
 	}
 	return ""

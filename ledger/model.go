@@ -107,6 +107,10 @@ type Ledger struct {
 	Requests    []string
 	HasRequests bool
 
+	// View names the member a LegView describes; empty for the whole
+	// ledger. It is not part of the file.
+	View string `json:"-"`
+
 	// at records where a parsed ledger's parts are, for diagnostics; nil
 	// for a ledger built by a transition.
 	at *positions
