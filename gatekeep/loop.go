@@ -113,7 +113,15 @@ func NothingToDeliver(l *ledger.Ledger, why string) (*ledger.Ledger, ledger.Comm
 // NothingDelivered reports whether a done entry ended without a pull
 // request (NothingToDeliver).
 func NothingDelivered(l *ledger.Ledger) bool {
-	return l.Phase() == ledger.PhaseDone && l.Delivery.Get(ledger.KeyPR) == ""
+	if l.Phase() != ledger.PhaseDone || l.Delivery.Get(ledger.KeyPR) != "" {
+		return false
+	}
+	for _, m := range l.Delivery.Legs() {
+		if l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m)) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Reentered puts an entry whose rows were reopened and closed again back in

@@ -334,6 +334,9 @@ type passState struct {
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
 	perms map[string]string
+	// legPassed records the head on which a coordinated member's pull
+	// request passed its gate this pass, keyed by entry.key().
+	legPassed map[string]string
 }
 
 // entry is one spec and its ledger.
@@ -342,6 +345,8 @@ type entry struct {
 	spec       *specs.Spec // nil when the spec is gone
 	ledgerPath string
 	l          *ledger.Ledger // nil before seeding
+	// leg is set on one member's view of a coordinated entry (legs.go).
+	leg *legOf
 }
 
 func (p *passState) entries() []*entry {
@@ -428,6 +433,9 @@ func (p *passState) crash(point string) error {
 
 // apply commits one transition of e's ledger.
 func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
+	if e.leg != nil {
+		return p.applyLeg(e, n, c)
+	}
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	if !p.DryRun {
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
