@@ -781,7 +781,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	case live.Merged && live.BaseRef == e.spec.Base:
 		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
 		return p.apply(e, n, c)
-	case reason == ledger.StopClosed && live.State == "open":
+	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == "open":
 		why = pr.String() + " was reopened"
 	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
 		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)

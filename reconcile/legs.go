@@ -96,11 +96,12 @@ func legView(l *ledger.Ledger, m string, verify []string) *ledger.Ledger {
 
 // applyLeg folds a member's transition into the entry's ledger and commits
 // it there. A subject that names no pull request names the leg, so that
-// `loop: done` of one leg is never read as the entry's.
+// `loop: done` of one leg is never read as the entry's; a stop or a resume
+// is the entry's own and keeps its subject (its detail names the leg).
 func (p *passState) applyLeg(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	parent := e.leg.parent
 	merged := ledger.WithLeg(parent.l, e.leg.name, n, e.leg.members)
-	if !strings.Contains(c.Subject, "#") {
+	if !strings.Contains(c.Subject, "#") && !strings.HasPrefix(c.Subject, "loop: stop ") && c.Subject != "loop: resume" {
 		c.Subject += " leg " + e.leg.name
 	}
 	if err := p.apply(parent, merged, c); err != nil {

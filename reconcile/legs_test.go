@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -148,4 +149,155 @@ func TestLegsHappyPathToDone(t *testing.T) {
 		t.Errorf("both merged: phase %s", l.Phase())
 	}
 	wantSubjects(t, r.pass())
+}
+
+// Feedback on one leg's pull request dispatches that leg's agent only; the
+// other leg loses its ready label too (ready together or not at all), and
+// both are labelled again together.
+func TestLegsFeedbackOnOneLeg(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, "", legsSpec)
+	r.pass()
+	api, web := r.on("acme/api", "alice"), r.on("acme/web", "alice")
+	runs := len(r.runs)
+	web.comment(1, "Please sort the events newest first.")
+	wantSubjects(t, r.pass(), "loop: unready acme/web#1", "loop: unready acme/api#1",
+		"loop: round 1 acme/web#1", "loop: pushed round 1 acme/web#1", "loop: announced round 1 acme/web#1",
+		"loop: ready acme/api#1", "loop: ready acme/web#1", "loop: announced ready acme/api#1", "loop: announced ready acme/web#1")
+	if len(r.runs) != runs+1 || r.runs[runs].Repo != "acme/web" || r.runs[runs].Round != 1 {
+		t.Errorf("runs after the feedback: %+v", r.runs[runs:])
+	}
+	if got := api.labels(1); !slices.Equal(got, []string{"ready-for-human"}) {
+		t.Errorf("api labels %v", got)
+	}
+	l := r.ledger(legsLedger)
+	if l.Delivery.Get("round web") != "1" || l.Delivery.Get("round api") != "" {
+		t.Errorf("rounds: %v", l.Delivery.Lines())
+	}
+}
+
+// A failing required check on one leg's head is answered by a round on
+// that leg; the other leg passed its gate but is not labelled until both
+// pass.
+func TestLegsFailingCheckOnOneLeg(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, strings.Replace(legsConfig, "none: [acme/api, acme/web]", "none: [acme/api]", 1), legsSpec)
+	r.gh.Protect("acme/web", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	rep := r.pass()
+	if !strings.Contains(noteOf(rep), "leg api: acme/api#1 passes its gate") || !strings.Contains(noteOf(rep), "leg web: acme/web#1 waits for required check ci") {
+		t.Errorf("the pass does not say why neither leg is labelled: %s", noteOf(rep))
+	}
+	api, web := r.on("acme/api", "alice"), r.on("acme/web", "ci-bot")
+	if got := api.labels(1); len(got) != 0 {
+		t.Errorf("api labelled %v while web waits for ci", got)
+	}
+	h1 := run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/audit")
+	web.status(h1, "ci", "failure")
+	wantSubjects(t, r.pass(), "loop: round 1 acme/web#1", "loop: pushed round 1 acme/web#1", "loop: announced round 1 acme/web#1")
+	if last := r.runs[len(r.runs)-1]; last.Repo != "acme/web" || !strings.Contains(last.Brief, `check "ci" is failure`) {
+		t.Errorf("the round's run: %s %s", last.Repo, last.Brief)
+	}
+	h2 := run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/audit")
+	if l := r.ledger(legsLedger); l.Delivery.Get("checks-head web") != h1 || l.Delivery.Get("head web") != h2 || l.Delivery.Get("checks-head api") != "" {
+		t.Errorf("cursors: %v", l.Delivery.Lines())
+	}
+	web.status(h2, "ci", "success")
+	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: ready acme/web#1", "loop: announced ready acme/api#1", "loop: announced ready acme/web#1")
+}
+
+// One leg merged while the other's pull request is closed: the entry stops
+// leg-closed, naming both legs and what to do; reopening the closed pull
+// request resumes the entry by itself, and the merge of it finishes it.
+func TestLegsOneMergedOtherClosed(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, "", legsSpec)
+	r.pass()
+	api, web := r.on("acme/api", "alice"), r.on("acme/web", "alice")
+	api.merge(1)
+	web.close(1)
+	wantSubjects(t, r.pass(), "loop: done acme/api#1", "loop: stop leg-closed")
+	l := r.ledger(legsLedger)
+	reason, detail, _ := l.Stop()
+	if reason != ledger.StopLegClosed || !strings.Contains(detail, "leg web's pull request acme/web#1 was closed without merging while leg api's acme/api#1 is merged") ||
+		!strings.Contains(detail, "reopen acme/web#1") {
+		t.Errorf("stop %s | %s", reason, detail)
+	}
+	wantSubjects(t, r.pass()) // stopped: nothing more
+	if _, _, err := web.c.PullRequests.Edit(contextBG(), "acme", "web", 1, &github.PullRequest{State: github.String("open")}); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.pass()
+	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: resume" {
+		t.Fatalf("reopening did not resume: %v %s", got, noteOf(rep))
+	}
+	web.merge(1)
+	wantSubjects(t, r.pass(), "loop: done acme/web#1")
+	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseDone {
+		t.Errorf("phase %s", l.Phase())
+	}
+}
+
+// resume after leg-closed reopens the closed leg's pull request.
+func TestLegsClosedThenResumeReopens(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, "", legsSpec)
+	r.pass()
+	web := r.on("acme/web", "alice")
+	web.close(1)
+	wantSubjects(t, r.pass(), "loop: stop closed")
+	if _, detail, _ := r.ledger(legsLedger).Stop(); !strings.Contains(detail, "leg web's pull request acme/web#1 was closed") {
+		t.Errorf("stop detail %q", detail)
+	}
+	r.on("acme/api", "alice").merge(1)
+	wantSubjects(t, r.pass(), "loop: done acme/api#1", "loop: stop leg-closed")
+	r.request(legsLedger, "resume | closed by mistake")
+	rep := r.pass()
+	got := subjectsOf(rep)
+	if len(got) < 2 || got[0] != "loop: resume" || got[1] != "loop: reopen acme/web#1" || web.pr(1).GetState() != "open" {
+		t.Fatalf("resume: %v %s (state %s)", got, noteOf(rep), web.pr(1).GetState())
+	}
+}
+
+// A leg whose rows are all cut gets no pull request: that leg is done with
+// nothing to deliver and the entry is done when the other leg merges.
+func TestLegsWhollyCutLeg(t *testing.T) {
+	t.Parallel()
+	spec := "# Audit\n\n## Acceptance criteria\n1. API writes events.\n2. Console lists events.\n   - deferred: tracked in acme/web#9\n\n## Verify\n- `test -d rows`\n\n## Legs\n### Leg: api\nrepo: acme/api\nscope: AC 1\n### Leg: web\nrepo: acme/web\nscope: AC 2\n"
+	r := newLegs(t, "", spec)
+	rep := r.pass()
+	got := subjectsOf(rep)
+	if !has(got, "loop: done leg web") || !has(got, "loop: ready acme/api#1") || has(got, "loop: record web seed") {
+		t.Fatalf("subjects %v\n%s", got, noteOf(rep))
+	}
+	if prs, _, err := r.gh.Client("alice").PullRequests.List(contextBG(), "acme", "web", &github.PullRequestListOptions{State: "all"}); err != nil || len(prs) != 0 {
+		t.Errorf("pull requests in acme/web: %d (%v), want none", len(prs), err)
+	}
+	r.on("acme/api", "alice").merge(1)
+	wantSubjects(t, r.pass(), "loop: done acme/api#1")
+	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseDone || l.LegPhase("web") != ledger.PhaseDone || l.Delivery.Get("pr web") != "" {
+		t.Errorf("ledger %v", l.Delivery.Lines())
+	}
+}
+
+// A chain whose first milestone is coordinated advances only when every
+// leg's pull request is merged into the base.
+func TestLegsCoordinatedMilestone(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"gallivant.yaml": legsConfig, "specs/audit.md": legsSpec, "specs/next.md": specWith(1, ""),
+		"chains/launch.md": "---\nstatus: active\n---\n# Launch\n\n## Milestones\n1. `specs/audit.md`\n2. `specs/next.md`\n"}, "acme/api", "acme/web")
+	rep := r.pass()
+	if has(subjectsOf(rep), "loop: seed ledger") && countSubjects(rep, "loop: seed ledger") != 1 {
+		t.Fatalf("milestone 2 seeded early: %v", subjectsOf(rep))
+	}
+	r.on("acme/api", "alice").merge(1)
+	rep = r.pass()
+	wantSubjects(t, rep, "loop: done acme/api#1")
+	if !strings.Contains(noteOf(rep), "waits for milestone 1 of chains/launch.md (specs/audit.md) to be merged") {
+		t.Errorf("milestone 2 does not say what it waits for: %s", noteOf(rep))
+	}
+	r.on("acme/web", "alice").merge(1)
+	rep = r.pass()
+	if got := subjectsOf(rep); len(got) < 2 || got[0] != "loop: done acme/web#1" || got[1] != "loop: seed ledger" {
+		t.Fatalf("after both merges: %v\n%s", got, noteOf(rep))
+	}
 }
