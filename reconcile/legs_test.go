@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -138,6 +139,25 @@ func TestLegsHappyPathToDone(t *testing.T) {
 		t.Errorf("ledger after ready:\n%v", l.Delivery.Lines())
 	}
 	wantSubjects(t, r.pass()) // idle while ready
+	// status and why show each leg on its own.
+	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := snap.Status("specs/audit.md")
+	if len(es.Legs) != 2 || es.Legs[0].Leg != "api" || es.Legs[0].PR != "acme/api#1" || es.Legs[1].Phase != "ready" || es.Legs[1].Repo != "acme/web" {
+		t.Errorf("status legs %+v", es.Legs)
+	}
+	why := strings.Join(snap.Explain("specs/audit.md"), "\n")
+	for _, w := range []string{"leg api (acme/api): ready  acme/api#1", "leg web (acme/web): ready  acme/web#1", "ready: acme/web#1 carries the ready-for-human label"} {
+		if !strings.Contains(why, w) {
+			t.Errorf("why lacks %q:\n%s", w, why)
+		}
+	}
 	api.merge(1)
 	wantSubjects(t, r.pass(), "loop: done acme/api#1")
 	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseReady || l.LegPhase("api") != ledger.PhaseDone {

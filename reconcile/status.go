@@ -114,6 +114,8 @@ type EntryStatus struct {
 	Requests []RequestStatus `json:"requests,omitempty"`
 	Chain    string          `json:"chain,omitempty"`
 	Problem  string          `json:"problem,omitempty"`
+	// Legs are a coordinated entry's pull requests, one per leg.
+	Legs []LegStatus `json:"legs,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -163,6 +165,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 	}
 	es.Phase = string(l.Phase())
 	es.PR = l.Delivery.Get(ledger.KeyPR)
+	es.Legs = legStatuses(l, s.Repo.Specs[spec])
 	var glyphs strings.Builder
 	for _, r := range l.Rows {
 		es.Rows.Total++
@@ -282,7 +285,11 @@ func (s *Snapshot) Explain(spec string) []string {
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
-		for _, line := range s.explainDelivery(l) {
+		lines := s.explainDelivery(l)
+		if sp := s.Repo.Specs[spec]; sp != nil && sp.Coordinated() {
+			lines = s.explainLegs(l, sp)
+		}
+		for _, line := range lines {
 			add("%s", line)
 		}
 	case ledger.ActStop:
