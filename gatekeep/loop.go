@@ -391,7 +391,11 @@ func Merged(l *ledger.Ledger, pr PR, mergeCommit, baseRef string) (*ledger.Ledge
 	n := l.Clone()
 	d := n.Delivery
 	d.SetPhase(ledger.PhaseDone)
-	d.Set(ledger.KeyStop, "")
+	if l.View == "" {
+		// One leg's merge does not clear a coordinated entry's stop:
+		// the stop is the entry's, and another leg may be its cause.
+		d.Set(ledger.KeyStop, "")
+	}
 	d.Set(ledger.KeyDispatchedAt, "")
 	d.Set(ledger.KeyOwed, "")
 	d.Set(ledger.KeyRetry, "")
