@@ -142,10 +142,12 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 		default:
 			continue
 		}
-		if err != nil || res.kind != stepWaiting {
+		switch {
+		case err != nil || res.kind == stepProgressed || res.kind == stepStopped:
 			return res, err
+		case res.kind == stepWaiting:
+			waits = append(waits, fmt.Sprintf("leg %s: %s", m, res.why))
 		}
-		waits = append(waits, fmt.Sprintf("leg %s: %s", m, res.why))
 	}
 	passed := map[string]bool{}
 	for _, m := range members {
