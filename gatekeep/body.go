@@ -114,10 +114,7 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 	var out []ReceiptLine
 	// A member's view (a coordinated spec's leg) attests only the ACs that
 	// member owns, with its own rows' evidence.
-	rows := l.Rows
-	if l.View != "" {
-		rows = l.MemberRows(l.View)
-	}
+	rows := l.ViewRows()
 	for _, ac := range s.ACs {
 		line := ReceiptLine{AC: ac.N, Status: "cut"}
 		var ev []string

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -197,4 +198,21 @@ func (l *Ledger) Member() string {
 		return l.View
 	}
 	return specs.HomeMember
+}
+
+// ViewRows returns the rows a ledger attests: every row of a whole ledger;
+// a view's own member's rows and those of the members in Also, in row
+// order.
+func (l *Ledger) ViewRows() []Row {
+	if l.View == "" {
+		return l.Rows
+	}
+	var out []Row
+	for _, r := range l.Rows {
+		m := l.MemberOf(r.N)
+		if m == l.View || slices.Contains(l.Also, m) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -139,7 +139,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	if !ok {
-		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l.MemberRows(e.l.Member())) {
+		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l.ViewRows()) {
 			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
 		}
 		return p.nothingToDeliver(e, fmt.Sprintf("every row is cut and the work branch %s was never created", branch))

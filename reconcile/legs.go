@@ -7,7 +7,6 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/specs"
 )
 
 // A coordinated spec delivers one pull request per member that owns rows
@@ -57,41 +56,16 @@ func (p *passState) verifyCommands(e *entry) []string {
 	return e.spec.Verify
 }
 
-// deliveringMembers are the members that own rows, in membership order.
-func deliveringMembers(e *entry) []string {
-	var out []string
-	for _, m := range e.spec.Members() {
-		if len(e.l.MemberRows(m)) > 0 {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+// deliveringMembers are the members that get a pull request of their own.
+func deliveringMembers(e *entry) []string { return gatekeep.DeliveringMembers(e.l, e.spec) }
 
 // legEntry builds member m's view of a coordinated entry.
 func (p *passState) legEntry(e *entry, m string, members []string) *entry {
 	le := &entry{specPath: e.specPath, spec: e.spec, ledgerPath: e.ledgerPath, leg: &legOf{parent: e, name: m, members: members}}
 	le.leg.repo, _ = e.spec.MemberRepo(m)
-	if m == specs.HomeMember {
-		le.leg.verify = e.spec.Verify
-	}
-	for _, l := range e.spec.Legs {
-		if l.Name == m && l.Verification != "" {
-			le.leg.verify = []string{l.Verification}
-		}
-	}
-	le.l = legView(e.l, m, le.leg.verify)
+	le.leg.verify = gatekeep.LegVerification(e.spec, m)
+	le.l = gatekeep.LegViewFor(e.l, e.spec, m)
 	return le
-}
-
-// legView is member m's view with its verification commands.
-func legView(l *ledger.Ledger, m string, verify []string) *ledger.Ledger {
-	v := l.LegView(m)
-	v.Verification = "none"
-	if len(verify) > 0 {
-		v.Verification = strings.Join(verify, " && ")
-	}
-	return v
 }
 
 // applyLeg folds a member's transition into the entry's ledger and commits
@@ -107,7 +81,7 @@ func (p *passState) applyLeg(e *entry, n *ledger.Ledger, c ledger.Commit) error 
 	if err := p.apply(parent, merged, c); err != nil {
 		return err
 	}
-	e.l = legView(parent.l, e.leg.name, e.leg.verify)
+	e.l = gatekeep.LegViewFor(parent.l, e.spec, e.leg.name)
 	return nil
 }
 
@@ -136,6 +110,10 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 		var err error
 		switch le.l.Phase() {
 		case ledger.PhaseImplement, ledger.PhaseVerify:
+			if gatekeep.AllCut(le.l) {
+				res, err = p.nothingToDeliver(le, fmt.Sprintf("every row of leg %s is cut", m))
+				break
+			}
 			res, err = p.openPR(ctx, le)
 		case ledger.PhaseReview, ledger.PhaseReady:
 			res, err = p.review(ctx, le)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -27,10 +28,7 @@ func legStatuses(l *ledger.Ledger, sp *specs.Spec) []LegStatus {
 		return nil
 	}
 	var out []LegStatus
-	for _, m := range sp.Members() {
-		if len(l.MemberRows(m)) == 0 {
-			continue
-		}
+	for _, m := range gatekeep.DeliveringMembers(l, sp) {
 		v := l.LegView(m)
 		repo, _ := sp.MemberRepo(m)
 		out = append(out, LegStatus{Leg: m, Repo: repo, Phase: string(v.Phase()), PR: v.Delivery.Get(ledger.KeyPR),

@@ -279,22 +279,31 @@ func TestLegsClosedThenResumeReopens(t *testing.T) {
 }
 
 // A leg whose rows are all cut gets no pull request: that leg is done with
-// nothing to deliver and the entry is done when the other leg merges.
+// nothing to deliver and the entry is done when the other leg merges. An
+// AC in no leg's scope is home's; home's repository is the api leg's, so
+// they share one work branch and the api leg's pull request attests both.
 func TestLegsWhollyCutLeg(t *testing.T) {
 	t.Parallel()
-	spec := "# Audit\n\n## Acceptance criteria\n1. API writes events.\n2. Console lists events.\n   - deferred: tracked in acme/web#9\n\n## Verify\n- `test -d rows`\n\n## Legs\n### Leg: api\nrepo: acme/api\nscope: AC 1\n### Leg: web\nrepo: acme/web\nscope: AC 2\n"
+	spec := "# Audit\n\n## Acceptance criteria\n1. API writes events.\n2. Console lists events.\n   - deferred: tracked in acme/web#9\n3. Retention is configured.\n\n## Verify\n- `test -d rows`\n\n## Legs\n### Leg: api\nrepo: acme/api\nscope: AC 1\n### Leg: web\nrepo: acme/web\nscope: AC 2\n"
 	r := newLegs(t, "", spec)
 	rep := r.pass()
 	got := subjectsOf(rep)
-	if !has(got, "loop: done leg web") || !has(got, "loop: ready acme/api#1") || has(got, "loop: record web seed") {
+	if !has(got, "loop: done leg web") || !has(got, "loop: ready acme/api#1") || has(got, "loop: record web seed") || !has(got, "loop: record home row 3") {
 		t.Fatalf("subjects %v\n%s", got, noteOf(rep))
 	}
 	if prs, _, err := r.gh.Client("alice").PullRequests.List(contextBG(), "acme", "web", &github.PullRequestListOptions{State: "all"}); err != nil || len(prs) != 0 {
 		t.Errorf("pull requests in acme/web: %d (%v), want none", len(prs), err)
 	}
-	r.on("acme/api", "alice").merge(1)
+	api := r.on("acme/api", "alice")
+	if body := api.pr(1).GetBody(); !strings.Contains(body, "|---|---|---|\n| 1 | done | test -f rows/row-1.txt; ok |\n| 3 | done | test -f rows/row-3.txt; ok |\n<!--") || !strings.Contains(body, `"member":"api"`) {
+		t.Errorf("the api leg's receipt does not attest home's AC 3:\n%s", body)
+	}
+	if prs, _, _ := api.c.PullRequests.List(contextBG(), "acme", "api", &github.PullRequestListOptions{State: "all"}); len(prs) != 1 {
+		t.Errorf("%d pull requests in acme/api, want one for api and home", len(prs))
+	}
+	api.merge(1)
 	wantSubjects(t, r.pass(), "loop: done acme/api#1")
-	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseDone || l.LegPhase("web") != ledger.PhaseDone || l.Delivery.Get("pr web") != "" {
+	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseDone || l.LegPhase("web") != ledger.PhaseDone || l.Delivery.Get("pr web") != "" || l.Delivery.Get("phase home") != "" {
 		t.Errorf("ledger %v", l.Delivery.Lines())
 	}
 }

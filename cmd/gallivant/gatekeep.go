@@ -260,16 +260,7 @@ func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
 	if sp.Coordinated() {
 		// A leg's pull request is judged against that leg's view: its
 		// receipt, its head, its verification command.
-		l = l.LegView(id.Member)
-		l.Verification = "none"
-		for _, lg := range sp.Legs {
-			if lg.Name == id.Member && lg.Verification != "" {
-				l.Verification = lg.Verification
-			}
-		}
-		if id.Member == specs.HomeMember && len(sp.Verify) > 0 {
-			l.Verification = strings.Join(sp.Verify, " && ")
-		}
+		l = gatekeep.LegViewFor(l, sp, id.Member)
 	}
 	// The control name is the block's own: this checkout cannot know the
 	// name the reconciler wrote; everything else must be this entry's.
