@@ -330,3 +330,29 @@ func TestLegsCoordinatedMilestone(t *testing.T) {
 		t.Fatalf("after both merges: %v\n%s", got, noteOf(rep))
 	}
 }
+
+// Rounds are bounded per leg by max_rounds: the leg whose checks keep
+// failing stops the entry iterations, naming its pull request, while the
+// other leg's count is untouched.
+func TestLegsMaxRoundsPerLeg(t *testing.T) {
+	t.Parallel()
+	config := strings.Replace(legsConfig, "none: [acme/api, acme/web]", "none: [acme/api]", 1)
+	config = strings.Replace(config, "  allowance: 2\n", "  allowance: 2\n  max_rounds: 1\n", 1)
+	r := newLegs(t, config, legsSpec)
+	r.gh.Protect("acme/web", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.pass()
+	web := r.on("acme/web", "ci-bot")
+	h1 := run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/audit")
+	web.status(h1, "ci", "failure")
+	wantSubjects(t, r.pass(), "loop: round 1 acme/web#1", "loop: pushed round 1 acme/web#1", "loop: announced round 1 acme/web#1")
+	h2 := run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/audit")
+	web.status(h2, "ci", "failure")
+	wantSubjects(t, r.pass(), "loop: stop iterations")
+	l := r.ledger(legsLedger)
+	if _, detail, _ := l.Stop(); !strings.Contains(detail, "acme/web#1 has new findings but 1 rounds (defaults.max_rounds) are spent") {
+		t.Errorf("stop detail %q", detail)
+	}
+	if l.Delivery.Get("round web") != "1" || l.Delivery.Get("round api") != "" {
+		t.Errorf("rounds: %v", l.Delivery.Lines())
+	}
+}
