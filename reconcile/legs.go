@@ -116,6 +116,8 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 			}
 			res, err = p.openPR(ctx, le)
 		case ledger.PhaseReview, ledger.PhaseReady:
+			// Only the latest judgment of this pass counts as passed.
+			delete(p.legPassed, passedKey(le))
 			res, err = p.review(ctx, le)
 		default:
 			continue
