@@ -95,6 +95,16 @@ func passedKey(e *entry) string { return e.key() }
 // every member once all of them passed their gate.
 func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, error) {
 	members := deliveringMembers(e)
+	seen := map[string]string{}
+	for _, m := range members {
+		repo, _ := e.spec.MemberRepo(m)
+		if other, ok := seen[strings.ToLower(repo)]; ok {
+			// One work branch cannot carry two pull requests: say so
+			// every pass rather than open one and call the other foreign.
+			return waitFor("legs %s and %s are both in %s, so they share one work branch; coordinated delivery needs each leg in its own repository (docs/delivery.md) — no pull request is opened", other, m, repo), nil
+		}
+		seen[strings.ToLower(repo)] = m
+	}
 	if back := gatekeep.UnreadyTogether(e.l, members); len(back) > 0 {
 		le := p.legEntry(e, back[0], members)
 		pr, _ := prOf(le.l)

@@ -356,3 +356,18 @@ func TestLegsMaxRoundsPerLeg(t *testing.T) {
 		t.Errorf("rounds: %v", l.Delivery.Lines())
 	}
 }
+
+// Two legs in one repository would share one work branch: no pull request
+// is opened, and the pass says why.
+func TestLegsSharingARepositoryAreRefused(t *testing.T) {
+	t.Parallel()
+	spec := strings.Replace(legsSpec, "### Leg: web\nrepo: acme/web", "### Leg: web\nrepo: acme/api", 1)
+	r := newLegs(t, "", spec)
+	rep := r.pass()
+	if got := subjectsOf(rep); has(got, "loop: open pr acme/api#1") || has(got, "loop: verify leg api") {
+		t.Errorf("a pull request was opened: %v", got)
+	}
+	if !strings.Contains(noteOf(rep), "legs api and web are both in acme/api, so they share one work branch") {
+		t.Errorf("the pass does not say why: %s", noteOf(rep))
+	}
+}
