@@ -371,3 +371,25 @@ func TestLegsSharingARepositoryAreRefused(t *testing.T) {
 		t.Errorf("the pass does not say why: %s", noteOf(rep))
 	}
 }
+
+// A dry run of a coordinated entry writes nothing and says what it would do.
+func TestLegsDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, "", legsSpec)
+	r.pass()
+	r.on("acme/web", "alice").comment(1, "Please sort the events newest first.")
+	head := run(t, r.control, "git", "rev-parse", "main")
+	rep := r.pass(func(o *Options) { o.DryRun = true })
+	if got := subjectsOf(rep); len(got) != 0 {
+		t.Errorf("a dry run planned commits: %v", got)
+	}
+	if !strings.Contains(noteOf(rep), "would remove the ready-for-human label from acme/web#1") {
+		t.Errorf("notes: %s", noteOf(rep))
+	}
+	if now := run(t, r.control, "git", "rev-parse", "main"); now != head {
+		t.Errorf("the dry run moved the control branch")
+	}
+	if got := r.on("acme/web", "alice").labels(1); !slices.Equal(got, []string{"ready-for-human"}) {
+		t.Errorf("web labels after a dry run: %v", got)
+	}
+}
