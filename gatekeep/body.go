@@ -43,7 +43,7 @@ var (
 // repository, the spec and ledger paths, the home member, and the contract
 // the ledger approved.
 func IdentityFor(control, spec, ledgerPath string, l *ledger.Ledger) Identity {
-	return Identity{Control: control, Spec: spec, Ledger: ledgerPath, Member: specs.HomeMember, Contract: l.Delivery.Get(ledger.KeyContract)}
+	return Identity{Control: control, Spec: spec, Ledger: ledgerPath, Member: l.Member(), Contract: l.Delivery.Get(ledger.KeyContract)}
 }
 
 // Block renders the identity block.
@@ -112,11 +112,14 @@ type ReceiptLine struct {
 // tracking it is done, cut when every row is cut; evidence joins the rows'.
 func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 	var out []ReceiptLine
+	// A member's view (a coordinated spec's leg) attests only the ACs that
+	// member owns, with its own rows' evidence.
+	rows := l.ViewRows()
 	for _, ac := range s.ACs {
 		line := ReceiptLine{AC: ac.N, Status: "cut"}
 		var ev []string
 		seen := false
-		for _, r := range l.Rows {
+		for _, r := range rows {
 			if l.ACOf(r.N) != ac.N {
 				continue
 			}
@@ -135,6 +138,9 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 			}
 		}
 		if !seen {
+			if l.View != "" {
+				continue
+			}
 			line.Status = "open"
 		}
 		line.Evidence = strings.Join(ev, "; ")
@@ -177,15 +183,19 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 		return nil, errors.New("the receipt table must start with `| AC | status | evidence |` and `|---|---|---|`")
 	}
 	var out []ReceiptLine
+	prev := 0
 	for k, ln := range lines[2:] {
 		cells := parse.SplitCells(ln, parse.Pos{Line: 1, Col: 1})
 		if len(cells) != 3 || !strings.HasSuffix(ln, "|") {
 			return nil, fmt.Errorf("receipt line %d has %d cells; it has 3", k+1, len(cells))
 		}
+		// A coordinated spec's leg attests only its own ACs (1, 3), so
+		// the numbers rise strictly rather than count from 1.
 		n, err := strconv.Atoi(cells[0].Text)
-		if err != nil || n != k+1 {
-			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed 1, 2, 3 in order", k+1, cells[0].Text)
+		if err != nil || n <= prev || strconv.Itoa(n) != cells[0].Text {
+			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3)", k+1, cells[0].Text)
 		}
+		prev = n
 		out = append(out, ReceiptLine{AC: n, Status: cells[1].Text, Evidence: cells[2].Text})
 	}
 	return out, nil

@@ -142,7 +142,7 @@ func TestParseReceiptRefuses(t *testing.T) {
 		{"none", "x", "no gallivant receipt"},
 		{"unclosed", receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n", "not closed"},
 		{"header", receiptOpen + "\n| AC | evidence |\n|---|---|\n" + receiptClose, "must start with"},
-		{"order", receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n| 2 | done | x |\n" + receiptClose, "in order"},
+		{"order", receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n| 2 | done | x |\n| 2 | done | y |\n" + receiptClose, "rising order"},
 		{"cells", receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n| 1 | done |\n" + receiptClose, "2 cells"},
 		{"two", receiptOpen + receiptClose + receiptOpen + receiptClose, "more than one"},
 	}

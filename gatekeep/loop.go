@@ -113,7 +113,15 @@ func NothingToDeliver(l *ledger.Ledger, why string) (*ledger.Ledger, ledger.Comm
 // NothingDelivered reports whether a done entry ended without a pull
 // request (NothingToDeliver).
 func NothingDelivered(l *ledger.Ledger) bool {
-	return l.Phase() == ledger.PhaseDone && l.Delivery.Get(ledger.KeyPR) == ""
+	if l.Phase() != ledger.PhaseDone || l.Delivery.Get(ledger.KeyPR) != "" {
+		return false
+	}
+	for _, m := range l.Delivery.Legs() {
+		if l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m)) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Reentered puts an entry whose rows were reopened and closed again back in
@@ -383,7 +391,11 @@ func Merged(l *ledger.Ledger, pr PR, mergeCommit, baseRef string) (*ledger.Ledge
 	n := l.Clone()
 	d := n.Delivery
 	d.SetPhase(ledger.PhaseDone)
-	d.Set(ledger.KeyStop, "")
+	if l.View == "" {
+		// One leg's merge does not clear a coordinated entry's stop:
+		// the stop is the entry's, and another leg may be its cause.
+		d.Set(ledger.KeyStop, "")
+	}
 	d.Set(ledger.KeyDispatchedAt, "")
 	d.Set(ledger.KeyOwed, "")
 	d.Set(ledger.KeyRetry, "")

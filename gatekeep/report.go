@@ -53,6 +53,14 @@ func ParsePR(s, defaultRepo string) (PR, error) {
 // and a URL of the same pull request), pull requests of different
 // repositories, and more than max.
 func AdmitPRs(args []string, defaultRepo string, max int) ([]PR, error) {
+	return AdmitLegs(args, defaultRepo, max, nil)
+}
+
+// AdmitLegs is AdmitPRs that also admits pull requests of different
+// repositories when legs says they are legs of one coordinated delivery
+// (recorded in one ledger of the control repository at hand, so the
+// answer needs no request to GitHub). A nil legs admits none.
+func AdmitLegs(args []string, defaultRepo string, max int, legs func(a, b PR) bool) ([]PR, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("name at least one pull request")
 	}
@@ -71,7 +79,7 @@ func AdmitPRs(args []string, defaultRepo string, max int) ([]PR, error) {
 			return nil, fmt.Errorf("%s and %s are the same pull request (%s); name each once", prev, a, p)
 		}
 		seen[key] = a
-		if len(out) > 0 && !strings.EqualFold(out[0].Repo, p.Repo) {
+		if len(out) > 0 && !strings.EqualFold(out[0].Repo, p.Repo) && (legs == nil || !legs(out[0], p)) {
 			return nil, fmt.Errorf("%s and %s are in different repositories; gatekeep judges pull requests of one repository at a time", out[0], p)
 		}
 		out = append(out, p)
@@ -90,25 +98,34 @@ type Judged struct {
 
 // Summary renders the batch summary (G-102, G-103): one line per pull
 // request in input order, then `Shared files:`.
+// Pull requests of several repositories (a coordinated delivery's legs) are
+// named owner/name#N, and a shared file is a path two of them change: the
+// surface the legs must agree on.
 func Summary(js []Judged) string {
 	var b strings.Builder
+	ref := func(pr PR) string { return "#" + strconv.Itoa(pr.Number) }
+	for _, j := range js {
+		if !strings.EqualFold(j.PR.Repo, js[0].PR.Repo) {
+			ref = func(pr PR) string { return pr.String() }
+		}
+	}
 	for _, j := range js {
 		if j.Err != nil {
-			fmt.Fprintf(&b, "#%d failed - %s | evidence: unknown | blockers: unknown\n", j.PR.Number, firstLine(j.Err.Error()))
+			fmt.Fprintf(&b, "%s failed - %s | evidence: unknown | blockers: unknown\n", ref(j.PR), firstLine(j.Err.Error()))
 			continue
 		}
-		fmt.Fprintf(&b, "#%d %s | evidence: %s | blockers: %s\n", j.PR.Number, j.Verdict.Line(), j.Verdict.Evidence, j.Verdict.BlockersString())
+		fmt.Fprintf(&b, "%s %s | evidence: %s | blockers: %s\n", ref(j.PR), j.Verdict.Line(), j.Verdict.Evidence, j.Verdict.BlockersString())
 	}
 	b.WriteString("Shared files:\n")
-	owners := map[string][]int{}
-	var unknown []int
+	owners := map[string][]string{}
+	var unknown []string
 	for _, j := range js {
 		if j.Digest == nil || !j.Digest.FilesKnown {
-			unknown = append(unknown, j.PR.Number)
+			unknown = append(unknown, ref(j.PR))
 			continue
 		}
 		for _, f := range dedupe(j.Digest.Files) {
-			owners[f] = append(owners[f], j.PR.Number)
+			owners[f] = append(owners[f], ref(j.PR))
 		}
 	}
 	var shared []string
@@ -119,14 +136,10 @@ func Summary(js []Judged) string {
 	}
 	sort.Strings(shared)
 	for _, f := range shared {
-		var ns []string
-		for _, n := range owners[f] {
-			ns = append(ns, "#"+strconv.Itoa(n))
-		}
-		fmt.Fprintf(&b, "%s - %s\n", f, strings.Join(ns, ", "))
+		fmt.Fprintf(&b, "%s - %s\n", f, strings.Join(owners[f], ", "))
 	}
 	for _, n := range unknown {
-		fmt.Fprintf(&b, "#%d - files unknown\n", n)
+		fmt.Fprintf(&b, "%s - files unknown\n", n)
 	}
 	if len(shared) == 0 && len(unknown) == 0 {
 		b.WriteString("none\n")

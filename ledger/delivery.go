@@ -136,7 +136,7 @@ func (d *Delivery) Lines() []string {
 			out = append(out, k+": "+v)
 		}
 	}
-	return out
+	return append(out, d.legLines()...)
 }
 
 var (
@@ -239,6 +239,9 @@ func validateDelivery(key, v string) string {
 			return "must be <target>/<event>/<yyyymmddThhmmssZ> | <last error>"
 		}
 	default:
+		if strings.Contains(key, " ") {
+			return validateLegKey(key, v)
+		}
 		return "unknown key"
 	}
 	return ""

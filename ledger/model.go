@@ -107,6 +107,14 @@ type Ledger struct {
 	Requests    []string
 	HasRequests bool
 
+	// View names the member a LegView describes; empty for the whole
+	// ledger. It is not part of the file.
+	View string `json:"-"`
+	// Also names members whose rows a view attests besides View's own:
+	// home, when it shares the leg's repository (one work branch, one
+	// pull request).
+	Also []string `json:"-"`
+
 	// at records where a parsed ledger's parts are, for diagnostics; nil
 	// for a ledger built by a transition.
 	at *positions
@@ -163,6 +171,7 @@ func (l *Ledger) Clone() *Ledger {
 		c.Delivery = l.Delivery.Clone()
 	}
 	c.Requests = append([]string(nil), l.Requests...)
+	c.Also = append([]string(nil), l.Also...)
 	c.at = nil // a copy is about to change; its positions would lie
 	return &c
 }

@@ -768,6 +768,7 @@ func TestValidate(t *testing.T) {
 		{"attempts below history", "## Decisions\n", "## Decisions\nrow 0 done | seeded 2 rows, closed 0 on baseline | row 1\nrow 1 failed | a | b\n", RuleAttempts, 11},
 		{"pending names a cut row", "allowance: 4\n", "allowance: 4\npending: 3 | home | " + shaB + "\n", RulePending, 8},
 		{"pending names a stranger", "allowance: 4\n", "allowance: 4\npending: 1 | web | " + shaB + "\n", RulePending, 8},
+		{"member key in a single-repository ledger", "## Delivery\n", "## Delivery\npr web: acme/web#1\n", RuleDelivery, 9},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,9 @@ const (
 	StopNoCredential      StopReason = "no-credential"
 	StopLedgerMalformed   StopReason = "ledger-malformed"
 	StopChain             StopReason = "chain"
+	// StopLegClosed: a coordinated entry's leg was closed unmerged while
+	// another leg's pull request is merged; the detail names both.
+	StopLegClosed StopReason = "leg-closed"
 )
 
 // stopInfo is what the rules know of one stop reason: whether it is a row
@@ -86,6 +89,8 @@ var stopTable = map[StopReason]stopInfo{
 		recommend: fixed("resume | <why> - after fixing the executor (see its log); runs the same dispatch again without a new count")},
 	StopClosed: {clears: resumeClears,
 		recommend: fixed("resume | <why> - reopens the pull request (or opens a new one when GitHub refuses) and watches it again")},
+	StopLegClosed: {clears: resumeClears,
+		recommend: fixed("resume | <why> - reopens the closed leg's pull request (or opens a new one for that leg when GitHub refuses); reopening it by hand resumes the entry by itself")},
 	StopConflict: {clears: resumeClears,
 		recommend: fixed("resume | <why> - after merging the base into the work branch; the loop also resumes by itself once GitHub reports no conflict")},
 	StopIterations: {clears: resumeClears,

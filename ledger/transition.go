@@ -267,34 +267,34 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			n.delivery().Set(KeyDispatchedAt, "")
 			n.delivery().Set(KeyModel, "")
 			c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
-		case StopClosed:
+		case StopClosed, StopLegClosed:
 			// The closed pull request is reopened (or replaced when GitHub
 			// refuses) by the next step, before anything else; without
 			// this the entry would stop closed again in the same pass.
-			n.delivery().Set(KeyOwed, "reopen")
+			n.delivery().setEach(KeyOwed, "reopen", true)
 			c.Sentence = "Resumed: the closed pull request is reopened next."
 		case StopVerifyFailed:
 			// The verification runs again, with one repair again.
-			n.delivery().Set(KeyVerified, "")
-			n.delivery().Set(KeyVerifyRepair, "")
-			n.delivery().Set(KeyDispatchedAt, "")
+			n.delivery().setEach(KeyVerified, "", false)
+			n.delivery().setEach(KeyVerifyRepair, "", false)
+			n.delivery().setEach(KeyDispatchedAt, "", false)
 			c.Sentence = "Resumed: the verification runs again on the work branch's head."
 		case StopChecksSilent:
 			// The CI wait starts again from now.
-			n.delivery().SetTime(KeyHeadAt, now)
+			n.delivery().setEach(KeyHeadAt, now.UTC().Truncate(time.Second).Format(time.RFC3339), true)
 			c.Sentence = "Resumed: the wait for CI starts again now."
 		case "reviewer-silent":
 			// The reviewer is asked again from now; the nudge is
 			// available again.
-			n.delivery().SetTime(KeyReviewerAsked, now)
-			n.delivery().Set(KeyNudged, "")
+			n.delivery().setEach(KeyReviewerAsked, now.UTC().Truncate(time.Second).Format(time.RFC3339), true)
+			n.delivery().setEach(KeyNudged, "", true)
 			c.Sentence = "Resumed: the reviewer clock restarts now."
 		default:
 			c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
 		}
 		c.Subject = "loop: resume"
 	case RequestRecheck:
-		n.delivery().Set(KeyRetry, "")
+		n.delivery().setEach(KeyRetry, "", false)
 		c.Subject = "loop: resume"
 		c.Sentence = "Rechecking: the failure count of the refused GitHub write is cleared."
 		if reason == "merge-unknown" {

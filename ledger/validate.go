@@ -81,6 +81,16 @@ func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
 	} else {
 		ds = append(ds, validateCoordinated(path, l, sp, entries, acs, at, errorf)...)
 	}
+	if legs := l.Delivery.Legs(); len(legs) > 0 {
+		// Member keys (`pr api: …`) belong to coordinated entries and name
+		// their members; see docs/ledger.md.
+		tableLine := func(p *positions) int { return p.table }
+		for _, m := range legs {
+			if _, ok := sp.MemberRepo(m); !ok || !sp.Coordinated() {
+				errorf(tableLine, RuleDelivery, "## Delivery has keys for member %q, which is not a member of %s (%v)", m, sp.Path, sp.Members())
+			}
+		}
+	}
 	if pd := l.Pending; pd != nil {
 		pline := func(p *positions) int { return p.pending }
 		members := map[string]bool{}

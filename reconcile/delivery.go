@@ -20,8 +20,8 @@ import (
 // deliver runs the pull-request phases of an entry whose rows are all
 // closed: open the pull request, then watch and answer it until it merges.
 func (p *passState) deliver(ctx context.Context, e *entry) (stepResult, error) {
-	if e.spec.Coordinated() {
-		return waitFor("every row is closed; a coordinated spec's pull requests are opened by a person (docs/delivery.md)"), nil
+	if e.spec.Coordinated() && e.leg == nil {
+		return p.deliverLegs(ctx, e)
 	}
 	switch e.l.Phase() {
 	case ledger.PhaseImplement, ledger.PhaseVerify:
@@ -54,7 +54,12 @@ func (p *passState) body(e *entry, body string) string {
 // summary is the body gallivant opens a pull request with.
 func summary(e *entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Delivers **%s** (`%s`), every acceptance criterion attested below.\n\n", e.spec.Title, e.specPath)
+	if e.leg != nil {
+		fmt.Fprintf(&b, "Delivers leg **%s** of **%s** (`%s`), a coordinated spec: one pull request per leg, judged and labelled ready together.\n", e.leg.name, e.spec.Title, e.specPath)
+		fmt.Fprintf(&b, "Every acceptance criterion of this leg is attested below.\n\n")
+	} else {
+		fmt.Fprintf(&b, "Delivers **%s** (`%s`), every acceptance criterion attested below.\n\n", e.spec.Title, e.specPath)
+	}
 	b.WriteString("gallivant opened this pull request and answers review feedback and failing checks in\n")
 	b.WriteString("rounds; a person merges it. The receipt and identity regions below are gallivant's.\n")
 	return b.String()
@@ -112,6 +117,9 @@ func (p *passState) adoptable(ctx context.Context, e *entry, pr PullRequest, hea
 	if id.Spec != e.specPath || id.Ledger != e.ledgerPath {
 		return false, fmt.Sprintf("%s names %s, not this entry", pr.Ref(), id.Spec), nil
 	}
+	if id.Member != e.l.Member() {
+		return false, fmt.Sprintf("%s names member %s of %s, not %s", pr.Ref(), id.Member, id.Spec, e.l.Member()), nil
+	}
 	return true, "", nil
 }
 
@@ -125,13 +133,13 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return stopped, err
 	}
-	repo, base, branch := e.spec.Repo, e.spec.Base, p.branch(e)
+	repo, base, branch := p.repoOf(e), e.spec.Base, p.branch(e)
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
 	if err != nil {
 		return progressed, err
 	}
 	if !ok {
-		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l) {
+		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l.ViewRows()) {
 			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
 		}
 		return p.nothingToDeliver(e, fmt.Sprintf("every row is cut and the work branch %s was never created", branch))
@@ -202,8 +210,8 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 }
 
 // anyDone reports whether some row is done: work was delivered on a branch.
-func anyDone(l *ledger.Ledger) bool {
-	for _, r := range l.Rows {
+func anyDone(rows []ledger.Row) bool {
+	for _, r := range rows {
 		if r.Status == ledger.Done {
 			return true
 		}
@@ -295,6 +303,8 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	switch {
 	case live.Merged:
 		return progressed, p.done(e, pr, live)
+	case live.State == "closed" && e.leg != nil:
+		return stopped, p.legClosed(e, pr)
 	case live.State == "closed":
 		return stopped, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
 	}
@@ -536,6 +546,9 @@ func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if res, held := p.holdForChain(ctx, e, "labelled ready"); held {
 		return res, nil
 	}
+	if res, held := p.holdForLegs(e, d.HeadSHA); held {
+		return res, nil
+	}
 	if p.DryRun {
 		return waitFor("would label %s %s", pr, p.cfg.Labels.Ready), nil
 	}
@@ -659,7 +672,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 	if err != nil {
 		return err
 	}
-	p.outcomes[roundKey(e.ledgerPath, k)] = out
+	p.outcomes[roundKey(e.key(), k)] = out
 	if out.Err != nil {
 		p.Log.Warn("agent run failed", "spec", e.specPath, "round", k, "error", out.Err.Error(), "log", out.Log)
 	}
@@ -672,8 +685,8 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	k := e.l.Delivery.Int(ledger.KeyRound)
 	fixed := e.l.Delivery.Get(ledger.KeyHead)
 	branch := p.branch(e)
-	out, ranHere := p.outcomes[roundKey(e.ledgerPath, k)]
-	delete(p.outcomes, roundKey(e.ledgerPath, k))
+	out, ranHere := p.outcomes[roundKey(e.key(), k)]
+	delete(p.outcomes, roundKey(e.key(), k))
 	if !ranHere {
 		// The round's agent may have outlived a reconciler killed during
 		// it: its run record finds it, and its commit is pushed now.
@@ -757,6 +770,9 @@ func (p *passState) silence(ctx context.Context, e *entry, pr gatekeep.PR, d gat
 // conflict or close that a person resolved resumes the entry.
 func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	reason, _, stopped := e.l.Stop()
+	if stopped && e.spec != nil && e.spec.Coordinated() && e.leg == nil {
+		return p.observeStoppedLegs(ctx, e)
+	}
 	pr, ok := prOf(e.l)
 	if !stopped || !ok || e.spec == nil {
 		return nil
@@ -780,7 +796,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	case live.Merged && live.BaseRef == e.spec.Base:
 		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
 		return p.apply(e, n, c)
-	case reason == ledger.StopClosed && live.State == "open":
+	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == "open":
 		why = pr.String() + " was reopened"
 	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
 		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
@@ -800,6 +816,9 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 // deliver. A local `done` is not enough: it would also describe a pull
 // request merged elsewhere.
 func (p *passState) mergedIntoBase(ctx context.Context, spec string, l *ledger.Ledger) (bool, string) {
+	if l.View == "" && len(l.Delivery.Legs()) > 0 {
+		return p.legsMergedIntoBase(ctx, spec, l)
+	}
 	if gatekeep.NothingDelivered(l) {
 		return true, ""
 	}

@@ -349,6 +349,9 @@ type passState struct {
 	sched   *scheduler
 	aborted error
 	halt    bool
+	// legPassed records the head on which a coordinated member's pull
+	// request passed its gate this pass, keyed by entry.key().
+	legPassed map[string]string
 }
 
 // entry is one spec and its ledger.
@@ -357,6 +360,8 @@ type entry struct {
 	spec       *specs.Spec // nil when the spec is gone
 	ledgerPath string
 	l          *ledger.Ledger // nil before seeding
+	// leg is set on one member's view of a coordinated entry (legs.go).
+	leg *legOf
 }
 
 func (p *passState) entries() []*entry {
@@ -443,6 +448,9 @@ func (p *passState) crash(point string) error {
 
 // apply commits one transition of e's ledger.
 func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
+	if e.leg != nil {
+		return p.applyLeg(e, n, c)
+	}
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	p.oweNotifications(e.l, n) // in the transition's own commit: owed exactly when it happened
 	if !p.DryRun {

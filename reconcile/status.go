@@ -118,6 +118,8 @@ type EntryStatus struct {
 	// Budget the spec's budget: plus what requests granted.
 	Spent  string `json:"spent,omitempty"`
 	Budget string `json:"budget,omitempty"`
+	// Legs are a coordinated entry's pull requests, one per leg.
+	Legs []LegStatus `json:"legs,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -171,6 +173,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 	if b, ok := l.Budget(s.Repo.Specs[spec]); ok {
 		es.Budget = b.String()
 	}
+	es.Legs = legStatuses(l, s.Repo.Specs[spec])
 	var glyphs strings.Builder
 	for _, r := range l.Rows {
 		es.Rows.Total++
@@ -299,7 +302,11 @@ func (s *Snapshot) Explain(spec string) []string {
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
-		for _, line := range s.explainDelivery(l) {
+		lines := s.explainDelivery(l)
+		if sp := s.Repo.Specs[spec]; sp != nil && sp.Coordinated() {
+			lines = s.explainLegs(l, sp)
+		}
+		for _, line := range lines {
 			add("%s", line)
 		}
 	case ledger.ActStop:

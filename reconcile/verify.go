@@ -21,7 +21,7 @@ type verifier interface {
 // may open.
 func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head string) (res stepResult, ok bool, err error) {
 	v, isVerifier := p.Executor.(verifier)
-	if !isVerifier || !p.cfg.Executor.Verify || e.l.Verification == "" || e.l.Verification == "none" || e.spec.Coordinated() {
+	if !isVerifier || !p.cfg.Executor.Verify || e.l.Verification == "" || e.l.Verification == "none" || (e.spec.Coordinated() && e.leg == nil) {
 		return finished, true, nil
 	}
 	if p.DryRun {
@@ -38,7 +38,7 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	case done && last.Head == head && repair == head:
 		// The repair answered nothing: the same head is still failing.
 		if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() {
-			if _, ran := p.outcomes[verifyKey(e.ledgerPath)]; !ran && p.inFlight(dt) {
+			if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
 				return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), false, nil
 			}
 		}
@@ -50,7 +50,7 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}
-	r, err := v.Verify(ctx, t, e.spec.Verify)
+	r, err := v.Verify(ctx, t, p.verifyCommands(e))
 	if err != nil {
 		return progressed, false, err
 	}
@@ -62,7 +62,7 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	if p.tails == nil {
 		p.tails = map[string]string{}
 	}
-	p.tails[e.ledgerPath] = r.Tail
+	p.tails[e.key()] = r.Tail
 	return progressed, false, p.apply(e, n, c)
 }
 
@@ -92,14 +92,14 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 	if err != nil {
 		return progressed, false, err
 	}
-	p.outcomes[verifyKey(e.ledgerPath)] = out
+	p.outcomes[verifyKey(e.key())] = out
 	return progressed, false, nil
 }
 
 // tailOf is the failing verification's output tail this pass saw; after a
 // restart it is only in the loop: verify commit.
 func (p *passState) tailOf(e *entry) string {
-	if t, ok := p.tails[e.ledgerPath]; ok {
+	if t, ok := p.tails[e.key()]; ok {
 		return t
 	}
 	return "(the output is in the loop: verify commit of the control repository)"

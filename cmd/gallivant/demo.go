@@ -25,13 +25,14 @@ import (
 var demoFS embed.FS
 
 type demoOptions struct {
-	Keep string
+	Keep        string
+	Coordinated bool
 }
 
 func (a *app) newDemoCmd() *cobra.Command {
 	opts := &demoOptions{}
 	cmd := &cobra.Command{
-		Use:   "demo [--keep DIR]",
+		Use:   "demo [--keep DIR] [--coordinated]",
 		Short: "Run gallivant end to end on an embedded example, offline",
 		Long: `demo needs no network, no account and no configuration. It creates a control
 repository from an embedded example — a two-milestone chain — starts the
@@ -44,14 +45,21 @@ person's merge, after which the second milestone starts and is delivered the
 same way. It prints each pass's transitions and what the people did, and
 finally git log --oneline of the control repository.
 
+--coordinated runs the second scenario instead: one spec with two legs in
+two target repositories, delivered as one pull request per leg — CI fails
+once on one leg, which gets its own fix round while the other leg waits —
+labelled ready together and done when both are merged.
+
 --keep DIR keeps everything (control repository, GitHub state, agent
 checkouts and logs) under DIR for inspection.`,
 		Example: `  gallivant demo
-  gallivant demo --keep /tmp/demo && git -C /tmp/demo/control.git log --oneline`,
+  gallivant demo --keep /tmp/demo && git -C /tmp/demo/control.git log --oneline
+  gallivant demo --coordinated`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.demoRun(cmd.Context(), opts) },
 	}
 	cmd.Flags().StringVar(&opts.Keep, "keep", "", "keep everything under this directory instead of a temporary one")
+	cmd.Flags().BoolVar(&opts.Coordinated, "coordinated", false, "run the coordinated scenario: one spec, two legs, one pull request per leg")
 	return cmd
 }
 
@@ -69,7 +77,11 @@ func (a *app) demoRun(ctx context.Context, opts *demoOptions) error {
 	}
 	root, _ = filepath.Abs(root)
 	d := &demo{a: a, ctx: ctx, root: root}
-	if err := d.run(); err != nil {
+	run := d.run
+	if opts.Coordinated {
+		run = d.runCoordinated
+	}
+	if err := run(); err != nil {
 		return &exitError{code: exitFindings, err: err}
 	}
 	if opts.Keep != "" {

@@ -36,8 +36,9 @@ writes to GitHub.
 A pull request is owner/name#N, #N (or N) with --repo, or a pull request URL.
 With two or more it prints a summary line per pull request, in the order
 given, and the files two or more of them change. It refuses, before any
-request, duplicates, pull requests of different repositories, and more than
-gatekeep.max_prs (8 by default).
+request, duplicates, pull requests of different repositories (unless the
+control repository's ledgers record them as legs of one coordinated
+delivery), and more than gatekeep.max_prs (8 by default).
 
 The control repository (--control, default: the one holding the current
 directory, if any) supplies gallivant.yaml (reviewer, max_prs) and the
@@ -79,7 +80,7 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	if err != nil {
 		return err
 	}
-	prs, err := gatekeep.AdmitPRs(args, opts.Repo, cfg.Gatekeep.MaxPRs)
+	prs, err := gatekeep.AdmitLegs(args, opts.Repo, cfg.Gatekeep.MaxPRs, legsOfOneDelivery(repo))
 	if err != nil {
 		return usageError("%v", err)
 	}
@@ -104,6 +105,7 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	}
 	var judged []gatekeep.Judged
 	for _, pr := range prs {
+		in.NoCI = cfg.Checks.NoCI(pr.Repo)
 		judged = append(judged, a.judgePR(ctx, gh, pr, in, repo))
 	}
 	if err := a.printJudged(judged, opts.Format); err != nil {
@@ -233,6 +235,9 @@ func gateBinding(d gatekeep.Digest, repo *ledger.Repo) (gatekeep.Binding, bool) 
 	if sp == nil || l == nil {
 		return gatekeep.Binding{}, false
 	}
+	if sp.Coordinated() {
+		l = l.LegView(id.Member)
+	}
 	member, ok := sp.MemberRepo(id.Member)
 	if !ok {
 		member = sp.Repo
@@ -254,8 +259,38 @@ func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
 	if sp == nil || l == nil {
 		return nil
 	}
+	if sp.Coordinated() {
+		// A leg's pull request is judged against that leg's view: its
+		// receipt, its head, its verification command.
+		l = gatekeep.LegViewFor(l, sp, id.Member)
+	}
 	// The control name is the block's own: this checkout cannot know the
 	// name the reconciler wrote; everything else must be this entry's.
 	want := gatekeep.IdentityFor(id.Control, id.Spec, repo.LedgerPaths[id.Spec], l)
 	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l}
+}
+
+// legsOfOneDelivery admits pull requests of different repositories when one
+// ledger of the control repository at hand records both as legs of its
+// coordinated delivery (`pr <leg>:` keys): read from the checkout, so the
+// refusal of anything else still happens before any request (G-91).
+func legsOfOneDelivery(repo *ledger.Repo) func(a, b gatekeep.PR) bool {
+	if repo == nil {
+		return nil
+	}
+	return func(a, b gatekeep.PR) bool {
+		for _, l := range repo.Ledgers {
+			found := 0
+			for _, m := range l.Delivery.Legs() {
+				v := l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m))
+				if strings.EqualFold(v, a.String()) || strings.EqualFold(v, b.String()) {
+					found++
+				}
+			}
+			if found >= 2 {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -109,6 +109,9 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 		fmt.Fprintf(a.io.Out, "  %s", es.PR)
 	}
 	fmt.Fprintln(a.io.Out)
+	for _, ls := range es.Legs {
+		fmt.Fprintf(a.io.Out, "  %s\n", ls)
+	}
 	if es.Pending != "" {
 		fmt.Fprintf(a.io.Out, "  pending: %s\n", es.Pending)
 	}
