@@ -146,15 +146,35 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 		line.Evidence = strings.Join(ev, "; ")
 		out = append(out, line)
 	}
+	if v, ok := VerifiedAt(l); ok && l.View == "" && l.Verification != "" && l.Verification != "none" {
+		// Exit verification is local evidence gallivant gathered itself
+		// on the head it names (L-104): the receipt shows it, and its
+		// hash moves when a new head is verified.
+		state := "failed"
+		if v.Passed {
+			state = "passed"
+		}
+		out = append(out, ReceiptLine{AC: VerifyLine, Status: state, Evidence: fmt.Sprintf("`%s` on %s", l.Verification, short(v.Head))})
+	}
 	return out
 }
+
+// VerifyLine is the AC number of the receipt's exit-verification line, the
+// last line when gallivant ran the spec's Verify commands: it renders as
+// `| verify | passed | `+"`<command>`"+` on <sha> |` and attests no
+// acceptance criterion.
+const VerifyLine = 0
 
 // RenderReceipt renders the receipt region, markers included.
 func RenderReceipt(lines []ReceiptLine) string {
 	var b strings.Builder
 	b.WriteString(receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n")
 	for _, l := range lines {
-		fmt.Fprintf(&b, "| %d | %s | %s |\n", l.AC, l.Status, ledger.EscapeCell(l.Evidence))
+		ac := strconv.Itoa(l.AC)
+		if l.AC == VerifyLine {
+			ac = "verify"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", ac, l.Status, ledger.EscapeCell(l.Evidence))
 	}
 	b.WriteString(receiptClose)
 	return b.String()
@@ -184,10 +204,18 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 	}
 	var out []ReceiptLine
 	prev := 0
-	for k, ln := range lines[2:] {
+	rows := lines[2:]
+	for k, ln := range rows {
 		cells := parse.SplitCells(ln, parse.Pos{Line: 1, Col: 1})
 		if len(cells) != 3 || !strings.HasSuffix(ln, "|") {
 			return nil, fmt.Errorf("receipt line %d has %d cells; it has 3", k+1, len(cells))
+		}
+		if cells[0].Text == "verify" {
+			if k != len(rows)-1 || (cells[1].Text != "passed" && cells[1].Text != "failed") {
+				return nil, fmt.Errorf("receipt line %d: the verify line is the last line and reads passed or failed", k+1)
+			}
+			out = append(out, ReceiptLine{AC: VerifyLine, Status: cells[1].Text, Evidence: cells[2].Text})
+			break
 		}
 		// A coordinated spec's leg attests only its own ACs (1, 3), so
 		// the numbers rise strictly rather than count from 1.

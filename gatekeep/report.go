@@ -210,6 +210,10 @@ func Report(d Digest, v Verdict) string {
 		b.WriteString("- files unknown\n")
 	}
 	if rc, err := ParseReceipt(d.Body); err == nil {
+		var verify *ReceiptLine
+		if n := len(rc); n > 0 && rc[n-1].AC == VerifyLine {
+			verify, rc = &rc[n-1], rc[:n-1]
+		}
 		done, cut, open := 0, 0, 0
 		for _, l := range rc {
 			switch l.Status {
@@ -226,6 +230,9 @@ func Report(d Digest, v Verdict) string {
 			if l.Status == "cut" {
 				fmt.Fprintf(&b, "- AC %d is cut: %s\n", l.AC, strconv.Quote(l.Evidence))
 			}
+		}
+		if verify != nil {
+			fmt.Fprintf(&b, "- verification by gallivant: %s, %s\n", verify.Status, strconv.Quote(verify.Evidence))
 		}
 	} else {
 		b.WriteString("- no gallivant receipt\n")
