@@ -282,7 +282,9 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.
 	var fatal error
-	for _, e := range p.entries() {
+	entries := p.entries()
+	p.observe(ctx, entries)
+	for _, e := range entries {
 		if err := p.entry(ctx, e); err != nil {
 			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
 				return p.rep, err
@@ -910,6 +912,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return err
 	}
 	out, err := p.Executor.Run(ctx, task)
+	p.moved(task.Repo, task.Branch)
 	if err != nil {
 		return err
 	}
@@ -1037,6 +1040,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 		t.CloneURL = p.CloneURL(t.Repo)
 	}
 	rc, err := rv.Recover(ctx, t)
+	p.moved(t.Repo, t.Branch)
 	if err != nil {
 		return Recovery{}, err
 	}

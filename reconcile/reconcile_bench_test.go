@@ -47,6 +47,11 @@ func BenchmarkPassUnchanged(b *testing.B) {
 	c := r.gh.Counts()
 	b.ReportMetric(float64(c.Counted)/float64(b.N), "ratelimited/pass")
 	b.ReportMetric(float64(c.Total)/float64(b.N), "requests/pass")
+	b.ReportMetric(float64(c.NotModified)/float64(b.N), "304/pass")
+	// Issue 15's goal: one request per repository, answered 304.
+	if c.Total > 10*b.N || c.NotModified != c.Total {
+		b.Errorf("an idle pass over 10 repositories made %d requests, %d answered 304, over %d passes; want at most 10 per pass, all 304", c.Total, c.NotModified, b.N)
+	}
 }
 
 // BenchmarkPassAdmits100 is a pass that admits 100 seed returns (and
