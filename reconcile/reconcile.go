@@ -180,6 +180,9 @@ type Report struct {
 	// push before it failed: they are not on the control branch, and the
 	// next pass plans them again.
 	Unrecorded []Transition `json:"unrecorded,omitempty"`
+	// Requests is what the pass asked GitHub and the budget left; nil
+	// when the GitHub client does not count.
+	Requests *RequestStats `json:"requests,omitempty"`
 	// pushed counts the leading Transitions that reached the control
 	// branch: a write-ahead dispatch pushes in the middle of a pass.
 	pushed int
@@ -192,7 +195,8 @@ type Report struct {
 // it matches ErrCredentials or ErrUnreachable when GitHub rejected the token
 // or could not be reached, and the report then holds the transitions
 // committed before that.
-func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
+func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
+	defer r.account()(&rep)
 	var retries int
 	// Outcomes of executors that ran survive a re-plan: the agent's work is
 	// on the work branch either way, and a re-planned pass must not think

@@ -103,7 +103,8 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	}
 	log := a.logger()
 	api := a.apiURL(cfg)
-	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log})
+	// The conditional state persists so that a one-shot pass starts warm.
+	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: api, Token: token, Logger: log, StateDir: filepath.Join(a.cacheDir(), "github")})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}

@@ -49,13 +49,14 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitcode,
-			"github":   cmdGitHub,
-			"gitrepo":  cmdGitRepo,
-			"ghstatus": cmdGHStatus,
-			"freeport": cmdFreePort,
-			"httpget":  cmdHTTPGet,
-			"ghcopypr": cmdGHCopyPR,
+			"exitcode":   cmdExitcode,
+			"github":     cmdGitHub,
+			"gitrepo":    cmdGitRepo,
+			"ghstatus":   cmdGHStatus,
+			"freeport":   cmdFreePort,
+			"httpget":    cmdHTTPGet,
+			"ghcopypr":   cmdGHCopyPR,
+			"ghrequests": cmdGHRequests,
 		},
 	})
 }

@@ -175,6 +175,9 @@ func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 		n += len(rep.Unrecorded)
 	}
 	fmt.Fprintln(a.io.Err, summaryLine(rep.Control, n, mode))
+	if line := requestsLine(rep.Requests); line != "" {
+		fmt.Fprintln(a.io.Err, line)
+	}
 	if a.env("GITHUB_ACTIONS") == "true" {
 		a.actions(shown)
 	}
@@ -258,6 +261,9 @@ func writeSummary(w io.Writer, rep *reconcile.Report) {
 		for _, rf := range rep.Refusals {
 			fmt.Fprintf(w, "- `%s`: `%s`: %s\n", rf.Ledger, strings.ReplaceAll(rf.Request, "`", "'"), mdCell(rf.Reason))
 		}
+	}
+	if line := requestsLine(rep.Requests); line != "" {
+		fmt.Fprintf(w, "\n%s\n", line)
 	}
 }
 
