@@ -590,13 +590,10 @@ type LogEntry struct {
 
 // Log returns the commits that changed p, newest first, from the tip.
 func (s *Store) Log(p string, limit int) ([]LogEntry, error) {
-	iter, err := s.repo.Log(&git.LogOptions{From: s.tip, FileName: &p})
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
 	var out []LogEntry
-	err = iter.ForEach(func(c *object.Commit) error {
+	pl, done := newPathLog(s, p)
+	defer done()
+	err := pl.walk(s.tip, func(c *object.Commit) error {
 		if limit > 0 && len(out) >= limit {
 			return errStop
 		}
