@@ -98,6 +98,9 @@ type Options struct {
 	// MergePoll is how long a pass waits before asking GitHub again for a
 	// mergeability it is still computing; 2s when 0.
 	MergePoll time.Duration
+	// Shard, when set, limits every pass to the entries of one shard, so
+	// that several reconcilers share one control repository in parallel.
+	Shard Shard
 }
 
 // Reconciler runs passes over one control repository.
@@ -286,7 +289,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.
 	var fatal error
-	entries := p.entries()
+	entries := p.inShard(p.entries())
 	p.observe(ctx, entries)
 	for _, e := range entries {
 		if err := p.entry(ctx, e); err != nil {
