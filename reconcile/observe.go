@@ -62,6 +62,12 @@ type observer struct {
 	used  map[string]bool            // repo + " " + branch served from a snapshot
 	stale map[string]bool            // repositories whose work branches the pass moved through the API
 	bases map[string]baseHead        // repo + " " + branch
+	prs   map[prKey]PullRequest      // pull requests read this pass, mergeability known
+}
+
+type prKey struct {
+	repo   string
+	number int
 }
 
 type branchSnapshot struct {
@@ -82,7 +88,7 @@ func observe(c GitHubClient) GitHubClient {
 	if !ok {
 		return c
 	}
-	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}}
+	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]PullRequest{}}
 }
 
 // prefetch reads the work-branch snapshots of repos concurrently, at most
@@ -209,6 +215,75 @@ func (o *observer) moved(repo, branch string) {
 	defer o.mu.Unlock()
 	o.used[repo+" "+branch] = true
 	delete(o.bases, repo+" "+branch)
+	// A pushed head changes its pull request (head, mergeability).
+	for k := range o.prs {
+		if k.repo == repo {
+			delete(o.prs, k)
+		}
+	}
+}
+
+// GetPullRequest reads a pull request once per pass: a review reads it,
+// then its digest reads it again. A read whose mergeability GitHub is still
+// computing is not kept, so that asking again (RepollMergeable) asks
+// GitHub; any write to the pull request forgets it.
+func (o *observer) GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error) {
+	k := prKey{repo, number}
+	o.mu.Lock()
+	pr, ok := o.prs[k]
+	o.mu.Unlock()
+	if ok {
+		return pr, nil
+	}
+	pr, err := o.GitHubClient.GetPullRequest(ctx, repo, number)
+	if err == nil && pr.Mergeable != nil {
+		o.mu.Lock()
+		o.prs[k] = pr
+		o.mu.Unlock()
+	}
+	return pr, err
+}
+
+func (o *observer) forget(repo string, number int) {
+	o.mu.Lock()
+	delete(o.prs, prKey{repo, number})
+	o.mu.Unlock()
+}
+
+// EditPullRequestBody writes through and forgets the pull request.
+func (o *observer) EditPullRequestBody(ctx context.Context, repo string, number int, body string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.EditPullRequestBody(ctx, repo, number, body)
+}
+
+// ReopenPullRequest writes through and forgets the pull request.
+func (o *observer) ReopenPullRequest(ctx context.Context, repo string, number int) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.ReopenPullRequest(ctx, repo, number)
+}
+
+// MarkReadyForReview writes through and forgets the pull request.
+func (o *observer) MarkReadyForReview(ctx context.Context, repo string, number int, nodeID string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.MarkReadyForReview(ctx, repo, number, nodeID)
+}
+
+// EnsureComment writes through and forgets the pull request.
+func (o *observer) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (bool, error) {
+	defer o.forget(repo, number)
+	return o.GitHubClient.EnsureComment(ctx, repo, number, marker, body)
+}
+
+// AddLabel writes through and forgets the pull request.
+func (o *observer) AddLabel(ctx context.Context, repo string, number int, label string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.AddLabel(ctx, repo, number, label)
+}
+
+// RemoveLabel writes through and forgets the pull request.
+func (o *observer) RemoveLabel(ctx context.Context, repo string, number int, label string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.RemoveLabel(ctx, repo, number, label)
 }
 
 // UpdateBranch merges the base into a pull request's head branch; which
@@ -218,5 +293,6 @@ func (o *observer) UpdateBranch(ctx context.Context, repo string, number int, ex
 	o.mu.Lock()
 	o.stale[repo] = true
 	o.mu.Unlock()
+	defer o.forget(repo, number)
 	return o.GitHubClient.UpdateBranch(ctx, repo, number, expectedHead)
 }

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -140,4 +141,47 @@ func pushCommit(t *testing.T, s *githubtest.Server, repo, branch string) string 
 	run(t, w, "git", "commit", "--quiet", "--allow-empty", "-m", "agent")
 	run(t, w, "git", "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)
 	return strings.TrimSpace(run(t, w, "git", "rev-parse", "HEAD"))
+}
+
+// A pull request is read once per pass once its mergeability is known; a
+// write to it makes the next read ask GitHub again.
+func TestObserverReadsAPullRequestOncePerPass(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "acme/a")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := context.Background()
+	pushBranch(t, s, "acme/a", "gallivant/x", "x.txt")
+	pr, err := g.CreatePullRequest(ctx, "acme/a", "gallivant/x", "main", "X", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := observe(g).(*observer)
+	s.ResetLog()
+	reads := 0
+	for got := (PullRequest{}); got.Mergeable == nil && reads < 5; reads++ {
+		if got, err = o.GetPullRequest(ctx, "acme/a", pr.Number); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := s.Counts(); c.Total != reads {
+		t.Fatalf("%d reads until mergeability was known made %d requests", reads, c.Total)
+	}
+	s.ResetLog()
+	if _, err := o.GetPullRequest(ctx, "acme/a", pr.Number); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Counts(); c.Total != 0 {
+		t.Errorf("a second read in the pass made %d requests, want 0", c.Total)
+	}
+	if err := o.AddLabel(ctx, "acme/a", pr.Number, "gallivant:ready"); err != nil {
+		t.Fatal(err)
+	}
+	s.ResetLog()
+	got, err := o.GetPullRequest(ctx, "acme/a", pr.Number)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Counts(); c.Total != 1 || !slices.Contains(got.Labels, "gallivant:ready") {
+		t.Errorf("after a write: %d requests, labels %v; want one request that sees the label", c.Total, got.Labels)
+	}
 }

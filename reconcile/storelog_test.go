@@ -127,3 +127,29 @@ func BenchmarkLog(b *testing.B) {
 	b.ReportMetric(float64(gitPer.Nanoseconds()), "git-ns/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(gitPer.Nanoseconds()), "x-git")
 }
+
+// BenchmarkStoreCommit is the part of a transition that grows with the
+// number of specs: committing one ledger into a plans/ directory of n
+// ledgers (91% of a 1,000-spec first pass when issue 15 was filed).
+// Issue 15's goal is a cost within 1.5× from 50 to 2,000 specs.
+func BenchmarkStoreCommit(b *testing.B) {
+	for _, n := range []int{50, 200, 500, 1000, 2000} {
+		b.Run(fmt.Sprintf("specs=%d", n), func(b *testing.B) {
+			ctl := historyRepo(b, 1, n)
+			st, err := OpenStore(context.Background(), StoreOptions{Control: ctl})
+			if err != nil {
+				b.Fatal(err)
+			}
+			when := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				content := []byte(fmt.Sprintf("# ledger\n\nrevision %d\n", i))
+				if _, err := st.Commit(fmt.Sprintf("plans/s%03d-ledger.md", i%n), content, "loop: record", when); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
