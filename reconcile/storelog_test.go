@@ -153,3 +153,32 @@ func BenchmarkStoreCommit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommitAndPush is a committing pass's store work, one transition
+// committed and pushed, on a control branch with 1,000 and with 10,000
+// commits of history (issue 15's goal: within 1.2×).
+func BenchmarkCommitAndPush(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("commits=%d", n), func(b *testing.B) {
+			ctl := historyRepo(b, n, 100)
+			remote := filepath.Join(b.TempDir(), "control.git")
+			run(b, ctl, "git", "clone", "--quiet", "--bare", ctl, remote)
+			st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + remote, CacheDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			when := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				if _, err := st.Commit(fmt.Sprintf("plans/s%03d-ledger.md", i%100), []byte(fmt.Sprintf("revision %d\n", i)), "loop: record", when); err != nil {
+					b.Fatal(err)
+				}
+				if err := st.Push(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
