@@ -68,6 +68,12 @@ type GitHub struct {
 
 	meter     *meter
 	statePath string // "" when nothing persists
+	// saved is set once the state file matches the adapter: after a load
+	// or a save, at savedChanges cache changes and savedShape (discovered
+	// repositories, hidden protections).
+	saved        bool
+	savedChanges int
+	savedShape   [2]int
 }
 
 // protectionHiddenTTL is how long an unreadable branch protection is not

@@ -95,6 +95,7 @@ func (g *GitHub) loadState() {
 		}
 		c.storeLocked(&cacheEntry{key: e.Key, etag: e.ETag, status: e.Status, header: e.Header, body: e.Body})
 	}
+	g.cache.changes = 0
 	c.mu.Unlock()
 	g.mu.Lock()
 	for repo, d := range st.Discovery {
@@ -107,6 +108,8 @@ func (g *GitHub) loadState() {
 	for k, at := range st.Hidden {
 		g.protectionHidden[k] = at
 	}
+	// What was just read is what the file holds.
+	g.saved, g.savedShape = true, [2]int{len(g.known), len(g.protectionHidden)}
 	g.mu.Unlock()
 }
 
@@ -116,6 +119,17 @@ func (g *GitHub) loadState() {
 // does nothing when the adapter has no state directory.
 func (g *GitHub) SaveState() error {
 	if g.statePath == "" {
+		return nil
+	}
+	// An idle pass (every read answered 304) changes nothing worth a
+	// write; a daemon would otherwise rewrite the file every pass.
+	g.cache.mu.Lock()
+	changes := g.cache.changes
+	g.cache.mu.Unlock()
+	g.mu.Lock()
+	shape := [2]int{len(g.known), len(g.protectionHidden)}
+	g.mu.Unlock()
+	if g.saved && changes == g.savedChanges && shape == g.savedShape {
 		return nil
 	}
 	st := persistedState{Version: stateVersion, Discovery: map[string]persistedDisc{}, Hidden: map[string]time.Time{}}
@@ -151,6 +165,7 @@ func (g *GitHub) SaveState() error {
 	if err := writeAtomic(g.statePath, data); err != nil {
 		return fmt.Errorf("save github cache state: %w", err)
 	}
+	g.saved, g.savedChanges, g.savedShape = true, changes, shape
 	return nil
 }
 
@@ -188,6 +203,7 @@ func (c *etagCache) storeLocked(e *cacheEntry) {
 		c.bytes -= len(el.Value.(*cacheEntry).body)
 		c.order.Remove(el)
 	}
+	c.changes++
 	c.entries[e.key] = c.order.PushFront(e)
 	c.bytes += len(e.body)
 	for c.bytes > c.maxBytes {

@@ -71,6 +71,15 @@ func TestStateSurvivesTheProcess(t *testing.T) {
 	if c := s.Counts(); c.Counted != 0 || c.NotModified != 2 {
 		t.Errorf("the stand-in saw %+v from the second process, want 2 answered 304 and none charged", c)
 	}
+	// Nothing changed: saving does not rewrite the file (a daemon saves
+	// after every pass).
+	before, _ := os.Stat(files[0])
+	if err := second.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(files[0]); !os.SameFile(before, after) {
+		t.Errorf("an unchanged state was written again")
+	}
 
 	// Another token has a state of its own.
 	other, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: s.Token("dev"), StateDir: dir, Logger: testLogger(nil)})

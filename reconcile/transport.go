@@ -30,6 +30,7 @@ type etagCache struct {
 	maxBytes int
 	bytes    int
 	hits     int
+	changes  int // entries stored, so that an unchanged cache is not saved again
 }
 
 type cacheEntry struct {
