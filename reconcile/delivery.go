@@ -669,6 +669,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		return err
 	}
 	out, err := p.Executor.Run(ctx, task)
+	p.moved(task.Repo, task.Branch)
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,10 @@ type GitHubOptions struct {
 	Logger *slog.Logger
 	// Sleep waits between retries; tests replace it. A real sleep when nil.
 	Sleep func(context.Context, time.Duration) error
+	// StateDir, when set, is where the ETag cache and discovery state
+	// persist between processes (one file per credential, written by
+	// SaveState); nothing persists when empty.
+	StateDir string
 }
 
 // GitHub is gallivant's view of GitHub: exactly the operations the
@@ -66,6 +70,15 @@ type GitHub struct {
 	protectionHidden map[string]time.Time
 	login            string // the token's login, once asked
 	fixedLogin       string // GitHubOptions.Login
+
+	meter     *meter
+	statePath string // "" when nothing persists
+	// saved is set once the state file matches the adapter: after a load
+	// or a save, at savedChanges cache changes and savedShape (discovered
+	// repositories, hidden protections).
+	saved        bool
+	savedChanges int
+	savedShape   [2]int
 }
 
 // protectionHiddenTTL is how long an unreadable branch protection is not
@@ -179,7 +192,8 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 	if opts.Sleep == nil {
 		opts.Sleep = sleepCtx
 	}
-	retry := &retrying{next: opts.Transport, attempts: opts.Attempts, base: opts.Backoff, maxWait: opts.MaxSecondaryWait,
+	m := newMeter(opts.Transport)
+	retry := &retrying{next: m, attempts: opts.Attempts, base: opts.Backoff, maxWait: opts.MaxSecondaryWait,
 		timeout: opts.Timeout, sleep: opts.Sleep, log: opts.Logger}
 	cache := newETagCache(retry, opts.CacheBytes)
 	c := github.NewClient(&http.Client{Transport: cache}).WithAuthToken(opts.Token)
@@ -190,7 +204,14 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
 		}
 	}
-	return &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}, fixedLogin: opts.Login}, nil
+	g := &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}, meter: m, fixedLogin: opts.Login}
+	if opts.StateDir != "" {
+		// Keyed by the credential: a token, or an App's bot login (its
+		// installation tokens change every hour).
+		g.statePath = statePath(opts.StateDir, c.BaseURL.String(), opts.Token+opts.Login)
+		g.loadState()
+	}
+	return g, nil
 }
 
 // CacheHits returns how many reads were answered 304 and served from the cache.

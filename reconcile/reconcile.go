@@ -98,6 +98,9 @@ type Options struct {
 	// MergePoll is how long a pass waits before asking GitHub again for a
 	// mergeability it is still computing; 2s when 0.
 	MergePoll time.Duration
+	// Shard, when set, limits every pass to the entries of one shard, so
+	// that several reconcilers share one control repository in parallel.
+	Shard Shard
 }
 
 // Reconciler runs passes over one control repository.
@@ -180,6 +183,9 @@ type Report struct {
 	// push before it failed: they are not on the control branch, and the
 	// next pass plans them again.
 	Unrecorded []Transition `json:"unrecorded,omitempty"`
+	// Requests is what the pass asked GitHub and the budget left; nil
+	// when the GitHub client does not count.
+	Requests *RequestStats `json:"requests,omitempty"`
 	// pushed counts the leading Transitions that reached the control
 	// branch: a write-ahead dispatch pushes in the middle of a pass.
 	pushed int
@@ -192,7 +198,8 @@ type Report struct {
 // it matches ErrCredentials or ErrUnreachable when GitHub rejected the token
 // or could not be reached, and the report then holds the transitions
 // committed before that.
-func (r *Reconciler) Pass(ctx context.Context) (*Report, error) {
+func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
+	defer r.account()(&rep)
 	var retries int
 	// Outcomes of executors that ran survive a re-plan: the agent's work is
 	// on the work branch either way, and a re-planned pass must not think
@@ -285,7 +292,9 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	if n := cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
 		p.sched = newScheduler(n, cfg.Executor.MaxParallelPerRepo)
 	}
-	p.forEntries(p.entries(), func(e *entry) {
+	entries := p.inShard(p.entries())
+	p.observe(ctx, entries)
+	p.forEntries(entries, func(e *entry) {
 		if err := p.entry(ctx, e); err != nil && !errors.Is(err, errAborted) {
 			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
 				p.abortWith(err)
@@ -952,6 +961,11 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	var out Outcome
 	ran := false
 	aerr := p.runAgent(ctx, e, repo, func() { out, err = p.Executor.Run(ctx, task); ran = true })
+	if ran {
+		// The run may have pushed the work branch: later reads in this
+		// pass ask GitHub rather than the pass's snapshot.
+		p.moved(task.Repo, task.Branch)
+	}
 	if !ran {
 		// The dispatch landed and no agent started: its intent stays, so
 		// the next pass reruns it.
@@ -1088,6 +1102,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 		t.CloneURL = p.CloneURL(t.Repo)
 	}
 	rc, err := rv.Recover(ctx, t)
+	p.moved(t.Repo, t.Branch)
 	if err != nil {
 		return Recovery{}, err
 	}

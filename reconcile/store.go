@@ -68,6 +68,9 @@ type Store struct {
 	tip      plumbing.Hash // head plus this pass's unpushed commits
 	remote   string        // the clone's origin; empty in place
 	log      *slog.Logger
+	// written are the objects Commit wrote since head: exactly what a
+	// push sends (see sendPack).
+	written []plumbing.Hash
 }
 
 // OpenStore opens (cloning if needed) the control repository.
@@ -206,7 +209,7 @@ func (s *Store) Sync(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("control branch %s: %w", name, err)
 		}
-		s.branch, s.head, s.tip = name, ref.Hash(), ref.Hash()
+		s.branch, s.head, s.tip, s.written = name, ref.Hash(), ref.Hash(), nil
 		return nil
 	}
 	return s.syncClone(ctx)
@@ -238,7 +241,7 @@ func (s *Store) fetchHead(ctx context.Context) error {
 	if _, err := s.repo.CommitObject(ref.Hash()); err != nil {
 		return fmt.Errorf("control commit %s: %w", short(ref.Hash().String()), err)
 	}
-	s.head, s.tip = ref.Hash(), ref.Hash()
+	s.head, s.tip, s.written = ref.Hash(), ref.Hash(), nil
 	return s.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(s.branch), s.head))
 }
 
@@ -404,7 +407,7 @@ func (s *Store) Commit(p string, content []byte, message string, when time.Time)
 		return "", err
 	}
 	w.Close()
-	bh, err := s.repo.Storer.SetEncodedObject(blob)
+	bh, err := s.put(blob)
 	if err != nil {
 		return "", err
 	}
@@ -419,7 +422,7 @@ func (s *Store) Commit(p string, content []byte, message string, when time.Time)
 	if err := c.Encode(obj); err != nil {
 		return "", err
 	}
-	h, err := s.repo.Storer.SetEncodedObject(obj)
+	h, err := s.put(obj)
 	if err != nil {
 		return "", err
 	}
@@ -480,7 +483,7 @@ func (s *Store) replace(tree plumbing.Hash, parts []string, blob plumbing.Hash) 
 	if err := t.Encode(obj); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return s.repo.Storer.SetEncodedObject(obj)
+	return s.put(obj)
 }
 
 // Landed reports whether commit sha is on the control branch as last
@@ -554,6 +557,13 @@ func (s *Store) Push(ctx context.Context) error {
 	if err := s.repo.Storer.SetReference(plumbing.NewHashReference(ref, s.tip)); err != nil {
 		return err
 	}
+	if len(s.written) > 0 {
+		if err := s.sendPack(ctx, ref); err != nil {
+			return err
+		}
+		s.head, s.written = s.tip, nil
+		return nil
+	}
 	spec := config.RefSpec(ref.String() + ":" + ref.String())
 	err := s.repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: s.auth, RefSpecs: []config.RefSpec{spec},
 		RequireRemoteRefs: []config.RefSpec{config.RefSpec(s.head.String() + ":" + ref.String())}})
@@ -590,13 +600,10 @@ type LogEntry struct {
 
 // Log returns the commits that changed p, newest first, from the tip.
 func (s *Store) Log(p string, limit int) ([]LogEntry, error) {
-	iter, err := s.repo.Log(&git.LogOptions{From: s.tip, FileName: &p})
-	if err != nil {
-		return nil, err
-	}
-	defer iter.Close()
 	var out []LogEntry
-	err = iter.ForEach(func(c *object.Commit) error {
+	pl, done := newPathLog(s, p)
+	defer done()
+	err := pl.walk(s.tip, func(c *object.Commit) error {
 		if limit > 0 && len(out) >= limit {
 			return errStop
 		}

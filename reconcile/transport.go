@@ -30,6 +30,7 @@ type etagCache struct {
 	maxBytes int
 	bytes    int
 	hits     int
+	changes  int // entries stored, so that an unchanged cache is not saved again
 }
 
 type cacheEntry struct {
@@ -108,19 +109,7 @@ func (c *etagCache) store(e *cacheEntry) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[e.key]; ok {
-		c.bytes -= len(el.Value.(*cacheEntry).body)
-		c.order.Remove(el)
-	}
-	c.entries[e.key] = c.order.PushFront(e)
-	c.bytes += len(e.body)
-	for c.bytes > c.maxBytes {
-		last := c.order.Back()
-		old := last.Value.(*cacheEntry)
-		c.order.Remove(last)
-		delete(c.entries, old.key)
-		c.bytes -= len(old.body)
-	}
+	c.storeLocked(e)
 }
 
 // retrying is an http.RoundTripper that retries GET requests on 5xx

@@ -89,6 +89,7 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		t.CloneURL = p.CloneURL(repo)
 	}
 	out, err := p.Executor.Run(ctx, t)
+	p.moved(t.Repo, t.Branch)
 	if err != nil {
 		return progressed, false, err
 	}

@@ -118,7 +118,8 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	if a.metrics != nil {
 		transport = a.metrics.Transport(nil)
 	}
-	gh, err := reconcile.NewGitHub(creds.options(api, reconcile.GitHubOptions{Logger: log, Transport: transport}))
+	// The conditional state persists so that a one-shot pass starts warm.
+	gh, err := reconcile.NewGitHub(creds.options(api, reconcile.GitHubOptions{Logger: log, Transport: transport, StateDir: filepath.Join(a.cacheDir(), "github")}))
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}

@@ -16,12 +16,14 @@ type reconcileOptions struct {
 	Control string
 	DryRun  bool
 	Format  string
+	// Shard is --shard i/n; "" runs every entry.
+	Shard string
 }
 
 func (a *app) newReconcileCmd() *cobra.Command {
 	opts := &reconcileOptions{}
 	cmd := &cobra.Command{
-		Use:   "reconcile [--control PATH|URL] [--dry-run]",
+		Use:   "reconcile [--control PATH|URL] [--dry-run] [--shard i/n]",
 		Short: "Run one reconcile pass: observe, perform the due transitions, commit them",
 		Long: `reconcile reads the control repository at its control branch head, observes
 GitHub and the work branches, performs the transitions that are due and
@@ -38,7 +40,8 @@ not run (credentials rejected, GitHub or the control remote unreachable,
 invalid configuration) or for a usage error.`,
 		Example: `  gallivant reconcile
   gallivant reconcile --dry-run
-  gallivant reconcile --control https://github.com/acme/control.git --format json`,
+  gallivant reconcile --control https://github.com/acme/control.git --format json
+  gallivant reconcile --shard 2/3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			mode := performed
@@ -51,6 +54,7 @@ invalid configuration) or for a usage error.`,
 	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "plan the pass without committing, pushing, writing to GitHub or running agents")
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&opts.Shard, "shard", "", "handle only shard i of n (i/n, such as 1/3): parallel jobs split the entries by a stable hash, a chain always in one shard")
 	return cmd
 }
 
@@ -91,10 +95,18 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 	if opts.Format != "text" && opts.Format != "json" {
 		return usageError("--format must be text or json, got %q", opts.Format)
 	}
+	var shard reconcile.Shard
+	if opts.Shard != "" {
+		var err error
+		if shard, err = reconcile.ParseShard(opts.Shard); err != nil {
+			return usageError("--shard: %v", err)
+		}
+	}
 	w, err := a.reconciler(cmd.Context(), opts.Control, opts.DryRun)
 	if err != nil {
 		return err
 	}
+	w.SetShard(shard)
 	rep, err := w.Pass(cmd.Context())
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
@@ -178,6 +190,9 @@ func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 		n += len(rep.Unrecorded)
 	}
 	fmt.Fprintln(a.io.Err, summaryLine(rep.Control, n, mode))
+	if line := requestsLine(rep.Requests); line != "" {
+		fmt.Fprintln(a.io.Err, line)
+	}
 	if a.env("GITHUB_ACTIONS") == "true" {
 		a.actions(shown)
 	}
@@ -261,6 +276,9 @@ func writeSummary(w io.Writer, rep *reconcile.Report) {
 		for _, rf := range rep.Refusals {
 			fmt.Fprintf(w, "- `%s`: `%s`: %s\n", rf.Ledger, strings.ReplaceAll(rf.Request, "`", "'"), mdCell(rf.Reason))
 		}
+	}
+	if line := requestsLine(rep.Requests); line != "" {
+		fmt.Fprintf(w, "\n%s\n", line)
 	}
 }
 

@@ -150,30 +150,6 @@ func (g gitRepo) commitTree(tree string, parents []string, msg, who string, when
 	return strings.TrimSpace(s), err
 }
 
-// refs returns every branch and its head.
-func (g gitRepo) branches() (map[string]string, error) {
-	s, err := g.out("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(s, "\n") {
-		if name, sha, ok := strings.Cut(line, " "); ok {
-			out[name] = sha
-		}
-	}
-	return out, nil
-}
-
-// resolve returns the commit a ref or SHA names.
-func (g gitRepo) resolve(ref string) (string, bool) {
-	if strings.HasPrefix(ref, "-") {
-		return "", false
-	}
-	s, err := g.out("rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
-	return s, err == nil && s != ""
-}
-
 // commit is what the API shows of one commit.
 type commitInfo struct {
 	SHA, Tree      string

@@ -583,8 +583,8 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
 	w.Header().Set("X-GitHub-Request-Id", strconv.FormatInt(time.Now().UnixNano(), 36))
 	if !ok {
-		writeError(w, http.StatusUnauthorized, "Bad credentials")
 		logIt(http.StatusUnauthorized, false, false)
+		writeError(w, http.StatusUnauthorized, "Bad credentials")
 		return
 	}
 	counts := entry.Path != "/rate_limit"
@@ -595,11 +595,11 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 	s.mu.Unlock()
 	if exhausted {
 		w.Header().Set("X-RateLimit-Remaining", "0")
+		logIt(http.StatusForbidden, false, false)
 		writeJSON(w, http.StatusForbidden, map[string]string{
 			"message":           "API rate limit exceeded for user " + login + ".",
 			"documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits",
 		})
-		logIt(http.StatusForbidden, false, false)
 		return
 	}
 	f := s.matchFault(r.Method, entry.Path)
@@ -611,8 +611,8 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	mux.ServeHTTP(rec, r)
 	if f != nil {
-		writeError(w, http.StatusBadGateway, "Bad Gateway")
 		logIt(http.StatusBadGateway, false, false)
+		writeError(w, http.StatusBadGateway, "Bad Gateway")
 		return
 	}
 	for k, v := range rec.header {
@@ -624,8 +624,8 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		w.Header().Set("ETag", etag)
 		if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
 			// GitHub: a 304 does not count against the primary rate limit.
-			w.WriteHeader(http.StatusNotModified)
 			logIt(http.StatusNotModified, false, true)
+			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 	}
@@ -636,9 +636,11 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		s.setRateHeaders(w.Header(), rl)
 		s.mu.Unlock()
 	}
+	// Logged before the answer is written: a client that reads the log
+	// right after its response must find its request there.
+	logIt(rec.status, counted, false)
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
-	logIt(rec.status, counted, false)
 }
 
 func etagMatch(header, etag string) bool {

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gallivant/gallivant/reconcile"
+)
+
+// requestsLine says what a pass asked GitHub: requests sent, answered 304
+// (free), charged against the rate limit, and the budget GitHub last
+// reported. "" when the pass did not count.
+func requestsLine(s *reconcile.RequestStats) string {
+	if s == nil {
+		return ""
+	}
+	line := fmt.Sprintf("github: %s, %d answered 304, %d rate-limited", plural(s.Requests, "request", "requests"), s.NotModified, s.RateLimited)
+	if s.Remaining >= 0 && s.Limit > 0 {
+		line += fmt.Sprintf("; %d of %d left", s.Remaining, s.Limit)
+		if !s.Reset.IsZero() {
+			line += " until " + s.Reset.UTC().Format(time.RFC3339)
+		}
+	}
+	return line
+}

@@ -1,0 +1,298 @@
+package reconcile
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/google/go-github/v66/github"
+)
+
+// The request model (docs/reconcile.md): a pass observes per repository and
+// acts per entry. One conditional matching-refs read per repository answers
+// every work branch's head for the row loop, and a base branch is read once
+// per repository per pass, so an idle pass costs one request per repository,
+// answered 304 and free of rate limit, however many specs it holds.
+
+// workBranchPrefix is the prefix every default work branch carries
+// (specs.Branch): one matching-refs read of it lists them all.
+const workBranchPrefix = "gallivant/"
+
+// MatchingBranches returns every branch whose name starts with prefix and
+// its head, from GitHub's matching-refs endpoint: one conditional request
+// per 100 branches, free of rate limit when nothing moved.
+func (g *GitHub) MatchingBranches(ctx context.Context, repo, prefix string) (map[string]string, error) {
+	o, n := splitRepo(repo)
+	refs, err := readPages("list branches "+prefix+"* of "+repo, func(page int) ([]*github.Reference, *github.Response, error) {
+		return g.c.Git.ListMatchingRefs(ctx, o, n, &github.ReferenceListOptions{Ref: "heads/" + prefix, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(refs))
+	for _, r := range refs {
+		// GitHub matches a prefix of the full name; keep exactly the
+		// branches under it.
+		if b, ok := strings.CutPrefix(r.GetRef(), "refs/heads/"); ok && strings.HasPrefix(b, prefix) {
+			out[b] = r.GetObject().GetSHA()
+		}
+	}
+	return out, nil
+}
+
+// branchLister is the per-repository read a pass's observer needs; a
+// GitHubClient without it is asked per branch, as before.
+type branchLister interface {
+	MatchingBranches(ctx context.Context, repo, prefix string) (map[string]string, error)
+}
+
+// observer is one pass's view of GitHub: the client, with branch heads
+// answered per repository. A work branch's first read in the pass comes
+// from its repository's snapshot (one matching-refs read); any later read
+// of the same branch in the pass asks GitHub, because by then the pass
+// itself may have moved it (an executor's push, a created branch, an
+// update-branch). Base branches only move by people and GitHub, never by
+// the pass, so each is read once per pass. Safe for concurrent use.
+type observer struct {
+	GitHubClient
+	list branchLister
+
+	mu    sync.Mutex
+	snaps map[string]*branchSnapshot // per repository
+	used  map[string]bool            // repo + " " + branch served from a snapshot
+	stale map[string]bool            // repositories whose work branches the pass moved through the API
+	bases map[string]baseHead        // repo + " " + branch
+	prs   map[prKey]PullRequest      // pull requests read this pass, mergeability known
+}
+
+type prKey struct {
+	repo   string
+	number int
+}
+
+type branchSnapshot struct {
+	once  sync.Once
+	heads map[string]string
+	err   error
+}
+
+type baseHead struct {
+	sha string
+	ok  bool
+}
+
+// observe returns the pass's view of c: c itself when it cannot list
+// branches per repository.
+func observe(c GitHubClient) GitHubClient {
+	l, ok := c.(branchLister)
+	if !ok {
+		return c
+	}
+	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]PullRequest{}}
+}
+
+// prefetch reads the work-branch snapshots of repos concurrently, at most
+// width at a time. A failed read is not kept as the answer's cause here:
+// the entry that needs the snapshot reports it.
+func (o *observer) prefetch(ctx context.Context, repos []string, width int) {
+	sem := make(chan struct{}, width)
+	var wg sync.WaitGroup
+	for _, repo := range repos {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, _ = o.snapshot(ctx, repo)
+		}()
+	}
+	wg.Wait()
+}
+
+func (o *observer) snapshot(ctx context.Context, repo string) (map[string]string, error) {
+	o.mu.Lock()
+	s := o.snaps[repo]
+	if s == nil {
+		s = &branchSnapshot{}
+		o.snaps[repo] = s
+	}
+	o.mu.Unlock()
+	s.once.Do(func() { s.heads, s.err = o.list.MatchingBranches(ctx, repo, workBranchPrefix) })
+	if s.err != nil {
+		// Not kept: the next read asks again.
+		o.mu.Lock()
+		if o.snaps[repo] == s {
+			delete(o.snaps, repo)
+		}
+		o.mu.Unlock()
+	}
+	return s.heads, s.err
+}
+
+// BranchHead answers from the pass's snapshots where that is still the
+// truth, and asks GitHub otherwise.
+func (o *observer) BranchHead(ctx context.Context, repo, branch string) (string, bool, error) {
+	key := repo + " " + branch
+	if strings.HasPrefix(branch, workBranchPrefix) {
+		o.mu.Lock()
+		first := !o.used[key] && !o.stale[repo]
+		o.used[key] = true
+		o.mu.Unlock()
+		if first {
+			heads, err := o.snapshot(ctx, repo)
+			if err != nil {
+				return "", false, err
+			}
+			sha, ok := heads[branch]
+			return sha, ok, nil
+		}
+		return o.GitHubClient.BranchHead(ctx, repo, branch)
+	}
+	o.mu.Lock()
+	b, seen := o.bases[key]
+	o.mu.Unlock()
+	if seen {
+		return b.sha, b.ok, nil
+	}
+	sha, ok, err := o.GitHubClient.BranchHead(ctx, repo, branch)
+	if err != nil {
+		return "", false, err
+	}
+	o.mu.Lock()
+	o.bases[key] = baseHead{sha: sha, ok: ok}
+	o.mu.Unlock()
+	return sha, ok, nil
+}
+
+// CreateBranch creates the branch and makes its next read ask GitHub.
+func (o *observer) CreateBranch(ctx context.Context, repo, branch, sha string) error {
+	o.moved(repo, branch)
+	return o.GitHubClient.CreateBranch(ctx, repo, branch, sha)
+}
+
+// observeWidth bounds the concurrent reads of a pass's prefetch: enough
+// to hide GitHub's latency, few enough not to trip its secondary limits.
+const observeWidth = 4
+
+// observe makes the pass read GitHub through an observer, and reads the
+// work-branch snapshots of every repository with an outstanding dispatch
+// up front, concurrently: those are the reads an idle pass consists of.
+func (p *passState) observe(ctx context.Context, entries []*entry) {
+	o, ok := observe(p.GitHub).(*observer)
+	if !ok {
+		return
+	}
+	p.GitHub = o
+	seen := map[string]bool{}
+	var repos []string
+	for _, e := range entries {
+		if e.spec == nil || e.l == nil || e.l.Pending == nil {
+			continue
+		}
+		if !strings.HasPrefix(p.branch(e), workBranchPrefix) {
+			continue
+		}
+		repo, _ := p.member(e, e.l.Pending.Member)
+		if repo != "" && !seen[repo] {
+			seen[repo] = true
+			repos = append(repos, repo)
+		}
+	}
+	o.prefetch(ctx, repos, observeWidth)
+}
+
+// moved tells the pass's observer that the pass itself may have pushed
+// branch (an executor ran on it, or recovered a dead run's commits): its
+// next read asks GitHub rather than the pass's snapshot.
+func (p *passState) moved(repo, branch string) {
+	if o, ok := p.GitHub.(*observer); ok {
+		o.moved(repo, branch)
+	}
+}
+
+func (o *observer) moved(repo, branch string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.used[repo+" "+branch] = true
+	delete(o.bases, repo+" "+branch)
+	// A pushed head changes its pull request (head, mergeability).
+	for k := range o.prs {
+		if k.repo == repo {
+			delete(o.prs, k)
+		}
+	}
+}
+
+// GetPullRequest reads a pull request once per pass: a review reads it,
+// then its digest reads it again. A read whose mergeability GitHub is still
+// computing is not kept, so that asking again (RepollMergeable) asks
+// GitHub; any write to the pull request forgets it.
+func (o *observer) GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error) {
+	k := prKey{repo, number}
+	o.mu.Lock()
+	pr, ok := o.prs[k]
+	o.mu.Unlock()
+	if ok {
+		return pr, nil
+	}
+	pr, err := o.GitHubClient.GetPullRequest(ctx, repo, number)
+	if err == nil && pr.Mergeable != nil {
+		o.mu.Lock()
+		o.prs[k] = pr
+		o.mu.Unlock()
+	}
+	return pr, err
+}
+
+func (o *observer) forget(repo string, number int) {
+	o.mu.Lock()
+	delete(o.prs, prKey{repo, number})
+	o.mu.Unlock()
+}
+
+// EditPullRequestBody writes through and forgets the pull request.
+func (o *observer) EditPullRequestBody(ctx context.Context, repo string, number int, body string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.EditPullRequestBody(ctx, repo, number, body)
+}
+
+// ReopenPullRequest writes through and forgets the pull request.
+func (o *observer) ReopenPullRequest(ctx context.Context, repo string, number int) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.ReopenPullRequest(ctx, repo, number)
+}
+
+// MarkReadyForReview writes through and forgets the pull request.
+func (o *observer) MarkReadyForReview(ctx context.Context, repo string, number int, nodeID string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.MarkReadyForReview(ctx, repo, number, nodeID)
+}
+
+// EnsureComment writes through and forgets the pull request.
+func (o *observer) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (bool, error) {
+	defer o.forget(repo, number)
+	return o.GitHubClient.EnsureComment(ctx, repo, number, marker, body)
+}
+
+// AddLabel writes through and forgets the pull request.
+func (o *observer) AddLabel(ctx context.Context, repo string, number int, label string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.AddLabel(ctx, repo, number, label)
+}
+
+// RemoveLabel writes through and forgets the pull request.
+func (o *observer) RemoveLabel(ctx context.Context, repo string, number int, label string) error {
+	defer o.forget(repo, number)
+	return o.GitHubClient.RemoveLabel(ctx, repo, number, label)
+}
+
+// UpdateBranch merges the base into a pull request's head branch; which
+// branch that is the observer does not know, so every work branch of the
+// repository is read from GitHub for the rest of the pass.
+func (o *observer) UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error {
+	o.mu.Lock()
+	o.stale[repo] = true
+	o.mu.Unlock()
+	defer o.forget(repo, number)
+	return o.GitHubClient.UpdateBranch(ctx, repo, number, expectedHead)
+}

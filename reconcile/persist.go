@@ -1,0 +1,314 @@
+package reconcile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The adapter's conditional state (the ETag cache, what discovery saw,
+// which branch protections were unreadable) survives the process in one
+// file per credential under the state directory ($GALLIVANT_CACHE/github):
+// a one-shot `gallivant reconcile` in CI then starts warm, and a pass over
+// nothing new costs no rate limit. The file is a cache: deleting it, or a
+// file this version cannot read, only makes the next process start cold.
+
+// stateVersion changes whenever the file's shape does; another version's
+// file is ignored.
+const stateVersion = 1
+
+// persistedState is the file's content. It never holds the token: entries
+// are keyed by a hash of the request's credentials (cacheKey), and the file
+// name by a hash of the token and API URL.
+type persistedState struct {
+	Version   int                      `json:"version"`
+	Entries   []persistedEntry         `json:"entries"` // most recently used first
+	Discovery map[string]persistedDisc `json:"discovery,omitempty"`
+	Hidden    map[string]time.Time     `json:"protection_hidden,omitempty"`
+}
+
+type persistedEntry struct {
+	Key    string      `json:"key"`
+	ETag   string      `json:"etag"`
+	Status int         `json:"status"`
+	Header http.Header `json:"header"`
+	Body   []byte      `json:"body"`
+}
+
+type persistedDisc struct {
+	PRs      []PullRequest `json:"prs"`
+	Newest   time.Time     `json:"newest"`
+	Complete bool          `json:"complete"`
+}
+
+// keptHeaders are the response headers a cached answer replays: what
+// go-github reads (pagination, rate) and what identifies the body. Nothing
+// else is written to disk.
+var keptHeaders = []string{"Content-Type", "ETag", "Link", "Last-Modified", "X-GitHub-Media-Type",
+	"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset", "X-RateLimit-Resource"}
+
+// statePath names the state file of one credential: a hash of the API URL
+// and the token, never the token.
+func statePath(dir, apiURL, token string) string {
+	h := sha256.Sum256([]byte(strings.TrimRight(apiURL, "/") + "\x00" + token))
+	return filepath.Join(dir, "state-"+hex.EncodeToString(h[:12])+".json")
+}
+
+// loadState fills the adapter from its state file, if there is a readable
+// one; any problem means a cold start, said once in the log.
+func (g *GitHub) loadState() {
+	if g.statePath == "" {
+		return
+	}
+	data, err := os.ReadFile(g.statePath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	var st persistedState
+	if err == nil {
+		err = json.Unmarshal(data, &st)
+	}
+	if err == nil && st.Version != stateVersion {
+		err = fmt.Errorf("version %d, want %d", st.Version, stateVersion)
+	}
+	if err != nil {
+		g.log.Warn("github cache state not read; starting cold", "path", g.statePath, "error", err.Error())
+		return
+	}
+	c := g.cache
+	c.mu.Lock()
+	// Oldest first, so the most recently used ends at the front.
+	for i := len(st.Entries) - 1; i >= 0; i-- {
+		e := st.Entries[i]
+		if e.Key == "" || e.ETag == "" {
+			continue
+		}
+		c.storeLocked(&cacheEntry{key: e.Key, etag: e.ETag, status: e.Status, header: e.Header, body: e.Body})
+	}
+	g.cache.changes = 0
+	c.mu.Unlock()
+	g.mu.Lock()
+	for repo, d := range st.Discovery {
+		k := &discovery{prs: map[int]PullRequest{}, newest: d.Newest, complete: d.Complete}
+		for _, pr := range d.PRs {
+			k.prs[pr.Number] = pr
+		}
+		g.known[repo] = k
+	}
+	for k, at := range st.Hidden {
+		g.protectionHidden[k] = at
+	}
+	// What was just read is what the file holds.
+	g.saved, g.savedShape = true, [2]int{len(g.known), len(g.protectionHidden)}
+	g.mu.Unlock()
+}
+
+// SaveState writes the adapter's conditional state to its state file
+// atomically (a temporary file renamed over it), so that a process killed
+// mid-write leaves the previous file or the new one, never half of one. It
+// does nothing when the adapter has no state directory.
+func (g *GitHub) SaveState() error {
+	if g.statePath == "" {
+		return nil
+	}
+	// An idle pass (every read answered 304) changes nothing worth a
+	// write; a daemon would otherwise rewrite the file every pass.
+	g.cache.mu.Lock()
+	changes := g.cache.changes
+	g.cache.mu.Unlock()
+	g.mu.Lock()
+	shape := [2]int{len(g.known), len(g.protectionHidden)}
+	g.mu.Unlock()
+	if g.saved && changes == g.savedChanges && shape == g.savedShape {
+		return nil
+	}
+	st := persistedState{Version: stateVersion, Discovery: map[string]persistedDisc{}, Hidden: map[string]time.Time{}}
+	c := g.cache
+	c.mu.Lock()
+	for el := c.order.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*cacheEntry)
+		h := http.Header{}
+		for _, k := range keptHeaders {
+			if v := e.header.Values(k); len(v) > 0 {
+				h[http.CanonicalHeaderKey(k)] = v
+			}
+		}
+		st.Entries = append(st.Entries, persistedEntry{Key: e.key, ETag: e.etag, Status: e.status, Header: h, Body: e.body})
+	}
+	c.mu.Unlock()
+	g.mu.Lock()
+	for repo, d := range g.known {
+		pd := persistedDisc{Newest: d.newest, Complete: d.complete}
+		for _, pr := range d.prs {
+			pd.PRs = append(pd.PRs, pr)
+		}
+		st.Discovery[repo] = pd
+	}
+	for k, at := range g.protectionHidden {
+		st.Hidden[k] = at
+	}
+	g.mu.Unlock()
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("save github cache state: %w", err)
+	}
+	if err := writeAtomic(g.statePath, data); err != nil {
+		return fmt.Errorf("save github cache state: %w", err)
+	}
+	g.saved, g.savedChanges, g.savedShape = true, changes, shape
+	return nil
+}
+
+// writeAtomic replaces path with data through a temporary file in the same
+// directory, readable by the owner only.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// storeLocked is store with c.mu held.
+func (c *etagCache) storeLocked(e *cacheEntry) {
+	if len(e.body) > c.maxBytes/8 {
+		return
+	}
+	if el, ok := c.entries[e.key]; ok {
+		c.bytes -= len(el.Value.(*cacheEntry).body)
+		c.order.Remove(el)
+	}
+	c.changes++
+	c.entries[e.key] = c.order.PushFront(e)
+	c.bytes += len(e.body)
+	for c.bytes > c.maxBytes {
+		last := c.order.Back()
+		old := last.Value.(*cacheEntry)
+		c.order.Remove(last)
+		delete(c.entries, old.key)
+		c.bytes -= len(old.body)
+	}
+}
+
+// RequestStats counts what the adapter asked GitHub, every attempt
+// included: Requests sent, how many GitHub answered 304 (free), and how
+// many were RateLimited (charged against the primary limit: every answer
+// but a 304 or a 5xx). Remaining and Limit are the primary budget GitHub
+// last reported, with its Reset; -1 when no answer said.
+type RequestStats struct {
+	Requests    int       `json:"requests"`
+	NotModified int       `json:"not_modified"`
+	RateLimited int       `json:"rate_limited"`
+	Remaining   int       `json:"remaining"`
+	Limit       int       `json:"limit"`
+	Reset       time.Time `json:"reset,omitzero"`
+}
+
+// Sub returns the counts made since earlier; the budget is s's.
+func (s RequestStats) Sub(earlier RequestStats) RequestStats {
+	s.Requests -= earlier.Requests
+	s.NotModified -= earlier.NotModified
+	s.RateLimited -= earlier.RateLimited
+	return s
+}
+
+// meter is the http.RoundTripper nearest the network: it counts every
+// attempt and remembers the budget GitHub reports.
+type meter struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	s    RequestStats
+}
+
+func newMeter(next http.RoundTripper) *meter {
+	return &meter{next: next, s: RequestStats{Remaining: -1, Limit: -1}}
+}
+
+func (m *meter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := m.next.RoundTrip(r)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.s.Requests++
+	if err != nil {
+		return resp, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotModified:
+		m.s.NotModified++
+	case resp.StatusCode < 500:
+		m.s.RateLimited++
+	}
+	// Only the core budget: /rate_limit, search and GraphQL have their own.
+	if res := resp.Header.Get("X-RateLimit-Resource"); res == "" || res == "core" {
+		if v, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining")); err == nil {
+			m.s.Remaining = v
+		}
+		if v, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit")); err == nil {
+			m.s.Limit = v
+		}
+		if v, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			m.s.Reset = time.Unix(v, 0).UTC()
+		}
+	}
+	return resp, nil
+}
+
+// Requests returns what the adapter has asked GitHub since it was made.
+func (g *GitHub) Requests() RequestStats {
+	g.meter.mu.Lock()
+	defer g.meter.mu.Unlock()
+	return g.meter.s
+}
+
+// requestMeter is a GitHubClient that counts its requests.
+type requestMeter interface{ Requests() RequestStats }
+
+// stateSaver is a GitHubClient whose conditional state outlives it.
+type stateSaver interface{ SaveState() error }
+
+// account starts counting a pass's requests; the function it returns puts
+// the count in the pass's report and saves the client's conditional state,
+// so that the next process starts where this pass ended.
+func (r *Reconciler) account() func(rep **Report) {
+	m, counts := r.o.GitHub.(requestMeter)
+	var before RequestStats
+	if counts {
+		before = m.Requests()
+	}
+	return func(rep **Report) {
+		if counts && *rep != nil {
+			s := m.Requests().Sub(before)
+			(*rep).Requests = &s
+		}
+		if sv, ok := r.o.GitHub.(stateSaver); ok {
+			if err := sv.SaveState(); err != nil {
+				r.o.Log.Warn("github cache state not saved; the next process starts cold", "error", err.Error())
+			}
+		}
+	}
+}
