@@ -19,10 +19,11 @@ const (
 	RequestResnapshot                        // resnapshot | <why>
 	RequestRecheck                           // recheck [| <why>]
 	RequestReopen                            // reopen <n> | <why>
+	RequestAccept                            // accept | <why>
 )
 
 func (k RequestKind) String() string {
-	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen"}[k]
+	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen", "accept"}[k]
 }
 
 // Request is one parsed line of the human-owned `## Requests` section.
@@ -96,8 +97,8 @@ func ParseRequest(line string) (Request, error) {
 			}
 		}
 		return r, nil
-	case "resume", "resnapshot", "recheck":
-		r.Kind = map[string]RequestKind{"resume": RequestResume, "resnapshot": RequestResnapshot, "recheck": RequestRecheck}[word]
+	case "resume", "resnapshot", "recheck", "accept":
+		r.Kind = map[string]RequestKind{"resume": RequestResume, "resnapshot": RequestResnapshot, "recheck": RequestRecheck, "accept": RequestAccept}[word]
 		why := strings.TrimSpace(rest)
 		if why != "" {
 			if !strings.HasPrefix(why, "|") {

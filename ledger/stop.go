@@ -38,6 +38,7 @@ const (
 	StopNoCredential      StopReason = "no-credential"
 	StopLedgerMalformed   StopReason = "ledger-malformed"
 	StopChain             StopReason = "chain"
+	StopTampered          StopReason = "tampered"
 )
 
 // stopInfo is what the rules know of one stop reason: whether it is a row
@@ -111,6 +112,8 @@ var stopTable = map[StopReason]stopInfo{
 	StopNoCredential:    {recommend: fixed("none - give gallivant a token (github.token_env) that can write the target repository")},
 	StopLedgerMalformed: {recommend: fixed("none - repair the ledger (gallivant check names the line)")},
 	StopChain:           {recommend: fixed("none - restore the chain's order, or start a new chain")},
+	StopTampered: {clears: []string{"accept | <why>"},
+		recommend: fixed("accept | <why> - accepts a person's edit of the ledger's reconciler-owned sections as the entry's state (gallivant verify shows it); to undo the edit instead, restore those sections in the same commit")},
 }
 
 // rowOr returns target, or the row the loop would dispatch next when the
