@@ -65,8 +65,8 @@ func (c *Change) trailer(key string) string {
 // Section names a part of a ledger a violation is about. The ledger's own
 // parts are named as in its file; commit-level findings have their own.
 const (
-	SectionHeader    = "header"     // the lines between the discriminant and the row table
-	SectionRows      = "rows"       // the row table
+	SectionHeader    = "header" // the lines between the discriminant and the row table
+	SectionRows      = "rows"   // the row table
 	SectionMapping   = "leg mapping"
 	SectionDecisions = "decisions"
 	SectionDelivery  = "delivery"
