@@ -30,11 +30,11 @@ type Report struct {
 }
 
 // Legal reports whether the history holds no violation.
-func (r *Report) Legal() bool { return len(r.Violations) == 0 }
+func (r Report) Legal() bool { return len(r.Violations) == 0 }
 
 // Summary is the one-line summary: commits verified, transitions by kind,
 // violations.
-func (r *Report) Summary() string {
+func (r Report) Summary() string {
 	kinds := make([]string, 0, len(r.Transitions))
 	total := 0
 	for k, n := range r.Transitions {
