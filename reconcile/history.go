@@ -128,6 +128,7 @@ func (s *Store) auditCommit(c *object.Commit, only map[string]bool) (audit.Commi
 			continue
 		}
 		if len(only) > 0 && !only[name] {
+			out.Filtered++
 			continue
 		}
 		lc := audit.Change{Path: name, Before: before, After: after}
