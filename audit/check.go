@@ -110,19 +110,26 @@ const KindUnknown = "unknown"
 // Check decides whether one commit's change to one ledger is legal. It
 // never panics, whatever the bytes hold.
 func Check(c Change) Result {
+	r, _ := check(c, nil)
+	return r
+}
+
+// check is Check with the parent already parsed (nil: parse Before); it
+// also returns the parsed child, so that a walk parses each version once.
+func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 	subject := c.Subject()
 	v := func(section, format string, args ...any) Violation {
 		return Violation{Commit: c.Commit, Author: c.Author, Subject: subject, Path: c.Path, Section: section, Message: fmt.Sprintf(format, args...)}
 	}
-	parent, child, bad := parseSides(c)
+	parent, child, bad := parseSides(c, known)
 	if !strings.HasPrefix(subject, "loop:") {
 		res := Result{Kind: KindPerson}
 		res.Violations, res.HandEdit = checkPerson(c, parent, child, bad, v)
-		return res
+		return res, child
 	}
 	r, m := match(subject)
 	if r == nil {
-		return Result{Kind: KindUnknown, Violations: []Violation{v(SectionSubject, "unknown transition %q: no rule proves it (docs/verify.md lists the known ones)", subject)}}
+		return Result{Kind: KindUnknown, Violations: []Violation{v(SectionSubject, "unknown transition %q: no rule proves it (docs/verify.md lists the known ones)", subject)}}, child
 	}
 	res := Result{Kind: r.kind}
 	if len(c.Others) > 0 {
@@ -130,19 +137,19 @@ func Check(c Change) Result {
 	}
 	if bad != "" {
 		res.Violations = append(res.Violations, v(SectionLedger, "%s", bad))
-		return res
+		return res, child
 	}
 	if child == nil {
 		res.Violations = append(res.Violations, v(SectionLedger, "%s deletes the ledger; no transition does", subject))
-		return res
+		return res, child
 	}
 	if parent == nil && !r.creates {
 		res.Violations = append(res.Violations, v(SectionLedger, "%s creates the ledger; only loop: seed ledger does", subject))
-		return res
+		return res, child
 	}
 	if parent != nil && r.creates {
 		res.Violations = append(res.Violations, v(SectionLedger, "loop: seed ledger over an existing ledger; a seed creates one"))
-		return res
+		return res, child
 	}
 	s := &step{parent: parent, child: child, c: &c, m: m}
 	best := []Violation(nil)
@@ -161,14 +168,14 @@ func Check(c Change) Result {
 			}
 		}
 		if len(vs) == 0 {
-			return res
+			return res, child
 		}
 		if i == 0 || len(vs) < len(best) {
 			best = vs
 		}
 	}
 	res.Violations = append(res.Violations, best...)
-	return res
+	return res, child
 }
 
 // commitFindings compares the replayed commit with the real one: the exact
@@ -196,8 +203,10 @@ func commitFindings(want *ledger.Commit, c *Change, child *ledger.Ledger, v func
 
 // parseSides parses both versions; bad says why the change cannot be
 // judged as a ledger change (the child does not parse).
-func parseSides(c Change) (parent, child *ledger.Ledger, bad string) {
-	if c.Before != nil {
+func parseSides(c Change, known *ledger.Ledger) (parent, child *ledger.Ledger, bad string) {
+	if known != nil {
+		parent = known
+	} else if c.Before != nil {
 		l, ds := ledger.Parse(c.Path, c.Before)
 		if !ledger.Fatal(ds) {
 			parent = l

@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/gallivant/gallivant/ledger"
 )
 
 // Commit is one commit of the control branch as the walker saw it.
@@ -64,6 +67,14 @@ type Verifier struct {
 	// accept has covered yet.
 	open  map[string][]int
 	found []finding
+	// last is each ledger's newest version and its parse: the next
+	// commit's parent, parsed once.
+	last map[string]parsed
+}
+
+type parsed struct {
+	src []byte
+	l   *ledger.Ledger
 }
 
 type finding struct {
@@ -73,7 +84,7 @@ type finding struct {
 
 // NewVerifier returns an empty verifier.
 func NewVerifier() *Verifier {
-	return &Verifier{report: Report{Transitions: map[string]int{}}, open: map[string][]int{}}
+	return &Verifier{report: Report{Transitions: map[string]int{}}, open: map[string][]int{}, last: map[string]parsed{}}
 }
 
 // Add checks one commit (oldest first) and returns the results of its
@@ -102,7 +113,16 @@ func (v *Verifier) Add(c Commit) []Result {
 				}
 			}
 		}
-		r := Check(ch)
+		var known *ledger.Ledger
+		if p, ok := v.last[ch.Path]; ok && ch.Before != nil && bytes.Equal(p.src, ch.Before) {
+			known = p.l
+		}
+		r, child := check(ch, known)
+		if child != nil {
+			v.last[ch.Path] = parsed{ch.After, child}
+		} else {
+			delete(v.last, ch.Path)
+		}
 		out = append(out, r)
 		if r.Kind == KindPerson {
 			kinds[KindPerson] = true

@@ -5,15 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // ErrUnknownRevision reports a --since revision the control repository
@@ -35,8 +41,11 @@ func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit
 		}
 		stop = h
 	}
+	repo, done := s.historyRepo()
+	defer done()
+	w := &walker{s: s, repo: repo, only: only}
 	var line []*object.Commit
-	c, err := s.repo.CommitObject(s.tip)
+	c, err := repo.CommitObject(s.tip)
 	if err != nil {
 		return fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
 	}
@@ -56,7 +65,7 @@ func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit
 		}
 	}
 	for i := len(line) - 1; i >= 0; i-- {
-		ac, err := s.auditCommit(line[i], only)
+		ac, err := w.auditCommit(line[i])
 		if err != nil {
 			return err
 		}
@@ -87,10 +96,39 @@ func (s *Store) resolve(rev string) (plumbing.Hash, error) {
 	return plumbing.ZeroHash, fmt.Errorf("%w: %s", ErrUnknownRevision, rev)
 }
 
+// historyRepo opens the control repository's object store a second time
+// keeping pack files open between reads: a walk reads every commit, and
+// go-git otherwise reopens the pack for each object. It falls back to the
+// store's own handle.
+func (s *Store) historyRepo() (*git.Repository, func()) {
+	gitDir := s.dir
+	if fi, err := os.Stat(filepath.Join(s.dir, ".git")); err == nil && fi.IsDir() {
+		gitDir = filepath.Join(s.dir, ".git")
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		return s.repo, func() {}
+	}
+	if _, err := repo.CommitObject(s.tip); err != nil {
+		st.Close()
+		return s.repo, func() {}
+	}
+	return repo, func() { st.Close() }
+}
+
+// walker reads one walk's commits.
+type walker struct {
+	s    *Store
+	repo *git.Repository
+	only map[string]bool
+}
+
 // auditCommit lists one commit's changes: the ledgers (files that are
 // ledgers before or after, by their first line) with both versions, and
 // the other paths.
-func (s *Store) auditCommit(c *object.Commit, only map[string]bool) (audit.Commit, error) {
+func (w *walker) auditCommit(c *object.Commit) (audit.Commit, error) {
+	s, only := w.s, w.only
 	out := audit.Commit{SHA: c.Hash.String(), Author: c.Author.Name + " <" + c.Author.Email + ">", Message: c.Message}
 	tree, err := c.Tree()
 	if err != nil {
@@ -115,11 +153,11 @@ func (s *Store) auditCommit(c *object.Commit, only map[string]bool) (audit.Commi
 		if name == "" {
 			name = ch.From.Name
 		}
-		before, err := s.ledgerBlob(ch.From)
+		before, err := w.ledgerBlob(ch.From)
 		if err != nil {
 			return out, err
 		}
-		after, err := s.ledgerBlob(ch.To)
+		after, err := w.ledgerBlob(ch.To)
 		if err != nil {
 			return out, err
 		}
@@ -140,11 +178,11 @@ func (s *Store) auditCommit(c *object.Commit, only map[string]bool) (audit.Commi
 
 // ledgerBlob returns a changed file's content when it is a ledger, nil
 // otherwise (or when absent).
-func (s *Store) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
+func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
 	if e.Name == "" || path.Ext(e.Name) != ".md" || !e.TreeEntry.Mode.IsFile() {
 		return nil, nil
 	}
-	b, err := s.repo.BlobObject(e.TreeEntry.Hash)
+	b, err := w.repo.BlobObject(e.TreeEntry.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", e.Name, err)
 	}
