@@ -248,12 +248,10 @@ func checkPerson(c Change, parent, child *ledger.Ledger, bad string, v func(stri
 		}
 		return []Violation{v(SectionLedger, "a person's edit leaves the ledger unreadable: %s", strings.TrimPrefix(bad, "the ledger does not parse: "))}, true
 	}
-	want := parent.Clone()
-	want.Requests, want.HasRequests = child.Requests, child.HasRequests
 	var out []Violation
-	for _, d := range diffLedgers(want, child) {
-		x := v(d.section, "a person changed the reconciler-owned %s section; a person's commit may change only ## Requests (or add accept | <why> at a tampered stop)", d.section)
-		x.Excerpt = d.excerpt
+	for _, d := range HandEdits(parent, child) {
+		x := v(d.Section, "a person changed the reconciler-owned %s section; a person's commit may change only ## Requests", d.Section)
+		x.Excerpt = d.Excerpt
 		out = append(out, x)
 	}
 	return out, len(out) > 0
@@ -335,4 +333,23 @@ func excerpt(want, got []string) string {
 		out = append(out, "+"+ln)
 	}
 	return strings.Join(out, "\n")
+}
+
+// SectionChange is one reconciler-owned section that differs, with an
+// excerpt (`-` the transition's version, `+` the current one).
+type SectionChange struct {
+	Section, Excerpt string
+}
+
+// HandEdits lists the reconciler-owned sections in which now differs from
+// last, the version the newest `loop:` commit wrote (L-121): everything but
+// `## Requests`, compared in canonical form so that layout never counts.
+func HandEdits(last, now *ledger.Ledger) []SectionChange {
+	want := last.Clone()
+	want.Requests, want.HasRequests = now.Requests, now.HasRequests
+	var out []SectionChange
+	for _, d := range diffLedgers(want, now) {
+		out = append(out, SectionChange{Section: d.section, Excerpt: d.excerpt})
+	}
+	return out
 }

@@ -501,6 +501,9 @@ func (p *passState) entry(ctx context.Context, e *entry) error {
 			return err
 		}
 	}
+	if _, err := p.tampered(e); err != nil {
+		return err
+	}
 	if err := p.autoResume(ctx, e); err != nil {
 		return err
 	}
