@@ -353,3 +353,7 @@ func HandEdits(last, now *ledger.Ledger) []SectionChange {
 	}
 	return out
 }
+
+// RuleHandEdit is the check rule id of a ledger whose reconciler-owned
+// sections differ from the newest loop: commit's version (L-121).
+const RuleHandEdit = "ledger/hand-edit"

@@ -161,6 +161,14 @@ func TestVerifyDemoHistory(t *testing.T) {
 		t.Errorf("the first violation has no excerpt: %+v", got.Violations[0])
 	}
 
+	t.Run("check", func(t *testing.T) {
+		// The forged ledgers differ from what their last loop: commits wrote.
+		code, stdout, _ := runIn(t, work, "check")
+		if code != 1 || !strings.Contains(stdout, "plans/checkout-ledger.md:1:1: error: ledger/hand-edit: the reconciler-owned header section differs from what ") ||
+			!strings.Contains(stdout, "-allowance: 2 +allowance: 40") {
+			t.Errorf("check: exit %d:\n%s", code, stdout)
+		}
+	})
 	t.Run("since", func(t *testing.T) {
 		code, since := verifyJSONOut(t, "--control", url, "--since", base)
 		if code != 1 || since.Commits != 12 || len(since.Violations) != len(want) {
