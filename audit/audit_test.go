@@ -152,6 +152,11 @@ func TestTransitionsReplay(t *testing.T) {
 	raiseAfter, raiseCommit := apply(raiseBefore, "rows +3")
 	dispatched, dispatchCommit := ledger.Dispatch(mustParse(t, running), ledger.Action{Target: 2, Member: "home"}, head, now)
 	stopL, stopCommit := ledger.Stop(mustParse(t, running), ledger.StopNeeds, "row 2 needs a database", 2)
+	seedPending, _ := ledger.Dispatch(mustParse(t, running), ledger.Action{Target: ledger.SeedTarget, Member: "home"}, head, now)
+	refused, refusedCommit, _, err := ledger.Settle(seedPending, ledger.Observation{RunOver: true, Commits: []ledger.Return{{SHA: strings.Repeat("c", 40), Subject: "wip"}}})
+	if err != nil || !strings.HasPrefix(refusedCommit.Subject, "loop: stop seed-refused") {
+		t.Fatalf("settle: %v, %q", err, refusedCommit.Subject)
+	}
 
 	for _, tc := range []struct {
 		name          string
@@ -165,6 +170,12 @@ func TestTransitionsReplay(t *testing.T) {
 		{name: "raise allowance", msg: raiseCommit.Message(), before: raiseBefore, after: raiseAfter, kind: "raise allowance"},
 		{name: "dispatch", msg: dispatchCommit.Message(), before: running, after: ledger.Format(dispatched), kind: "dispatch"},
 		{name: "stop", msg: stopCommit.Message(), before: running, after: ledger.Format(stopL), kind: "stop"},
+		{name: "seed refused", msg: refusedCommit.Message(), before: ledger.Format(seedPending), after: ledger.Format(refused), kind: "stop"},
+		{name: "allowance stop that drops the dispatch", msg: message("loop: stop allowance"), before: ledger.Format(seedPending),
+			after: ledger.Format(func() *ledger.Ledger {
+				l, _ := ledger.Stop(mustParse(t, running), ledger.StopAllowance, "x", 0)
+				return l
+			}()), want: []found{{SectionHeader, lp}, {SectionDelivery, lp}}, kind: "stop"},
 		{name: "raise allowance without a request", msg: message("loop: raise allowance"), before: stopped,
 			after: edit(t, stopped, "allowance: 2\n", "allowance: 5\n"), want: []found{{SectionTrailers, lp}}, kind: "raise allowance"},
 		{name: "raise allowance by more than asked", msg: raiseCommit.Message(), before: raiseBefore,

@@ -341,7 +341,24 @@ func replayStop(s *step) []outcome {
 		borrow(want, s.child, ledger.KeyRetry)
 	}
 	c.Text = ""
-	return one(want, c)
+	out := one(want, c)
+	if reason == ledger.StopSeedRefused && s.parent.Pending != nil {
+		// A refused seed return settles the dispatch as it stops
+		// (ledger.Settle): the tuple and what belongs to it are cleared,
+		// and the refused return is the commit's head.
+		settled := s.parent.Clone()
+		settled.Pending = nil
+		for _, k := range []string{ledger.KeyDispatchedAt, ledger.KeyReruns, ledger.KeyModel} {
+			settled.Delivery.Set(k, "")
+		}
+		w2, c2 := ledger.Stop(settled, reason, detail, 0)
+		c2.Text = ""
+		if h := s.c.trailer(ledger.TrailerHead); h != "" {
+			c2.Trailers = append(c2.Trailers, ledger.Trailer{Key: ledger.TrailerHead, Value: h})
+		}
+		out = append(out, outcome{l: w2, c: &c2})
+	}
+	return out
 }
 
 func replayMigrate(s *step) []outcome {
