@@ -116,6 +116,7 @@ func TestPersonLegal(t *testing.T) {
 		{"dashed rows request", edit(t, stopped, "## Requests\n", "## Requests\n- rows +2 | two more\n")},
 		{"accept request", edit(t, stopped, "## Requests\n", "## Requests\naccept | the allowance was raised on purpose\n")},
 		{"crlf", []byte(strings.ReplaceAll(string(stopped), "\n", "\r\n"))},
+		{"ledger deleted to abandon the entry", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Check(Change{Commit: "abc", Author: "Dana <d@example.com>", Message: "Ask for more\n", Path: lp, Before: stopped, After: tc.after})

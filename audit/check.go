@@ -239,7 +239,9 @@ func checkPerson(c Change, parent, child *ledger.Ledger, bad string, v func(stri
 	case c.Before == nil:
 		return []Violation{v(SectionLedger, "a person created the ledger; only loop: seed ledger creates one")}, true
 	case c.After == nil:
-		return []Violation{v(SectionLedger, "a person deleted the ledger; its history ends here unproven")}, true
+		// Deleting a ledger abandons its entry (the spec-gone stop
+		// recommends it); a new one starts from loop: seed ledger.
+		return nil, false
 	case bad != "":
 		if parent == nil {
 			// Repairing an unreadable ledger is a person's job (the

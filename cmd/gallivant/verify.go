@@ -38,7 +38,8 @@ section and a short diff. A person's edit of a reconciler-owned section is
 legal once a later loop: accept of that ledger took it on.
 
 --since REV verifies only the commits after REV (a SHA, a branch or a tag),
-as CI does for what a push added. SPEC limits the check to those specs'
+as CI does for what a push added; an all-zero SHA (GitHub's "before" of a
+branch's first push) means the whole history. SPEC limits the check to those specs'
 ledgers (a spec path, a ledger path or a spec's file name).
 
 Exit status 0 when the history is legal, 1 when it holds a violation, 2
@@ -78,8 +79,14 @@ docs/verify.md says what is proven and what is not.`,
 					only[lp] = true
 				}
 			}
+			since := opts.Since
+			if since != "" && strings.Trim(since, "0") == "" {
+				// GitHub's "before" of a branch's first push: no history
+				// before it, so everything is new.
+				since = ""
+			}
 			v := audit.NewVerifier()
-			err = st.History(opts.Since, only, func(c audit.Commit) error {
+			err = st.History(since, only, func(c audit.Commit) error {
 				v.Add(c)
 				return cmd.Context().Err()
 			})

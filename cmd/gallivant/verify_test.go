@@ -179,6 +179,9 @@ func TestVerifyDemoHistory(t *testing.T) {
 		if code != 0 || none.Commits != 0 {
 			t.Errorf("--since the head: exit %d, %d commits; want 0, 0", code, none.Commits)
 		}
+		if code, all := verifyJSONOut(t, "--control", url, "--since", strings.Repeat("0", 40)); code != 1 || all.Commits != 46 {
+			t.Errorf("--since 000…0: exit %d, %d commits; want 1 and the whole history, 46", code, all.Commits)
+		}
 		if code, _, stderr := gv(t, "verify", "--control", url, "--since", "no-such-rev"); code != 2 || !strings.Contains(stderr, "unknown revision") {
 			t.Errorf("--since no-such-rev: exit %d, %s; want 2 and unknown revision", code, stderr)
 		}
