@@ -47,7 +47,7 @@ when it cannot be verified (no repository, an unknown revision). The last
 line is a summary: commits verified, transitions by kind, violations.
 docs/verify.md says what is proven and what is not.`,
 		Example: `  gallivant verify
-  gallivant verify --since origin/main@{1}
+  gallivant verify --since 3f9c2e7
   gallivant verify --since ${{ github.event.before }} --format github
   gallivant verify greeting --format json | jq '.violations'`,
 		ValidArgsFunction: a.completeSpecs(&opts.Control),
