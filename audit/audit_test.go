@@ -274,3 +274,17 @@ func TestLoopCommitWithoutLedger(t *testing.T) {
 		t.Errorf("reported at %s, want 1", rep.Violations[0].Commit)
 	}
 }
+
+// TestDocsListEveryTransition keeps docs/verify.md's table in step with
+// the rules: every kind the checker knows is named there.
+func TestDocsListEveryTransition(t *testing.T) {
+	doc, err := os.ReadFile("../docs/verify.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Kinds() {
+		if !strings.Contains(string(doc), k) {
+			t.Errorf("docs/verify.md does not name the %q transition", k)
+		}
+	}
+}
