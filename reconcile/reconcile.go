@@ -334,6 +334,8 @@ type passState struct {
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
 	perms map[string]string
+	// versions is the pass's one walk for the tampered check (tamper.go).
+	versions *LedgerVersions
 }
 
 // entry is one spec and its ledger.

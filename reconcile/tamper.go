@@ -1,70 +1,87 @@
 package reconcile
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // maxTamperWalk bounds how far back a pass looks for the newest loop:
-// version of a ledger. A ledger no loop: commit wrote within it (one
+// version of its ledgers. A ledger no loop: commit changed within it (one
 // written by another tool, or untouched for that long) is not compared.
 const maxTamperWalk = 5000
 
-// LastTransition returns the ledger at p as the newest loop: commit on the
-// first-parent line from the tip wrote it, and that commit; ok is false
-// when no loop: commit within maxTamperWalk commits changed p.
-func (s *Store) LastTransition(p string) (data []byte, sha string, ok bool, err error) {
-	c, err := s.repo.CommitObject(s.tip)
-	if err != nil {
-		return nil, "", false, err
-	}
-	hash, err := fileHash(c, p)
-	if err != nil {
-		return nil, "", false, err
-	}
-	for i := 0; i < maxTamperWalk; i++ {
-		var parent *object.Commit
-		var ph plumbing.Hash
-		if c.NumParents() > 0 {
-			if parent, err = c.Parent(0); err != nil {
-				return nil, "", false, err
-			}
-			if ph, err = fileHash(parent, p); err != nil {
-				return nil, "", false, err
-			}
-		}
-		if hash != ph && !hash.IsZero() && strings.HasPrefix(c.Message, "loop:") {
-			data, ok, err := s.ReadFile(c.Hash.String(), p)
-			return data, c.Hash.String(), ok, err
-		}
-		if parent == nil {
-			return nil, "", false, nil
-		}
-		c, hash = parent, ph
-	}
-	return nil, "", false, nil
+// LedgerVersions says, per ledger path, which loop: commit last changed it
+// and whether a commit without a loop: subject changed it after that.
+type LedgerVersions struct {
+	// Last maps a path to the newest loop: commit that changed it.
+	Last map[string]string
+	// Edited holds the paths a person's commit changed after Last.
+	Edited map[string]bool
 }
 
-// fileHash is the blob hash of p in c, zero when absent.
-func fileHash(c *object.Commit, p string) (plumbing.Hash, error) {
-	t, err := c.Tree()
+// LoopVersions walks the first-parent history back from the tip once, for
+// all of paths together, until each has met its newest loop: commit (or
+// after maxTamperWalk commits). Only the commits' tree differences are
+// read, never a file.
+func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
+	v := &LedgerVersions{Last: map[string]string{}, Edited: map[string]bool{}}
+	open := map[string]bool{}
+	for _, p := range paths {
+		open[p] = true
+	}
+	c, err := s.repo.CommitObject(s.tip)
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return nil, err
 	}
-	e, err := t.FindEntry(p)
-	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
-		return plumbing.ZeroHash, nil
+	for i := 0; i < maxTamperWalk && len(open) > 0; i++ {
+		var parent *object.Commit
+		var ptree *object.Tree
+		if c.NumParents() > 0 {
+			if parent, err = c.Parent(0); err != nil {
+				return nil, err
+			}
+			if ptree, err = parent.Tree(); err != nil {
+				return nil, err
+			}
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			return nil, err
+		}
+		changes, err := object.DiffTree(ptree, tree)
+		if err != nil {
+			return nil, err
+		}
+		loop := strings.HasPrefix(c.Message, "loop:")
+		for _, ch := range changes {
+			name := ch.To.Name
+			if name == "" {
+				name = ch.From.Name
+			}
+			if !open[name] {
+				continue
+			}
+			if loop && ch.To.Name != "" {
+				v.Last[name] = c.Hash.String()
+				delete(open, name)
+			} else {
+				v.Edited[name] = true
+			}
+		}
+		if parent == nil {
+			break
+		}
+		c = parent
 	}
-	if err != nil {
-		return plumbing.ZeroHash, err
+	for p := range open {
+		// No loop: version to compare with.
+		delete(v.Edited, p)
 	}
-	return e.Hash, nil
+	return v, nil
 }
 
 // tampered stops an entry whose ledger a person changed in a
@@ -76,7 +93,22 @@ func (p *passState) tampered(e *entry) (bool, error) {
 	if reason, _, stopped := e.l.Stop(); stopped && reason == ledger.StopTampered {
 		return true, nil
 	}
-	data, sha, ok, err := p.Store.LastTransition(e.ledgerPath)
+	if p.versions == nil {
+		paths := make([]string, 0, len(p.repo.LedgerPaths))
+		for _, lp := range p.repo.LedgerPaths {
+			paths = append(paths, lp)
+		}
+		v, err := p.Store.LoopVersions(paths)
+		if err != nil {
+			return false, err
+		}
+		p.versions = v
+	}
+	sha := p.versions.Last[e.ledgerPath]
+	if !p.versions.Edited[e.ledgerPath] || sha == "" {
+		return false, nil
+	}
+	data, ok, err := p.Store.ReadFile(sha, e.ledgerPath)
 	if err != nil || !ok {
 		return false, err
 	}
