@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/reconcile"
 )
@@ -25,8 +27,20 @@ func logVerdicts(st *reconcile.Store, lp string) (map[string][]string, error) {
 		out[c.SHA] = msgs
 		return nil
 	})
+	// A hand edit a later loop: accept took on is reported, not failing.
+	for _, a := range v.Report().Accepted {
+		for i, m := range out[a.Commit] {
+			if !strings.HasPrefix(m, acceptedLater) {
+				out[a.Commit][i] = acceptedLater + m
+			}
+		}
+	}
 	return out, err
 }
+
+// acceptedLater prefixes the violations of a hand edit that a later
+// loop: accept of the same ledger made legal.
+const acceptedLater = "accepted later: "
 
 func markVerified(j *logJSON, verdicts map[string][]string) {
 	vs, ok := verdicts[j.Commit]
@@ -48,11 +62,17 @@ func verifiedMark(j logJSON) string {
 	return "  NOT VERIFIED: " + j.Violations[0]
 }
 
-// logExit fails the command when --verify found a line not proven.
+// logExit fails the command when --verify found a line not proven (an
+// accepted hand edit is not a failure).
 func logExit(out []logJSON) error {
 	for _, j := range out {
-		if j.Verified != nil && !*j.Verified {
-			return silent(exitFindings)
+		if j.Verified == nil || *j.Verified {
+			continue
+		}
+		for _, m := range j.Violations {
+			if !strings.HasPrefix(m, acceptedLater) {
+				return silent(exitFindings)
+			}
 		}
 	}
 	return nil

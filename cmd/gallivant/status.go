@@ -250,7 +250,8 @@ not shown.
 --verify proves each line as gallivant verify does and marks it verified or
 NOT VERIFIED with the reason; a person's commit that changed a
 reconciler-owned section is then shown too, marked. Exit status 1 when a
-line is not verified.
+line is not verified, unless a later loop: accept took that edit on
+(marked "accepted later").
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
 		Example: `  gallivant log greeting

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/ledger"
@@ -222,6 +223,44 @@ func TestVerifyDemoHistory(t *testing.T) {
 		}
 		if !strings.Contains(stdout, "Unstop") || strings.Contains(stdout, "Ask to resume") {
 			t.Errorf("log --verify shows a person's hand edit and only that:\n%s", stdout)
+		}
+	})
+	t.Run("accept", func(t *testing.T) {
+		// The reconciler stops the forged checkout entry tampered, a person
+		// accepts, the reconciler records it: the checkout ledger's hand
+		// edits are then accepted, not failing.
+		lp := filepath.Join(work, checkout)
+		transition := func(n *ledger.Ledger, c ledger.Commit) {
+			t.Helper()
+			if err := os.WriteFile(lp, ledger.Format(n), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gitIn(t, work, "commit", "--quiet", "-am", c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: "specs/checkout.md"}))
+		}
+		read := func() *ledger.Ledger {
+			b, _ := os.ReadFile(lp)
+			l, ds := ledger.Parse(checkout, b)
+			if ledger.Fatal(ds) {
+				t.Fatal(ds)
+			}
+			return l
+		}
+		transition(ledger.Stop(read(), ledger.StopTampered, "a person changed the rows", 0))
+		commit(checkout, "## Requests\n", "## Requests\naccept | we mean it\n", "Accept the edits")
+		r, _ := ledger.ParseRequest("accept | we mean it")
+		n, c, err := ledger.ApplyRequest(read(), r, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		transition(n, c)
+		gitIn(t, work, "push", "--quiet", "origin", "HEAD:main")
+		code, stdout, _ := gv(t, "log", "--control", url, "checkout", "--verify")
+		if code != 0 || !strings.Contains(stdout, "NOT VERIFIED: accepted later: rows: ") || !strings.Contains(stdout, "loop: accept  [") {
+			t.Errorf("log --verify after accept: exit %d:\n%s", code, stdout)
+		}
+		_, all := verifyJSONOut(t, "--control", url)
+		if len(all.Accepted) != 6 {
+			t.Errorf("%d accepted hand edits, want the checkout ledger's 6: %+v", len(all.Accepted), all.Accepted)
 		}
 	})
 }
