@@ -22,10 +22,11 @@ const (
 	RequestRecheck                           // recheck [| <why>]
 	RequestReopen                            // reopen <n> | <why>
 	RequestBudget                            // budget +<amount> | <why>
+	RequestAccept                            // accept | <why>
 )
 
 func (k RequestKind) String() string {
-	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen", "budget"}[k]
+	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen", "budget", "accept"}[k]
 }
 
 // Request is one parsed line of the human-owned `## Requests` section.
@@ -101,8 +102,8 @@ func ParseRequest(line string) (Request, error) {
 			}
 		}
 		return r, nil
-	case "resume", "resnapshot", "recheck":
-		r.Kind = map[string]RequestKind{"resume": RequestResume, "resnapshot": RequestResnapshot, "recheck": RequestRecheck}[word]
+	case "resume", "resnapshot", "recheck", "accept":
+		r.Kind = map[string]RequestKind{"resume": RequestResume, "resnapshot": RequestResnapshot, "recheck": RequestRecheck, "accept": RequestAccept}[word]
 		why := strings.TrimSpace(rest)
 		if why != "" {
 			if !strings.HasPrefix(why, "|") {

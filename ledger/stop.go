@@ -41,6 +41,7 @@ const (
 	// StopLegClosed: a coordinated entry's leg was closed unmerged while
 	// another leg's pull request is merged; the detail names both.
 	StopLegClosed StopReason = "leg-closed"
+	StopTampered  StopReason = "tampered"
 )
 
 // stopInfo is what the rules know of one stop reason: whether it is a row
@@ -118,6 +119,8 @@ var stopTable = map[StopReason]stopInfo{
 	StopChain:           {recommend: fixed("none - restore the chain's order, or start a new chain")},
 	StopBudget: {clears: []string{"budget +<amount> | <why>"},
 		recommend: fixed("budget +100000 tokens | <why> - raises the budget by that amount (<n> tokens or $<dollars>); the entry goes on")},
+	StopTampered: {clears: []string{"accept | <why>"},
+		recommend: fixed("accept | <why> - accepts a person's edit of the ledger's reconciler-owned sections as the entry's state (gallivant verify shows it); to undo the edit instead, restore those sections in the same commit")},
 }
 
 // rowOr returns target, or the row the loop would dispatch next when the

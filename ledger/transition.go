@@ -307,6 +307,11 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		c.Sentence = fmt.Sprintf("Raised the budget by %s; %s spent so far.", r.Amount, n.Spent())
 	case RequestResnapshot:
 		return refuse("resnapshot needs the edited spec; the reconciler applies it with Amend")
+	case RequestAccept:
+		// The ledger as the person left it becomes the entry's state; this
+		// commit is the last loop: version later hand-edit checks compare with.
+		c.Subject = "loop: accept"
+		c.Sentence = "Accepted a person's edit of the ledger's reconciler-owned sections."
 	}
 	if r.Text != "" && r.Kind != RequestRetry {
 		c.Sentence += " Reason: " + r.Text + "."

@@ -361,6 +361,8 @@ type passState struct {
 	// legPassed records the head on which a coordinated member's pull
 	// request passed its gate this pass, keyed by entry.key().
 	legPassed map[string]string
+	// versions is the pass's one walk for the tampered check (tamper.go).
+	versions *LedgerVersions
 }
 
 // entry is one spec and its ledger.
@@ -533,6 +535,9 @@ func (p *passState) entry(ctx context.Context, e *entry) error {
 		if err := p.seed(ctx, e); err != nil || e.l == nil {
 			return err
 		}
+	}
+	if _, err := p.tampered(e); err != nil {
+		return err
 	}
 	if err := p.autoResume(ctx, e); err != nil {
 		return err

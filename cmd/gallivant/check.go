@@ -228,6 +228,7 @@ func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	repo, ds := ledger.Load(cfg, files)
 	diags = append(diags, ds...)
 	diags = append(diags, repo.CheckPlans(tree)...)
+	diags = append(diags, handEdits(t.root, repo)...)
 	for _, p := range repo.Others {
 		diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "check/unclassified", "not a control document: it is not under %s; not checked", strings.Join(cfg.ScanDirs(), ", "))
 	}

@@ -233,13 +233,17 @@ type logJSON struct {
 	Time     string            `json:"time"` // RFC 3339, UTC
 	Subject  string            `json:"subject"`
 	Trailers map[string]string `json:"trailers"`
+	// Verified and Violations are set by --verify (log_verify.go).
+	Verified   *bool    `json:"verified,omitempty"`
+	Violations []string `json:"violations,omitempty"`
 }
 
 func (a *app) newLogCmd() *cobra.Command {
 	var control, format string
 	var limit int
+	var verify bool
 	cmd := &cobra.Command{
-		Use:   "log SPEC [--limit N] [--format text|json]",
+		Use:   "log SPEC [--limit N] [--verify] [--format text|json]",
 		Short: "Show a spec's loop: history from git, one line per transition",
 		Long: `log prints the entry's loop: commits from the control repository's history,
 oldest first, one line per transition: the commit, its time (UTC), its
@@ -248,6 +252,12 @@ person made to the ledger (a request line, say) are not transitions and are
 not shown.
 
 --limit N shows the newest N transitions (after that filtering); 0 shows all.
+
+--verify proves each line as gallivant verify does and marks it verified or
+NOT VERIFIED with the reason; a person's commit that changed a
+reconciler-owned section is then shown too, marked. Exit status 1 when a
+line is not verified, unless a later loop: accept took that edit on
+(marked "accepted later").
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
 		Example: `  gallivant log greeting
@@ -278,9 +288,15 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			}
 			var out []logJSON    // oldest first
 			var order [][]string // per entry, trailer names as written
+			var verdicts map[string][]string
+			if verify {
+				if verdicts, err = logVerdicts(st, lp); err != nil {
+					return &exitError{code: exitCannotRun, err: err}
+				}
+			}
 			for i := len(entries) - 1; i >= 0; i-- {
 				e := entries[i]
-				if !strings.HasPrefix(e.Subject, "loop:") {
+				if vs, bad := verdicts[e.SHA]; !strings.HasPrefix(e.Subject, "loop:") && !(bad && len(vs) > 0) {
 					continue
 				}
 				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}
@@ -293,6 +309,9 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 						names = append(names, k)
 					}
 				}
+				if verify {
+					markVerified(&j, verdicts)
+				}
 				out = append(out, j)
 				order = append(order, names)
 			}
@@ -303,7 +322,10 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				if out == nil {
 					out = []logJSON{}
 				}
-				return a.encodeJSON(out)
+				if err := a.encodeJSON(out); err != nil {
+					return err
+				}
+				return logExit(out)
 			}
 			for k, j := range out {
 				when, _ := time.Parse(time.RFC3339, j.Time)
@@ -315,13 +337,14 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 					}
 					fmt.Fprintf(a.io.Out, "  [%s]", strings.Join(trailers, " "))
 				}
-				fmt.Fprintln(a.io.Out)
+				fmt.Fprintln(a.io.Out, verifiedMark(j))
 			}
-			return nil
+			return logExit(out)
 		},
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "show the newest N transitions (0 for all)")
+	cmd.Flags().BoolVar(&verify, "verify", false, "prove each line a legal transition and mark it (as gallivant verify does)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	return cmd
 }

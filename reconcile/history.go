@@ -1,0 +1,243 @@
+package reconcile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// ErrUnknownRevision reports a --since revision the control repository
+// does not hold, or one that is not on the control branch's first-parent
+// line.
+var ErrUnknownRevision = errors.New("unknown revision")
+
+// History walks the control branch's first-parent history from the tip,
+// oldest first, and hands each commit to fn with its ledger changes. since
+// (a commit SHA, a prefix of one, or a branch or tag name; "" for the whole
+// history) is excluded: the walk starts at the commit after it. Only
+// ledgers whose path is in only are included when only is non-empty.
+func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit) error) error {
+	stop := plumbing.ZeroHash
+	if since != "" {
+		h, err := s.resolve(since)
+		if err != nil {
+			return err
+		}
+		stop = h
+	}
+	repo, done := s.historyRepo()
+	defer done()
+	w := &walker{s: s, repo: repo, only: only}
+	var line []*object.Commit
+	c, err := repo.CommitObject(s.tip)
+	if err != nil {
+		return fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
+	}
+	for {
+		if c.Hash == stop {
+			break
+		}
+		line = append(line, c)
+		if c.NumParents() == 0 {
+			if !stop.IsZero() {
+				return fmt.Errorf("%w: %s is not on the first-parent history of %s", ErrUnknownRevision, since, s.branch)
+			}
+			break
+		}
+		if c, err = c.Parent(0); err != nil {
+			return fmt.Errorf("read the parent of %s: %w", short(line[len(line)-1].Hash.String()), err)
+		}
+	}
+	for i := len(line) - 1; i >= 0; i-- {
+		ac, err := w.auditCommit(line[i])
+		if err != nil {
+			return err
+		}
+		if err := fn(ac); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve reads a revision: a full or abbreviated SHA, a branch or a tag.
+func (s *Store) resolve(rev string) (plumbing.Hash, error) {
+	if h, err := s.repo.ResolveRevision(plumbing.Revision(rev)); err == nil {
+		return *h, nil
+	}
+	if len(rev) >= 4 && len(rev) < 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		// An abbreviated SHA: go-git resolves only full ones in some
+		// repositories, so look along the first-parent line.
+		for c, err := s.repo.CommitObject(s.tip); err == nil; c, err = c.Parent(0) {
+			if strings.HasPrefix(c.Hash.String(), rev) {
+				return c.Hash, nil
+			}
+			if c.NumParents() == 0 {
+				break
+			}
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("%w: %s", ErrUnknownRevision, rev)
+}
+
+// historyRepo opens the control repository's object store a second time
+// keeping pack files open between reads: a walk reads every commit, and
+// go-git otherwise reopens the pack for each object. It falls back to the
+// store's own handle.
+func (s *Store) historyRepo() (*git.Repository, func()) {
+	gitDir := s.dir
+	if fi, err := os.Stat(filepath.Join(s.dir, ".git")); err == nil && fi.IsDir() {
+		gitDir = filepath.Join(s.dir, ".git")
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		return s.repo, func() {}
+	}
+	if _, err := repo.CommitObject(s.tip); err != nil {
+		st.Close()
+		return s.repo, func() {}
+	}
+	return repo, func() { st.Close() }
+}
+
+// walker reads one walk's commits.
+type walker struct {
+	s    *Store
+	repo *git.Repository
+	only map[string]bool
+}
+
+// auditCommit lists one commit's changes: the ledgers (files that are
+// ledgers before or after, by their first line) with both versions, and
+// the other paths.
+func (w *walker) auditCommit(c *object.Commit) (audit.Commit, error) {
+	s, only := w.s, w.only
+	out := audit.Commit{SHA: c.Hash.String(), Author: c.Author.Name + " <" + c.Author.Email + ">", Message: c.Message}
+	tree, err := c.Tree()
+	if err != nil {
+		return out, err
+	}
+	var ptree *object.Tree
+	if c.NumParents() > 0 {
+		p, err := c.Parent(0)
+		if err != nil {
+			return out, err
+		}
+		if ptree, err = p.Tree(); err != nil {
+			return out, err
+		}
+	}
+	changes, err := object.DiffTree(ptree, tree)
+	if err != nil {
+		return out, fmt.Errorf("diff %s: %w", short(out.SHA), err)
+	}
+	for _, ch := range changes {
+		name := ch.To.Name
+		if name == "" {
+			name = ch.From.Name
+		}
+		before, err := w.ledgerBlob(ch.From)
+		if err != nil {
+			return out, err
+		}
+		after, err := w.ledgerBlob(ch.To)
+		if err != nil {
+			return out, err
+		}
+		if before == nil && after == nil {
+			out.Others = append(out.Others, name)
+			continue
+		}
+		if len(only) > 0 && !only[name] {
+			out.Filtered++
+			continue
+		}
+		lc := audit.Change{Path: name, Before: before, After: after}
+		s.auditSpecs(c, &lc)
+		out.Ledgers = append(out.Ledgers, lc)
+	}
+	return out, nil
+}
+
+// ledgerBlob returns a changed file's content when it is a ledger, nil
+// otherwise (or when absent).
+func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
+	if e.Name == "" || path.Ext(e.Name) != ".md" || !e.TreeEntry.Mode.IsFile() {
+		return nil, nil
+	}
+	b, err := w.repo.BlobObject(e.TreeEntry.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", e.Name, err)
+	}
+	r, err := b.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	if string(bytes.TrimRight(first, "\r")) != ledger.Discriminant {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// auditSpecs reads the specs a seed or an amendment is replayed with: the
+// ledger's spec at this commit and at the parent ledger's spec-commit. A
+// spec that cannot be read or parsed is left nil; the checker says so.
+func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	if !strings.HasPrefix(subject, "loop: seed ledger") && !strings.HasPrefix(subject, "loop: amend") && !strings.HasPrefix(subject, "loop: cut row") {
+		return
+	}
+	after, ds := ledger.Parse(lc.Path, lc.After)
+	if lc.After == nil || ledger.Fatal(ds) {
+		return
+	}
+	lc.Spec = s.specAt(c.Hash.String(), after.Spec)
+	if lc.Before != nil {
+		if before, ds := ledger.Parse(lc.Path, lc.Before); !ledger.Fatal(ds) {
+			if sc := before.Delivery.Get(ledger.KeySpecCommit); sc != "" {
+				lc.Approved = s.specAt(sc, after.Spec)
+			}
+		}
+	}
+}
+
+func (s *Store) specAt(commit, p string) *specs.Spec {
+	def := specs.Defaults{}
+	if data, ok, _ := s.ReadFile(commit, specs.ConfigFile); ok {
+		if cfg, _ := specs.ParseConfig(specs.ConfigFile, data); cfg != nil {
+			def = specs.Defaults{Repo: cfg.Defaults.Repo, Base: cfg.Defaults.Base}
+		}
+	}
+	data, ok, err := s.ReadFile(commit, p)
+	if !ok || err != nil {
+		return nil
+	}
+	sp, ds := specs.ParseSpec(parse.Parse(p, data), def)
+	if ds.HasErrors() {
+		return nil
+	}
+	return sp
+}
