@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -127,7 +128,11 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		res.Violations, res.HandEdit = checkPerson(c, parent, child, bad, v)
 		return res, child
 	}
-	r, m := match(subject)
+	// A coordinated entry's per-leg transition is its single-repository
+	// transition applied to the leg's view (ledger.LegView) and folded
+	// back (ledger.WithLeg): the replay does exactly that.
+	leg, legSubject := legOfSubject(subject, parent, child, c.Spec)
+	r, m := match(legSubject)
 	if r == nil {
 		return Result{Kind: KindUnknown, Violations: []Violation{v(SectionSubject, "unknown transition %q: no rule proves it (docs/verify.md lists the known ones)", subject)}}, child
 	}
@@ -152,9 +157,18 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		return res, child
 	}
 	s := &step{parent: parent, child: child, c: &c, m: m}
+	if leg != "" {
+		s.parent, s.child = gatekeep.LegViewFor(parent, c.Spec, leg), gatekeep.LegViewFor(child, c.Spec, leg)
+	}
 	best := []Violation(nil)
 	for i, o := range r.replay(s) {
 		var vs []Violation
+		if o.err == nil && leg != "" {
+			o.l = ledger.WithLeg(parent, leg, o.l, gatekeep.DeliveringMembers(parent, c.Spec))
+			if o.c != nil && legSubject != subject {
+				o.c.Subject += " leg " + leg
+			}
+		}
 		if o.err != nil {
 			vs = append(vs, v(o.section(), "%s cannot be this transition: %v", subject, o.err))
 		} else {
@@ -359,3 +373,32 @@ func HandEdits(last, now *ledger.Ledger) []SectionChange {
 // RuleHandEdit is the check rule id of a ledger whose reconciler-owned
 // sections differ from the newest loop: commit's version (L-121).
 const RuleHandEdit = "ledger/hand-edit"
+
+// legOfSubject names the leg of a coordinated entry a transition acted on,
+// and the subject as the leg's own transition writes it: a subject that
+// names no pull request carries " leg <name>" (reconcile's applyLeg), one
+// that names a pull request names a leg's (its `pr <leg>:` key). A
+// single-repository entry, or a subject of the entry's own (a stop, a
+// resume, a row-loop transition), has no leg.
+func legOfSubject(subject string, parent, child *ledger.Ledger, sp *specs.Spec) (leg, legSubject string) {
+	if parent == nil || child == nil || sp == nil || len(sp.Members()) < 2 {
+		return "", subject
+	}
+	if i := strings.LastIndex(subject, " leg "); i > 0 {
+		name := subject[i+len(" leg "):]
+		if slices.Contains(sp.Members(), name) {
+			return name, subject[:i]
+		}
+	}
+	if !strings.Contains(subject, "#") {
+		return "", subject
+	}
+	pr := subject[strings.LastIndex(subject, " ")+1:]
+	for _, m := range sp.Members() {
+		k := ledger.LegKey(ledger.KeyPR, m)
+		if parent.Delivery.Get(k) == pr || child.Delivery.Get(k) == pr {
+			return m, subject
+		}
+	}
+	return "", subject
+}

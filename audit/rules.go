@@ -118,6 +118,8 @@ var rules = []rule{
 	{kind: "write failed", subject: re(`write failed (\S+)`), replay: replayWriteFailed},
 	{kind: "write landed", subject: re(`write landed (\S+)`), replay: replayWriteLanded},
 	{kind: KindAccept, subject: re(`accept`), replay: replayRequest},
+	{kind: "raise budget", subject: re(`raise budget`), replay: replayRequest},
+	{kind: "notify", subject: re(`notify`), replay: replayNotify},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of
@@ -253,6 +255,17 @@ func replayRecord(s *step) []outcome {
 		if err != nil {
 			return refuse(SectionRows, "the recorded return breaks the return contract: %v", err)
 		}
+		// What the return reported spending (its tokens:/cost: trailers)
+		// lives in the target repository: the spend is taken from the
+		// child, but only ever upwards from the parent's.
+		if spent := ch.Delivery.Get(ledger.KeySpent); spent != p.Delivery.Get(ledger.KeySpent) {
+			was, _ := specs.ParseAmount(p.Delivery.Get(ledger.KeySpent))
+			now, err := specs.ParseAmount(spent)
+			if err != nil || now.Tokens < was.Tokens || now.Micros < was.Micros {
+				return refuse(SectionDelivery, "spent went from %q to %q; a record only adds what its return reported", p.Delivery.Get(ledger.KeySpent), spent)
+			}
+			borrow(want, ch, ledger.KeySpent)
+		}
 		out = append(out, outcome{l: want, c: &c})
 	}
 	return out
@@ -334,6 +347,18 @@ func replayStop(s *step) []outcome {
 	got, detail, stopped := s.child.Stop()
 	if !stopped || got != reason {
 		return refuse(SectionDelivery, "the ledger records no %s stop", reason)
+	}
+	if reason == ledger.StopBoundary && s.child.Delivery.Get(ledger.KeyHead) != s.parent.Delivery.Get(ledger.KeyHead) && s.parent.Delivery.Get(ledger.KeyPR) != "" {
+		// gatekeep.Rewritten: a head that does not contain the attested
+		// one is followed and stopped in one commit.
+		p, err := gatekeep.ParsePR(s.parent.Delivery.Get(ledger.KeyPR), "")
+		if err != nil {
+			return refuse(SectionDelivery, "pr: %v", err)
+		}
+		w, c := gatekeep.Rewritten(s.parent, p, s.parent.Delivery.Get(ledger.KeyHead), childHead(s))
+		w.Delivery.Set(ledger.KeyStop, s.child.Delivery.Get(ledger.KeyStop))
+		c.Text = ""
+		return []outcome{{l: w, c: &c}}
 	}
 	want, c := ledger.Stop(s.parent, reason, detail, 0)
 	if reason == ledger.StopStuck {
@@ -543,4 +568,13 @@ func replayWriteLanded(s *step) []outcome {
 		return refuse(SectionDelivery, "no failure of the %s write was counted", s.m[1])
 	}
 	return one(want, c)
+}
+
+// replayNotify proves a notification round changed only the notification
+// keys (reconcile.Notify): deliveries, failed tries and given-up notes
+// happen on the targets, not in the control repository.
+func replayNotify(s *step) []outcome {
+	want := s.parent.Clone()
+	borrow(want, s.child, ledger.KeyNotify, ledger.KeyNotifyFailed)
+	return []outcome{{l: want}}
 }

@@ -207,11 +207,17 @@ func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
 // spec that cannot be read or parsed is left nil; the checker says so.
 func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
 	subject, _, _ := strings.Cut(c.Message, "\n")
-	if !strings.HasPrefix(subject, "loop: seed ledger") && !strings.HasPrefix(subject, "loop: amend") && !strings.HasPrefix(subject, "loop: cut row") {
+	if lc.After == nil {
 		return
 	}
 	after, ds := ledger.Parse(lc.Path, lc.After)
-	if lc.After == nil || ledger.Fatal(ds) {
+	if ledger.Fatal(ds) {
+		return
+	}
+	// A coordinated entry's per-leg transitions are replayed on the leg's
+	// view, which the spec defines; other transitions need no spec.
+	if !strings.HasPrefix(subject, "loop: seed ledger") && !strings.HasPrefix(subject, "loop: amend") && !strings.HasPrefix(subject, "loop: cut row") &&
+		(len(after.Members) == 0 || !strings.HasPrefix(subject, "loop: ")) {
 		return
 	}
 	lc.Spec = s.specAt(c.Hash.String(), after.Spec)

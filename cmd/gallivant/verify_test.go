@@ -264,3 +264,24 @@ func TestVerifyDemoHistory(t *testing.T) {
 		}
 	})
 }
+
+// Issue 17 with issue 18: a coordinated delivery's per-leg transitions are
+// replayed on the leg's view, so the two-leg demo's history verifies clean.
+func TestVerifyCoordinatedDemoHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo")
+	}
+	dir := t.TempDir()
+	if code, _, stderr := gv(t, "demo", "--coordinated", "--keep", dir); code != 0 {
+		t.Fatalf("demo --coordinated: exit %d: %s", code, stderr)
+	}
+	code, clean := verifyJSONOut(t, "--control", "file://"+filepath.Join(dir, "control.git"))
+	if code != 0 || !clean.Legal || len(clean.Violations) != 0 {
+		t.Fatalf("the coordinated demo's history does not verify: exit %d, %+v", code, clean.Violations)
+	}
+	for _, k := range []string{"open pr", "round", "pushed round", "ready", "done", "verify"} {
+		if clean.Transitions[k] == 0 {
+			t.Errorf("the coordinated demo's history shows no %q transition: %v", k, clean.Transitions)
+		}
+	}
+}
