@@ -55,6 +55,16 @@ type Entry struct {
 	// Why is `gallivant why`'s explanation.
 	Why     []string
 	History []reconcile.LogEntry
+	// LegLinks are a coordinated entry's legs with their pull requests'
+	// web addresses.
+	LegLinks []LegLink
+}
+
+// LegLink is one leg of a coordinated entry as the dashboard shows it.
+type LegLink struct {
+	reconcile.LegStatus
+	// URL is the leg's pull request's web address, "" without one.
+	URL string
 }
 
 // Capture reads the control repository's head into a view: every entry's
@@ -101,10 +111,23 @@ func Capture(ctx context.Context, st *reconcile.Store, web string, now time.Time
 				}
 			}
 		}
+		prURL := func(pr string) string {
+			repo, n, _ := strings.Cut(pr, "#")
+			return strings.TrimRight(web, "/") + "/" + repo + "/pull/" + url.PathEscape(n)
+		}
 		if es.PR != "" {
 			v.prs[strings.ToLower(es.PR)] = true
-			repo, n, _ := strings.Cut(es.PR, "#")
-			e.PRURL = strings.TrimRight(web, "/") + "/" + repo + "/pull/" + url.PathEscape(n)
+			e.PRURL = prURL(es.PR)
+		}
+		for _, leg := range es.Legs {
+			link := LegLink{LegStatus: leg}
+			if leg.PR != "" {
+				// A leg's pull request is the entry's too: its webhooks
+				// trigger passes.
+				v.prs[strings.ToLower(leg.PR)] = true
+				link.URL = prURL(leg.PR)
+			}
+			e.LegLinks = append(e.LegLinks, link)
 		}
 		if es.Ledger != "" {
 			hist, err := st.Log(es.Ledger, historyLimit)
