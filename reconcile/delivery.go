@@ -412,8 +412,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	case gatekeep.Waiting:
 		if v.WaitsForCI() {
 			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait {
-				return stopped, p.stop(e, ledger.StopChecksSilent, fmt.Sprintf("no check run or status reported on %s of %s in %s (checks.wait); a pull request opened with GitHub's default Actions token starts no workflows",
-					short(d.HeadSHA), pr, p.cfg.Checks.Wait))
+				return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, d.HeadSHA))
 			}
 		}
 		if res, acted, err := p.silence(ctx, e, pr, d); acted || err != nil {

@@ -57,6 +57,9 @@ type GitHubClient interface {
 	// GetChecks reads the check runs and statuses on sha, with what the
 	// base branch requires.
 	GetChecks(ctx context.Context, repo, sha, base string) (Checks, error)
+	// HeldWorkflowRuns names the workflow runs on sha that GitHub holds
+	// for a maintainer's approval (conclusion action_required).
+	HeldWorkflowRuns(ctx context.Context, repo, sha string) ([]string, error)
 
 	// EnsureComment posts body unless a comment of gallivant's own login
 	// already carries marker; created reports a new comment.

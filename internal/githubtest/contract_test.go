@@ -252,6 +252,25 @@ func TestContract(t *testing.T) {
 	c.want(c.do(wd, "POST", r+"/actions/workflows/nope.yml/dispatches", map[string]any{"ref": "main"}), 404)
 	c.want(c.do(wd, "POST", r+"/actions/workflows/agent.yml/dispatches", map[string]any{"ref": "main", "inputs": map[string]string{"task": "t", "round": "2"}}), 422)
 
+	// Workflow runs: two held for approval on feature/a's head (an open
+	// pull request's, so pull_requests is filled), one finished on main.
+	for _, wr := range []githubtest.WorkflowRun{
+		{Name: "ci", HeadSHA: headA, HeadBranch: "feature/a", Conclusion: "action_required"},
+		{Name: "lint", Path: ".github/workflows/lint.yml", HeadSHA: headA, HeadBranch: "feature/a", Conclusion: "action_required"},
+		{Name: "ci", HeadSHA: main, HeadBranch: "main", Event: "push", Status: "in_progress"},
+	} {
+		if _, err := s.AddWorkflowRun("acme/api", wr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const runs = "GET /repos/{owner}/{repo}/actions/runs"
+	c.want(c.do(runs, "GET", r+"/actions/runs?per_page=1", nil), 200)
+	c.want(c.do(runs, "GET", r+"/actions/runs?head_sha="+headA+"&status=action_required&per_page=1", nil), 200)
+	c.want(c.do(runs, "GET", r+"/actions/runs?head_sha="+headA+"&exclude_pull_requests=true", nil), 200)
+	c.want(c.do(runs, "GET", r+"/actions/runs?head_sha="+headB, nil), 200)
+	c.want(c.do(runs, "GET", r+"/actions/runs?status=bogus", nil), 422)
+	c.want(c.do(runs, "GET", "/repos/acme/nope/actions/runs", nil), 404)
+
 	const merge = "PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge"
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{"sha": headB}), 409)
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{"merge_method": "octopus"}), 422)

@@ -21,6 +21,7 @@ func (s *Server) fidelityRoutes(mux *http.ServeMux, r string) {
 	mux.HandleFunc("GET "+r+"/contents/{path...}", s.handle(true, getContents))
 	mux.HandleFunc("GET "+r+"/git/matching-refs/{ref...}", s.handle(true, matchingRefs))
 	mux.HandleFunc("POST "+r+"/actions/workflows/{id}/dispatches", s.handle(true, dispatchWorkflow))
+	mux.HandleFunc("GET "+r+"/actions/runs", s.handle(true, listWorkflowRuns))
 }
 
 // ruleJSON is one rule of GET /repos/{o}/{r}/rules/branches/{branch}.

@@ -64,6 +64,7 @@ var servedOperations = []string{
 	"POST /repos/{owner}/{repo}/check-runs",
 	"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
 	"POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+	"GET /repos/{owner}/{repo}/actions/runs",
 	"GET /app",
 	"GET /repos/{owner}/{repo}/installation",
 	"POST /app/installations/{installation_id}/access_tokens",

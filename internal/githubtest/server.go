@@ -83,6 +83,7 @@ type repo struct {
 	Statuses      []*commitStatus        `json:"statuses"`
 	CheckRuns     []*checkRun            `json:"check_runs"`
 	Dispatches    []*Dispatch            `json:"dispatches"`
+	WorkflowRuns  []*WorkflowRun         `json:"workflow_runs,omitempty"`
 	Protection    map[string]*Protection `json:"protection"` // branch → rules
 	LabelIDs      map[string]int64       `json:"label_ids"`
 }
