@@ -107,7 +107,7 @@ func TestPassMetrics(t *testing.T) {
 		`gallivant_transitions_total{kind="dispatch"}`:       1,
 		`gallivant_transitions_total{kind="stop"}`:           1,
 		`gallivant_pass_duration_seconds_count`:              2,
-		`gallivant_entries{phase="review"}`:                  1,
+		`gallivant_entries{phase="review"}`:                  2,
 		`gallivant_entries{phase="implement"}`:               1,
 		`gallivant_entries{phase="not seeded"}`:              1,
 		`gallivant_stopped_entries{reason="allowance"}`:      1,
