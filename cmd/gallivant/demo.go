@@ -293,43 +293,8 @@ func (d *demo) setup() error {
 		}
 	}
 	d.gh.Protect("acme/shop", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
-	ready := make(chan struct{})
-	go func() {
-		_ = d.gh.Serve(d.ctx, "127.0.0.1:0", func(string) { close(ready) })
-	}()
-	select {
-	case <-ready:
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("the GitHub stand-in did not start")
-	}
-	src := filepath.Join(d.root, "control-src")
-	d.control = filepath.Join(d.root, "control.git")
-	if _, err := os.Stat(d.control); err == nil {
-		return fmt.Errorf("%s already holds a demo; choose an empty --keep directory", d.root)
-	}
-	err = fs.WalkDir(demoFS, "demo", func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		data, err := demoFS.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(src, strings.TrimPrefix(p, "demo/"))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
+	src, err := d.startControl(demoFS, "demo", "Approve the checkout spec")
 	if err != nil {
-		return err
-	}
-	for _, args := range [][]string{{"init", "--quiet", "--initial-branch=main"}, {"add", "-A"}, {"commit", "--quiet", "-m", "Approve the checkout spec"}} {
-		if _, err := exec0(src, "git", args...); err != nil {
-			return err
-		}
-	}
-	if _, err := exec0(d.root, "git", "clone", "--quiet", "--bare", "--", src, d.control); err != nil {
 		return err
 	}
 	d.person = func(line, message string) error {
@@ -373,3 +338,51 @@ var demoAgent = func() reconcile.AgentFunc {
 	agent := scripted.Agent(demoScript)
 	return func(ctx context.Context, dir string, t reconcile.Task) error { return agent(ctx, dir, t.Spec, t.Brief) }
 }()
+
+// startControl serves the GitHub stand-in, writes the embedded control
+// repository under dir of fsys into <root>/control-src as one approving
+// commit with message, and clones it bare into d.control, the remote the
+// demo's passes reconcile. It returns the source checkout, where the
+// demo's people edit.
+func (d *demo) startControl(fsys embed.FS, dir, message string) (string, error) {
+	ready := make(chan struct{})
+	go func() {
+		_ = d.gh.Serve(d.ctx, "127.0.0.1:0", func(string) { close(ready) })
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		return "", fmt.Errorf("the GitHub stand-in did not start")
+	}
+	src := filepath.Join(d.root, "control-src")
+	d.control = filepath.Join(d.root, "control.git")
+	if _, err := os.Stat(d.control); err == nil {
+		return "", fmt.Errorf("%s already holds a demo; choose an empty --keep directory", d.root)
+	}
+	err := fs.WalkDir(fsys, dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := fsys.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(src, strings.TrimPrefix(p, dir+"/"))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return "", err
+	}
+	for _, args := range [][]string{{"init", "--quiet", "--initial-branch=main"}, {"add", "-A"}, {"commit", "--quiet", "-m", message}} {
+		if _, err := exec0(src, "git", args...); err != nil {
+			return "", err
+		}
+	}
+	if _, err := exec0(d.root, "git", "clone", "--quiet", "--bare", "--", src, d.control); err != nil {
+		return "", err
+	}
+	return src, nil
+}

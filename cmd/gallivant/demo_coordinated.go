@@ -5,9 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -199,42 +197,6 @@ func (d *demo) setupCoordinated() error {
 		}
 		d.gh.Protect(full, "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
 	}
-	ready := make(chan struct{})
-	go func() {
-		_ = d.gh.Serve(d.ctx, "127.0.0.1:0", func(string) { close(ready) })
-	}()
-	select {
-	case <-ready:
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("the GitHub stand-in did not start")
-	}
-	src := filepath.Join(d.root, "control-src")
-	d.control = filepath.Join(d.root, "control.git")
-	if _, err := os.Stat(d.control); err == nil {
-		return fmt.Errorf("%s already holds a demo; choose an empty --keep directory", d.root)
-	}
-	err = fs.WalkDir(demoCoordFS, "democoord", func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		data, err := demoCoordFS.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(src, strings.TrimPrefix(p, "democoord/"))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		return err
-	}
-	for _, args := range [][]string{{"init", "--quiet", "--initial-branch=main"}, {"add", "-A"}, {"commit", "--quiet", "-m", "Approve the audit log spec"}} {
-		if _, err := exec0(src, "git", args...); err != nil {
-			return err
-		}
-	}
-	_, err = exec0(d.root, "git", "clone", "--quiet", "--bare", "--", src, d.control)
+	_, err = d.startControl(demoCoordFS, "democoord", "Approve the audit log spec")
 	return err
 }
