@@ -14,7 +14,10 @@ import (
 // acts per entry. One conditional matching-refs read per repository answers
 // every work branch's head for the row loop, and a base branch is read once
 // per repository per pass, so an idle pass costs one request per repository,
-// answered 304 and free of rate limit, however many specs it holds.
+// answered 304 and free of rate limit, however many specs it holds. Pull
+// requests in delivery are listed once per repository per pass, and one
+// that did not change since its last full read is not read again
+// (quiet.go).
 
 // workBranchPrefix is the prefix every default work branch carries
 // (specs.Branch): one matching-refs read of it lists them all.

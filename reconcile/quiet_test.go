@@ -207,3 +207,43 @@ func TestQuietMarksSurviveTheProcess(t *testing.T) {
 		t.Errorf("mark (-want +got):\n%s", diff)
 	}
 }
+
+// Issue 15: one-shot processes (the CI mode) that keep $GALLIVANT_CACHE
+// skip an idle pull request's detail reads too, and spend no rate limit.
+func TestQuietReviewAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	dir := filepath.Join(t.TempDir(), "github")
+	process := func() *Report {
+		t.Helper()
+		g, err := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, Timeout: 5 * time.Second, StateDir: dir,
+			Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := r.reconciler(func(o *Options) { o.GitHub = g }).Pass(context.Background())
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		return rep
+	}
+	process()
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	r.clock.advance(time.Minute)
+	if rep := process(); strings.Contains(noteOf(rep), "unchanged since") {
+		t.Fatalf("the full read reported the pull request unchanged: %s", noteOf(rep))
+	}
+	r.clock.advance(time.Minute)
+	r.gh.ResetLog()
+	rep := process()
+	wantSubjects(t, rep)
+	if !strings.Contains(noteOf(rep), "unchanged since") {
+		t.Errorf("a new process read the idle pull request in full: %s", noteOf(rep))
+	}
+	if d := detailReads(r); len(d) != 0 {
+		t.Errorf("a new process read the pull request's details: %q", d)
+	}
+	if c := r.gh.Counts(); c.Counted != 0 {
+		t.Errorf("a new process spent %d rate-limited requests of %d on an idle pull request", c.Counted, c.Total)
+	}
+}
