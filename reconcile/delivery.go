@@ -293,6 +293,12 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if e.l.Delivery.Get(ledger.KeyDispatchedAt) != "" {
 		return p.settleRound(ctx, e, pr)
 	}
+	// An idle pull request that did not change since its last full read
+	// is not read again (quiet.go).
+	why, q := p.quiet(ctx, e, pr)
+	if why != "" {
+		return waitFor("%s", why), nil
+	}
 	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
 	if err != nil {
 		return progressed, err
@@ -406,7 +412,9 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	switch v.Kind {
 	case gatekeep.Mergeable:
 		if e.l.Phase() == ledger.PhaseReady {
-			return waitFor("%s is ready; waits for a person to merge it", pr), nil
+			why := fmt.Sprintf("%s is ready; waits for a person to merge it", pr)
+			p.markQuiet(q, e, live, d, repolled, time.Time{}, why)
+			return waitFor("%s", why), nil
 		}
 		return p.ready(ctx, e, pr, d)
 	case gatekeep.Waiting:
@@ -418,7 +426,18 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		if res, acted, err := p.silence(ctx, e, pr, d); acted || err != nil {
 			return res, err
 		}
-		return waitFor("%s waits for %s", pr, strings.Join(v.Waits, "; ")), nil
+		why := fmt.Sprintf("%s waits for %s", pr, strings.Join(v.Waits, "; "))
+		if !v.WaitsForCI() {
+			// checks.wait only runs while CI is waited for; the reviewer's
+			// nudge and stall are the clock rules left.
+			var until time.Time
+			if rc := p.cfg.Reviewer; rc != nil {
+				until = gatekeep.SilenceNext(d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
+					time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
+			}
+			p.markQuiet(q, e, live, d, repolled, until, why)
+		}
+		return waitFor("%s", why), nil
 	}
 	return waitFor("%s is %s", pr, v.Line()), nil
 }

@@ -71,14 +71,19 @@ type GitHub struct {
 	login            string // the token's login, once asked
 	fixedLogin       string // GitHubOptions.Login
 
+	// quiet holds the marks of idle pull requests (quiet.go), keyed
+	// repo#number; quietChanges counts their changes for SaveState.
+	quiet        map[string]quietMark
+	quietChanges int
+
 	meter     *meter
 	statePath string // "" when nothing persists
 	// saved is set once the state file matches the adapter: after a load
 	// or a save, at savedChanges cache changes and savedShape (discovered
-	// repositories, hidden protections).
+	// repositories, hidden protections, quiet mark changes).
 	saved        bool
 	savedChanges int
-	savedShape   [2]int
+	savedShape   [3]int
 }
 
 // protectionHiddenTTL is how long an unreadable branch protection is not

@@ -6,13 +6,18 @@ import (
 	"sync"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/gallivant/gallivant/ledger"
 )
 
 // The request model (docs/reconcile.md): a pass observes per repository and
 // acts per entry. One conditional matching-refs read per repository answers
 // every work branch's head for the row loop, and a base branch is read once
 // per repository per pass, so an idle pass costs one request per repository,
-// answered 304 and free of rate limit, however many specs it holds.
+// answered 304 and free of rate limit, however many specs it holds. Pull
+// requests in delivery are listed once per repository per pass, and one
+// that did not change since its last full read is not read again
+// (quiet.go).
 
 // workBranchPrefix is the prefix every default work branch carries
 // (specs.Branch): one matching-refs read of it lists them all.
@@ -63,6 +68,13 @@ type observer struct {
 	stale map[string]bool            // repositories whose work branches the pass moved through the API
 	bases map[string]baseHead        // repo + " " + branch
 	prs   map[prKey]PullRequest      // pull requests read this pass, mergeability known
+
+	// watch lists pull requests per repository and keeps quiet marks
+	// (quiet.go); nil when the client cannot.
+	watch  prWatcher
+	lists  map[string]*prList // per repository, read once per pass
+	wrote  map[prKey]bool     // pull requests the pass wrote to
+	pushed map[string]bool    // repositories whose work branches the pass moved
 }
 
 type prKey struct {
@@ -88,7 +100,9 @@ func observe(c GitHubClient) GitHubClient {
 	if !ok {
 		return c
 	}
-	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]PullRequest{}}
+	w, _ := c.(prWatcher)
+	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]PullRequest{},
+		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}}
 }
 
 // prefetch reads the work-branch snapshots of repos concurrently, at most
@@ -184,8 +198,17 @@ func (p *passState) observe(ctx context.Context, entries []*entry) {
 	}
 	p.GitHub = o
 	seen := map[string]bool{}
-	var repos []string
+	var repos, reviewed []string
 	for _, e := range entries {
+		if e.l == nil || e.spec == nil {
+			continue
+		}
+		if pr, ok := prOf(e.l); ok && !seen["pr "+pr.Repo] {
+			if ph := e.l.Phase(); ph == ledger.PhaseReview || ph == ledger.PhaseReady {
+				seen["pr "+pr.Repo] = true
+				reviewed = append(reviewed, pr.Repo)
+			}
+		}
 		if e.spec == nil || e.l == nil || e.l.Pending == nil {
 			continue
 		}
@@ -199,6 +222,7 @@ func (p *passState) observe(ctx context.Context, entries []*entry) {
 		}
 	}
 	o.prefetch(ctx, repos, observeWidth)
+	o.prefetchPulls(ctx, reviewed, observeWidth)
 }
 
 // moved tells the pass's observer that the pass itself may have pushed
@@ -214,6 +238,7 @@ func (o *observer) moved(repo, branch string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.used[repo+" "+branch] = true
+	o.pushed[repo] = true
 	delete(o.bases, repo+" "+branch)
 	// A pushed head changes its pull request (head, mergeability).
 	for k := range o.prs {
@@ -247,6 +272,7 @@ func (o *observer) GetPullRequest(ctx context.Context, repo string, number int) 
 func (o *observer) forget(repo string, number int) {
 	o.mu.Lock()
 	delete(o.prs, prKey{repo, number})
+	o.wrote[prKey{repo, number}] = true
 	o.mu.Unlock()
 }
 

@@ -17,7 +17,8 @@ import (
 )
 
 // The adapter's conditional state (the ETag cache, what discovery saw,
-// which branch protections were unreadable) survives the process in one
+// which branch protections were unreadable, the quiet marks of idle pull
+// requests) survives the process in one
 // file per credential under the state directory ($GALLIVANT_CACHE/github):
 // a one-shot `gallivant reconcile` in CI then starts warm, and a pass over
 // nothing new costs no rate limit. The file is a cache: deleting it, or a
@@ -35,6 +36,7 @@ type persistedState struct {
 	Entries   []persistedEntry         `json:"entries"` // most recently used first
 	Discovery map[string]persistedDisc `json:"discovery,omitempty"`
 	Hidden    map[string]time.Time     `json:"protection_hidden,omitempty"`
+	Quiet     map[string]quietMark     `json:"quiet,omitempty"`
 }
 
 type persistedEntry struct {
@@ -108,8 +110,11 @@ func (g *GitHub) loadState() {
 	for k, at := range st.Hidden {
 		g.protectionHidden[k] = at
 	}
+	if len(st.Quiet) > 0 {
+		g.quiet = st.Quiet
+	}
 	// What was just read is what the file holds.
-	g.saved, g.savedShape = true, [2]int{len(g.known), len(g.protectionHidden)}
+	g.saved, g.savedShape = true, [3]int{len(g.known), len(g.protectionHidden), g.quietChanges}
 	g.mu.Unlock()
 }
 
@@ -127,7 +132,7 @@ func (g *GitHub) SaveState() error {
 	changes := g.cache.changes
 	g.cache.mu.Unlock()
 	g.mu.Lock()
-	shape := [2]int{len(g.known), len(g.protectionHidden)}
+	shape := [3]int{len(g.known), len(g.protectionHidden), g.quietChanges}
 	g.mu.Unlock()
 	if g.saved && changes == g.savedChanges && shape == g.savedShape {
 		return nil
@@ -156,6 +161,12 @@ func (g *GitHub) SaveState() error {
 	}
 	for k, at := range g.protectionHidden {
 		st.Hidden[k] = at
+	}
+	if len(g.quiet) > 0 {
+		st.Quiet = make(map[string]quietMark, len(g.quiet))
+		for k, m := range g.quiet {
+			st.Quiet[k] = m
+		}
 	}
 	g.mu.Unlock()
 	data, err := json.Marshal(st)

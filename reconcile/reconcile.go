@@ -284,6 +284,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
 	repo, ds := ledger.Load(cfg, files)
 	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	p.docs = docsByPath(data, files)
 	// Plans are checked without a target tree: the paths rule needs a
 	// checkout and is gallivant check --target's.
 	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
@@ -366,6 +367,8 @@ type passState struct {
 	legPassed map[string]string
 	// versions is the pass's one walk for the tampered check (tamper.go).
 	versions *LedgerVersions
+	// docs holds the pass's documents by path, for quiet marks (quiet.go).
+	docs map[string][]byte
 }
 
 // entry is one spec and its ledger.

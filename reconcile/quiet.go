@@ -1,0 +1,248 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// Delivery entries are observed per repository too (docs/reconcile.md,
+// "Request model"). A full read of a pull request in review costs about
+// nine requests. When one ends with the entry only waiting (for its
+// reviewer, or for a person to merge it) and nothing that could change
+// without GitHub saying so, the pass records a quiet mark: the pull
+// request's updated_at and head, its base's head, a hash of the entry's
+// ledger, spec and gallivant.yaml, and the earliest clock rule that could
+// fall due. A later pass reads one conditional pull-request list per
+// repository (sorted by update time) and the base heads it already reads
+// once per repository, and skips the detail reads of a pull request whose
+// mark still holds. Anything in doubt is a full read.
+
+// quietMargin is how long before the pass began a pull request must have
+// last changed for a mark: GitHub's updated_at has one-second resolution,
+// so a change in the same second as the read would not move it.
+const quietMargin = 5 * time.Second
+
+// quietRefresh bounds a mark's life: what moves neither updated_at, the
+// head nor the base (a check re-run on the same head, a changed branch
+// protection, a person's permission) is seen at the latest this long after
+// the last full read.
+const quietRefresh = 30 * time.Minute
+
+// quietMark is what the last full read of an idle pull request saw.
+type quietMark struct {
+	UpdatedAt time.Time `json:"updated_at"`
+	Head      string    `json:"head"`
+	Base      string    `json:"base"`
+	BaseHead  string    `json:"base_head"`
+	Sum       string    `json:"sum"`
+	Seen      time.Time `json:"seen"`
+	// Until is the earliest time a clock rule could be due; zero is never.
+	Until time.Time `json:"until,omitzero"`
+	Why   string    `json:"why"`
+}
+
+// prWatcher is what an observer needs of its client to skip idle pull
+// requests: the per-repository list, and marks kept with the rest of its
+// conditional state.
+type prWatcher interface {
+	DiscoverPullRequests(ctx context.Context, repo string) ([]PullRequest, error)
+	quietMark(repo string, number int) (quietMark, bool)
+	setQuietMark(repo string, number int, m *quietMark)
+}
+
+type prList struct {
+	once sync.Once
+	prs  map[int]PullRequest
+	err  error
+}
+
+func markKey(repo string, number int) string { return fmt.Sprintf("%s#%d", repo, number) }
+
+// quietMark returns the recorded mark of a pull request.
+func (g *GitHub) quietMark(repo string, number int) (quietMark, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m, ok := g.quiet[markKey(repo, number)]
+	return m, ok
+}
+
+// setQuietMark records m, or drops the mark when m is nil.
+func (g *GitHub) setQuietMark(repo string, number int, m *quietMark) {
+	k := markKey(repo, number)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old, had := g.quiet[k]
+	switch {
+	case m == nil && !had:
+		return
+	case m == nil:
+		delete(g.quiet, k)
+	case had && old == *m:
+		return
+	default:
+		if g.quiet == nil {
+			g.quiet = map[string]quietMark{}
+		}
+		g.quiet[k] = *m
+	}
+	g.quietChanges++
+}
+
+// pulls returns a repository's pull requests by number, read once per pass.
+func (o *observer) pulls(ctx context.Context, repo string) (map[int]PullRequest, error) {
+	o.mu.Lock()
+	l := o.lists[repo]
+	if l == nil {
+		l = &prList{}
+		o.lists[repo] = l
+	}
+	o.mu.Unlock()
+	l.once.Do(func() {
+		prs, err := o.watch.DiscoverPullRequests(ctx, repo)
+		l.err = err
+		l.prs = make(map[int]PullRequest, len(prs))
+		for _, pr := range prs {
+			l.prs[pr.Number] = pr
+		}
+	})
+	return l.prs, l.err
+}
+
+// touched reports whether this pass wrote to the pull request or moved a
+// branch of its repository.
+func (o *observer) touched(repo string, number int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.wrote[prKey{repo, number}] || o.stale[repo] || o.pushed[repo]
+}
+
+// quietView is one review's use of the marks: what a skip compared, kept
+// for recording a new mark after a full read.
+type quietView struct {
+	o        *observer
+	pr       gatekeep.PR
+	base     string
+	baseHead string
+	sum      string
+}
+
+// quiet decides whether the review of e can skip its detail reads this
+// pass: why is the wait to report when it can, and q is how to record a
+// mark after a full read (nil when marks do not apply).
+func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why string, q *quietView) {
+	o, ok := p.GitHub.(*observer)
+	if !ok || o.watch == nil || e.leg != nil || e.spec == nil {
+		return "", nil
+	}
+	if _, _, owed := gatekeep.Owed(e.l); owed {
+		return "", nil
+	}
+	sum, ok := p.entrySum(e)
+	if !ok {
+		return "", nil
+	}
+	baseHead, found, err := o.BranchHead(ctx, pr.Repo, e.spec.Base)
+	if err != nil || !found {
+		return "", nil
+	}
+	q = &quietView{o: o, pr: pr, base: e.spec.Base, baseHead: baseHead, sum: sum}
+	m, ok := o.watch.quietMark(pr.Repo, pr.Number)
+	if !ok {
+		return "", q
+	}
+	// Whatever happens next is a full read or a skip that keeps the mark:
+	// a mark that does not hold is dropped now.
+	holds := func() bool {
+		if m.Sum != sum || m.Head != e.l.Delivery.Get(ledger.KeyHead) || m.Base != e.spec.Base || m.BaseHead != baseHead {
+			return false
+		}
+		if !p.now.Before(m.Seen.Add(quietRefresh)) || p.now.Before(m.Seen) || (!m.Until.IsZero() && !p.now.Before(m.Until)) {
+			return false
+		}
+		if o.touched(pr.Repo, pr.Number) {
+			return false
+		}
+		prs, err := o.pulls(ctx, pr.Repo)
+		if err != nil {
+			return false
+		}
+		live, ok := prs[pr.Number]
+		return ok && live.State == "open" && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
+	}
+	if !holds() {
+		o.watch.setQuietMark(pr.Repo, pr.Number, nil)
+		return "", q
+	}
+	return fmt.Sprintf("%s (unchanged since %s)", m.Why, m.UpdatedAt.UTC().Format(time.RFC3339)), q
+}
+
+// markQuiet records, after a full read that ended in why and nothing
+// else, that the pull request can be skipped until it changes or until.
+func (p *passState) markQuiet(q *quietView, e *entry, live PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string) {
+	if q == nil || p.DryRun {
+		return
+	}
+	ok := !repolled && d.Mergeable != nil && gatekeep.ChecksFinal(d) &&
+		live.State == "open" && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
+		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
+		!q.o.touched(q.pr.Repo, q.pr.Number)
+	if !ok {
+		q.o.watch.setQuietMark(q.pr.Repo, q.pr.Number, nil)
+		return
+	}
+	q.o.watch.setQuietMark(q.pr.Repo, q.pr.Number, &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
+		Sum: q.sum, Seen: p.now, Until: until, Why: why})
+}
+
+// entrySum hashes what a review judges besides GitHub: the entry's ledger
+// as the pass holds it, its spec's file and gallivant.yaml.
+func (p *passState) entrySum(e *entry) (string, bool) {
+	spec, ok := p.docs[e.specPath]
+	if !ok {
+		return "", false
+	}
+	h := sha256.New()
+	for _, b := range [][]byte{ledger.Format(e.l), []byte(e.specPath), spec, p.docs[specs.ConfigFile]} {
+		fmt.Fprintf(h, "%d\x00", len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// docsByPath indexes the pass's documents, gallivant.yaml among them.
+func docsByPath(config []byte, files []specs.File) map[string][]byte {
+	out := make(map[string][]byte, len(files)+1)
+	for _, f := range files {
+		out[f.Path] = f.Data
+	}
+	out[specs.ConfigFile] = config
+	return out
+}
+
+// prefetchPulls reads the pull-request lists of repos concurrently, at most
+// width at a time; the entry that needs one reports a failure.
+func (o *observer) prefetchPulls(ctx context.Context, repos []string, width int) {
+	if o.watch == nil {
+		return
+	}
+	sem := make(chan struct{}, width)
+	var wg sync.WaitGroup
+	for _, repo := range repos {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, _ = o.pulls(ctx, repo)
+		}()
+	}
+	wg.Wait()
+}

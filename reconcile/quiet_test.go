@@ -1,0 +1,249 @@
+package reconcile
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/google/go-cmp/cmp"
+)
+
+// quietDelivery is a pull request in review with CI green, waiting for
+// alice, after the full read that leaves its quiet mark. pass runs passes
+// of one reconciler, as a daemon does: its adapter keeps the marks.
+func quietDelivery(t *testing.T) (r *rig, pass func() *Report) {
+	t.Helper()
+	r = newDelivery(t, "")
+	rec := r.reconciler()
+	pass = func() *Report {
+		t.Helper()
+		rep, err := rec.Pass(context.Background())
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		return rep
+	}
+	pass()
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	// Passes run minutes apart; a read in the same second as the last
+	// change leaves no mark.
+	r.clock.advance(time.Minute)
+	rep := pass()
+	wantSubjects(t, rep)
+	if strings.Contains(noteOf(rep), "unchanged since") {
+		t.Fatalf("the pass that reads the pull request in full reported it unchanged: %s", noteOf(rep))
+	}
+	return r, pass
+}
+
+// detailReads returns the requests of the log that read one pull
+// request's details rather than its repository's list.
+func detailReads(r *rig) []string {
+	var out []string
+	for _, q := range r.gh.Requests() {
+		if strings.Contains(q.Path, "/pulls/1") || strings.Contains(q.Path, "/issues/1") || strings.Contains(q.Path, "/commits/") {
+			out = append(out, q.Method+" "+q.Path)
+		}
+	}
+	return out
+}
+
+// Issue 15: a pull request idle for two passes costs its repository's
+// list and base head per pass, all answered 304, and no detail read.
+func TestQuietReviewIdleSkipsDetailReads(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	for i := range 2 {
+		r.gh.ResetLog()
+		rep := pass()
+		wantSubjects(t, rep)
+		if !strings.Contains(noteOf(rep), "acme/api#1 waits for an approval by @alice") || !strings.Contains(noteOf(rep), "(unchanged since ") {
+			t.Errorf("idle pass %d: the wait is %q", i+1, noteOf(rep))
+		}
+		if d := detailReads(r); len(d) != 0 {
+			t.Errorf("idle pass %d read the pull request's details: %q", i+1, d)
+		}
+		c := r.gh.Counts()
+		if c.Total > 2 || c.NotModified != c.Total {
+			var got []string
+			for _, q := range r.gh.Requests() {
+				got = append(got, q.Method+" "+q.Path+" "+q.Query)
+			}
+			t.Errorf("idle pass %d made %d requests, %d answered 304; want at most 2, all 304: %q", i+1, c.Total, c.NotModified, got)
+		}
+	}
+}
+
+// Anything that changes the pull request on GitHub moves its updated_at or
+// head: the next pass reads it in full and acts on it.
+func TestQuietReviewChangedIsReadInFull(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(r *rig)
+		want   []string
+	}{
+		{"an approval", func(r *rig) { r.as("alice").review(1, "APPROVE", "", r.head(work)) },
+			[]string{"loop: ready acme/api#1", "loop: announced ready acme/api#1"}},
+		{"a comment", func(r *rig) { r.as("bob").comment(1, "please rename the helper") },
+			[]string{"loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1"}},
+		{"a new head", func(r *rig) { r.personPush(work, "tweak.txt") }, nil},
+		{"a label", func(r *rig) {
+			if _, _, err := r.gh.Client("bob").Issues.AddLabelsToIssue(context.Background(), "acme", "api", 1, []string{"needs-thought"}); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, pass := quietDelivery(t)
+			r.gh.ResetLog()
+			if rep := pass(); !strings.Contains(noteOf(rep), "unchanged since") {
+				t.Fatalf("no quiet mark before the change: %s", noteOf(rep))
+			}
+			tc.change(r)
+			r.clock.advance(time.Minute)
+			r.gh.ResetLog()
+			rep := pass()
+			if tc.want != nil {
+				wantSubjects(t, rep, tc.want...)
+			}
+			if strings.Contains(noteOf(rep), "unchanged since") {
+				t.Errorf("a changed pull request was reported unchanged: %s", noteOf(rep))
+			}
+			if len(detailReads(r)) == 0 {
+				t.Errorf("a changed pull request was not read in full")
+			}
+		})
+	}
+	t.Run("a new head is followed", func(t *testing.T) {
+		t.Parallel()
+		r, pass := quietDelivery(t)
+		pass()
+		h2 := r.personPush(work, "tweak.txt")
+		r.clock.advance(time.Minute)
+		pass()
+		if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyHead); got != h2 {
+			t.Errorf("head %s after a person's push, want %s", got, h2)
+		}
+	})
+}
+
+// the reviewer's nudge and stall are due by the clock alone; a quiet
+// mark never outlives them. The reviewer was asked at the first pass (t0)
+// and the mark is taken at t0+1m, so the nudge is due at t0+60m.
+func TestQuietReviewClockRulesStillFire(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	unchanged := func(when string, want bool) {
+		t.Helper()
+		rep := pass()
+		wantSubjects(t, rep)
+		if got := strings.Contains(noteOf(rep), "unchanged since"); got != want {
+			t.Fatalf("%s: skipped %v, want %v: %s", when, got, want, noteOf(rep))
+		}
+	}
+	unchanged("t0+1m", true)
+	// A mark lives quietRefresh at most: the pass after that reads in
+	// full, and marks again.
+	r.clock.advance(34 * time.Minute)
+	unchanged("t0+35m", false)
+	unchanged("t0+35m again", true)
+	r.clock.advance(26 * time.Minute)
+	wantSubjects(t, pass(), "loop: nudge acme/api#1")
+	// The nudge moved updated_at; the pass after it marks again.
+	r.clock.advance(time.Minute)
+	unchanged("after the nudge", false)
+	r.clock.advance(10 * time.Minute)
+	unchanged("after the nudge, again", true)
+	r.clock.advance(47 * time.Hour)
+	wantSubjects(t, pass(), "loop: stop reviewer-silent")
+}
+
+// The base moving (which moves neither the pull request's updated_at nor
+// its head) is a full read.
+func TestQuietReviewBaseMovedIsReadInFull(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	pass()
+	if err := r.gh.PutFile("acme/api", "main", "other.txt", "someone else's change\n"); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if strings.Contains(noteOf(rep), "unchanged since") || len(detailReads(r)) == 0 {
+		t.Errorf("a moved base did not make a full read: %v, %s", subjectsOf(rep), noteOf(rep))
+	}
+}
+
+// Quiet marks persist with the rest of the adapter's state.
+func TestQuietMarksSurviveTheProcess(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	dir := filepath.Join(t.TempDir(), "state")
+	open := func() *GitHub {
+		g, err := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, StateDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	g := open()
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	m := quietMark{UpdatedAt: at, Head: "abc", Base: "main", BaseHead: "def", Sum: "s", Seen: at.Add(time.Minute), Until: at.Add(time.Hour), Why: "waits"}
+	g.setQuietMark("acme/api", 7, &m)
+	if err := g.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := open().quietMark("acme/api", 7)
+	if !ok {
+		t.Fatal("the mark did not survive the process")
+	}
+	if diff := cmp.Diff(m, got); diff != "" {
+		t.Errorf("mark (-want +got):\n%s", diff)
+	}
+}
+
+// Issue 15: one-shot processes (the CI mode) that keep $GALLIVANT_CACHE
+// skip an idle pull request's detail reads too, and spend no rate limit.
+func TestQuietReviewAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	dir := filepath.Join(t.TempDir(), "github")
+	process := func() *Report {
+		t.Helper()
+		g, err := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, Timeout: 5 * time.Second, StateDir: dir,
+			Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := r.reconciler(func(o *Options) { o.GitHub = g }).Pass(context.Background())
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		return rep
+	}
+	process()
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	r.clock.advance(time.Minute)
+	if rep := process(); strings.Contains(noteOf(rep), "unchanged since") {
+		t.Fatalf("the full read reported the pull request unchanged: %s", noteOf(rep))
+	}
+	r.clock.advance(time.Minute)
+	r.gh.ResetLog()
+	rep := process()
+	wantSubjects(t, rep)
+	if !strings.Contains(noteOf(rep), "unchanged since") {
+		t.Errorf("a new process read the idle pull request in full: %s", noteOf(rep))
+	}
+	if d := detailReads(r); len(d) != 0 {
+		t.Errorf("a new process read the pull request's details: %q", d)
+	}
+	if c := r.gh.Counts(); c.Counted != 0 {
+		t.Errorf("a new process spent %d rate-limited requests of %d on an idle pull request", c.Counted, c.Total)
+	}
+}
