@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +95,29 @@ func (g *GitHub) setQuietMark(repo string, number int, m *quietMark) {
 		g.quiet[k] = *m
 	}
 	g.quietChanges++
+}
+
+// ForgetQuiet drops the quiet marks of every pull request of repo, so the
+// next pass reads them in full: a webhook said something happened there
+// that updated_at may not show (a check run, a status).
+func (g *GitHub) ForgetQuiet(repo string) {
+	prefix := strings.ToLower(repo) + "#"
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for k := range g.quiet {
+		if strings.HasPrefix(strings.ToLower(k), prefix) {
+			delete(g.quiet, k)
+			g.quietChanges++
+		}
+	}
+}
+
+// Changed tells the reconciler that GitHub reported activity in repo (a
+// webhook): its idle pull requests are read in full by the next pass.
+func (r *Reconciler) Changed(repo string) {
+	if f, ok := r.o.GitHub.(interface{ ForgetQuiet(string) }); ok {
+		f.ForgetQuiet(repo)
+	}
 }
 
 // pulls returns a repository's pull requests by number, read once per pass.

@@ -247,3 +247,37 @@ func TestQuietReviewAcrossProcesses(t *testing.T) {
 		t.Errorf("a new process spent %d rate-limited requests of %d on an idle pull request", c.Counted, c.Total)
 	}
 }
+
+// A webhook about a repository (a check run, a status: neither moves a pull
+// request's updated_at) drops its quiet marks, so the pass the webhook
+// triggers reads the pull request in full instead of waiting out the mark.
+func TestQuietMarksForgottenOnChanged(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	rec := r.reconciler()
+	pass := func() *Report {
+		t.Helper()
+		rep, err := rec.Pass(context.Background())
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		return rep
+	}
+	pass()
+	r.as("ci-bot").status(r.head(work), "ci", "success")
+	r.clock.advance(time.Minute)
+	pass()
+	r.clock.advance(time.Minute)
+	// CI re-runs on the same head and fails: nothing GitHub lists moves.
+	r.as("ci-bot").status(r.head(work), "ci", "failure")
+	r.gh.ResetLog()
+	if rep := pass(); !strings.Contains(noteOf(rep), "unchanged since") || len(detailReads(r)) != 0 {
+		t.Fatalf("without a webhook the mark should hold: %q, reads %q", noteOf(rep), detailReads(r))
+	}
+	rec.Changed("ACME/api")
+	r.gh.ResetLog()
+	rep := pass()
+	if strings.Contains(noteOf(rep), "unchanged since") || len(detailReads(r)) == 0 {
+		t.Errorf("after Changed the pull request was not read in full: %q, reads %q", noteOf(rep), detailReads(r))
+	}
+}

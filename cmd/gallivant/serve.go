@@ -58,7 +58,7 @@ type daemonServer struct {
 }
 
 // startServer listens on addr and serves in the background until stop.
-func (a *app) startServer(addr, controlRepo string, debounce time.Duration, log *slog.Logger) (*daemonServer, error) {
+func (a *app) startServer(addr, controlRepo string, debounce time.Duration, changed func(string), log *slog.Logger) (*daemonServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("--listen: %w", err)}
@@ -68,7 +68,7 @@ func (a *app) startServer(addr, controlRepo string, debounce time.Duration, log 
 	if secret == "" {
 		log.Warn("webhooks are off: " + webhookSecretEnv + " is not set")
 	}
-	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, ControlRepo: controlRepo})
+	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, Changed: changed, ControlRepo: controlRepo})
 	d.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	go func() {
 		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

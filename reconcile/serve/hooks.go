@@ -56,6 +56,9 @@ func (s *server) hook(w http.ResponseWriter, r *http.Request) {
 	if why := s.relevant(ev); why != "" {
 		s.Metrics.ObserveWebhook(WebhookTriggered)
 		s.Log.Info("webhook triggers a pass", "delivery", delivery, "event", event, "about", why)
+		if repo := repoOf(ev); repo != "" && s.Changed != nil {
+			s.Changed(repo)
+		}
 		s.Kick()
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("pass scheduled\n"))
@@ -132,6 +135,18 @@ func (s *server) relevant(ev any) string {
 		}
 	case *github.WorkflowRunEvent:
 		return branch(e.GetRepo(), e.GetWorkflowRun().GetHeadBranch())
+	}
+	return ""
+}
+
+// repoOf is the repository (owner/name) a delivery is about, "" when it
+// names none.
+func repoOf(ev any) string {
+	switch e := ev.(type) {
+	case *github.PushEvent:
+		return e.GetRepo().GetFullName()
+	case interface{ GetRepo() *github.Repository }:
+		return e.GetRepo().GetFullName()
 	}
 	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -84,8 +85,11 @@ func TestWebhookSignaturesAndRelevance(t *testing.T) {
 	state := &State{}
 	state.SetView(ownedView())
 	var kicks atomic.Int32
+	var changedMu sync.Mutex
+	changed := map[string]int{}
 	m := NewMetrics()
-	ts := httptest.NewServer(Handler(Options{Metrics: m, State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) }, ControlRepo: "acme/control"}))
+	ts := httptest.NewServer(Handler(Options{Metrics: m, State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) }, ControlRepo: "acme/control",
+		Changed: func(repo string) { changedMu.Lock(); changed[repo]++; changedMu.Unlock() }}))
 	defer ts.Close()
 
 	review := `{"action":"submitted","pull_request":{"number":7},"repository":{"full_name":"acme/api"}}`
@@ -129,6 +133,13 @@ func TestWebhookSignaturesAndRelevance(t *testing.T) {
 			}
 		})
 	}
+	// Every triggering delivery names its repository first, so that the
+	// pass it kicks reads that repository's idle pull requests in full.
+	changedMu.Lock()
+	if diff := cmp.Diff(map[string]int{"acme/api": 5, "acme/control": 1}, changed); diff != "" {
+		t.Errorf("Changed calls (-want +got):\n%s", diff)
+	}
+	changedMu.Unlock()
 	got := scrape(t, ts.URL)
 	want := map[string]float64{
 		`gallivant_webhook_deliveries_total{outcome="triggered"}`:    6,

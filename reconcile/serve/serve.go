@@ -23,6 +23,11 @@ type Options struct {
 	Secret []byte
 	// Kick asks for a pass soon (a Trigger's Kick).
 	Kick func()
+	// Changed, when set, hears the repository (owner/name) of every
+	// delivery that triggers a pass, before the kick: the reconciler then
+	// reads that repository's idle pull requests in full (a check run or a
+	// status moves no pull request's updated_at).
+	Changed func(repo string)
 	// ControlRepo is the control repository as owner/name; a push to its
 	// control branch triggers a pass. Empty or local/… matches a push to
 	// the control branch of any repository.
