@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
@@ -376,5 +377,52 @@ func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
 	}
 	if _, _, stopped := r.ledgerOf("specs/feature.md").Stop(); stopped {
 		t.Errorf("still stopped")
+	}
+}
+
+// Two reconcilers on different caches can dispatch the same row at the same
+// SHA in the same second; only one commit lands. The loser's intent answers
+// the winner's dispatch by its pending tuple and dispatched-at, so a pass
+// believes an intent only when the control commit it names is on the
+// control branch: here it is not, and the dispatch is not rerun (its agent
+// may run on the winner's machine).
+func TestIntentOfADispatchThatNeverLandedIsIgnored(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	killed := false
+	crash := func(point string) error {
+		if point == "executor:before" && !killed {
+			killed = true
+			return errKilled
+		}
+		return nil
+	}
+	if _, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(t.Context()); !errors.Is(err, errKilled) {
+		t.Fatalf("the pass was not killed: %v", err)
+	}
+	intents, _ := filepath.Glob(r.checkout() + ".intent-*")
+	if len(intents) != 1 {
+		t.Fatalf("intents %v, want one", intents)
+	}
+	data, err := os.ReadFile(intents[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(data, &rec); err != nil || rec["control"] == "" || rec["control"] == nil {
+		t.Fatalf("the intent names no control commit: %s", data)
+	}
+	rec["control"] = strings.Repeat("ab", 20) // a commit that never landed
+	data, _ = json.Marshal(rec)
+	if err := os.WriteFile(intents[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs := len(r.runs)
+	rep := r.pass()
+	if got := subjectsOf(rep); len(got) != 0 {
+		t.Errorf("got %v, want the dispatch waited for, not rerun", got)
+	}
+	if len(r.runs) != runs {
+		t.Errorf("the agent ran again")
 	}
 }

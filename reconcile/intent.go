@@ -38,13 +38,15 @@ type intender interface {
 }
 
 // pushIntended pushes the pass's commits, the dispatch of t among them,
-// after recording t's intent with the executor (see above). A push the
-// remote rejected abandons the intent; any other failure keeps it.
+// after recording t's intent with the executor (see above); a failed push
+// keeps the intent, which names the dispatch's control commit.
 func (p *passState) pushIntended(ctx context.Context, t Task) error {
 	in, ok := p.Executor.(intender)
 	if !ok {
 		return p.push(ctx)
 	}
+	// The dispatch's commit is the pass's newest: it was just applied.
+	t.Control = p.Store.Tip()
 	if err := in.Intend(t); err != nil {
 		if errors.Is(err, agent.ErrCheckoutBusy) {
 			// An agent still runs in the checkout: Run reports it, as
@@ -54,10 +56,11 @@ func (p *passState) pushIntended(ctx context.Context, t Task) error {
 		return err
 	}
 	if err := p.push(ctx); err != nil {
-		// Only a rejected push proves the dispatch did not land; after any
-		// other failure (a broken connection, a crash) it may have, and
-		// its intent is then the only proof that its agent never ran.
-		in.Abandon(t, !errors.Is(err, ErrPushRejected))
+		// Even a rejected push may have landed (a lost answer), and the
+		// intent is then the only proof that its agent never ran. It is
+		// kept: a pass believes an intent only when its control commit is
+		// on the control branch (recoverTask).
+		in.Abandon(t, true)
 		return err
 	}
 	return nil

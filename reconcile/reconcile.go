@@ -1030,6 +1030,12 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
 	}
+	if obs.Orphaned || obs.RunOver {
+		// A rerun or a stop is decided on what the branch holds now, not
+		// on the pass's snapshot: another reconciler may have pushed the
+		// return since the pass began.
+		p.moved(repo, branch)
+	}
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
 	if err != nil {
 		return progressed, err
@@ -1117,6 +1123,12 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 	if err != nil {
 		return Recovery{}, err
 	}
+	if rc.Known && rc.Control != "" && !p.Store.Landed(rc.Control) {
+		// An intent whose dispatch never landed: the dispatch the ledger
+		// holds is another reconciler's, made in the same second.
+		p.Log.Info("ignoring the intent of a dispatch that never landed", "spec", e.specPath, "control", short(rc.Control))
+		return Recovery{}, nil
+	}
 	if rc.Known && rc.Running == 0 {
 		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
 	}
@@ -1132,6 +1144,8 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 func (p *passState) returnArrived(ctx context.Context, e *entry) (bool, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
+	// Read now, not from the pass's snapshot: a rerun may follow.
+	p.moved(repo, p.branch(e))
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, p.branch(e))
 	if err != nil {
 		return false, err

@@ -46,6 +46,9 @@ type runRecord struct {
 	// answers only the dispatch it was written for, never a rerun or
 	// another reconciler's dispatch of the same target at the same SHA.
 	DispatchedAt string `json:"dispatched_at,omitempty"`
+	// Control is the control commit that records the dispatch, in an
+	// intent: the dispatch is this record's only if that commit landed.
+	Control string `json:"control,omitempty"`
 	// Kind is the executor kind that ran: a preset's return is completed
 	// from its result file by whoever settles the run.
 	Kind string `json:"kind,omitempty"`
@@ -160,6 +163,13 @@ type Recovery struct {
 	Outcome Outcome
 	// Kept names a recovery ref holding commits that could not be pushed.
 	Kept string
+	// Control is set when the proof is an intent (the agent never
+	// started): the control commit that records the dispatch, which the
+	// pass must find on the control branch before it believes the intent.
+	// Two reconcilers on different caches can dispatch the same row at the
+	// same SHA in the same second; only the one whose commit landed owns
+	// the dispatch.
+	Control string
 }
 
 // Recover finds an agent a crashed reconciler started for t through the
@@ -197,7 +207,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		// An intent whose lock is free: the reconciler died between
 		// pushing the dispatch and starting the agent, which never ran.
 		e.log().Warn("found a dispatch whose agent never started", "spec", t.Spec, "task", t.What())
-		return Recovery{Known: true, Outcome: Outcome{Finished: true}}, nil
+		return Recovery{Known: true, Outcome: Outcome{Finished: true}, Control: rec.Control}, nil
 	}
 	cred, home, err := e.credential()
 	if err != nil {

@@ -58,6 +58,9 @@ type Task struct {
 	// DispatchedAt is the ledger's dispatched-at value of the dispatch or
 	// round, which ties a run record to exactly one dispatch.
 	DispatchedAt string
+	// Control is the control commit that records the dispatch (Intend
+	// keeps it in the intent).
+	Control string
 }
 
 // Name is the task's file name stem: the spec stem and the iteration, or

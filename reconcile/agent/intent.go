@@ -42,7 +42,7 @@ func (e CommandExecutor) Intend(t Task) error {
 		return err
 	}
 	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round,
-		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC()}
+		DispatchedAt: t.DispatchedAt, Control: t.Control, Started: time.Now().UTC()}
 	if err := writeRecord(intentPath(dir, t), rec); err != nil {
 		lock.Close()
 		return err
