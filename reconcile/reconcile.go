@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -1123,10 +1124,10 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 	if err != nil {
 		return Recovery{}, err
 	}
-	if rc.Known && rc.Control != "" && !p.Store.Landed(rc.Control) {
-		// An intent whose dispatch never landed: the dispatch the ledger
+	if rc.Known && len(rc.Controls) > 0 && !slices.ContainsFunc(rc.Controls, p.Store.Landed) {
+		// Intents whose dispatches never landed: the dispatch the ledger
 		// holds is another reconciler's, made in the same second.
-		p.Log.Info("ignoring the intent of a dispatch that never landed", "spec", e.specPath, "control", short(rc.Control))
+		p.Log.Info("ignoring intents of dispatches that never landed", "spec", e.specPath, "intents", len(rc.Controls))
 		return Recovery{}, nil
 	}
 	if rc.Known && rc.Running == 0 {

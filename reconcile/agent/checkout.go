@@ -163,13 +163,13 @@ type Recovery struct {
 	Outcome Outcome
 	// Kept names a recovery ref holding commits that could not be pushed.
 	Kept string
-	// Control is set when the proof is an intent (the agent never
-	// started): the control commit that records the dispatch, which the
-	// pass must find on the control branch before it believes the intent.
-	// Two reconcilers on different caches can dispatch the same row at the
-	// same SHA in the same second; only the one whose commit landed owns
-	// the dispatch.
-	Control string
+	// Controls is set when the proof is an intent (the agent never
+	// started): the control commits of the intents that answer the
+	// dispatch, one of which the pass must find on the control branch
+	// before it believes them. Two reconcilers can dispatch the same row
+	// at the same SHA in the same second; only the one whose commit landed
+	// owns the dispatch.
+	Controls []string
 }
 
 // Recover finds an agent a crashed reconciler started for t through the
@@ -179,11 +179,17 @@ type Recovery struct {
 func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) {
 	dir := e.checkoutDir(t)
 	rec, ok := readRunRecord(dir)
+	var controls []string
 	if !ok || !rec.answers(t) {
 		// The dispatch may have died before its agent started: then only
 		// its intent describes it.
-		if rec, ok = readIntent(dir, t); !ok || !rec.answers(t) {
+		intents := readIntents(dir, t)
+		if len(intents) == 0 {
 			return Recovery{}, nil
+		}
+		rec = intents[0]
+		for _, in := range intents {
+			controls = append(controls, in.Control)
 		}
 	}
 	lock, err := lockCheckout(dir)
@@ -207,7 +213,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		// An intent whose lock is free: the reconciler died between
 		// pushing the dispatch and starting the agent, which never ran.
 		e.log().Warn("found a dispatch whose agent never started", "spec", t.Spec, "task", t.What())
-		return Recovery{Known: true, Outcome: Outcome{Finished: true}, Control: rec.Control}, nil
+		return Recovery{Known: true, Outcome: Outcome{Finished: true}, Controls: controls}, nil
 	}
 	cred, home, err := e.credential()
 	if err != nil {

@@ -68,8 +68,22 @@ func (e CommandExecutor) Abandon(t Task, keep bool) {
 	}
 }
 
-// intentPath is where Intend records t next to the checkout dir.
+// intentPath is where Intend records t next to the checkout dir: one file
+// per dispatch, named by its dispatched-at and its control commit, so that
+// two reconcilers sharing the cache that dispatch one row in one second
+// (one of whom loses the race) never overwrite each other's intent.
 func intentPath(dir string, t Task) string {
+	control := t.Control
+	if len(control) > 12 {
+		control = control[:12]
+	}
+	if control == "" {
+		control = "0"
+	}
+	return intentPrefix(dir, t) + control
+}
+
+func intentPrefix(dir string, t Task) string {
 	key := strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
 			return r
@@ -79,11 +93,21 @@ func intentPath(dir string, t Task) string {
 	if key == "" {
 		key = "0"
 	}
-	return dir + ".intent-" + key
+	return dir + ".intent-" + key + "-"
 }
 
-// readIntent reads the intent Intend wrote for t.
-func readIntent(dir string, t Task) (runRecord, bool) { return readRecord(intentPath(dir, t)) }
+// readIntents reads the intents recorded for t's dispatched-at that answer
+// t; the pass believes one whose control commit landed.
+func readIntents(dir string, t Task) []runRecord {
+	paths, _ := filepath.Glob(intentPrefix(dir, t) + "*")
+	var out []runRecord
+	for _, p := range paths {
+		if rec, ok := readRecord(p); ok && rec.answers(t) {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
 
 // removeIntents removes every intent of the checkout dir.
 func removeIntents(dir string) {

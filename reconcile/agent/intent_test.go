@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 )
@@ -22,7 +23,7 @@ func TestLostDispatchPushLeavesNoIntent(t *testing.T) {
 		t.Errorf("lock while reserved: %v, want busy", err)
 	}
 	ex.Abandon(task, false)
-	if _, ok := readIntent(ex.checkoutDir(task), task); ok {
+	if len(readIntents(ex.checkoutDir(task), task)) != 0 {
 		t.Errorf("the intent of a push that did not land outlived it")
 	}
 	f, err := lockCheckout(ex.checkoutDir(task))
@@ -75,5 +76,30 @@ func TestLostIntentKeepsTheLandedDispatchsRecord(t *testing.T) {
 	rc, err := ex.Recover(t.Context(), landed)
 	if err != nil || !rc.Known {
 		t.Errorf("Recover of the landed dispatch = %+v, %v; want the proof that it never started", rc, err)
+	}
+}
+
+// Two reconcilers sharing the cache dispatch one row in one second; the
+// loser's intent is kept (its push may have landed after all) but never
+// replaces the winner's: both are read, and the pass believes the one whose
+// control commit landed.
+func TestIntentsOfOneSecondDoNotOverwriteEachOther(t *testing.T) {
+	t.Parallel()
+	ex := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir()}
+	winner := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z", Control: "1111111111111111111111111111111111111111"}
+	loser := winner
+	loser.Control = "2222222222222222222222222222222222222222"
+	for _, tk := range []Task{winner, loser} {
+		if err := ex.Intend(tk); err != nil {
+			t.Fatal(err)
+		}
+		ex.Abandon(tk, true)
+	}
+	rc, err := ex.Recover(t.Context(), winner)
+	if err != nil || !rc.Known {
+		t.Fatalf("Recover = %+v, %v", rc, err)
+	}
+	if len(rc.Controls) != 2 || !slices.Contains(rc.Controls, winner.Control) || !slices.Contains(rc.Controls, loser.Control) {
+		t.Errorf("controls %v, want both intents'", rc.Controls)
 	}
 }
