@@ -16,6 +16,11 @@ const (
 	TrailerHead    = "Gallivant-Head"
 	TrailerRequest = "Gallivant-Request"
 	TrailerChain   = "Gallivant-Chain"
+	// TrailerDispatch names the reconciler pass that wrote a write-ahead
+	// dispatch: two reconcilers that dispatch one row in one second
+	// otherwise write byte-identical commits, and the second push, finding
+	// its commit already there, would start a second agent.
+	TrailerDispatch = "Gallivant-Dispatch"
 )
 
 // Commit is the commit a transition makes on the control branch: an exact

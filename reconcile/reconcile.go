@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -263,7 +265,8 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes}
+	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
+		dispatchID: newDispatchID()}
 	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
 	if err != nil {
 		return p.rep, err
@@ -336,7 +339,17 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 var errCrash = errors.New("pass aborted")
 
 // passState is one pass's working state.
+// newDispatchID is a random name for one pass's write-ahead dispatches
+// (ledger.TrailerDispatch).
+func newDispatchID() string {
+	b := make([]byte, 6)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
+}
+
 type passState struct {
+	// dispatchID makes this pass's dispatch commits its own (newDispatchID).
+	dispatchID string
 	// Options are the reconciler's, read directly: the pass's dependencies
 	// (GitHub, the store, the executor, the log) are its own fields.
 	Options
@@ -472,7 +485,12 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	p.oweNotifications(e.l, n) // in the transition's own commit: owed exactly when it happened
 	if !p.DryRun {
-		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: e.specPath}, ledger.Trailer{Key: ledger.TrailerControl, Value: p.rep.Control})
+		extra := []ledger.Trailer{{Key: ledger.TrailerSpec, Value: e.specPath}, {Key: ledger.TrailerControl, Value: p.rep.Control}}
+		if at := n.Delivery.Get(ledger.KeyDispatchedAt); at != "" && (e.l == nil || at != e.l.Delivery.Get(ledger.KeyDispatchedAt)) {
+			// A write-ahead dispatch: its commit must be this pass's own.
+			extra = append(extra, ledger.Trailer{Key: ledger.TrailerDispatch, Value: p.dispatchID})
+		}
+		msg := c.Message(extra...)
 		sha, err := p.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())
 		if err != nil {
 			return err
