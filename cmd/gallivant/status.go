@@ -302,7 +302,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}
 				var names []string
 				for _, line := range strings.Split(e.Message, "\n") {
-					if strings.HasPrefix(line, "Gallivant-") && !strings.HasPrefix(line, ledger.TrailerSpec+":") {
+					if strings.HasPrefix(line, "Gallivant-") && !strings.HasPrefix(line, ledger.TrailerSpec+":") && !strings.HasPrefix(line, ledger.TrailerDispatch+":") {
 						k, v, _ := strings.Cut(line, ": ")
 						k = strings.TrimPrefix(k, "Gallivant-")
 						j.Trailers[k] = v
