@@ -109,6 +109,12 @@ func observe(c GitHubClient) GitHubClient {
 // width at a time. A failed read is not kept as the answer's cause here:
 // the entry that needs the snapshot reports it.
 func (o *observer) prefetch(ctx context.Context, repos []string, width int) {
+	eachBounded(repos, width, func(repo string) { _, _ = o.snapshot(ctx, repo) })
+}
+
+// eachBounded calls read for every repository, at most width at a time, and
+// returns when all have returned; reads cache their own answers.
+func eachBounded(repos []string, width int, read func(repo string)) {
 	sem := make(chan struct{}, width)
 	var wg sync.WaitGroup
 	for _, repo := range repos {
@@ -117,7 +123,7 @@ func (o *observer) prefetch(ctx context.Context, repos []string, width int) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			_, _ = o.snapshot(ctx, repo)
+			read(repo)
 		}()
 	}
 	wg.Wait()

@@ -257,16 +257,5 @@ func (o *observer) prefetchPulls(ctx context.Context, repos []string, width int)
 	if o.watch == nil {
 		return
 	}
-	sem := make(chan struct{}, width)
-	var wg sync.WaitGroup
-	for _, repo := range repos {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			_, _ = o.pulls(ctx, repo)
-		}()
-	}
-	wg.Wait()
+	eachBounded(repos, width, func(repo string) { _, _ = o.pulls(ctx, repo) })
 }

@@ -128,23 +128,7 @@ func (d *demo) run() error {
 	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")
 	asked := false
 	for pass := 1; pass <= 40; pass++ {
-		st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
-		if err != nil {
-			return err
-		}
-		rep, err := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, CloneURL: d.gh.GitURL,
-			ControlRepo: "acme/shop-control", MergePoll: 50 * time.Millisecond}).Pass(d.ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(d.a.io.Out, "== pass %d (control %s)\n", pass, shortSHA(rep.Control))
-		for _, t := range rep.Transitions {
-			fmt.Fprintf(d.a.io.Out, "%-18s %-36s %s\n", t.Spec, t.Subject, t.Sentence)
-		}
-		for _, n := range rep.Notes {
-			fmt.Fprintf(d.a.io.Out, "%-18s (%s)\n", n.Spec, n.Message)
-		}
-		snap, err := reconcile.Load(d.ctx, st)
+		snap, err := d.pass(pass, reconcile.Options{GitHub: gh, Executor: exec, Log: log, ControlRepo: "acme/shop-control"}, 18, 36)
 		if err != nil {
 			return err
 		}
@@ -385,4 +369,27 @@ func (d *demo) startControl(fsys embed.FS, dir, message string) (string, error) 
 		return "", err
 	}
 	return src, nil
+}
+
+// pass runs pass number n of a demo scenario with a fresh store, as a CI
+// job would, prints its transitions and notes in columns of the given
+// widths, and returns the control repository as the pass left it.
+func (d *demo) pass(n int, o reconcile.Options, specWidth, subjectWidth int) (*reconcile.Snapshot, error) {
+	st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
+	if err != nil {
+		return nil, err
+	}
+	o.Store, o.CloneURL, o.MergePoll = st, d.gh.GitURL, 50*time.Millisecond
+	rep, err := reconcile.New(o).Pass(d.ctx)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(d.a.io.Out, "== pass %d (control %s)\n", n, shortSHA(rep.Control))
+	for _, t := range rep.Transitions {
+		fmt.Fprintf(d.a.io.Out, "%-*s %-*s %s\n", specWidth, t.Spec, subjectWidth, t.Subject, t.Sentence)
+	}
+	for _, nt := range rep.Notes {
+		fmt.Fprintf(d.a.io.Out, "%-*s (%s)\n", specWidth, nt.Spec, nt.Message)
+	}
+	return reconcile.Load(d.ctx, st)
 }

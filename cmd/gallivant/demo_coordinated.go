@@ -44,23 +44,7 @@ func (d *demo) runCoordinated() error {
 	fmt.Fprintf(d.a.io.Out, "gallivant demo --coordinated: one spec, two legs (acme/api and acme/web), one pull request per leg, labelled ready together and done when both are merged; words like leg, row, seed: %s\n", glossary)
 	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")
 	for pass := 1; pass <= 30; pass++ {
-		st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
-		if err != nil {
-			return err
-		}
-		rep, err := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, CloneURL: d.gh.GitURL,
-			ControlRepo: "acme/audit-control", MergePoll: 50 * time.Millisecond}).Pass(d.ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(d.a.io.Out, "== pass %d (control %s)\n", pass, shortSHA(rep.Control))
-		for _, t := range rep.Transitions {
-			fmt.Fprintf(d.a.io.Out, "%-15s %-34s %s\n", t.Spec, t.Subject, t.Sentence)
-		}
-		for _, n := range rep.Notes {
-			fmt.Fprintf(d.a.io.Out, "%-15s (%s)\n", n.Spec, n.Message)
-		}
-		snap, err := reconcile.Load(d.ctx, st)
+		snap, err := d.pass(pass, reconcile.Options{GitHub: gh, Executor: exec, Log: log, ControlRepo: "acme/audit-control"}, 15, 34)
 		if err != nil {
 			return err
 		}
