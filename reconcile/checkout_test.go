@@ -129,6 +129,36 @@ func TestUnpushedCommitIsKeptOnARecoveryRef(t *testing.T) {
 	}
 }
 
+// killedAt runs a pass that dies at the crash point, the first time the
+// pass reaches it, as a kill -9 there would end it.
+func (r *rig) killedAt(point string) {
+	r.t.Helper()
+	killed := false
+	crash := func(p string) error {
+		if p == point && !killed {
+			killed = true
+			return errKilled
+		}
+		return nil
+	}
+	if _, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(context.Background()); !errors.Is(err, errKilled) {
+		r.t.Fatalf("the pass was not killed at %s: %v", point, err)
+	}
+}
+
+// killedByAgent runs a pass whose agent panics with errKilled, standing
+// for the reconciler killed while its agent runs.
+func (r *rig) killedByAgent() {
+	r.t.Helper()
+	defer func() {
+		if v := recover(); v != errKilled {
+			panic(v)
+		}
+	}()
+	r.pass()
+	r.t.Fatal("the reconciler was not killed")
+}
+
 // errKilled stands for a kill -9 of the reconciler: the agent's commit is
 // in the checkout, the run record on disk, the push never happened.
 var errKilled = errors.New("reconciler killed")
@@ -146,15 +176,7 @@ func TestOrphanedReturnIsAdmitted(t *testing.T) {
 		}
 		return err
 	}
-	func() {
-		defer func() {
-			if v := recover(); v != errKilled {
-				panic(v)
-			}
-		}()
-		r.pass()
-		t.Fatal("the reconciler was not killed")
-	}()
+	r.killedByAgent()
 	r.agent = scripted
 	if _, err := os.Stat(r.checkout() + ".run"); err != nil {
 		t.Fatalf("no run record: %v", err)
@@ -191,14 +213,7 @@ func TestLiveOrphanIsWaitedFor(t *testing.T) {
 		}
 		return scripted(ctx, dir, tk)
 	}
-	func() {
-		defer func() {
-			if v := recover(); v != errKilled {
-				panic(v)
-			}
-		}()
-		r.pass()
-	}()
+	r.killedByAgent()
 	// The orphan is still at work: it holds the lock, as the agent process
 	// would through its inherited descriptor.
 	f, err := os.OpenFile(r.checkout()+".lock", os.O_RDWR, 0)
@@ -240,15 +255,7 @@ func TestOrphanedRoundIsAdmitted(t *testing.T) {
 		return err
 	}
 	r.as("bob").comment(1, "please rename the helper")
-	func() {
-		defer func() {
-			if v := recover(); v != errKilled {
-				panic(v)
-			}
-		}()
-		r.pass()
-		t.Fatal("the reconciler was not killed")
-	}()
+	r.killedByAgent()
 	r.agent = scripted
 	runs := len(r.runs)
 	got := subjectsOf(r.pass())
@@ -276,14 +283,7 @@ func TestKilledAgentIsRerunOnce(t *testing.T) {
 		}
 		return scripted(ctx, dir, task)
 	}
-	func() {
-		defer func() {
-			if v := recover(); v != errKilled {
-				panic(v)
-			}
-		}()
-		r.pass()
-	}()
+	r.killedByAgent()
 	iterations := r.ledgerOf("specs/feature.md").Iterations
 	got := subjectsOf(r.pass())
 	if len(got) < 2 || got[0] != "loop: rerun row 1" || got[1] != "loop: record home row 1" {
@@ -302,17 +302,7 @@ func TestKilledAgentIsRerunOnce(t *testing.T) {
 func TestDispatchKilledBeforeTheAgentStartedIsRerun(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	killed := false
-	crash := func(point string) error {
-		if point == "executor:before" && !killed {
-			killed = true
-			return errKilled
-		}
-		return nil
-	}
-	if _, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(t.Context()); !errors.Is(err, errKilled) {
-		t.Fatalf("the pass was not killed: %v", err)
-	}
+	r.killedAt("executor:before")
 	if intents, _ := filepath.Glob(r.checkout() + ".intent-*"); len(intents) != 1 {
 		t.Fatalf("intents %v, want the seed dispatch's", intents)
 	}
@@ -358,14 +348,7 @@ func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
 		}
 		return scripted(ctx, dir, task)
 	}
-	func() {
-		defer func() {
-			if v := recover(); v != errKilled {
-				panic(v)
-			}
-		}()
-		r.pass()
-	}()
+	r.killedByAgent()
 	r.clock.advance(2 * time.Hour)
 	other := t.TempDir()
 	if got := subjectsOf(r.pass(elsewhere(r, other))); !slices.Equal(got, []string{"loop: stop interrupted"}) {
@@ -389,17 +372,7 @@ func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
 func TestIntentOfADispatchThatNeverLandedIsIgnored(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	killed := false
-	crash := func(point string) error {
-		if point == "executor:before" && !killed {
-			killed = true
-			return errKilled
-		}
-		return nil
-	}
-	if _, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(t.Context()); !errors.Is(err, errKilled) {
-		t.Fatalf("the pass was not killed: %v", err)
-	}
+	r.killedAt("executor:before")
 	intents, _ := filepath.Glob(r.checkout() + ".intent-*")
 	if len(intents) != 1 {
 		t.Fatalf("intents %v, want one", intents)
