@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -50,7 +51,7 @@ func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
 		iteration, _ := strconv.Atoi(kv["iteration"])
 		msg := fmt.Sprintf("loop: seed evidence\n\npending: %s\niteration: %d\n\n", kv["pending"], iteration+1) +
 			"| 1 | done | 0 | test -f README.md; ok |\n| 2 | done | 0 | grep -q main README.md; ok |\n\nrow 0 done | seeded 2 rows, closed 2 on baseline | none\n"
-		_, err := execGit{dir: dir}.out(ctx, "commit", "--quiet", "--allow-empty", "-m", msg)
+		_, err := scripted.Git{Dir: dir}.Out(ctx, "commit", "--quiet", "--allow-empty", "-m", msg)
 		return err
 	}
 	wantSubjects(t, r.pass(), "loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: done")

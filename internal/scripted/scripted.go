@@ -56,7 +56,7 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 		b := script(target, nth, kv["model"])
 		iteration, _ := strconv.Atoi(kv["iteration"])
 		attempts, _ := strconv.Atoi(kv["attempts"])
-		g := gitIn{dir: dir, env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		g := Git{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
 			"GIT_COMMITTER_NAME=scripted-agent", "GIT_COMMITTER_EMAIL=agent@example.com"}}
 		write := func(name, content string) error {
 			p := filepath.Join(dir, name)
@@ -66,14 +66,14 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 			return os.WriteFile(p, []byte(content), 0o644)
 		}
 		commit := func(msg string, allowEmpty bool) error {
-			if _, err := g.out(ctx, "add", "-A"); err != nil {
+			if _, err := g.Out(ctx, "add", "-A"); err != nil {
 				return err
 			}
 			args := []string{"commit", "--quiet", "-m", msg}
 			if allowEmpty {
 				args = append(args, "--allow-empty")
 			}
-			_, err := g.out(ctx, args...)
+			_, err := g.Out(ctx, args...)
 			return err
 		}
 		head := fmt.Sprintf("pending: %s\niteration: %d\n\n", kv["pending"], iteration+1)
@@ -153,16 +153,20 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 	}
 }
 
-// gitIn runs git in a checkout, as the agent.
-type gitIn struct {
-	dir string
-	env []string
+// Git runs the git binary in Dir as an agent would, with Env added to the
+// process's environment: the scripted agent's commits, and tests that act
+// as an agent. Out returns git's trimmed standard output, or an error that
+// carries its standard error.
+type Git struct {
+	Dir string
+	Env []string
 }
 
-func (g gitIn) out(ctx context.Context, args ...string) (string, error) {
+// Out runs git with args.
+func (g Git) Out(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = g.dir
-	cmd.Env = append(os.Environ(), g.env...)
+	cmd.Dir = g.Dir
+	cmd.Env = append(os.Environ(), g.Env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
