@@ -9,6 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // The pull-request phases observe GitHub and call the pure transitions of
@@ -102,7 +103,7 @@ func (p *passState) holdForChain(ctx context.Context, e *entry, what string) (st
 // that names this entry and, when merged, merged at the work branch's
 // current head (so an old merged pull request of a reused spec path is
 // never taken for new work). It returns why not.
-func (p *passState) adoptable(ctx context.Context, e *entry, pr PullRequest, head string) (bool, string, error) {
+func (p *passState) adoptable(ctx context.Context, e *entry, pr githubapi.PullRequest, head string) (bool, string, error) {
 	self, err := p.self(ctx)
 	if err != nil {
 		return false, "", err
@@ -230,7 +231,7 @@ func (p *passState) nothingToDeliver(e *entry, why string) (stepResult, error) {
 
 // reenter puts an entry whose rows were reopened back in review of the pull
 // request it already has, removing the ready label first.
-func (p *passState) reenter(ctx context.Context, e *entry, live PullRequest) (stepResult, error) {
+func (p *passState) reenter(ctx context.Context, e *entry, live githubapi.PullRequest) (stepResult, error) {
 	pr := gatekeep.PR{Repo: live.Repo, Number: live.Number}
 	for _, l := range live.Labels {
 		if l == p.cfg.Labels.Ready {
@@ -246,7 +247,7 @@ func (p *passState) reenter(ctx context.Context, e *entry, live PullRequest) (st
 // writeFailed counts a failed named write (gatekeep.WriteFailed). A rate
 // limit or a cancelled pass is not the write's failure and is returned.
 func (p *passState) writeFailed(ctx context.Context, e *entry, w gatekeep.Write, what string, werr error) (stepResult, error) {
-	var rl *RateLimitedError
+	var rl *githubapi.RateLimitedError
 	if errors.As(werr, &rl) || ctx.Err() != nil {
 		return progressed, werr
 	}
@@ -452,7 +453,7 @@ func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d g
 		return waitFor("would merge %s into the work branch of %s", d.BaseRef, pr), nil
 	}
 	err := p.GitHub.UpdateBranch(ctx, pr.Repo, pr.Number, d.HeadSHA)
-	if errors.Is(err, ErrMergeConflict) {
+	if errors.Is(err, githubapi.ErrMergeConflict) {
 		fs := []gatekeep.Finding{gatekeep.ConflictFinding(d.HeadRef, d.BaseRef)}
 		return p.round(ctx, e, pr, d, fs)
 	}
@@ -472,7 +473,7 @@ func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d g
 
 // pollMergeable asks GitHub again, twice at most, for a mergeability it is
 // still computing.
-func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (PullRequest, error) {
+func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (githubapi.PullRequest, error) {
 	return RepollMergeable(ctx, p.GitHub, pr, p.MergePoll, 2)
 }
 
@@ -480,9 +481,9 @@ func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (PullRequ
 // it is still computing, wait apart and at most times times, rather than a
 // whole pass later (G-22). It returns the last read.
 func RepollMergeable(ctx context.Context, c interface {
-	GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error)
-}, pr gatekeep.PR, wait time.Duration, times int) (PullRequest, error) {
-	var live PullRequest
+	GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error)
+}, pr gatekeep.PR, wait time.Duration, times int) (githubapi.PullRequest, error) {
+	var live githubapi.PullRequest
 	for polls := 0; polls < times; polls++ {
 		if err := sleepCtx(ctx, wait); err != nil {
 			return live, err
@@ -497,7 +498,7 @@ func RepollMergeable(ctx context.Context, c interface {
 
 // done records a merge when it is a merge of this entry's own head into the
 // spec's base (R-7); a merge into another base stops `retargeted`.
-func (p *passState) done(e *entry, pr gatekeep.PR, live PullRequest) error {
+func (p *passState) done(e *entry, pr gatekeep.PR, live githubapi.PullRequest) error {
 	if live.BaseRef != e.spec.Base {
 		return p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s was merged into %s, not the spec's base %s; the work is not delivered where the spec asks", pr, live.BaseRef, e.spec.Base))
 	}
@@ -511,7 +512,7 @@ func (p *passState) done(e *entry, pr gatekeep.PR, live PullRequest) error {
 // A head that does not contain the attested one is a rewritten history
 // (issue 10): the label comes off with the attested head kept, then the
 // entry stops `boundary` on the new head (gatekeep.Rewritten).
-func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live PullRequest) (stepResult, error) {
+func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (stepResult, error) {
 	old := e.l.Delivery.Get(ledger.KeyHead)
 	rewritten := false
 	if old != "" && old != live.HeadSHA {
@@ -581,7 +582,7 @@ func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 // reopen performs the reopening a `resume` after a `closed` stop owes:
 // GitHub reopens the pull request, or, when it refuses (the branch was
 // deleted or rewritten), the entry goes back to opening a new one.
-func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live PullRequest) (stepResult, error) {
+func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (stepResult, error) {
 	if p.DryRun {
 		return waitFor("would reopen %s", pr), nil
 	}
@@ -590,7 +591,7 @@ func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live P
 		return progressed, p.apply(e, n, c)
 	}
 	err := p.GitHub.ReopenPullRequest(ctx, pr.Repo, pr.Number)
-	var rl *RateLimitedError
+	var rl *githubapi.RateLimitedError
 	if errors.As(err, &rl) || ctx.Err() != nil {
 		return progressed, err
 	}
@@ -609,13 +610,13 @@ func (p *passState) payOwed(ctx context.Context, e *entry, pr gatekeep.PR, w gat
 	var marker, body string
 	switch w {
 	case gatekeep.WriteRoundComment:
-		marker = Marker("round-" + arg)
+		marker = githubapi.Marker("round-" + arg)
 		body = fmt.Sprintf("gallivant pushed round %s to `%s`, answering the feedback and failing checks since the last round.", arg, short(e.l.Delivery.Get(ledger.KeyHead)))
 		if rc := p.cfg.Reviewer; rc != nil {
 			body += fmt.Sprintf(" @%s, please review the new head.", rc.Login)
 		}
 	case gatekeep.WriteReadyComment:
-		marker = Marker("ready-" + arg)
+		marker = githubapi.Marker("ready-" + arg)
 		body = fmt.Sprintf("gallivant: `%s` is ready for a person to merge: checks are green on it, the reviewer is clear, and the receipt attests every acceptance criterion of `%s`.",
 			short(arg), e.specPath)
 	default:
@@ -775,7 +776,7 @@ func (p *passState) silence(ctx context.Context, e *entry, pr gatekeep.PR, d gat
 	if p.DryRun {
 		return waitFor("would nudge @%s on %s", rc.Login, pr), true, nil
 	}
-	marker := Marker("nudge-" + d.HeadSHA)
+	marker := githubapi.Marker("nudge-" + d.HeadSHA)
 	body := fmt.Sprintf("@%s, `%s` has been waiting for your review since %s.\n\n%s", rc.Login, short(d.HeadSHA), asked.Format(time.RFC3339), marker)
 	if _, err := p.GitHub.EnsureComment(ctx, pr.Repo, pr.Number, marker, body); err != nil {
 		res, err := p.writeFailed(ctx, e, gatekeep.WriteNudge, pr.String(), err)
@@ -912,4 +913,12 @@ func (p *passState) steerers(ctx context.Context, repo string, d gatekeep.Digest
 		}
 	}
 	return out, nil
+}
+
+// short is a commit's 7-character abbreviation, as people read it.
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }

@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // digestReader is what building a pull request digest reads from GitHub.
 type digestReader interface {
-	GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error)
+	GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error)
 	PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error)
-	Reviews(ctx context.Context, repo string, number int) ([]Review, error)
-	IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error)
-	ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error)
-	GetChecks(ctx context.Context, repo, sha, base string) (Checks, error)
-	GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error)
+	Reviews(ctx context.Context, repo string, number int) ([]githubapi.Review, error)
+	IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]githubapi.Comment, error)
+	ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]githubapi.Comment, error)
+	GetChecks(ctx context.Context, repo, sha, base string) (githubapi.Checks, error)
+	GetCommit(ctx context.Context, repo, sha string) (githubapi.CommitInfo, error)
 }
 
 // FetchDigest gathers what gatekeep judges about one pull request: the pull
@@ -33,7 +34,7 @@ func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time
 	}
 	d := digestOf(p)
 	fatal := func(err error) bool {
-		var rl *RateLimitedError
+		var rl *githubapi.RateLimitedError
 		return errors.As(err, &rl) || ctx.Err() != nil
 	}
 	if files, err := c.PullRequestFiles(ctx, pr.Repo, pr.Number); err == nil {
@@ -83,7 +84,7 @@ func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time
 }
 
 // digestOf converts the pull request itself.
-func digestOf(p PullRequest) gatekeep.Digest {
+func digestOf(p githubapi.PullRequest) gatekeep.Digest {
 	return gatekeep.Digest{Repo: p.Repo, Number: p.Number, State: p.State, Merged: p.Merged, MergeCommit: p.MergeCommitSHA,
 		Draft: p.Draft, Title: p.Title, Body: p.Body, Author: p.Author, HeadRef: p.HeadRef, HeadRepo: p.HeadRepo, HeadSHA: p.HeadSHA,
 		BaseRef: p.BaseRef, BaseSHA: p.BaseSHA, Mergeable: p.Mergeable, MergeState: strings.ToLower(p.MergeableState), Labels: p.Labels}
@@ -91,7 +92,7 @@ func digestOf(p PullRequest) gatekeep.Digest {
 
 // checksOf flattens check runs and commit statuses, marking the ones the
 // base branch requires.
-func checksOf(ch Checks) []gatekeep.Check {
+func checksOf(ch githubapi.Checks) []gatekeep.Check {
 	required := map[string]bool{}
 	for _, r := range ch.Required {
 		required[r] = true

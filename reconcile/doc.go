@@ -1,7 +1,8 @@
-// Package reconcile is gallivant's controller and all of its I/O: the
-// control-repository store (go-git), the GitHub adapter (go-github), the
-// executors that hand tasks to agents, and the observe → plan → apply pass
-// that turns pushed markdown into `loop:` commits.
+// Package reconcile is gallivant's controller: the observe → plan → apply
+// pass that turns pushed markdown into `loop:` commits, with the
+// control-repository store (go-git). It talks to GitHub through the
+// interface it declares (GitHubClient), implemented by package githubapi,
+// and hands tasks to agents through package agent.
 //
 // The rules live in the pure packages below it (ledger, gatekeep, specs);
 // this package gathers their inputs, applies their decisions, and orders the

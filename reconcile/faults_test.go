@@ -14,6 +14,7 @@ import (
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // GitHub failing during a pass delays transitions but never corrupts a
@@ -33,7 +34,7 @@ func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/other.md": specWith(1, "")})
 			remove := r.gh.InjectFault(f)
 			rep, err := r.reconciler(func(o *Options) {
-				gh, _ := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Timeout: 200 * time.Millisecond, Attempts: 2, Logger: o.Log,
+				gh, _ := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Timeout: 200 * time.Millisecond, Attempts: 2, Logger: o.Log,
 					Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
 				o.GitHub = gh
 			}).Pass(context.Background())
@@ -155,7 +156,7 @@ func TestStoreInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh, _ := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
+	gh, _ := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
 	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Agent: r.agent}
 	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet, MergePoll: time.Millisecond}).Pass(context.Background())
 	if err != nil || len(rep.Transitions) != 5+len(delivered) {

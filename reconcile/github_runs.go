@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/google/go-github/v66/github"
 )
 
 // GitHub holds the workflow runs of some pull requests (from a first-time
@@ -15,33 +14,6 @@ import (
 // conclusion action_required and creates no check run, so the head looks
 // exactly like a head whose CI never started. The checks-silent stop asks
 // once, when it is decided, so that its detail names the real cause.
-
-// HeldWorkflowRuns returns the names of the workflow runs on sha that
-// GitHub holds for a maintainer's approval (conclusion action_required),
-// one per run, newest first. The read is conditional like every other.
-func (g *GitHub) HeldWorkflowRuns(ctx context.Context, repo, sha string) ([]string, error) {
-	o, n := splitRepo(repo)
-	runs, err := readPages("list the workflow runs of "+short(sha)+" in "+repo, func(page int) ([]*github.WorkflowRun, *github.Response, error) {
-		res, resp, err := g.c.Actions.ListRepositoryWorkflowRuns(ctx, o, n, &github.ListWorkflowRunsOptions{HeadSHA: sha, Status: "action_required",
-			ExcludePullRequests: true, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
-		if err != nil {
-			return nil, resp, err
-		}
-		return res.WorkflowRuns, resp, nil
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, r := range runs {
-		// The filter matches a status or a conclusion; keep exactly the
-		// held runs, whatever a GitHub Enterprise version makes of it.
-		if r.GetHeadSHA() == sha && r.GetConclusion() == "action_required" {
-			out = append(out, r.GetName())
-		}
-	}
-	return out, nil
-}
 
 // heldRunsShown bounds how many workflow names a stop detail lists.
 const heldRunsShown = 5

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/go-github/v66/github"
-
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // The request model (docs/reconcile.md): a pass observes per repository and
@@ -22,28 +21,6 @@ import (
 // workBranchPrefix is the prefix every default work branch carries
 // (specs.Branch): one matching-refs read of it lists them all.
 const workBranchPrefix = "gallivant/"
-
-// MatchingBranches returns every branch whose name starts with prefix and
-// its head, from GitHub's matching-refs endpoint: one conditional request
-// per 100 branches, free of rate limit when nothing moved.
-func (g *GitHub) MatchingBranches(ctx context.Context, repo, prefix string) (map[string]string, error) {
-	o, n := splitRepo(repo)
-	refs, err := readPages("list branches "+prefix+"* of "+repo, func(page int) ([]*github.Reference, *github.Response, error) {
-		return g.c.Git.ListMatchingRefs(ctx, o, n, &github.ReferenceListOptions{Ref: "heads/" + prefix, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(refs))
-	for _, r := range refs {
-		// GitHub matches a prefix of the full name; keep exactly the
-		// branches under it.
-		if b, ok := strings.CutPrefix(r.GetRef(), "refs/heads/"); ok && strings.HasPrefix(b, prefix) {
-			out[b] = r.GetObject().GetSHA()
-		}
-	}
-	return out, nil
-}
 
 // branchLister is the per-repository read a pass's observer needs; a
 // GitHubClient without it is asked per branch, as before.
@@ -63,11 +40,11 @@ type observer struct {
 	list branchLister
 
 	mu    sync.Mutex
-	snaps map[string]*branchSnapshot // per repository
-	used  map[string]bool            // repo + " " + branch served from a snapshot
-	stale map[string]bool            // repositories whose work branches the pass moved through the API
-	bases map[string]baseHead        // repo + " " + branch
-	prs   map[prKey]PullRequest      // pull requests read this pass, mergeability known
+	snaps map[string]*branchSnapshot      // per repository
+	used  map[string]bool                 // repo + " " + branch served from a snapshot
+	stale map[string]bool                 // repositories whose work branches the pass moved through the API
+	bases map[string]baseHead             // repo + " " + branch
+	prs   map[prKey]githubapi.PullRequest // pull requests read this pass, mergeability known
 
 	// watch lists pull requests per repository and keeps quiet marks
 	// (quiet.go); nil when the client cannot.
@@ -101,7 +78,7 @@ func observe(c GitHubClient) GitHubClient {
 		return c
 	}
 	w, _ := c.(prWatcher)
-	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]PullRequest{},
+	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
 		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}}
 }
 
@@ -258,7 +235,7 @@ func (o *observer) moved(repo, branch string) {
 // then its digest reads it again. A read whose mergeability GitHub is still
 // computing is not kept, so that asking again (RepollMergeable) asks
 // GitHub; any write to the pull request forgets it.
-func (o *observer) GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error) {
+func (o *observer) GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error) {
 	k := prKey{repo, number}
 	o.mu.Lock()
 	pr, ok := o.prs[k]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -150,7 +151,7 @@ func TestObserverReadsAPullRequestOncePerPass(t *testing.T) {
 	s := testserver.Start(t, "acme/a")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := context.Background()
-	pushBranch(t, s, "acme/a", "gallivant/x", "x.txt")
+	testserver.PushBranch(t, s, "acme/a", "gallivant/x", "x.txt")
 	pr, err := g.CreatePullRequest(ctx, "acme/a", "gallivant/x", "main", "X", "")
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +159,7 @@ func TestObserverReadsAPullRequestOncePerPass(t *testing.T) {
 	o := observe(g).(*observer)
 	s.ResetLog()
 	reads := 0
-	for got := (PullRequest{}); got.Mergeable == nil && reads < 5; reads++ {
+	for got := (githubapi.PullRequest{}); got.Mergeable == nil && reads < 5; reads++ {
 		if got, err = o.GetPullRequest(ctx, "acme/a", pr.Number); err != nil {
 			t.Fatal(err)
 		}

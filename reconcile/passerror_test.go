@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // The CLI's exit status 2 rests on these two classifications: a pass stops
@@ -17,22 +19,22 @@ import (
 func TestAdapterClassifiesCredentialsAndUnreachable(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	t.Run("rejected token", func(t *testing.T) {
-		g, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: "bogus-token-value", Logger: slog.New(slog.NewTextHandler(ioDiscard{}, nil))})
+		g, err := githubapi.New(githubapi.Options{APIURL: s.APIURL(), Token: "bogus-token-value", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _, err = g.BranchHead(t.Context(), "acme/api", "main")
-		if !errors.Is(err, ErrCredentials) {
+		if !errors.Is(err, githubapi.ErrCredentials) {
 			t.Fatalf("BranchHead with a bogus token = %v, want ErrCredentials", err)
 		}
-		var ce *CredentialsError
+		var ce *githubapi.CredentialsError
 		if !errors.As(err, &ce) || ce.Status != 401 || ce.Message != "Bad credentials" {
 			t.Errorf("CredentialsError = %+v, want 401 Bad credentials", ce)
 		}
 		if strings.Contains(err.Error(), "bogus-token-value") {
 			t.Errorf("the error %q shows the token", err)
 		}
-		if errors.Is(err, ErrUnreachable) {
+		if errors.Is(err, githubapi.ErrUnreachable) {
 			t.Errorf("a rejected token also matches ErrUnreachable")
 		}
 	})
@@ -44,22 +46,22 @@ func TestAdapterClassifiesCredentialsAndUnreachable(t *testing.T) {
 		addr := ln.Addr().String()
 		ln.Close()
 		fs := &fakeSleep{}
-		g, err := NewGitHub(GitHubOptions{APIURL: "http://" + addr + "/api/v3/", Token: "t", Logger: slog.New(slog.NewTextHandler(ioDiscard{}, nil)), Sleep: fs.sleep, Timeout: time.Second})
+		g, err := githubapi.New(githubapi.Options{APIURL: "http://" + addr + "/api/v3/", Token: "t", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Sleep: fs.sleep, Timeout: time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _, err = g.BranchHead(t.Context(), "acme/api", "main")
-		if !errors.Is(err, ErrUnreachable) {
+		if !errors.Is(err, githubapi.ErrUnreachable) {
 			t.Fatalf("BranchHead against a closed port = %v, want ErrUnreachable", err)
 		}
-		if errors.Is(err, ErrCredentials) {
+		if errors.Is(err, githubapi.ErrCredentials) {
 			t.Errorf("an unreachable GitHub also matches ErrCredentials")
 		}
 	})
 	t.Run("not found stays an answer", func(t *testing.T) {
 		g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 		_, err := g.GetPullRequest(t.Context(), "acme/api", 99)
-		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrCredentials) {
+		if errors.Is(err, githubapi.ErrUnreachable) || errors.Is(err, githubapi.ErrCredentials) {
 			t.Errorf("a 404 is classified as %v", err)
 		}
 	})

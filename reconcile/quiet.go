@@ -4,13 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -54,74 +55,55 @@ type quietMark struct {
 // requests: the per-repository list, and marks kept with the rest of its
 // conditional state.
 type prWatcher interface {
-	DiscoverPullRequests(ctx context.Context, repo string) ([]PullRequest, error)
-	quietMark(repo string, number int) (quietMark, bool)
-	setQuietMark(repo string, number int, m *quietMark)
+	DiscoverPullRequests(ctx context.Context, repo string) ([]githubapi.PullRequest, error)
+	Mark(repo string, number int) (json.RawMessage, bool)
+	SetMark(repo string, number int, m json.RawMessage)
 }
 
 type prList struct {
 	once sync.Once
-	prs  map[int]PullRequest
+	prs  map[int]githubapi.PullRequest
 	err  error
 }
 
-func markKey(repo string, number int) string { return fmt.Sprintf("%s#%d", repo, number) }
-
-// quietMark returns the recorded mark of a pull request.
-func (g *GitHub) quietMark(repo string, number int) (quietMark, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	m, ok := g.quiet[markKey(repo, number)]
-	return m, ok
+// readMark returns the quiet mark the client keeps for a pull request; a
+// mark this version cannot read is no mark.
+func readMark(w prWatcher, repo string, number int) (quietMark, bool) {
+	data, ok := w.Mark(repo, number)
+	if !ok {
+		return quietMark{}, false
+	}
+	var m quietMark
+	if err := json.Unmarshal(data, &m); err != nil {
+		return quietMark{}, false
+	}
+	return m, true
 }
 
-// setQuietMark records m, or drops the mark when m is nil.
-func (g *GitHub) setQuietMark(repo string, number int, m *quietMark) {
-	k := markKey(repo, number)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	old, had := g.quiet[k]
-	switch {
-	case m == nil && !had:
+// writeMark records m, or drops the mark when m is nil.
+func writeMark(w prWatcher, repo string, number int, m *quietMark) {
+	if m == nil {
+		w.SetMark(repo, number, nil)
 		return
-	case m == nil:
-		delete(g.quiet, k)
-	case had && old == *m:
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		w.SetMark(repo, number, nil)
 		return
-	default:
-		if g.quiet == nil {
-			g.quiet = map[string]quietMark{}
-		}
-		g.quiet[k] = *m
 	}
-	g.quietChanges++
-}
-
-// ForgetQuiet drops the quiet marks of every pull request of repo, so the
-// next pass reads them in full: a webhook said something happened there
-// that updated_at may not show (a check run, a status).
-func (g *GitHub) ForgetQuiet(repo string) {
-	prefix := strings.ToLower(repo) + "#"
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for k := range g.quiet {
-		if strings.HasPrefix(strings.ToLower(k), prefix) {
-			delete(g.quiet, k)
-			g.quietChanges++
-		}
-	}
+	w.SetMark(repo, number, data)
 }
 
 // Changed tells the reconciler that GitHub reported activity in repo (a
 // webhook): its idle pull requests are read in full by the next pass.
 func (r *Reconciler) Changed(repo string) {
-	if f, ok := r.o.GitHub.(interface{ ForgetQuiet(string) }); ok {
-		f.ForgetQuiet(repo)
+	if f, ok := r.o.GitHub.(interface{ ForgetMarks(string) }); ok {
+		f.ForgetMarks(repo)
 	}
 }
 
 // pulls returns a repository's pull requests by number, read once per pass.
-func (o *observer) pulls(ctx context.Context, repo string) (map[int]PullRequest, error) {
+func (o *observer) pulls(ctx context.Context, repo string) (map[int]githubapi.PullRequest, error) {
 	o.mu.Lock()
 	l := o.lists[repo]
 	if l == nil {
@@ -132,7 +114,7 @@ func (o *observer) pulls(ctx context.Context, repo string) (map[int]PullRequest,
 	l.once.Do(func() {
 		prs, err := o.watch.DiscoverPullRequests(ctx, repo)
 		l.err = err
-		l.prs = make(map[int]PullRequest, len(prs))
+		l.prs = make(map[int]githubapi.PullRequest, len(prs))
 		for _, pr := range prs {
 			l.prs[pr.Number] = pr
 		}
@@ -178,7 +160,7 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 		return "", nil
 	}
 	q = &quietView{o: o, pr: pr, base: e.spec.Base, baseHead: baseHead, sum: sum}
-	m, ok := o.watch.quietMark(pr.Repo, pr.Number)
+	m, ok := readMark(o.watch, pr.Repo, pr.Number)
 	if !ok {
 		return "", q
 	}
@@ -202,7 +184,7 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 		return ok && live.State == "open" && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 	}
 	if !holds() {
-		o.watch.setQuietMark(pr.Repo, pr.Number, nil)
+		writeMark(o.watch, pr.Repo, pr.Number, nil)
 		return "", q
 	}
 	return fmt.Sprintf("%s (unchanged since %s)", m.Why, m.UpdatedAt.UTC().Format(time.RFC3339)), q
@@ -210,7 +192,7 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 
 // markQuiet records, after a full read that ended in why and nothing
 // else, that the pull request can be skipped until it changes or until.
-func (p *passState) markQuiet(q *quietView, e *entry, live PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string) {
+func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string) {
 	if q == nil || p.DryRun {
 		return
 	}
@@ -219,10 +201,10 @@ func (p *passState) markQuiet(q *quietView, e *entry, live PullRequest, d gateke
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
 	if !ok {
-		q.o.watch.setQuietMark(q.pr.Repo, q.pr.Number, nil)
+		writeMark(q.o.watch, q.pr.Repo, q.pr.Number, nil)
 		return
 	}
-	q.o.watch.setQuietMark(q.pr.Repo, q.pr.Number, &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
+	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
 		Sum: q.sum, Seen: p.now, Until: until, Why: why})
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -185,8 +186,8 @@ func TestQuietMarksSurviveTheProcess(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, "")
 	dir := filepath.Join(t.TempDir(), "state")
-	open := func() *GitHub {
-		g, err := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, StateDir: dir})
+	open := func() *githubapi.Client {
+		g, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, StateDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,11 +196,11 @@ func TestQuietMarksSurviveTheProcess(t *testing.T) {
 	g := open()
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	m := quietMark{UpdatedAt: at, Head: "abc", Base: "main", BaseHead: "def", Sum: "s", Seen: at.Add(time.Minute), Until: at.Add(time.Hour), Why: "waits"}
-	g.setQuietMark("acme/api", 7, &m)
+	writeMark(g, "acme/api", 7, &m)
 	if err := g.SaveState(); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := open().quietMark("acme/api", 7)
+	got, ok := readMark(open(), "acme/api", 7)
 	if !ok {
 		t.Fatal("the mark did not survive the process")
 	}
@@ -216,7 +217,7 @@ func TestQuietReviewAcrossProcesses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "github")
 	process := func() *Report {
 		t.Helper()
-		g, err := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, Timeout: 5 * time.Second, StateDir: dir,
+		g, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet, Timeout: 5 * time.Second, StateDir: dir,
 			Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
 		if err != nil {
 			t.Fatal(err)

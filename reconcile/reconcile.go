@@ -16,11 +16,12 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
 // GitHubClient is what the reconciler needs from GitHub, every method
-// listed: *GitHub implements it, and tests use the same adapter against the
+// listed: *githubapi.Client implements it, and tests use the same adapter against the
 // stand-in. Errors are classified as the adapter documents (a
 // *RateLimitedError, *NotFoundError, *CredentialsError or *UnreachableError
 // where the caller branches on them).
@@ -36,14 +37,14 @@ type GitHubClient interface {
 	BranchHead(ctx context.Context, repo, branch string) (sha string, ok bool, err error)
 	CreateBranch(ctx context.Context, repo, branch, sha string) error
 	// Compare lists the commits head has that base lacks.
-	Compare(ctx context.Context, repo, base, head string) (Comparison, error)
-	GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error)
+	Compare(ctx context.Context, repo, base, head string) (githubapi.Comparison, error)
+	GetCommit(ctx context.Context, repo, sha string) (githubapi.CommitInfo, error)
 
-	GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error)
+	GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error)
 	// FindPullRequest finds the pull request from head into base, open or
 	// not; ok is false when there is none.
-	FindPullRequest(ctx context.Context, repo, head, base string) (pr PullRequest, ok bool, err error)
-	CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error)
+	FindPullRequest(ctx context.Context, repo, head, base string) (pr githubapi.PullRequest, ok bool, err error)
+	CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (githubapi.PullRequest, error)
 	EditPullRequestBody(ctx context.Context, repo string, number int, body string) error
 	ReopenPullRequest(ctx context.Context, repo string, number int) error
 	// MarkReadyForReview converts a draft (GraphQL; nodeID is the pull
@@ -54,12 +55,12 @@ type GitHubClient interface {
 	// conflict.
 	UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error
 	PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error)
-	Reviews(ctx context.Context, repo string, number int) ([]Review, error)
-	IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error)
-	ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error)
+	Reviews(ctx context.Context, repo string, number int) ([]githubapi.Review, error)
+	IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]githubapi.Comment, error)
+	ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]githubapi.Comment, error)
 	// GetChecks reads the check runs and statuses on sha, with what the
 	// base branch requires.
-	GetChecks(ctx context.Context, repo, sha, base string) (Checks, error)
+	GetChecks(ctx context.Context, repo, sha, base string) (githubapi.Checks, error)
 	// HeldWorkflowRuns names the workflow runs on sha that GitHub holds
 	// for a maintainer's approval (conclusion action_required).
 	HeldWorkflowRuns(ctx context.Context, repo, sha string) ([]string, error)
@@ -70,8 +71,9 @@ type GitHubClient interface {
 	AddLabel(ctx context.Context, repo string, number int, label string) error
 	RemoveLabel(ctx context.Context, repo string, number int, label string) error
 
-	// ReadWorkflowDispatch reads what a workflow file on ref declares.
-	ReadWorkflowDispatch(ctx context.Context, repo, workflow, ref string) (WorkflowDispatch, error)
+	// WorkflowFile reads a workflow file on ref, for the workflow
+	// executor to check what it declares.
+	WorkflowFile(ctx context.Context, repo, workflow, ref string) ([]byte, error)
 	DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error
 }
 
@@ -191,7 +193,7 @@ type Report struct {
 	Unrecorded []Transition `json:"unrecorded,omitempty"`
 	// Requests is what the pass asked GitHub and the budget left; nil
 	// when the GitHub client does not count.
-	Requests *RequestStats `json:"requests,omitempty"`
+	Requests *githubapi.RequestStats `json:"requests,omitempty"`
 	// pushed counts the leading Transitions that reached the control
 	// branch: a write-ahead dispatch pushes in the middle of a pass.
 	pushed int
@@ -308,14 +310,14 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 				p.abortWith(err)
 				return
 			}
-			if errors.Is(err, ErrCredentials) || errors.Is(err, ErrUnreachable) {
+			if errors.Is(err, githubapi.ErrCredentials) || errors.Is(err, githubapi.ErrUnreachable) {
 				if fatal == nil {
 					fatal = err
 				}
 				p.haltWith()
 				return
 			}
-			var rl *RateLimitedError
+			var rl *githubapi.RateLimitedError
 			p.note(e.specPath, true, "%v", err)
 			if errors.As(err, &rl) {
 				// Every further request would fail the same way.
@@ -1221,3 +1223,15 @@ func waitFor(format string, args ...any) stepResult {
 
 // more reports whether the entry's loop evaluates the entry again.
 func (r stepResult) more() bool { return r.kind == stepProgressed }
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

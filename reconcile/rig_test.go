@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -17,11 +18,12 @@ import (
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
 // quiet discards log output.
-var quiet = slog.New(slog.NewTextHandler(ioDiscard{}, nil))
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // clock is a settable test clock.
 type clock struct {
@@ -118,7 +120,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 		r.t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &r.log, mu: &r.mu}, nil))
-	gh, err := NewGitHub(GitHubOptions{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: logger, Timeout: 5 * time.Second,
+	gh, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: logger, Timeout: 5 * time.Second,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
 	if err != nil {
 		r.t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/google/go-cmp/cmp"
 )
@@ -25,12 +26,12 @@ func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	mallory, _ := adapter(t, s, "mallory", nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "f", "f.txt")
+	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, err := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	marker := Marker("ready-0123456789abcdef")
+	marker := githubapi.Marker("ready-0123456789abcdef")
 	if _, err := mallory.EnsureComment(ctx, "acme/api", pr.Number, marker, "nothing to see "+marker); err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +95,12 @@ func TestStandInRefusesWritesOfReadOnlyUser(t *testing.T) {
 	}
 	olivia, _ := adapter(t, s, "olivia", nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "f", "f.txt")
+	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, err := olivia.CreatePullRequest(ctx, "acme/api", "f", "main", "Outsider", "")
 	if err != nil {
 		t.Fatalf("a read-only user opens a pull request: %v", err)
 	}
-	if _, err := olivia.EnsureComment(ctx, "acme/api", pr.Number, Marker("x"), "hi "+Marker("x")); err != nil {
+	if _, err := olivia.EnsureComment(ctx, "acme/api", pr.Number, githubapi.Marker("x"), "hi "+githubapi.Marker("x")); err != nil {
 		t.Errorf("a read-only user comments: %v", err)
 	}
 	if err := olivia.AddLabel(ctx, "acme/api", pr.Number, "ready-for-human"); err == nil {
@@ -177,7 +178,7 @@ func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *githubtest.S
 	return loot, s, token
 }
 
-func mustGitHub(t *testing.T, s *githubtest.Server) *GitHub {
+func mustGitHub(t *testing.T, s *githubtest.Server) *githubapi.Client {
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	return g
 }

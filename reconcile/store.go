@@ -290,6 +290,11 @@ func (s *Store) Tip() string { return s.tip.String() }
 // Dir returns where the store's repository lives.
 func (s *Store) Dir() string { return s.dir }
 
+// UseGitAuth makes the store fetch and push with auth from now on, in
+// place of StoreOptions.Token: a GitHub App's refreshed installation
+// tokens (githubapi.AppTokens.GitAuth).
+func (s *Store) UseGitAuth(auth transport.AuthMethod) { s.auth = auth }
+
 // Files reads every document under dirs (and the configuration) at the
 // tip. Unreadable entries become diagnostics naming the file.
 func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {

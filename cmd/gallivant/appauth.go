@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -26,7 +27,7 @@ const (
 // else github.app_private_key_file. repo (owner/name) finds the
 // installation unless github.app_installation_id names it. The source is
 // kept for the process, so the daemon's passes share its tokens.
-func (a *app) appTokens(cfg *specs.Config, repo string) (*reconcile.AppTokens, error) {
+func (a *app) appTokens(cfg *specs.Config, repo string) (*githubapi.AppTokens, error) {
 	if cfg == nil {
 		cfg = specs.DefaultConfig()
 	}
@@ -62,17 +63,17 @@ func (a *app) appTokens(cfg *specs.Config, repo string) (*reconcile.AppTokens, e
 			return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("GitHub App %d: read the private key (%s): %w", id, from, err)}
 		}
 	}
-	key, err := reconcile.ParseAppKey(pemData)
+	key, err := githubapi.ParseAppKey(pemData)
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("GitHub App %d: the private key in %s: %w", id, from, err)}
 	}
-	apps, err := reconcile.NewAppTokens(reconcile.AppOptions{APIURL: api, AppID: id, Key: key, InstallationID: int64(cfg.GitHub.AppInstallationID),
+	apps, err := githubapi.NewAppTokens(githubapi.AppOptions{APIURL: api, AppID: id, Key: key, InstallationID: int64(cfg.GitHub.AppInstallationID),
 		Repo: repo, Logger: a.logger()})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	if a.apps == nil {
-		a.apps = map[string]*reconcile.AppTokens{}
+		a.apps = map[string]*githubapi.AppTokens{}
 	}
 	a.apps[cacheKey] = apps
 	return apps, nil
@@ -87,7 +88,7 @@ type githubCreds struct {
 	// from names the credential's source in messages, never its value.
 	from string
 	// apps is the App's token source; nil with a personal token.
-	apps  *reconcile.AppTokens
+	apps  *githubapi.AppTokens
 	login string // the App's bot login
 }
 
@@ -117,7 +118,7 @@ func (a *app) githubCredentials(ctx context.Context, cfg *specs.Config, repo str
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	if st != nil {
-		st.UseAppTokens(apps)
+		st.UseGitAuth(apps.GitAuth())
 	}
 	return &githubCreds{token: token, from: envAppKey, apps: apps, login: login}, nil
 }
@@ -125,7 +126,7 @@ func (a *app) githubCredentials(ctx context.Context, cfg *specs.Config, repo str
 // options returns the GitHub adapter's options for these credentials: an
 // App's requests carry its current installation token through a transport
 // that refreshes it; a personal token is set once.
-func (c *githubCreds) options(api string, opts reconcile.GitHubOptions) reconcile.GitHubOptions {
+func (c *githubCreds) options(api string, opts githubapi.Options) githubapi.Options {
 	opts.APIURL = api
 	if c.apps == nil {
 		opts.Token = c.token

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -51,7 +52,7 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	if apps != nil {
-		st.UseAppTokens(apps)
+		st.UseGitAuth(apps.GitAuth())
 	}
 	return st, nil
 }
@@ -119,7 +120,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 		transport = a.metrics.Transport(nil)
 	}
 	// The conditional state persists so that a one-shot pass starts warm.
-	gh, err := reconcile.NewGitHub(creds.options(api, reconcile.GitHubOptions{Logger: log, Transport: transport, StateDir: filepath.Join(a.cacheDir(), "github")}))
+	gh, err := githubapi.New(creds.options(api, githubapi.Options{Logger: log, Transport: transport, StateDir: filepath.Join(a.cacheDir(), "github")}))
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -33,7 +34,7 @@ func (d *demo) runCoordinated() error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	gh, err := reconcile.NewGitHub(reconcile.GitHubOptions{APIURL: d.gh.APIURL(), Token: d.gh.MainToken(), Logger: log})
+	gh, err := githubapi.New(githubapi.Options{APIURL: d.gh.APIURL(), Token: d.gh.MainToken(), Logger: log})
 	if err != nil {
 		return err
 	}

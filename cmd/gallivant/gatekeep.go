@@ -12,6 +12,7 @@ import (
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/spf13/cobra"
 )
@@ -91,7 +92,7 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	if err != nil {
 		return err
 	}
-	gh, err := reconcile.NewGitHub(creds.options(a.apiURL(cfg), reconcile.GitHubOptions{Logger: a.logger()}))
+	gh, err := githubapi.New(creds.options(a.apiURL(cfg), githubapi.Options{Logger: a.logger()}))
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -128,11 +129,11 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 // judgePR reads one pull request, re-polls a mergeability GitHub is still
 // computing once (G-22), and judges it, binding a gallivant delivery's
 // identity to the pull request it is on.
-func (a *app) judgePR(ctx context.Context, gh *reconcile.GitHub, pr gatekeep.PR, in gatekeep.Input, repo *ledger.Repo) gatekeep.Judged {
+func (a *app) judgePR(ctx context.Context, gh *githubapi.Client, pr gatekeep.PR, in gatekeep.Input, repo *ledger.Repo) gatekeep.Judged {
 	j := gatekeep.Judged{PR: pr}
 	d, err := reconcile.FetchDigest(ctx, gh, pr, time.Time{})
 	if err == nil && d.Mergeable == nil && d.State == "open" {
-		var again reconcile.PullRequest
+		var again githubapi.PullRequest
 		if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
 			d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"golang.org/x/term"
 )
 
@@ -76,12 +77,12 @@ func (a *app) logger() *slog.Logger {
 // token can be traced without printing it.
 func passExit(rep *reconcile.Report, err error, tokenVar string) error {
 	if err != nil {
-		var ce *reconcile.CredentialsError
+		var ce *githubapi.CredentialsError
 		switch {
 		case errors.As(err, &ce):
 			return &exitError{code: exitCannotRun, err: fmt.Errorf("GitHub rejected the token in $%s: %d %s (during %s); set $%s to a valid token",
 				tokenVar, ce.Status, ce.Message, ce.Op, tokenVar)}
-		case errors.Is(err, reconcile.ErrUnreachable):
+		case errors.Is(err, githubapi.ErrUnreachable):
 			return &exitError{code: exitCannotRun, err: fmt.Errorf("GitHub is unreachable: %w", err)}
 		}
 		return &exitError{code: exitCannotRun, err: fmt.Errorf("the pass could not run: %w", err)}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // requestsLine says what a pass asked GitHub: requests sent, answered 304
 // (free), charged against the rate limit, and the budget GitHub last
 // reported. "" when the pass did not count.
-func requestsLine(s *reconcile.RequestStats) string {
+func requestsLine(s *githubapi.RequestStats) string {
 	if s == nil {
 		return ""
 	}

@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +56,7 @@ type app struct {
 	metrics *serve.Metrics
 	// apps are the GitHub App token sources made so far (appauth.go), by
 	// App, API, repository and installation, kept for the process.
-	apps map[string]*reconcile.AppTokens
+	apps map[string]*githubapi.AppTokens
 }
 
 // exitError carries an exit code. A nil err means the command already said

@@ -123,7 +123,8 @@ func (NoneExecutor) RecordOnly() bool { return true }
 // workflowDispatcher is the part of the GitHub adapter the workflow
 // executor uses.
 type workflowDispatcher interface {
-	ReadWorkflowDispatch(ctx context.Context, repo, workflow, ref string) (WorkflowDispatch, error)
+	// WorkflowFile is the content of .github/workflows/<workflow> at ref.
+	WorkflowFile(ctx context.Context, repo, workflow, ref string) ([]byte, error)
 	DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error
 }
 
@@ -165,9 +166,13 @@ func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if ref == "" {
 		ref = "main"
 	}
-	wd, err := w.GitHub.ReadWorkflowDispatch(ctx, t.Repo, w.Workflow, ref)
+	content, err := w.GitHub.WorkflowFile(ctx, t.Repo, w.Workflow, ref)
 	if err != nil {
 		return Outcome{}, err
+	}
+	wd, err := ParseWorkflowDispatch(content)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("read workflow .github/workflows/%s of %s at %s: %w", w.Workflow, t.Repo, ref, err)
 	}
 	if err := wd.check(t.Repo, w.Workflow, ref, inputs); err != nil {
 		return Outcome{}, err

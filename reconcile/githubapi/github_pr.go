@@ -1,4 +1,4 @@
-package reconcile
+package githubapi
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ var ErrMergeConflict = errors.New("the base and the head branch conflict")
 // head branch (a merge commit, never a rebase), only if the head is still
 // expectedHead. GitHub answers 202 and performs the merge; a conflict is
 // ErrMergeConflict.
-func (g *GitHub) UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error {
+func (g *Client) UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error {
 	o, n := splitRepo(repo)
 	_, _, err := g.c.PullRequests.UpdateBranch(ctx, o, n, number, &github.PullRequestBranchUpdateOptions{ExpectedHeadSHA: &expectedHead})
 	var accepted *github.AcceptedError
@@ -38,7 +38,7 @@ func (g *GitHub) UpdateBranch(ctx context.Context, repo string, number int, expe
 
 // ReopenPullRequest reopens a closed pull request. GitHub refuses (422)
 // when the head branch was deleted or rewritten since it closed.
-func (g *GitHub) ReopenPullRequest(ctx context.Context, repo string, number int) error {
+func (g *Client) ReopenPullRequest(ctx context.Context, repo string, number int) error {
 	o, n := splitRepo(repo)
 	state := "open"
 	_, _, err := g.c.PullRequests.Edit(ctx, o, n, number, &github.PullRequest{State: &state})
@@ -49,7 +49,7 @@ func (g *GitHub) ReopenPullRequest(ctx context.Context, repo string, number int)
 // review. GitHub offers this only through GraphQL (the
 // markPullRequestReadyForReview mutation): POST /graphql on github.com,
 // /api/graphql on GitHub Enterprise, beside the REST base URL.
-func (g *GitHub) MarkReadyForReview(ctx context.Context, repo string, number int, nodeID string) error {
+func (g *Client) MarkReadyForReview(ctx context.Context, repo string, number int, nodeID string) error {
 	op := fmt.Sprintf("mark %s#%d ready for review", repo, number)
 	if nodeID == "" {
 		return fmt.Errorf("%s: the pull request's node id is unknown", op)

@@ -1,8 +1,9 @@
-package reconcile
+package githubapi
 
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,9 +16,9 @@ import (
 
 // stateAdapter is a new process's adapter over the stand-in with its
 // conditional state under dir.
-func stateAdapter(t *testing.T, s *githubtest.Server, dir string, log *bytes.Buffer) *GitHub {
+func stateAdapter(t *testing.T, s *githubtest.Server, dir string, log *bytes.Buffer) *Client {
 	t.Helper()
-	g, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: s.Token(githubtest.DefaultLogin), StateDir: dir, Sleep: (&fakeSleep{}).sleep,
+	g, err := New(Options{APIURL: s.APIURL(), Token: s.Token(githubtest.DefaultLogin), StateDir: dir, Sleep: (&fakeSleep{}).sleep,
 		Logger: testLogger(log)})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestStateSurvivesTheProcess(t *testing.T) {
 	s := testserver.Start(t, "acme/a")
 	dir := t.TempDir()
 	ctx := context.Background()
-	read := func(g *GitHub) {
+	read := func(g *Client) {
 		t.Helper()
 		if _, ok, err := g.BranchHead(ctx, "acme/a", "main"); err != nil || !ok {
 			t.Fatalf("main: %v %v", ok, err)
@@ -82,7 +83,7 @@ func TestStateSurvivesTheProcess(t *testing.T) {
 	}
 
 	// Another token has a state of its own.
-	other, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: s.Token("dev"), StateDir: dir, Logger: testLogger(nil)})
+	other, err := New(Options{APIURL: s.APIURL(), Token: s.Token("dev"), StateDir: dir, Logger: testLogger(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ var cmpStats = cmp.Transformer("counts", func(s RequestStats) [3]int { return [3
 // testLogger writes to log, or nowhere when log is nil.
 func testLogger(log *bytes.Buffer) *slog.Logger {
 	if log == nil {
-		return slog.New(slog.NewTextHandler(ioDiscard{}, nil))
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return slog.New(slog.NewTextHandler(log, nil))
 }

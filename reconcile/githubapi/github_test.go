@@ -1,10 +1,11 @@
-package reconcile
+package githubapi
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -32,40 +33,20 @@ func (f *fakeSleep) sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func adapter(t testing.TB, s *githubtest.Server, login string, log *bytes.Buffer) (*GitHub, *fakeSleep) {
+func adapter(t testing.TB, s *githubtest.Server, login string, log *bytes.Buffer) (*Client, *fakeSleep) {
 	t.Helper()
 	fs := &fakeSleep{}
 	var lg *slog.Logger
 	if log != nil {
 		lg = slog.New(slog.NewTextHandler(log, nil))
 	} else {
-		lg = slog.New(slog.NewTextHandler(ioDiscard{}, nil))
+		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	g, err := NewGitHub(GitHubOptions{APIURL: s.APIURL(), Token: s.Token(login), Sleep: fs.sleep, Timeout: 300 * time.Millisecond, Logger: lg})
+	g, err := New(Options{APIURL: s.APIURL(), Token: s.Token(login), Sleep: fs.sleep, Timeout: 300 * time.Millisecond, Logger: lg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g, fs
-}
-
-type ioDiscard struct{}
-
-func (ioDiscard) Write(b []byte) (int, error) { return len(b), nil }
-
-// pushBranch makes one commit per file on branch (from main) and pushes it.
-func pushBranch(t testing.TB, s *githubtest.Server, repo, branch string, files ...string) string {
-	t.Helper()
-	dir := t.TempDir()
-	run(t, dir, "git", "clone", "--quiet", s.GitURL(repo), "w")
-	w := filepath.Join(dir, "w")
-	run(t, w, "git", "checkout", "--quiet", "-B", branch)
-	for _, f := range files {
-		os.WriteFile(filepath.Join(w, f), []byte(f+"\n"), 0o644)
-		run(t, w, "git", "add", "-A")
-		run(t, w, "git", "commit", "--quiet", "-m", "add "+f+"\n\nbody line")
-	}
-	run(t, w, "git", "push", "--quiet", "origin", branch)
-	return run(t, w, "git", "rev-parse", "HEAD")
 }
 
 func TestAdapterBranchesAndCompare(t *testing.T) {
@@ -85,7 +66,7 @@ func TestAdapterBranchesAndCompare(t *testing.T) {
 	if err := g.CreateBranch(ctx, "acme/api", "gallivant/x", main); err != nil {
 		t.Errorf("creating the same branch at the same sha again: %v", err)
 	}
-	head := pushBranch(t, s, "acme/api", "feature", "a.txt", "b.txt")
+	head := testserver.PushBranch(t, s, "acme/api", "feature", "a.txt", "b.txt")
 	cmp, err := g.Compare(ctx, "acme/api", main, head)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +84,7 @@ func TestAdapterConditionalReads(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "f", "f.txt")
+	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, err := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "body")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +115,7 @@ func TestAdapterMergeabilityNullThenComputed(t *testing.T) {
 	s.SetMergeabilityDelay(2)
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "f", "f.txt")
+	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
 	p, _ := g.GetPullRequest(ctx, "acme/api", pr.Number)
 	if p.Mergeable != nil {
@@ -199,7 +180,7 @@ func TestAdapterWritesAreIdempotent(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "f", "f.txt")
+	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
 	marker := Marker("round 1")
 	// The first post lands but its response is lost.
@@ -248,7 +229,7 @@ func TestAdapterListingSinceAndPagination(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "f", "f.txt")
+	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	pr, _ := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
 	alice := s.Client("alice")
 	var first time.Time
@@ -288,7 +269,7 @@ func TestAdapterChecksAndDispatch(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
+	sha := testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	s.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
 	raw := s.Client("ci-bot")
 	raw.Repositories.CreateStatus(ctx, "acme", "api", sha, &github.RepoStatus{State: github.String("success"), Context: github.String("ci")})
@@ -317,8 +298,8 @@ func TestDiscoverPullRequests(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	pushBranch(t, s, "acme/api", "a", "a.txt")
-	pushBranch(t, s, "acme/api", "b", "b.txt")
+	testserver.PushBranch(t, s, "acme/api", "a", "a.txt")
+	testserver.PushBranch(t, s, "acme/api", "b", "b.txt")
 	g.CreatePullRequest(ctx, "acme/api", "a", "main", "A", "")
 	prs, err := g.DiscoverPullRequests(ctx, "acme/api")
 	if err != nil || len(prs) != 1 {
@@ -343,7 +324,7 @@ func TestLiveGitHub(t *testing.T) {
 	if tok == "" {
 		t.Skip("GALLIVANT_LIVE_GITHUB_TOKEN not set")
 	}
-	g, err := NewGitHub(GitHubOptions{Token: tok})
+	g, err := New(Options{Token: tok})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +348,7 @@ func TestAdapterLatestRunsAndRequiredChecks(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	ctx := t.Context()
-	sha := pushBranch(t, s, "acme/api", "f", "f.txt")
+	sha := testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
 	raw := s.Client("ci-bot")
 	for _, c := range []string{"failure", "success"} {
 		if _, _, err := raw.Checks.CreateCheckRun(ctx, "acme", "api", github.CreateCheckRunOptions{Name: "build", HeadSHA: sha, Status: github.String("completed"), Conclusion: github.String(c)}); err != nil {

@@ -1,4 +1,4 @@
-package reconcile
+package githubapi
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/google/go-github/v66/github"
 )
 
-// GitHubOptions configure the GitHub adapter.
-type GitHubOptions struct {
+// Options configure the GitHub adapter.
+type Options struct {
 	// APIURL is the REST base URL; https://api.github.com/ when empty.
 	// Anything else is treated as GitHub Enterprise.
 	APIURL string
@@ -52,10 +52,10 @@ type GitHubOptions struct {
 	StateDir string
 }
 
-// GitHub is gallivant's view of GitHub: exactly the operations the
+// Client is gallivant's view of GitHub: exactly the operations the
 // reconciler needs, each returning plain values. Reads are conditional, so
 // an unchanged resource costs no rate limit.
-type GitHub struct {
+type Client struct {
 	c     *github.Client
 	cache *etagCache
 	log   *slog.Logger
@@ -69,11 +69,11 @@ type GitHub struct {
 	// and the merge state are still read.
 	protectionHidden map[string]time.Time
 	login            string // the token's login, once asked
-	fixedLogin       string // GitHubOptions.Login
+	fixedLogin       string // Options.Login
 
-	// quiet holds the marks of idle pull requests (quiet.go), keyed
+	// quiet holds the callers' pull-request marks (marks.go), keyed
 	// repo#number; quietChanges counts their changes for SaveState.
-	quiet        map[string]quietMark
+	quiet        map[string]json.RawMessage
 	quietChanges int
 
 	meter     *meter
@@ -171,8 +171,8 @@ type NotFoundError struct{ What string }
 
 func (e *NotFoundError) Error() string { return "not found on GitHub" }
 
-// NewGitHub returns an adapter over go-github with the ETag cache and retries.
-func NewGitHub(opts GitHubOptions) (*GitHub, error) {
+// New returns an adapter over go-github with the ETag cache and retries.
+func New(opts Options) (*Client, error) {
 	if opts.Transport == nil {
 		opts.Transport = http.DefaultTransport
 	}
@@ -209,7 +209,7 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
 		}
 	}
-	g := &GitHub{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}, meter: m, fixedLogin: opts.Login}
+	g := &Client{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}, meter: m, fixedLogin: opts.Login}
 	if opts.StateDir != "" {
 		// Keyed by the credential: a token, or an App's bot login (its
 		// installation tokens change every hour).
@@ -220,7 +220,7 @@ func NewGitHub(opts GitHubOptions) (*GitHub, error) {
 }
 
 // CacheHits returns how many reads were answered 304 and served from the cache.
-func (g *GitHub) CacheHits() int {
+func (g *Client) CacheHits() int {
 	g.cache.mu.Lock()
 	defer g.cache.mu.Unlock()
 	return g.cache.hits
@@ -278,7 +278,7 @@ func splitRepo(repo string) (string, string) {
 
 // self returns the token's login, asked once: a token's owner does not
 // change while the adapter lives.
-func (g *GitHub) self(ctx context.Context) (string, error) {
+func (g *Client) self(ctx context.Context) (string, error) {
 	g.mu.Lock()
 	login := g.login
 	g.mu.Unlock()
@@ -324,7 +324,7 @@ func readPages[T any](op string, fetch func(page int) ([]T, *github.Response, er
 }
 
 // CurrentUser returns the login the token belongs to.
-func (g *GitHub) CurrentUser(ctx context.Context) (string, error) {
+func (g *Client) CurrentUser(ctx context.Context) (string, error) {
 	if g.fixedLogin != "" {
 		return g.fixedLogin, nil
 	}
@@ -337,7 +337,7 @@ func (g *GitHub) CurrentUser(ctx context.Context) (string, error) {
 // roles fold into these (maintain is write, triage is read), and a login
 // GitHub does not know, or hides, is "none". Callers decide who may steer
 // from it; the answer is read fresh, so callers cache it per pass.
-func (g *GitHub) Permission(ctx context.Context, repo, login string) (string, error) {
+func (g *Client) Permission(ctx context.Context, repo, login string) (string, error) {
 	o, n := splitRepo(repo)
 	p, _, err := g.c.Repositories.GetPermissionLevel(ctx, o, n, login)
 	if err != nil {
@@ -361,7 +361,7 @@ func (g *GitHub) Permission(ctx context.Context, repo, login string) (string, er
 
 // BranchHead returns a branch's head commit, or ok false when the branch
 // does not exist.
-func (g *GitHub) BranchHead(ctx context.Context, repo, branch string) (sha string, ok bool, err error) {
+func (g *Client) BranchHead(ctx context.Context, repo, branch string) (sha string, ok bool, err error) {
 	o, n := splitRepo(repo)
 	ref, _, err := g.c.Git.GetRef(ctx, o, n, "heads/"+branch)
 	if err != nil {
@@ -377,7 +377,7 @@ func (g *GitHub) BranchHead(ctx context.Context, repo, branch string) (sha strin
 
 // CreateBranch creates a branch at sha. An existing branch at the same sha
 // is not an error, so the call is idempotent.
-func (g *GitHub) CreateBranch(ctx context.Context, repo, branch, sha string) error {
+func (g *Client) CreateBranch(ctx context.Context, repo, branch, sha string) error {
 	o, n := splitRepo(repo)
 	_, _, err := g.c.Git.CreateRef(ctx, o, n, &github.Reference{Ref: github.String("refs/heads/" + branch), Object: &github.GitObject{SHA: &sha}})
 	if err == nil {
@@ -411,7 +411,7 @@ type Comparison struct {
 }
 
 // Compare returns the commits head has that base lacks.
-func (g *GitHub) Compare(ctx context.Context, repo, base, head string) (Comparison, error) {
+func (g *Client) Compare(ctx context.Context, repo, base, head string) (Comparison, error) {
 	o, n := splitRepo(repo)
 	var out Comparison
 	// Paginated, the commits come a page at a time; the status, counts
@@ -449,7 +449,7 @@ type CommitInfo struct {
 
 // GetCommit reads one commit. Commits are immutable, so after the first
 // read the ETag cache answers it without rate limit.
-func (g *GitHub) GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error) {
+func (g *Client) GetCommit(ctx context.Context, repo, sha string) (CommitInfo, error) {
 	o, n := splitRepo(repo)
 	var out CommitInfo
 	// GitHub pages a commit's files and repeats the commit on each page.
@@ -517,7 +517,7 @@ func toPR(repo string, p *github.PullRequest) PullRequest {
 }
 
 // GetPullRequest reads one pull request with its mergeability.
-func (g *GitHub) GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error) {
+func (g *Client) GetPullRequest(ctx context.Context, repo string, number int) (PullRequest, error) {
 	o, n := splitRepo(repo)
 	p, _, err := g.c.PullRequests.Get(ctx, o, n, number)
 	if err != nil {
@@ -528,7 +528,7 @@ func (g *GitHub) GetPullRequest(ctx context.Context, repo string, number int) (P
 
 // FindPullRequest returns the newest pull request from head into base in
 // any state, or ok false. It recovers a pull request the ledger lost.
-func (g *GitHub) FindPullRequest(ctx context.Context, repo, head, base string) (PullRequest, bool, error) {
+func (g *Client) FindPullRequest(ctx context.Context, repo, head, base string) (PullRequest, bool, error) {
 	o, n := splitRepo(repo)
 	ps, err := readPages("list pull requests of "+repo, func(page int) ([]*github.PullRequest, *github.Response, error) {
 		return g.c.PullRequests.List(ctx, o, n, &github.PullRequestListOptions{State: "all", Head: o + ":" + head, Base: base, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
@@ -549,7 +549,7 @@ func (g *GitHub) FindPullRequest(ctx context.Context, repo, head, base string) (
 }
 
 // CreatePullRequest opens a pull request.
-func (g *GitHub) CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error) {
+func (g *Client) CreatePullRequest(ctx context.Context, repo, head, base, title, body string) (PullRequest, error) {
 	o, n := splitRepo(repo)
 	p, _, err := g.c.PullRequests.Create(ctx, o, n, &github.NewPullRequest{Title: &title, Head: &head, Base: &base, Body: &body})
 	if err != nil {
@@ -559,14 +559,14 @@ func (g *GitHub) CreatePullRequest(ctx context.Context, repo, head, base, title,
 }
 
 // EditPullRequestBody replaces a pull request's body.
-func (g *GitHub) EditPullRequestBody(ctx context.Context, repo string, number int, body string) error {
+func (g *Client) EditPullRequestBody(ctx context.Context, repo string, number int, body string) error {
 	o, n := splitRepo(repo)
 	_, _, err := g.c.PullRequests.Edit(ctx, o, n, number, &github.PullRequest{Body: &body})
 	return classify(fmt.Sprintf("edit the body of %s#%d", repo, number), err)
 }
 
 // PullRequestFiles returns the paths a pull request changes.
-func (g *GitHub) PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error) {
+func (g *Client) PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error) {
 	o, n := splitRepo(repo)
 	fs, err := readPages(fmt.Sprintf("list files of %s#%d", repo, number), func(page int) ([]*github.CommitFile, *github.Response, error) {
 		return g.c.PullRequests.ListFiles(ctx, o, n, number, &github.ListOptions{PerPage: perPage, Page: page})
@@ -592,7 +592,7 @@ type Review struct {
 }
 
 // Reviews lists a pull request's reviews in order.
-func (g *GitHub) Reviews(ctx context.Context, repo string, number int) ([]Review, error) {
+func (g *Client) Reviews(ctx context.Context, repo string, number int) ([]Review, error) {
 	o, n := splitRepo(repo)
 	rs, err := readPages(fmt.Sprintf("list reviews of %s#%d", repo, number), func(page int) ([]*github.PullRequestReview, *github.Response, error) {
 		return g.c.PullRequests.ListReviews(ctx, o, n, number, &github.ListOptions{PerPage: perPage, Page: page})
@@ -621,7 +621,7 @@ type Comment struct {
 
 // IssueComments lists a pull request's conversation comments updated at or
 // after since (all when since is zero).
-func (g *GitHub) IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
+func (g *Client) IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
 	o, n := splitRepo(repo)
 	cs, err := readPages(fmt.Sprintf("list comments of %s#%d", repo, number), func(page int) ([]*github.IssueComment, *github.Response, error) {
 		opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage, Page: page}}
@@ -642,7 +642,7 @@ func (g *GitHub) IssueComments(ctx context.Context, repo string, number int, sin
 
 // ReviewComments lists a pull request's inline review comments updated at
 // or after since.
-func (g *GitHub) ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
+func (g *Client) ReviewComments(ctx context.Context, repo string, number int, since time.Time) ([]Comment, error) {
 	o, n := splitRepo(repo)
 	cs, err := readPages(fmt.Sprintf("list review comments of %s#%d", repo, number), func(page int) ([]*github.PullRequestComment, *github.Response, error) {
 		opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: perPage, Page: page}}
@@ -671,7 +671,7 @@ func Marker(key string) string { return "<!-- gallivant:" + key + " -->" }
 // Anyone can type a marker: one in another user's comment is ignored, so
 // pre-posting it cannot suppress gallivant's notice. created reports a new
 // post.
-func (g *GitHub) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error) {
+func (g *Client) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error) {
 	if !strings.Contains(body, marker) {
 		return false, fmt.Errorf("comment body lacks its marker %s", marker)
 	}
@@ -697,7 +697,7 @@ func (g *GitHub) EnsureComment(ctx context.Context, repo string, number int, mar
 }
 
 // Labels lists a pull request's labels.
-func (g *GitHub) Labels(ctx context.Context, repo string, number int) ([]string, error) {
+func (g *Client) Labels(ctx context.Context, repo string, number int) ([]string, error) {
 	o, n := splitRepo(repo)
 	ls, err := readPages(fmt.Sprintf("list labels of %s#%d", repo, number), func(page int) ([]*github.Label, *github.Response, error) {
 		return g.c.Issues.ListLabelsByIssue(ctx, o, n, number, &github.ListOptions{PerPage: perPage, Page: page})
@@ -713,7 +713,7 @@ func (g *GitHub) Labels(ctx context.Context, repo string, number int) ([]string,
 }
 
 // AddLabel adds a label unless the pull request already has it.
-func (g *GitHub) AddLabel(ctx context.Context, repo string, number int, label string) error {
+func (g *Client) AddLabel(ctx context.Context, repo string, number int, label string) error {
 	have, err := g.Labels(ctx, repo, number)
 	if err != nil {
 		return err
@@ -731,7 +731,7 @@ func (g *GitHub) AddLabel(ctx context.Context, repo string, number int, label st
 // RemoveLabel removes a label; a label that is already absent is not an
 // error. Any other refusal is, so that a refused write never looks like
 // success.
-func (g *GitHub) RemoveLabel(ctx context.Context, repo string, number int, label string) error {
+func (g *Client) RemoveLabel(ctx context.Context, repo string, number int, label string) error {
 	o, n := splitRepo(repo)
 	resp, err := g.c.Issues.RemoveLabelForIssue(ctx, o, n, number, label)
 	if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
@@ -775,7 +775,7 @@ type Checks struct {
 
 // GetChecks reads check runs, commit statuses and the base branch's
 // required checks for a commit.
-func (g *GitHub) GetChecks(ctx context.Context, repo, sha, base string) (Checks, error) {
+func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks, error) {
 	o, n := splitRepo(repo)
 	var out Checks
 	latest := "latest"
@@ -815,7 +815,7 @@ func (g *GitHub) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 // source that answers 403 or 404 (the token may not read it, or this
 // GitHub does not serve it) contributes nothing; any other failure is an
 // error, so that a transient fault never reads as "nothing required".
-func (g *GitHub) requiredChecks(ctx context.Context, repo, base string) ([]string, error) {
+func (g *Client) requiredChecks(ctx context.Context, repo, base string) ([]string, error) {
 	o, n := splitRepo(repo)
 	seen := map[string]bool{}
 	var out []string
@@ -895,7 +895,7 @@ func refused(err error) bool {
 }
 
 // DispatchWorkflow triggers a workflow_dispatch event.
-func (g *GitHub) DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error {
+func (g *Client) DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error {
 	o, n := splitRepo(repo)
 	in := map[string]any{}
 	for k, v := range inputs {
@@ -918,7 +918,7 @@ type discovery struct {
 // page that holds nothing updated since the last pass (the way Renovate and
 // Prow's Tide avoid polling each pull request). With the ETag cache, an
 // unchanged repository costs one conditional request and no rate limit.
-func (g *GitHub) DiscoverPullRequests(ctx context.Context, repo string) ([]PullRequest, error) {
+func (g *Client) DiscoverPullRequests(ctx context.Context, repo string) ([]PullRequest, error) {
 	g.mu.Lock()
 	d := g.known[repo]
 	if d == nil {

@@ -1,4 +1,4 @@
-package reconcile
+package githubapi
 
 import (
 	"crypto/sha256"
@@ -32,11 +32,11 @@ const stateVersion = 1
 // are keyed by a hash of the request's credentials (cacheKey), and the file
 // name by a hash of the token and API URL.
 type persistedState struct {
-	Version   int                      `json:"version"`
-	Entries   []persistedEntry         `json:"entries"` // most recently used first
-	Discovery map[string]persistedDisc `json:"discovery,omitempty"`
-	Hidden    map[string]time.Time     `json:"protection_hidden,omitempty"`
-	Quiet     map[string]quietMark     `json:"quiet,omitempty"`
+	Version   int                        `json:"version"`
+	Entries   []persistedEntry           `json:"entries"` // most recently used first
+	Discovery map[string]persistedDisc   `json:"discovery,omitempty"`
+	Hidden    map[string]time.Time       `json:"protection_hidden,omitempty"`
+	Quiet     map[string]json.RawMessage `json:"quiet,omitempty"`
 }
 
 type persistedEntry struct {
@@ -68,7 +68,7 @@ func statePath(dir, apiURL, token string) string {
 
 // loadState fills the adapter from its state file, if there is a readable
 // one; any problem means a cold start, said once in the log.
-func (g *GitHub) loadState() {
+func (g *Client) loadState() {
 	if g.statePath == "" {
 		return
 	}
@@ -122,7 +122,7 @@ func (g *GitHub) loadState() {
 // atomically (a temporary file renamed over it), so that a process killed
 // mid-write leaves the previous file or the new one, never half of one. It
 // does nothing when the adapter has no state directory.
-func (g *GitHub) SaveState() error {
+func (g *Client) SaveState() error {
 	if g.statePath == "" {
 		return nil
 	}
@@ -163,7 +163,7 @@ func (g *GitHub) SaveState() error {
 		st.Hidden[k] = at
 	}
 	if len(g.quiet) > 0 {
-		st.Quiet = make(map[string]quietMark, len(g.quiet))
+		st.Quiet = make(map[string]json.RawMessage, len(g.quiet))
 		for k, m := range g.quiet {
 			st.Quiet[k] = m
 		}
@@ -290,36 +290,8 @@ func (m *meter) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // Requests returns what the adapter has asked GitHub since it was made.
-func (g *GitHub) Requests() RequestStats {
+func (g *Client) Requests() RequestStats {
 	g.meter.mu.Lock()
 	defer g.meter.mu.Unlock()
 	return g.meter.s
-}
-
-// requestMeter is a GitHubClient that counts its requests.
-type requestMeter interface{ Requests() RequestStats }
-
-// stateSaver is a GitHubClient whose conditional state outlives it.
-type stateSaver interface{ SaveState() error }
-
-// account starts counting a pass's requests; the function it returns puts
-// the count in the pass's report and saves the client's conditional state,
-// so that the next process starts where this pass ended.
-func (r *Reconciler) account() func(rep **Report) {
-	m, counts := r.o.GitHub.(requestMeter)
-	var before RequestStats
-	if counts {
-		before = m.Requests()
-	}
-	return func(rep **Report) {
-		if counts && *rep != nil {
-			s := m.Requests().Sub(before)
-			(*rep).Requests = &s
-		}
-		if sv, ok := r.o.GitHub.(stateSaver); ok {
-			if err := sv.SaveState(); err != nil {
-				r.o.Log.Warn("github cache state not saved; the next process starts cold", "error", err.Error())
-			}
-		}
-	}
 }

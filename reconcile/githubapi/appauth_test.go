@@ -1,4 +1,4 @@
-package reconcile
+package githubapi
 
 import (
 	"context"
@@ -114,7 +114,7 @@ func TestAppTokensAuthenticateTheAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gh, err := NewGitHub(GitHubOptions{APIURL: appsAPI(apps), Transport: apps.Transport(nil), Login: login})
+	gh, err := New(Options{APIURL: appsAPI(apps), Transport: apps.Transport(nil), Login: login})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestAppTokensAuthenticateTheAdapter(t *testing.T) {
 	}
 	// Without Login the adapter asks GET /user, which the installation
 	// token may not call: the reason Login exists.
-	asking, err := NewGitHub(GitHubOptions{APIURL: appsAPI(apps), Transport: apps.Transport(nil)})
+	asking, err := New(Options{APIURL: appsAPI(apps), Transport: apps.Transport(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,50 +140,6 @@ func TestAppTokensAuthenticateTheAdapter(t *testing.T) {
 }
 
 func appsAPI(a *AppTokens) string { return a.opts.APIURL }
-
-// The control store pushes over HTTPS with the App's tokens, refreshed:
-// a push after the first token expired still lands, where a store holding
-// that token as a string is refused.
-func TestAppTokensAuthenticateGitPushes(t *testing.T) {
-	s, apps, clock := appRig(t, "acme/control")
-	ctx := context.Background()
-	first, err := apps.Token(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := func(cache string) *Store {
-		st, err := OpenStore(ctx, StoreOptions{Control: s.GitURL("acme/control"), Branch: "main", CacheDir: cache, Token: first})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	app := open(t.TempDir())
-	app.UseAppTokens(apps)
-	static := open(t.TempDir())
-	push := func(st *Store, name string) error {
-		if _, err := st.Commit("plans/"+name+".md", []byte(name+"\n"), "loop: "+name, clock.Now()); err != nil {
-			t.Fatal(err)
-		}
-		return st.Push(ctx)
-	}
-	if err := push(app, "one"); err != nil {
-		t.Fatalf("first push: %v", err)
-	}
-	clock.Advance(61 * time.Minute) // the first token has expired
-	if err := app.Sync(ctx); err != nil {
-		t.Fatalf("fetch after expiry: %v", err)
-	}
-	if err := push(app, "two"); err != nil {
-		t.Fatalf("push after the first token expired: %v", err)
-	}
-	if err := static.Sync(ctx); err == nil {
-		t.Errorf("a fetch with the expired token succeeded; the stand-in does not check git credentials")
-	}
-	if strings.Contains(errString(static.Sync(ctx)), first) {
-		t.Errorf("the error carries the token")
-	}
-}
 
 func TestParseAppKey(t *testing.T) {
 	key := appTestKey(t)

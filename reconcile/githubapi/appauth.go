@@ -1,4 +1,4 @@
-package reconcile
+package githubapi
 
 import (
 	"context"
@@ -203,7 +203,7 @@ func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, erro
 // Login returns the login the App's installation tokens act as,
 // "<slug>[bot]": pull requests, reviews and comments it writes carry it.
 // GitHub refuses GET /user to an installation token, so the reconciler is
-// told this login instead of asking (GitHubOptions.Login).
+// told this login instead of asking (Options.Login).
 func (a *AppTokens) Login(ctx context.Context) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -222,7 +222,7 @@ func (a *AppTokens) Login(ctx context.Context) (string, error) {
 
 // Transport returns a transport that authenticates each request with the
 // current installation token, refreshed as it nears expiry. Use it as
-// GitHubOptions.Transport: the adapter's ETag cache sits above it and so
+// Options.Transport: the adapter's ETag cache sits above it and so
 // keys entries without the token, and keeps them across refreshes.
 func (a *AppTokens) Transport(next http.RoundTripper) http.RoundTripper {
 	if next == nil {
@@ -273,7 +273,3 @@ func (g *appGitAuth) SetAuth(r *http.Request) {
 	}
 	r.SetBasicAuth("x-access-token", tok)
 }
-
-// UseAppTokens makes the store fetch and push with the App's installation
-// tokens from now on, refreshed as they near expiry.
-func (s *Store) UseAppTokens(a *AppTokens) { s.auth = a.GitAuth() }
