@@ -4,13 +4,10 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,34 +137,8 @@ func newWorld(t *testing.T, p profile) *world {
 	}
 	// Hundreds of short-lived processes each start with an empty ETag
 	// cache; GitHub's rate limit is not what this suite is about.
-	sb := exec.Command(bin, "sandbox", "--dir", filepath.Join(w.dir, "sandbox"), "--repo", "acme/api", "--repo", "acme/control", "--rate-limit", "1000000")
-	out, err := sb.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb.Stderr = io.Discard
-	if err := sb.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Process.Signal(syscall.SIGTERM); sb.Wait() })
-	env := map[string]string{}
-	sc := bufio.NewScanner(out)
-	for len(env) < 4 && sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go io.Copy(io.Discard, out)
-	if env["GIT_URL_ACME_CONTROL"] == "" {
-		t.Fatalf("the sandbox did not start: %v", env)
-	}
+	env := startSandbox(t, filepath.Join(w.dir, "sandbox"), 1000000, "acme/api", "acme/control")
 	w.control = env["GIT_URL_ACME_CONTROL"]
-	req, _ := http.NewRequest("GET", env["GITHUB_API_URL"]+"rate_limit", nil)
-	req.Header.Set("Authorization", "Bearer "+env["GITHUB_TOKEN"])
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.Header.Get("X-Ratelimit-Limit") != "1000000" {
-		t.Fatalf("the sandbox ignored --rate-limit: %v %v", err, resp)
-	} else {
-		resp.Body.Close()
-	}
 	w.env = append(os.Environ(), "GITHUB_API_URL="+env["GITHUB_API_URL"], "GITHUB_TOKEN="+env["GITHUB_TOKEN"],
 		"AGENT="+agent, "RUNLOG="+w.runlog, "AGENT_SLEEP="+strconv.FormatFloat(agentSleep.Seconds(), 'f', -1, 64), "GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=",
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",

@@ -1,0 +1,76 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// startSandbox runs `gallivant sandbox` with the repositories under dir,
+// stops it when the test ends, and returns the lines it printed
+// (GITHUB_API_URL, GITHUB_TOKEN, GIT_URL_<OWNER>_<NAME>) by name.
+func startSandbox(t *testing.T, dir string, rateLimit int, repos ...string) map[string]string {
+	t.Helper()
+	args := []string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}
+	for _, r := range repos {
+		args = append(args, "--repo", r)
+	}
+	sb := exec.Command(bin, args...)
+	out, err := sb.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Stderr = io.Discard
+	if err := sb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Process.Signal(syscall.SIGTERM); sb.Wait() })
+	env := map[string]string{}
+	sc := bufio.NewScanner(out)
+	for len(env) < 2+len(repos) && sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		env[k] = v
+	}
+	go io.Copy(io.Discard, out)
+	if env["GITHUB_API_URL"] == "" || env["GITHUB_TOKEN"] == "" {
+		t.Fatalf("the sandbox did not start: %v", env)
+	}
+	if limit := rateOf(t, env).Limit; limit != rateLimit {
+		t.Fatalf("the sandbox ignored --rate-limit %d: it reports a limit of %d", rateLimit, limit)
+	}
+	return env
+}
+
+// coreRate is the sandbox's primary rate limit for the main token, as
+// GET /rate_limit reports it.
+type coreRate struct {
+	Limit, Remaining, Used int
+	Reset                  int64
+}
+
+// rateOf asks the sandbox what the main token has spent. The request
+// itself costs nothing, as on GitHub.
+func rateOf(t *testing.T, env map[string]string) coreRate {
+	t.Helper()
+	req, err := http.NewRequest("GET", env["GITHUB_API_URL"]+"rate_limit", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env["GITHUB_TOKEN"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("read the sandbox's rate limit: %v", err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Resources struct{ Core coreRate } }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("read the sandbox's rate limit: %s: %v", resp.Status, err)
+	}
+	return body.Resources.Core
+}
