@@ -1,0 +1,342 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/specs"
+)
+
+// The row loop: seeding a ledger, dispatching a row to an agent with a
+// write-ahead commit, running the executor, settling (admitting or
+// repairing) what came back, and recovering runs a crash interrupted. The
+// pull-request phases that follow are in delivery.go.
+
+// seed creates the ledger of an approved spec.
+func (p *passState) seed(ctx context.Context, e *entry) error {
+	if ok, why := p.chainGate(ctx, e); !ok {
+		p.note(e.specPath, false, "%s", why)
+		return nil
+	}
+	if e.spec.Engine == specs.EngineWaves {
+		switch plan := p.repo.PlanFor(e.specPath); {
+		case plan == nil:
+			p.note(e.specPath, true, "a waves spec needs a plan (%s, with **Spec:** `%s`); it is not seeded", p.cfg.PlanPath(e.specPath), e.specPath)
+			return nil
+		case p.repo.PlanErrors[e.specPath]:
+			p.note(e.specPath, true, "the plan %s has errors (gallivant check); the waves spec is not seeded until it passes", plan.Path)
+			return nil
+		}
+	}
+	if _, taken := p.repo.Orphans[e.ledgerPath]; taken {
+		p.note(e.specPath, true, "%s already holds another spec's ledger; rename one of the specs", e.ledgerPath)
+		return nil
+	}
+	bases := map[string]string{}
+	for _, m := range e.spec.Members() {
+		repo, _ := e.spec.MemberRepo(m)
+		sha, ok, err := p.GitHub.BranchHead(ctx, repo, e.spec.Base)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			p.note(e.specPath, true, "base branch %s does not exist in %s; the spec is not seeded", e.spec.Base, repo)
+			return nil
+		}
+		bases[m] = sha
+	}
+	n, c := ledger.Seed(ledger.SeedInput{Spec: e.spec, SpecCommit: p.rep.Control, Bases: bases, Allowance: p.cfg.Defaults.Allowance})
+	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
+		pos := fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))
+		n.Delivery.Set(ledger.KeyChain, pos)
+		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: pos})
+	}
+	return p.apply(e, n, c)
+}
+
+// approvedSpec reads the spec as it was at the ledger's spec-commit.
+func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
+	commit := e.l.Delivery.Get(ledger.KeySpecCommit)
+	data, ok, err := p.Store.ReadFile(commit, e.specPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the approved spec at %s: %w", short(commit), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("the approved spec %s is not in control commit %s", e.specPath, short(commit))
+	}
+	sp, _ := specs.ParseSpec(parse.Parse(e.specPath, data), specs.Defaults{Repo: p.cfg.Defaults.Repo, Base: p.cfg.Defaults.Base})
+	return sp, nil
+}
+
+// contractChanged stops the entry spec-changed when the spec's contract is
+// no longer the approved one, at the points it would certify something.
+func (p *passState) contractChanged(e *entry) (bool, error) {
+	approved := e.l.Delivery.Get(ledger.KeyContract)
+	if approved == "" || approved == e.spec.Contract().Fingerprint() {
+		return false, nil
+	}
+	text := "the approved spec could not be read"
+	if old, err := p.approvedSpec(e); err == nil {
+		text = specs.DiffContracts(old.Contract(), e.spec.Contract()).String()
+	}
+	n, c := ledger.Stop(e.l, "spec-changed", fmt.Sprintf("the contract of %s changed from %s to %s", e.specPath, approved, e.spec.Contract().Fingerprint()), 0)
+	c.Text = text + "\n\n" + c.Text
+	return true, p.apply(e, n, c)
+}
+
+// dispatch records a dispatch, pushes it (write-ahead), then runs the executor.
+func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (stepResult, error) {
+	if why, over := ledger.OverBudget(e.l, e.spec); over {
+		return stopped, p.stop(e, ledger.StopBudget, why)
+	}
+	repo, base := p.member(e, a.Member)
+	branch := p.branch(e)
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
+	if err != nil {
+		return progressed, err
+	}
+	if !ok {
+		if !p.DryRun {
+			if err := p.GitHub.CreateBranch(ctx, repo, branch, base); err != nil {
+				return progressed, err
+			}
+		}
+		head = base
+	}
+	n, c := ledger.Dispatch(e.l, a, head, p.clock())
+	if err := p.apply(e, n, c); err != nil {
+		return progressed, err
+	}
+	if p.DryRun {
+		return finished, nil
+	}
+	return progressed, p.run(ctx, e)
+}
+
+// run pushes the outstanding dispatch and hands it to the executor. If the
+// push loses the race, the executor is not started.
+func (p *passState) run(ctx context.Context, e *entry) error {
+	if p.DryRun {
+		return nil
+	}
+	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
+		return nil
+	}
+	pd := *e.l.Pending
+	repo, base := p.member(e, pd.Member)
+	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
+		Model: e.l.Delivery.Get(ledger.KeyModel), Plan: p.repo.PlanPathFor(e.specPath)})
+	if err != nil {
+		return err
+	}
+	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
+		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
+		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
+	if p.CloneURL != nil {
+		task.CloneURL = p.CloneURL(repo)
+	}
+	if err := p.pushIntended(ctx, task); err != nil {
+		return err
+	}
+	if err := p.crash("executor:before"); err != nil {
+		p.abandon(task)
+		return err
+	}
+	var out Outcome
+	ran := false
+	aerr := p.runAgent(ctx, e, repo, func() { out, err = p.Executor.Run(ctx, task); ran = true })
+	if ran {
+		// The run may have pushed the work branch: later reads in this
+		// pass ask GitHub rather than the pass's snapshot.
+		p.moved(task.Repo, task.Branch)
+	}
+	if !ran {
+		// The dispatch landed and no agent started: its intent stays, so
+		// the next pass reruns it.
+		p.abandon(task)
+	}
+	if err != nil || !ran {
+		return errors.Join(err, aerr)
+	}
+	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
+	if out.Kept != "" {
+		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
+	}
+	if out.Err != nil {
+		p.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
+	}
+	if aerr != nil {
+		return aerr
+	}
+	return p.crash("executor:after")
+}
+
+// settle observes the work branch after the pending SHA and settles the
+// outstanding dispatch.
+func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	branch := p.branch(e)
+	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
+	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+	// observed: this process ran the agent and saw it end; recovered: this
+	// cache's run record proves the agent of this dispatch has ended.
+	observed, recovered := ranHere, false
+	if !ranHere {
+		rc, err := p.recoverRun(ctx, e)
+		if err != nil {
+			return progressed, err
+		}
+		if rc.Running > 0 {
+			return waitFor("waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running), nil
+		}
+		if rc.Known {
+			out, ranHere, recovered = rc.Outcome, true, true
+			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
+		}
+	}
+	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty, Now: p.clock(),
+		// This cache's run record proves the agent ended without a commit,
+		// and no process saw it end: it was killed with its reconciler. A
+		// dispatch the cache knows nothing of may have an agent elsewhere.
+		Orphaned: !observed && recovered && out.Commits == 0}
+	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
+		obs.RunOver = true
+	}
+	if obs.Orphaned || obs.RunOver {
+		// A rerun or a stop is decided on what the branch holds now, not
+		// on the pass's snapshot: another reconciler may have pushed the
+		// return since the pass began.
+		p.moved(repo, branch)
+	}
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
+	if err != nil {
+		return progressed, err
+	}
+	var boundary string
+	switch {
+	case !ok:
+		boundary = fmt.Sprintf("the work branch %s no longer exists in %s", branch, repo)
+	case head != pd.SHA:
+		cmp, err := p.GitHub.Compare(ctx, repo, pd.SHA, head)
+		if err != nil {
+			return progressed, err
+		}
+		if cmp.Status != "ahead" {
+			boundary = fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(pd.SHA))
+			break
+		}
+		for _, c := range cmp.Commits {
+			obs.Commits = append(obs.Commits, ledger.Return{SHA: c.SHA, Subject: c.Subject, Body: c.Body})
+		}
+		if len(obs.Commits) == 1 {
+			obs.Commits[0].ChangedFiles = cmp.Files
+		}
+	}
+	if boundary != "" {
+		n, c := ledger.Stop(e.l, "boundary", boundary, pd.Target)
+		return progressed, p.apply(e, n, c)
+	}
+	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
+		n, c := ledger.Stop(e.l, "harness-error", fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
+		return progressed, p.apply(e, n, c)
+	}
+	n, c, changed, err := ledger.Settle(e.l, obs)
+	if err != nil {
+		return progressed, err
+	}
+	if !changed {
+		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
+	}
+	if n.Delivery.Int(ledger.KeyReruns) > e.l.Delivery.Int(ledger.KeyReruns) {
+		// Settle reran the dispatch: the rerun is write-ahead like any
+		// dispatch, so two reconcilers never both run it.
+		if err := p.apply(e, n, c); err != nil {
+			return progressed, err
+		}
+		return progressed, p.run(ctx, e)
+	}
+	return progressed, p.apply(e, n, c)
+}
+
+// recoverer is implemented by executors that can find an agent a crashed
+// reconciler started on this machine.
+type recoverer interface {
+	Recover(ctx context.Context, t Task) (Recovery, error)
+}
+
+// recoverRun asks the executor about the outstanding dispatch of e, which
+// this pass did not run: an agent whose reconciler died may still be at
+// work, or may have finished with its return unpushed. A finished run's
+// outcome is remembered for settling, its return pushed.
+func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	rc, err := p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1,
+		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)})
+	if err == nil && rc.Known && rc.Running == 0 {
+		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
+	}
+	return rc, err
+}
+
+// recoverTask asks the executor about task t, which a reconciler that is
+// gone started on this cache: its agent may still run, or may have ended
+// with its commits unpushed, which are pushed now (never forcing).
+func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery, error) {
+	rv, ok := p.Executor.(recoverer)
+	if !ok || p.DryRun {
+		return Recovery{}, nil
+	}
+	if p.CloneURL != nil {
+		t.CloneURL = p.CloneURL(t.Repo)
+	}
+	rc, err := rv.Recover(ctx, t)
+	p.moved(t.Repo, t.Branch)
+	if err != nil {
+		return Recovery{}, err
+	}
+	if rc.Known && len(rc.Controls) > 0 && !slices.ContainsFunc(rc.Controls, p.Store.Landed) {
+		// Intents whose dispatches never landed: the dispatch the ledger
+		// holds is another reconciler's, made in the same second.
+		p.Log.Info("ignoring intents of dispatches that never landed", "spec", e.specPath, "intents", len(rc.Controls))
+		return Recovery{}, nil
+	}
+	if rc.Known && rc.Running == 0 {
+		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
+	}
+	if rc.Kept != "" {
+		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)
+	}
+	return rc, nil
+}
+
+// returnArrived reports whether the work branch moved past the outstanding
+// dispatch's pending SHA: some agent answered it, and settling decides what
+// the answer means.
+func (p *passState) returnArrived(ctx context.Context, e *entry) (bool, error) {
+	pd := *e.l.Pending
+	repo, _ := p.member(e, pd.Member)
+	// Read now, not from the pass's snapshot: a rerun may follow.
+	p.moved(repo, p.branch(e))
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, p.branch(e))
+	if err != nil {
+		return false, err
+	}
+	return ok && head != pd.SHA, nil
+}
+
+// outcomeKey names one dispatch: an outcome only ever settles the dispatch
+// it came from, never a later one another reconciler started.
+func outcomeKey(ledgerPath string, pd ledger.Pending) string { return ledgerPath + "|" + pd.String() }
+
+func describe(pd ledger.Pending) string {
+	if pd.Target == ledger.SeedTarget {
+		return "the seed of " + pd.Member
+	}
+	return fmt.Sprintf("row %d on %s", pd.Target, pd.Member)
+}
