@@ -413,10 +413,13 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	switch v.Kind {
 	case gatekeep.Mergeable:
 		if e.l.Phase() == ledger.PhaseReady {
-			// A ready pull request is read in full every pass: a check
-			// that turns red on the same head moves neither updated_at
-			// nor the head, and the label must come off at once.
-			return waitFor("%s is ready; waits for a person to merge it", pr), nil
+			// The mark of a ready pull request carries its checks, read
+			// again every pass: a check that turns red on the same head
+			// moves neither updated_at nor the head, and the label must
+			// come off at once.
+			why := fmt.Sprintf("%s is ready; waits for a person to merge it", pr)
+			p.markQuiet(q, e, live, d, repolled, time.Time{}, why)
+			return waitFor("%s", why), nil
 		}
 		return p.ready(ctx, e, pr, d)
 	case gatekeep.Waiting:

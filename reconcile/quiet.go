@@ -49,6 +49,12 @@ type quietMark struct {
 	// Until is the earliest time a clock rule could be due; zero is never.
 	Until time.Time `json:"until,omitzero"`
 	Why   string    `json:"why"`
+	// Checks, set on the mark of a ready pull request, is checksSum of the
+	// CI evidence on Head: a ready pull request's checks are read every
+	// pass (three conditional requests) because a check that turns red on
+	// the same head moves neither updated_at nor the head, and the ready
+	// label must come off at once (docs/reconcile.md).
+	Checks string `json:"checks,omitempty"`
 }
 
 // prWatcher is what an observer needs of its client to skip idle pull
@@ -183,15 +189,40 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 		live, ok := prs[pr.Number]
 		return ok && live.State == "open" && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 	}
-	if !holds() {
+	if !holds() || !p.checksHold(ctx, o, e, pr.Repo, m) {
 		writeMark(o.watch, pr.Repo, pr.Number, nil)
 		return "", q
 	}
 	return fmt.Sprintf("%s (unchanged since %s)", m.Why, m.UpdatedAt.UTC().Format(time.RFC3339)), q
 }
 
+// checksHold reports whether the CI evidence a ready pull request's mark
+// recorded is still what GitHub reports on its head. A mark of the review
+// phase records none and holds.
+func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo string, m quietMark) bool {
+	if m.Checks == "" {
+		return e.l.Phase() != ledger.PhaseReady
+	}
+	ch, err := o.GetChecks(ctx, repo, m.Head, m.Base)
+	return err == nil && checksSum(checksOf(ch), ch.Required) == m.Checks
+}
+
+// checksSum hashes a head's CI evidence as the gate reads it.
+func checksSum(cs []gatekeep.Check, required []string) string {
+	data, err := json.Marshal(struct {
+		Checks   []gatekeep.Check
+		Required []string
+	}{cs, required})
+	if err != nil {
+		return ""
+	}
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
 // markQuiet records, after a full read that ended in why and nothing
 // else, that the pull request can be skipped until it changes or until.
+// A ready pull request's mark carries its checks (quietMark.Checks).
 func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string) {
 	if q == nil || p.DryRun {
 		return
@@ -204,8 +235,16 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		writeMark(q.o.watch, q.pr.Repo, q.pr.Number, nil)
 		return
 	}
-	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
-		Sum: q.sum, Seen: p.now, Until: until, Why: why})
+	m := &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
+		Sum: q.sum, Seen: p.now, Until: until, Why: why}
+	if e.l.Phase() == ledger.PhaseReady {
+		if !d.ChecksKnown {
+			writeMark(q.o.watch, q.pr.Repo, q.pr.Number, nil)
+			return
+		}
+		m.Checks = checksSum(d.Checks, d.Required)
+	}
+	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, m)
 }
 
 // entrySum hashes what a review judges besides GitHub: the entry's ledger

@@ -282,3 +282,54 @@ func TestQuietMarksForgottenOnChanged(t *testing.T) {
 		t.Errorf("after Changed the pull request was not read in full: %q, reads %q", noteOf(rep), detailReads(r))
 	}
 }
+
+// prDetailReads returns the requests that read the pull request itself
+// (its details, files, reviews, comments, labels), not its head's checks.
+func prDetailReads(r *rig) []string {
+	var out []string
+	for _, q := range r.gh.Requests() {
+		if strings.Contains(q.Path, "/pulls/1") || strings.Contains(q.Path, "/issues/1") {
+			out = append(out, q.Method+" "+q.Path)
+		}
+	}
+	return out
+}
+
+// Issue 15 and done means done: an idle ready pull request is not read in
+// detail, but its head's checks are, every pass (conditional, free of
+// rate limit when unchanged), so that a check turning red on the same
+// head, which moves neither updated_at nor the head, takes the ready
+// label off at the next pass even with no webhook.
+func TestQuietReadyReadsOnlyItsChecks(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.advance(time.Minute)
+	if rep := pass(); strings.Contains(noteOf(rep), "unchanged since") {
+		t.Fatalf("the first pass after ready should read in full: %s", noteOf(rep))
+	}
+	for i := range 2 {
+		r.clock.advance(time.Minute)
+		r.gh.ResetLog()
+		rep := pass()
+		wantSubjects(t, rep)
+		if !strings.Contains(noteOf(rep), "is ready; waits for a person to merge it (unchanged since ") {
+			t.Errorf("idle ready pass %d: the wait is %q", i+1, noteOf(rep))
+		}
+		if d := prDetailReads(r); len(d) != 0 {
+			t.Errorf("idle ready pass %d read the pull request's details: %q", i+1, d)
+		}
+		if c := r.gh.Counts(); c.NotModified != c.Total {
+			t.Errorf("idle ready pass %d: %d requests, %d answered 304; want all 304", i+1, c.Total, c.NotModified)
+		}
+	}
+	r.as("ci-bot").status(r.head(work), "ci", "failure")
+	r.clock.advance(time.Minute)
+	// The label comes off and the failure is answered by a round.
+	wantSubjects(t, pass(), "loop: unready acme/api#1", "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
+	if got := r.as("alice").labels(1); len(got) != 0 {
+		t.Errorf("labels after a check turned red on the same head: %v", got)
+	}
+}
