@@ -374,7 +374,10 @@ func SplitCells(text string, at Pos) []Cell {
 	col := func(byteIdx int) int { return at.Col + utf8.RuneCountInString(text[:byteIdx]) }
 	flush := func(end int) {
 		raw := text[start:end]
-		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		lead := 0
+		for lead < len(raw) && (raw[lead] == ' ' || raw[lead] == '\t') {
+			lead++
+		}
 		cells = append(cells, Cell{
 			Text: strings.ReplaceAll(strings.TrimSpace(raw), `\|`, "|"),
 			Raw:  raw,
