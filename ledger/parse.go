@@ -107,7 +107,7 @@ func (p *parser) at(col int) parse.Pos { return parse.Pos{Line: p.i, Col: col} }
 // Parse parses a ledger. It always returns a ledger holding what could be
 // read, with every diagnostic found; use Fatal to decide whether it is usable.
 func Parse(path string, src []byte) (*Ledger, parse.Diagnostics) {
-	doc := parse.ParseBlocks(path, src)
+	doc := parse.ParseOutline(path, src)
 	p := &parser{doc: doc, l: &Ledger{at: &positions{}}, diags: append(parse.Diagnostics(nil), doc.Diagnostics...), i: 1, n: doc.NumLines()}
 	if doc.Diagnostics.HasErrors() {
 		return p.l, p.diags

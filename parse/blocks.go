@@ -180,6 +180,9 @@ type converter struct {
 	base int
 	// inline is false for ParseBlocks, whose AST holds no code spans.
 	inline bool
+	// outline is true for ParseOutline, which keeps only the top-level
+	// headings and tables.
+	outline bool
 }
 
 func (c *converter) pos(off int) Pos { return c.doc.PosOf(c.base + off) }
@@ -187,6 +190,9 @@ func (c *converter) pos(off int) Pos { return c.doc.PosOf(c.base + off) }
 func (c *converter) blocks(parent ast.Node, depth int) []Block {
 	var out []Block
 	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		if c.outline && n.Kind() != ast.KindHeading && n.Kind() != east.KindTable {
+			continue
+		}
 		if b := c.block(n, depth); b != nil {
 			out = append(out, b)
 		}

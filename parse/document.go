@@ -79,7 +79,20 @@ func ParseBlocks(path string, src []byte) *Document {
 	return parseWith(blockMarkdown, false, path, src)
 }
 
-func parseWith(md goldmark.Markdown, inline bool, path string, src []byte) *Document {
+// ParseOutline is ParseBlocks for line grammars that read the lines
+// themselves and ask the block structure only where a heading or a table
+// is: its Blocks are exactly ParseBlocks' top-level *Heading and *Table
+// blocks, in order, and everything else about the document (lines,
+// frontmatter, diagnostics) is the same. Skipping the other blocks saves
+// building a Line for every line of every paragraph and list.
+func ParseOutline(path string, src []byte) *Document {
+	return parseWith(blockMarkdown, false, path, src, outlineOnly)
+}
+
+// outlineOnly makes a converter keep only top-level headings and tables.
+func outlineOnly(c *converter) { c.outline = true }
+
+func parseWith(md goldmark.Markdown, inline bool, path string, src []byte, opts ...func(*converter)) *Document {
 	d := &Document{Path: path}
 	if len(src) > MaxSize {
 		d.index(nil)
@@ -106,6 +119,9 @@ func parseWith(md goldmark.Markdown, inline bool, path string, src []byte) *Docu
 	body := src[bodyOff:]
 	root := md.Parser().Parse(text.NewReader(body))
 	c := converter{doc: d, src: body, base: bodyOff, inline: inline}
+	for _, o := range opts {
+		o(&c)
+	}
 	d.Blocks = c.blocks(root, 0)
 	return d
 }

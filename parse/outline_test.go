@@ -1,0 +1,56 @@
+package parse
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// ParseOutline is ParseBlocks with only the top-level headings and tables
+// kept; everything else about the document is the same.
+func TestParseOutlineIsParseBlocksFiltered(t *testing.T) {
+	t.Parallel()
+	inputs := map[string]string{
+		"headings and a table":              "# T\n\npara\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## S\n",
+		"setext heading":                    "Title\n=====\n\ntext\n",
+		"nested heading and table stay out": "- item\n\n  ## inner\n\n  | a |\n  |---|\n  | 1 |\n\n> ## quoted\n> | a |\n> |---|\n",
+		"table after a paragraph":           "header: x\nmore: y\n| row | status |\n|---|---|\n| 1 | done |\n",
+		"heading inside a fence":            "```\n## not a heading\n```\n## heading\n",
+		"heading inside html":               "<div>\n## not a heading\n</div>\n\n## heading\n",
+		"frontmatter":                       "---\na: 1\n---\n# T\n",
+		"bad bytes":                         "# T\n\x00\n",
+		"empty":                             "",
+	}
+	for _, glob := range []string{"testdata/*.md", "../ledger/testdata/*/*.md", "../specs/testdata/*/*.md"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs[f] = string(src)
+		}
+	}
+	if len(inputs) < 30 {
+		t.Fatalf("want at least 30 inputs, have %d", len(inputs))
+	}
+	for name, src := range inputs {
+		t.Run(name, func(t *testing.T) {
+			want := ParseBlocks("x.md", []byte(src))
+			var kept []Block
+			for _, b := range want.Blocks {
+				switch b.(type) {
+				case *Heading, *Table:
+					kept = append(kept, b)
+				}
+			}
+			want.Blocks = kept
+			got := ParseOutline("x.md", []byte(src))
+			if diff := cmp.Diff(dump(want), dump(got)); diff != "" {
+				t.Errorf("ParseOutline differs from filtered ParseBlocks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
