@@ -86,7 +86,7 @@ func ParseBlocks(path string, src []byte) *Document {
 // frontmatter, diagnostics) is the same. Skipping the other blocks saves
 // building a Line for every line of every paragraph and list.
 func ParseOutline(path string, src []byte) *Document {
-	return parseWith(blockMarkdown, false, path, src, outlineOnly)
+	return parseWith(outlineMarkdown, false, path, src, outlineOnly)
 }
 
 // outlineOnly makes a converter keep only top-level headings and tables.

@@ -38,19 +38,51 @@ func TestParseOutlineIsParseBlocksFiltered(t *testing.T) {
 	}
 	for name, src := range inputs {
 		t.Run(name, func(t *testing.T) {
-			want := ParseBlocks("x.md", []byte(src))
-			var kept []Block
-			for _, b := range want.Blocks {
-				switch b.(type) {
-				case *Heading, *Table:
-					kept = append(kept, b)
-				}
-			}
-			want.Blocks = kept
-			got := ParseOutline("x.md", []byte(src))
-			if diff := cmp.Diff(dump(want), dump(got)); diff != "" {
+			if diff := outlineDiff([]byte(src)); diff != "" {
 				t.Errorf("ParseOutline differs from filtered ParseBlocks (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// outlineDiff compares ParseOutline with ParseBlocks keeping only the
+// top-level headings and tables.
+func outlineDiff(src []byte) string {
+	want := ParseBlocks("x.md", src)
+	var kept []Block
+	for _, b := range want.Blocks {
+		switch b.(type) {
+		case *Heading, *Table:
+			kept = append(kept, b)
+		}
+	}
+	want.Blocks = kept
+	return cmp.Diff(dump(want), dump(ParseOutline("x.md", src)))
+}
+
+// ParseOutline drops lines from goldmark's tree before its inline pass;
+// the block structure must be exactly ParseBlocks', whatever the input.
+func FuzzParseOutline(f *testing.F) {
+	for _, glob := range []string{"testdata/*.md", "../ledger/testdata/roundtrip/*.md", "../ledger/testdata/invalid/*.md"} {
+		files, _ := filepath.Glob(glob)
+		for _, p := range files {
+			src, _ := os.ReadFile(p)
+			f.Add(src)
+		}
+	}
+	for _, s := range []string{
+		"a\n\nb\n---\n",
+		"[a]: /u\n===\n",
+		"[a]: /u\nb\n| x |\n|---|\n| 1 |\n",
+		"| a |\n|---|\nb\n---\n",
+		"- a\n\n  b\n- c\n",
+		"> a\nb\n===\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if diff := outlineDiff(src); diff != "" {
+			t.Fatalf("ParseOutline differs from filtered ParseBlocks on %q (-want +got):\n%s", src, diff)
+		}
+	})
 }
