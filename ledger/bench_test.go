@@ -94,6 +94,11 @@ func BenchmarkParseDocument(b *testing.B) {
 
 func BenchmarkStages(b *testing.B) {
 	src, sp := bigLedger(b)
+	b.Run("ParseOutline", func(b *testing.B) {
+		for b.Loop() {
+			_ = parse.ParseOutline("x", src)
+		}
+	})
 	b.Run("ParseBlocks", func(b *testing.B) {
 		for b.Loop() {
 			_ = parse.ParseBlocks("x", src)

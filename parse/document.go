@@ -70,9 +70,9 @@ var blockMarkdown = goldmark.New(
 // reported in the returned document's Diagnostics.
 func Parse(path string, src []byte) *Document { return parseWith(markdown, true, path, src) }
 
-// ParseBlocks is Parse for line grammars such as the ledger's: it finds the
-// same blocks (headings, paragraphs, lists, GFM tables, code) but parses no
-// inline markup, so no code spans are reported and text such as an agent's
+// ParseBlocks is Parse for line grammars: it finds the same blocks
+// (headings, paragraphs, lists, GFM tables, code) but parses no inline
+// markup, so no code spans are reported and text such as an agent's
 // decision is never interpreted. It costs a fraction of Parse on large
 // documents.
 func ParseBlocks(path string, src []byte) *Document {
