@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,4 +86,41 @@ func FuzzParseOutline(f *testing.F) {
 			t.Fatalf("ParseOutline differs from filtered ParseBlocks on %q (-want +got):\n%s", src, diff)
 		}
 	})
+}
+
+// ParseOutline shares one goldmark parser between callers, as the daemon's
+// concurrent passes do; its transformers keep their state in the per-parse
+// context. Run under -race.
+func TestParseOutlineConcurrent(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("../ledger/testdata/roundtrip/*.md")
+	if len(files) == 0 {
+		t.Fatal("no ledgers")
+	}
+	var srcs [][]byte
+	var want []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src)
+		want = append(want, dump(ParseOutline("x.md", src)))
+	}
+	errs := make(chan string, 4*len(srcs))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i, src := range srcs {
+				if got := dump(ParseOutline("x.md", src)); got != want[i] {
+					errs <- cmp.Diff(want[i], got)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent ParseOutline differs (-want +got):\n%s", e)
+	}
 }
