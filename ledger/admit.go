@@ -141,7 +141,7 @@ func parseReturnRow(line string) (Row, error) {
 		return Row{}, missf("row line %s has %d cells; it has 4 (row, status, attempts, evidence), a pipe in evidence written \\|", quote(line), len(cells))
 	}
 	n, err := strconv.Atoi(cells[0].Text)
-	if err != nil || n < 1 || !intRE.MatchString(cells[0].Text) {
+	if err != nil || n < 1 || !isWholeNumber(cells[0].Text) {
 		return Row{}, missf("row line %s has no row number", quote(line))
 	}
 	st := Status(cells[1].Text)
@@ -149,7 +149,7 @@ func parseReturnRow(line string) (Row, error) {
 		return Row{}, missf("row %d status %s is not open, done or failed", n, quote(cells[1].Text))
 	}
 	a, err := strconv.Atoi(cells[2].Text)
-	if err != nil || !intRE.MatchString(cells[2].Text) {
+	if err != nil || !isWholeNumber(cells[2].Text) {
 		return Row{}, missf("row %d attempts %s is not a number", n, quote(cells[2].Text))
 	}
 	return Row{N: n, Status: st, Attempts: a, Evidence: cells[3].Text}, nil

@@ -92,15 +92,16 @@ func ParseDecision(line string) (Decision, error) {
 		return d, fmt.Errorf("expected `row <n> done|failed | <what happened> | <next step>`, `row <n> retry | <hint> | allowed attempts <m>`, `row <n> escalated | implModel round | allowed attempts <m>`, `row <n> reopened | review: … | …` or `rows +<n> | <words>`")
 	}
 	d.Row = row
-	s1, s2, ok := strings.Cut(rest, " | ")
+	s1, s2, ok := cutSlots(rest)
 	if !ok {
 		return d, fmt.Errorf("decision needs two slots separated by ` | `")
 	}
 	d.Slot1, d.Slot2 = s1, s2
-	if err := checkSlot(s1); err != nil {
+	// The whole line has no control character, so neither has a slot.
+	if err := slotShape(s1); err != nil {
 		return d, fmt.Errorf("first slot %v", err)
 	}
-	if err := checkSlot(s2); err != nil {
+	if err := slotShape(s2); err != nil {
 		return d, fmt.Errorf("second slot %v", err)
 	}
 	switch verb {
@@ -179,7 +180,36 @@ func splitRowDecision(line string) (row int, verb, rest string, ok bool) {
 	return row, verb, rest, found
 }
 
+// cutSlots is strings.Cut(s, " | ") without the substring search, which
+// restarts at every space of a decision's prose: it looks for pipes, which
+// are rare, and checks the spaces around each.
+func cutSlots(s string) (before, after string, found bool) {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '|')
+		if j < 0 {
+			return s, "", false
+		}
+		i += j
+		if i > 0 && i+1 < len(s) && s[i-1] == ' ' && s[i+1] == ' ' {
+			return s[:i-1], s[i+2:], true
+		}
+		i++
+	}
+}
+
 func checkSlot(s string) error {
+	if err := slotShape(s); err != nil {
+		return err
+	}
+	if hasControl(s) {
+		return fmt.Errorf("contains a control character")
+	}
+	return nil
+}
+
+// slotShape is checkSlot without the control-character scan, for slots cut
+// from a line that has already passed it.
+func slotShape(s string) error {
 	n := len(s)
 	if n > MaxSlot {
 		// Count characters only when the byte length could exceed the limit.
@@ -192,8 +222,6 @@ func checkSlot(s string) error {
 		return fmt.Errorf("is %d characters; at most %d are allowed", n, MaxSlot)
 	case s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t':
 		return fmt.Errorf("has surrounding whitespace")
-	case hasControl(s):
-		return fmt.Errorf("contains a control character")
 	}
 	return nil
 }
@@ -203,8 +231,37 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 
 // hasControl reports whether s holds a C0 or C1 control character. It scans
 // bytes: C0 controls and DEL are single bytes, and C1 controls are encoded
 // as 0xC2 0x80..0x9F in valid UTF-8.
+//
+// Decisions and evidence are most of a ledger's bytes, so it looks at eight
+// bytes at a time and checks bytes one by one only in a word that holds a
+// byte below 0x20 or from 0x7f up (a control, DEL or any non-ASCII byte).
 func hasControl(s string) bool {
-	for i := 0; i < len(s); i++ {
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		ones = 0x0101010101010101
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// Per byte b with l = b&0x7f (no carries cross bytes): l+0x01 sets the
+		// high bit when l is 0x7f, and l+0x60 leaves it clear when l < 0x20.
+		l := w & low7
+		if (w|(l+ones)|^(l+0x60*ones))&high == 0 {
+			continue
+		}
+		if controlAt(s, i, i+8) {
+			return true
+		}
+	}
+	return controlAt(s, i, len(s))
+}
+
+// controlAt reports a control character starting in s[from:to]; a C1
+// control's second byte may lie past to.
+func controlAt(s string, from, to int) bool {
+	for i := from; i < to; i++ {
 		b := s[i]
 		if b < 0x20 || b == 0x7f || (b == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0) {
 			return true

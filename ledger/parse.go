@@ -45,10 +45,25 @@ func Fatal(ds parse.Diagnostics) bool {
 
 var (
 	specLineRE = regexp.MustCompile("^\\*\\*Spec:\\*\\* (`([^`]+)`|([^`\\s]+))$")
-	intRE      = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
 	memberKVRE = regexp.MustCompile(`^(base|seeded) ([a-z0-9][a-z0-9._-]*): (.*)$`)
 	delimRE    = regexp.MustCompile(`^\s*:?-+:?\s*$`)
+	memberRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 )
+
+// isWholeNumber reports whether s is a whole number written without sign or
+// leading zeros (`0`, `7`, `120`): the spelling of row numbers, attempts and
+// counts. A byte scan, because it runs for every cell of the row table.
+func isWholeNumber(s string) bool {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 type parser struct {
 	doc   *parse.Document
@@ -78,12 +93,21 @@ func (p *parser) errorf(at parse.Pos, rule, format string, args ...any) {
 
 func (p *parser) line() string { return p.doc.Line(p.i) }
 
+// trimBlankRight is strings.TrimRight(s, " \t") without building a cutset
+// per call; it runs for every row and decision line.
+func trimBlankRight(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
 func (p *parser) at(col int) parse.Pos { return parse.Pos{Line: p.i, Col: col} }
 
 // Parse parses a ledger. It always returns a ledger holding what could be
 // read, with every diagnostic found; use Fatal to decide whether it is usable.
 func Parse(path string, src []byte) (*Ledger, parse.Diagnostics) {
-	doc := parse.ParseBlocks(path, src)
+	doc := parse.ParseOutline(path, src)
 	p := &parser{doc: doc, l: &Ledger{at: &positions{}}, diags: append(parse.Diagnostics(nil), doc.Diagnostics...), i: 1, n: doc.NumLines()}
 	if doc.Diagnostics.HasErrors() {
 		return p.l, p.diags
@@ -187,7 +211,7 @@ func (p *parser) fixedHeader(h headerBlock) (int, bool) {
 			}
 		case "iterations":
 			l.at.iterations = h.start + k
-			if !intRE.MatchString(val) {
+			if !isWholeNumber(val) {
 				p.errorf(vpos, RuleHeader, "iterations must be a whole number, got %q", val)
 			}
 			l.Iterations, _ = strconv.Atoi(val)
@@ -208,7 +232,7 @@ func (p *parser) budgetHeader(h headerBlock, k int) int {
 			break
 		}
 		budget = append(budget, k)
-		if !intRE.MatchString(val) || val == "0" {
+		if !isWholeNumber(val) || val == "0" {
 			p.errorf(parse.Pos{Line: h.start + k, Col: len(key) + 3}, RuleHeader, "%s must be a whole number of at least 1, got %q", key, val)
 		}
 		n, _ := strconv.Atoi(val)
@@ -286,12 +310,12 @@ func ParsePending(v string) (Pending, error) {
 	switch {
 	case parts[0] == "seed":
 		pd.Target = SeedTarget
-	case intRE.MatchString(parts[0]) && parts[0] != "0":
+	case isWholeNumber(parts[0]) && parts[0] != "0":
 		pd.Target, _ = strconv.Atoi(parts[0])
 	default:
 		return pd, fmt.Errorf("target must be a row number or seed, got %q", parts[0])
 	}
-	if !regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`).MatchString(parts[1]) {
+	if !memberRE.MatchString(parts[1]) {
 		return pd, fmt.Errorf("member must be home or a leg name, got %q", parts[1])
 	}
 	pd.Member = parts[1]
@@ -371,7 +395,7 @@ func (p *parser) rowTable() {
 
 // row reads one `| n | status | attempts | evidence |` line.
 func (p *parser) row(r parse.Row, want int) (Row, bool) {
-	text := strings.TrimRight(r.Line.Text, " \t")
+	text := trimBlankRight(r.Line.Text)
 	if !strings.HasPrefix(text, "|") || !strings.HasSuffix(text, "|") || strings.HasSuffix(text, `\|`) {
 		p.errorf(r.Line.Pos, RuleRow, "a row is one line `| <n> | <status> | <attempts> | <evidence> |` with leading and trailing pipes")
 		return Row{}, false
@@ -383,7 +407,7 @@ func (p *parser) row(r parse.Row, want int) (Row, bool) {
 	}
 	var row Row
 	ok := true
-	if n, err := strconv.Atoi(cells[0].Text); err != nil || n != want || !intRE.MatchString(cells[0].Text) {
+	if n, err := strconv.Atoi(cells[0].Text); err != nil || n != want || !isWholeNumber(cells[0].Text) {
 		p.errorf(cells[0].Pos, RuleRow, "rows are numbered 1, 2, 3 … in order; expected %d, got %q", want, cells[0].Text)
 		ok = false
 	}
@@ -395,7 +419,7 @@ func (p *parser) row(r parse.Row, want int) (Row, bool) {
 		p.errorf(cells[1].Pos, RuleRow, "status must be open, done, failed or cut, got %q", cells[1].Text)
 		ok = false
 	}
-	if !intRE.MatchString(cells[2].Text) {
+	if !isWholeNumber(cells[2].Text) {
 		p.errorf(cells[2].Pos, RuleRow, "attempts must be a whole number of at least 0, got %q", cells[2].Text)
 		ok = false
 	}
@@ -523,7 +547,7 @@ func (p *parser) sectionLines() []parse.Line {
 	}
 	out := make([]parse.Line, 0, end-p.i)
 	for p.i <= p.n && !(strings.HasPrefix(p.line(), "## ") && p.isHeading(p.i)) {
-		out = append(out, parse.Line{Text: strings.TrimRight(p.line(), " \t"), Pos: p.at(1)})
+		out = append(out, parse.Line{Text: trimBlankRight(p.line()), Pos: p.at(1)})
 		p.i++
 	}
 	for len(out) > 0 && strings.TrimSpace(out[len(out)-1].Text) == "" {
@@ -552,7 +576,7 @@ func (p *parser) mapping() {
 		}
 		row, err1 := strconv.Atoi(cells[0].Text)
 		ac, err2 := strconv.Atoi(cells[1].Text)
-		if err1 != nil || err2 != nil || row < 1 || ac < 1 || !intRE.MatchString(cells[0].Text) || !intRE.MatchString(cells[1].Text) {
+		if err1 != nil || err2 != nil || row < 1 || ac < 1 || !isWholeNumber(cells[0].Text) || !isWholeNumber(cells[1].Text) {
 			p.errorf(r.Line.Pos, RuleMapping, "row and ac must be numbers from 1, got %q and %q", cells[0].Text, cells[1].Text)
 			continue
 		}

@@ -57,9 +57,11 @@ func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
 		return ds
 	}
 	entries := sp.Entries()
-	acs := map[int]specs.AC{}
-	for _, ac := range sp.ACs {
-		acs[ac.N] = ac
+	// Pointers into sp.ACs: a map of AC values would copy each AC and grow
+	// to several times the size of the spec.
+	acs := make(map[int]*specs.AC, len(sp.ACs))
+	for i := range sp.ACs {
+		acs[sp.ACs[i].N] = &sp.ACs[i]
 	}
 	if !sp.Coordinated() {
 		if l.Mapping != nil {
@@ -76,7 +78,7 @@ func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
 			if !ok {
 				continue
 			}
-			checkCut(&ds, path, at(lineAt(l.at.rowsOr(), i)), r, ac)
+			checkCut(&ds, path, at(lineAt(l.at.rowsOr(), i)), r, *ac)
 		}
 	} else {
 		ds = append(ds, validateCoordinated(path, l, sp, entries, acs, at, errorf)...)
@@ -146,7 +148,7 @@ func checkCut(ds *parse.Diagnostics, path string, at parse.Pos, r Row, ac specs.
 	}
 }
 
-func validateCoordinated(path string, l *Ledger, sp *specs.Spec, entries []specs.Entry, acs map[int]specs.AC, at func(func(*positions) int) parse.Pos, errorf func(func(*positions) int, string, string, ...any)) parse.Diagnostics {
+func validateCoordinated(path string, l *Ledger, sp *specs.Spec, entries []specs.Entry, acs map[int]*specs.AC, at func(func(*positions) int) parse.Pos, errorf func(func(*positions) int, string, string, ...any)) parse.Diagnostics {
 	var ds parse.Diagnostics
 	tableLine := func(p *positions) int { return p.table }
 	members := sp.Members()
@@ -206,7 +208,7 @@ func validateCoordinated(path string, l *Ledger, sp *specs.Spec, entries []specs
 			continue
 		}
 		if ac, ok := acs[m.AC]; ok {
-			checkCut(&ds, path, where, *r, ac)
+			checkCut(&ds, path, where, *r, *ac)
 		}
 	}
 	return ds

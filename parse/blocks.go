@@ -180,6 +180,9 @@ type converter struct {
 	base int
 	// inline is false for ParseBlocks, whose AST holds no code spans.
 	inline bool
+	// outline is true for ParseOutline, which keeps only the top-level
+	// headings and tables.
+	outline bool
 }
 
 func (c *converter) pos(off int) Pos { return c.doc.PosOf(c.base + off) }
@@ -187,6 +190,9 @@ func (c *converter) pos(off int) Pos { return c.doc.PosOf(c.base + off) }
 func (c *converter) blocks(parent ast.Node, depth int) []Block {
 	var out []Block
 	for n := parent.FirstChild(); n != nil; n = n.NextSibling() {
+		if c.outline && n.Kind() != ast.KindHeading && n.Kind() != east.KindTable {
+			continue
+		}
 		if b := c.block(n, depth); b != nil {
 			out = append(out, b)
 		}
@@ -326,9 +332,14 @@ func (c *converter) codeSpans(n ast.Node) []CodeSpan {
 
 func (c *converter) table(t *east.Table) *Table {
 	out := &Table{}
+	// One backing array for the cells of all rows instead of one per row;
+	// each row's slice is capped so that appending to it cannot reach the
+	// next row's cells.
+	cells := make([]Cell, 0, t.ChildCount()*(len(t.Alignments)+1))
 	first := true
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
-		row := c.row(r.Pos())
+		var row Row
+		row, cells = c.row(r.Pos(), cells)
 		if first {
 			out.Header = row
 			dl := row.Line.Pos.Line + 1
@@ -347,21 +358,36 @@ func (c *converter) table(t *east.Table) *Table {
 	return out
 }
 
-// row reads the physical line starting at off and splits it into cells.
-func (c *converter) row(off int) Row {
+// row reads the physical line starting at off and splits it into cells,
+// which it appends to slab. It returns the row and the grown slab.
+func (c *converter) row(off int, slab []Cell) (Row, []Cell) {
 	end := off
 	for end < len(c.src) && c.src[end] != '\n' {
 		end++
 	}
 	l := c.line(off, end)
-	return Row{Line: l, Cells: SplitCells(l.Text, l.Pos)}
+	start := len(slab)
+	slab = appendCells(slab, l.Text, l.Pos)
+	row := Row{Line: l}
+	if len(slab) > start {
+		row.Cells = slab[start:len(slab):len(slab)]
+	}
+	return row, slab
 }
 
 // SplitCells splits a table line into cells on unescaped pipes. A leading and
 // a trailing pipe are optional; `\|` is a literal pipe in the cell text. at is
 // the position of text's first character and anchors the cells' positions.
 func SplitCells(text string, at Pos) []Cell {
-	cells := make([]Cell, 0, strings.Count(text, "|")+1)
+	cells := appendCells(make([]Cell, 0, strings.Count(text, "|")+1), text, at)
+	if len(cells) == 0 {
+		return nil
+	}
+	return cells
+}
+
+// appendCells appends text's cells, as SplitCells splits them, to cells.
+func appendCells(cells []Cell, text string, at Pos) []Cell {
 	i := 0
 	// Skip leading whitespace and one leading pipe.
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
@@ -371,14 +397,29 @@ func SplitCells(text string, at Pos) []Cell {
 		i++
 	}
 	start := i
-	col := func(byteIdx int) int { return at.Col + utf8.RuneCountInString(text[:byteIdx]) }
+	// Cells start left to right, so columns are counted on from the last
+	// one rather than from the start of the line for every cell. Every
+	// index counted to follows an ASCII byte or is 0: a rune boundary.
+	counted, col := 0, at.Col
+	colAt := func(byteIdx int) int {
+		col += utf8.RuneCountInString(text[counted:byteIdx])
+		counted = byteIdx
+		return col
+	}
 	flush := func(end int) {
 		raw := text[start:end]
-		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		lead := 0
+		for lead < len(raw) && (raw[lead] == ' ' || raw[lead] == '\t') {
+			lead++
+		}
+		t := strings.TrimSpace(raw)
+		if strings.IndexByte(t, '\\') >= 0 {
+			t = strings.ReplaceAll(t, `\|`, "|")
+		}
 		cells = append(cells, Cell{
-			Text: strings.ReplaceAll(strings.TrimSpace(raw), `\|`, "|"),
+			Text: t,
 			Raw:  raw,
-			Pos:  Pos{Line: at.Line, Col: col(start + min(lead, len(raw)))},
+			Pos:  Pos{Line: at.Line, Col: colAt(start + min(lead, len(raw)))},
 		})
 	}
 	for i < len(text) {
@@ -397,9 +438,6 @@ func SplitCells(text string, at Pos) []Cell {
 	}
 	if strings.TrimSpace(text[start:]) != "" {
 		flush(len(text))
-	}
-	if len(cells) == 0 {
-		return nil
 	}
 	return cells
 }

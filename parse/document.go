@@ -70,16 +70,30 @@ var blockMarkdown = goldmark.New(
 // reported in the returned document's Diagnostics.
 func Parse(path string, src []byte) *Document { return parseWith(markdown, true, path, src) }
 
-// ParseBlocks is Parse for line grammars such as the ledger's: it finds the
-// same blocks (headings, paragraphs, lists, GFM tables, code) but parses no
-// inline markup, so no code spans are reported and text such as an agent's
-// decision is never interpreted. It costs a fraction of Parse on large
-// documents.
+// ParseBlocks is Parse for line grammars: it finds the same blocks
+// (headings, paragraphs, lists, GFM tables, code) but parses no inline
+// markup, so no code spans are reported and text such as an agent's
+// decision is never interpreted. It costs about what Parse does, because
+// goldmark still walks every line after its block pass; ParseOutline does
+// not.
 func ParseBlocks(path string, src []byte) *Document {
 	return parseWith(blockMarkdown, false, path, src)
 }
 
-func parseWith(md goldmark.Markdown, inline bool, path string, src []byte) *Document {
+// ParseOutline is ParseBlocks for line grammars that read the lines
+// themselves and ask the block structure only where a heading or a table
+// is: its Blocks are exactly ParseBlocks' top-level *Heading and *Table
+// blocks, in order, and everything else about the document (lines,
+// frontmatter, diagnostics) is the same. Skipping the other blocks saves
+// building a Line for every line of every paragraph and list.
+func ParseOutline(path string, src []byte) *Document {
+	return parseWith(outlineMarkdown, false, path, src, outlineOnly)
+}
+
+// outlineOnly makes a converter keep only top-level headings and tables.
+func outlineOnly(c *converter) { c.outline = true }
+
+func parseWith(md goldmark.Markdown, inline bool, path string, src []byte, opts ...func(*converter)) *Document {
 	d := &Document{Path: path}
 	if len(src) > MaxSize {
 		d.index(nil)
@@ -106,6 +120,9 @@ func parseWith(md goldmark.Markdown, inline bool, path string, src []byte) *Docu
 	body := src[bodyOff:]
 	root := md.Parser().Parse(text.NewReader(body))
 	c := converter{doc: d, src: body, base: bodyOff, inline: inline}
+	for _, o := range opts {
+		o(&c)
+	}
 	d.Blocks = c.blocks(root, 0)
 	return d
 }
