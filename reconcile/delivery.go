@@ -418,7 +418,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 			// moves neither updated_at nor the head, and the label must
 			// come off at once.
 			why := fmt.Sprintf("%s is ready; waits for a person to merge it", pr)
-			p.markQuiet(q, e, live, d, repolled, time.Time{}, why)
+			p.markQuiet(q, e, live, d, repolled, time.Time{}, why, true)
 			return waitFor("%s", why), nil
 		}
 		return p.ready(ctx, e, pr, d)
@@ -432,16 +432,23 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 			return res, err
 		}
 		why := fmt.Sprintf("%s waits for %s", pr, strings.Join(v.Waits, "; "))
-		if !v.WaitsForCI() {
-			// checks.wait only runs while CI is waited for; the reviewer's
-			// nudge and stall are the clock rules left.
-			var until time.Time
-			if rc := p.cfg.Reviewer; rc != nil {
-				until = gatekeep.SilenceNext(d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
-					time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
-			}
-			p.markQuiet(q, e, live, d, repolled, until, why)
+		// The clock rules that can fall due with nothing new on GitHub:
+		// the reviewer's nudge and stall, and checks.wait while CI is
+		// waited for. A wait for CI re-reads the head's checks every
+		// pass (quietMark.Checks): they are what it waits for.
+		var until time.Time
+		if rc := p.cfg.Reviewer; rc != nil {
+			until = gatekeep.SilenceNext(d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
+				time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
 		}
+		if v.WaitsForCI() {
+			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() {
+				if silent := seen.Add(p.cfg.Checks.Wait); until.IsZero() || silent.Before(until) {
+					until = silent
+				}
+			}
+		}
+		p.markQuiet(q, e, live, d, repolled, until, why, v.WaitsForCI())
 		return waitFor("%s", why), nil
 	}
 	return waitFor("%s is %s", pr, v.Line()), nil

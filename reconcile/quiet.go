@@ -49,10 +49,10 @@ type quietMark struct {
 	// Until is the earliest time a clock rule could be due; zero is never.
 	Until time.Time `json:"until,omitzero"`
 	Why   string    `json:"why"`
-	// Checks, set on the mark of a ready pull request, is checksSum of the
-	// CI evidence on Head: a ready pull request's checks are read every
-	// pass (three conditional requests) because a check that turns red on
-	// the same head moves neither updated_at nor the head, and the ready
+	// Checks, set on the mark of a ready pull request or of one waiting
+	// for CI, is checksSum of the CI evidence on Head, read again every
+	// pass (three conditional requests): a check that reports or turns red
+	// on the same head moves neither updated_at nor the head, and a ready
 	// label must come off at once (docs/reconcile.md).
 	Checks string `json:"checks,omitempty"`
 }
@@ -196,9 +196,10 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 	return fmt.Sprintf("%s (unchanged since %s)", m.Why, m.UpdatedAt.UTC().Format(time.RFC3339)), q
 }
 
-// checksHold reports whether the CI evidence a ready pull request's mark
-// recorded is still what GitHub reports on its head. A mark of the review
-// phase records none and holds.
+// checksHold reports whether the CI evidence a mark recorded is still what
+// GitHub reports on its head. A mark that records none (an entry waiting
+// only for its reviewer, with final checks) holds, unless the entry is
+// ready: a ready mark always carries its checks.
 func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo string, m quietMark) bool {
 	if m.Checks == "" {
 		return e.l.Phase() != ledger.PhaseReady
@@ -222,12 +223,13 @@ func checksSum(cs []gatekeep.Check, required []string) string {
 
 // markQuiet records, after a full read that ended in why and nothing
 // else, that the pull request can be skipped until it changes or until.
-// A ready pull request's mark carries its checks (quietMark.Checks).
-func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string) {
+// With withChecks the mark carries the head's checks (quietMark.Checks),
+// which then need not be final; without, they must be.
+func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string, withChecks bool) {
 	if q == nil || p.DryRun {
 		return
 	}
-	ok := !repolled && d.Mergeable != nil && gatekeep.ChecksFinal(d) &&
+	ok := !repolled && d.Mergeable != nil && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
 		live.State == "open" && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
@@ -237,11 +239,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	}
 	m := &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
 		Sum: q.sum, Seen: p.now, Until: until, Why: why}
-	if e.l.Phase() == ledger.PhaseReady {
-		if !d.ChecksKnown {
-			writeMark(q.o.watch, q.pr.Repo, q.pr.Number, nil)
-			return
-		}
+	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
 	}
 	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, m)

@@ -333,3 +333,64 @@ func TestQuietReadyReadsOnlyItsChecks(t *testing.T) {
 		t.Errorf("labels after a check turned red on the same head: %v", got)
 	}
 }
+
+// Issue 15: a pull request waiting for CI gets a mark that re-reads only
+// its head's checks, since they are what it waits for; checks.wait still
+// stops it with nothing new on GitHub, and a check that reports is seen at
+// the next pass.
+func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
+	t.Parallel()
+	setup := func(t *testing.T) (*rig, func() *Report) {
+		r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
+			"gallivant.yaml": strings.Replace(rigConfig, "  none: [acme/api]\n", "  wait: 45m\n", 1)})
+		rec := r.reconciler()
+		pass := func() *Report {
+			t.Helper()
+			rep, err := rec.Pass(context.Background())
+			if err != nil {
+				t.Fatalf("pass: %v", err)
+			}
+			return rep
+		}
+		if got := subjectsOf(pass()); got[len(got)-1] != "loop: open pr acme/api#1" {
+			t.Fatalf("got %v", got)
+		}
+		r.clock.advance(time.Minute)
+		if rep := pass(); strings.Contains(noteOf(rep), "unchanged since") {
+			t.Fatalf("the full read reported unchanged: %s", noteOf(rep))
+		}
+		return r, pass
+	}
+	t.Run("idle", func(t *testing.T) {
+		t.Parallel()
+		r, pass := setup(t)
+		r.clock.advance(time.Minute)
+		r.gh.ResetLog()
+		rep := pass()
+		if !strings.Contains(noteOf(rep), "waits for a first check run or status") || !strings.Contains(noteOf(rep), "(unchanged since ") {
+			t.Errorf("idle pass: the wait is %q", noteOf(rep))
+		}
+		if d := prDetailReads(r); len(d) != 0 {
+			t.Errorf("idle pass read the pull request's details: %q", d)
+		}
+		if c := r.gh.Counts(); c.NotModified != c.Total {
+			t.Errorf("idle pass: %d requests, %d answered 304; want all 304", c.Total, c.NotModified)
+		}
+	})
+	t.Run("checks.wait still fires", func(t *testing.T) {
+		t.Parallel()
+		r, pass := setup(t)
+		r.clock.advance(50 * time.Minute)
+		wantSubjects(t, pass(), "loop: stop checks-silent")
+	})
+	t.Run("a check that reports is seen", func(t *testing.T) {
+		t.Parallel()
+		r, pass := setup(t)
+		r.as("ci-bot").status(r.head(work), "ci", "success")
+		r.clock.advance(time.Minute)
+		rep := pass()
+		if strings.Contains(noteOf(rep), "unchanged since") || strings.Contains(noteOf(rep), "waits for a first check run") {
+			t.Errorf("a reported check was not seen: %s", noteOf(rep))
+		}
+	})
+}
