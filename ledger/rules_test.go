@@ -790,6 +790,23 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// Validate is only meant for ledgers Parse accepted, but a caller that
+// forgets must get diagnostics, never a panic: rows numbered past their
+// count used to index out of range.
+func TestValidateMisnumberedRowsDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	sp := specOf(t, acList(3, nil))
+	good, _ := Seed(SeedInput{Spec: sp, SpecCommit: shaC, Bases: map[string]string{"home": shaA}, Allowance: 4})
+	bad := strings.Replace(string(Format(good)), "| 2 | open | 0 | |", "| 9 | open | 0 | |", 1)
+	l, _ := Parse("plans/x-ledger.md", []byte(bad))
+	if l == nil {
+		t.Fatal("no ledger parsed")
+	}
+	if ds := Validate("plans/x-ledger.md", l, sp); len(ds) == 0 {
+		t.Errorf("a row numbered 9 of 3 validated clean")
+	}
+}
+
 func FuzzParseReturn(f *testing.F) {
 	f.Add("loop: row 1 done", "pending: 1 | home | "+shaB+"\niteration: 2\n\n| 1 | done | 1 | go test ./x -run T; ok |\n\nrow 1 done | a | b\n")
 	f.Add("loop: seed evidence", "pending: seed | home | "+shaB+"\niteration: 1\n\n| 1 | open | 0 | go test ./x -run T; FAIL |\n\nrow 0 done | seeded 1 rows, closed 0 on baseline | row 1\n\nCo-authored-by: x <y@z>\n")

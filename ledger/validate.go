@@ -20,14 +20,14 @@ func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
 	tableLine := func(p *positions) int { return p.table }
 
 	// History: attempts and iterations never below what decisions imply.
-	results := make([]int, len(l.Rows)+1)
+	// Keyed by row number: a ledger whose rows are misnumbered (Parse
+	// reported it) must not index out of range here.
+	results := make(map[int]int, len(l.Rows))
 	dispatches := 0
 	for i, d := range l.Decisions {
 		switch d.Kind {
 		case DecisionResult:
-			if d.Row < len(results) {
-				results[d.Row]++
-			}
+			results[d.Row]++
 			dispatches++
 		case DecisionSeed:
 			dispatches++
