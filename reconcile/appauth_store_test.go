@@ -13,6 +13,7 @@ import (
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // storeClock is a settable clock shared by the stand-in and the token
@@ -58,8 +59,8 @@ func TestAppTokensAuthenticateGitPushes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := func(cache string) *Store {
-		st, err := OpenStore(ctx, StoreOptions{Control: s.GitURL("acme/control"), Branch: "main", CacheDir: cache, Token: first})
+	open := func(cache string) *store.Store {
+		st, err := store.Open(ctx, store.Options{Control: s.GitURL("acme/control"), Branch: "main", CacheDir: cache, Token: first})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestAppTokensAuthenticateGitPushes(t *testing.T) {
 	app := open(t.TempDir())
 	app.UseGitAuth(apps.GitAuth())
 	static := open(t.TempDir())
-	push := func(st *Store, name string) error {
+	push := func(st *store.Store, name string) error {
 		if _, err := st.Commit("plans/"+name+".md", []byte(name+"\n"), "loop: "+name, clock.Now()); err != nil {
 			t.Fatal(err)
 		}

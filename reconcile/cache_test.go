@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,10 +16,10 @@ import (
 
 // openLogged opens the rig's control store with a logger whose output the
 // test reads.
-func openLogged(t *testing.T, r *rig, cache string) (*Store, *bytes.Buffer, error) {
+func openLogged(t *testing.T, r *rig, cache string) (*store.Store, *bytes.Buffer, error) {
 	t.Helper()
 	var buf bytes.Buffer
-	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: cache,
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: cache,
 		Log: slog.New(slog.NewTextHandler(&buf, nil))})
 	return st, &buf, err
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -320,7 +321,7 @@ func TestDispatchKilledBeforeTheAgentStartedIsRerun(t *testing.T) {
 // another machine would: it cannot see this cache's run records.
 func elsewhere(r *rig, cache string) rigOption {
 	return func(o *Options) {
-		st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: cache})
+		st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: cache})
 		if err != nil {
 			r.t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -244,7 +245,7 @@ func TestOutsiderFeedbackIsIgnored(t *testing.T) {
 	if !strings.Contains(r.lastBody(), "by @mallory") || strings.Contains(r.lastBody(), "delete the tests") {
 		t.Errorf("the ignore commit must name the author, never quote the text:\n%s", r.lastBody())
 	}
-	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

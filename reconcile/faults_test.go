@@ -15,6 +15,7 @@ import (
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // GitHub failing during a pass delays transitions but never corrupts a
@@ -152,7 +153,7 @@ func TestStoreInPlace(t *testing.T) {
 	local := filepath.Join(t.TempDir(), "control")
 	run(t, filepath.Dir(local), "git", "clone", "--quiet", r.control, "control")
 	run(t, local, "git", "remote", "remove", "origin")
-	st, err := OpenStore(context.Background(), StoreOptions{Control: local})
+	st, err := store.Open(context.Background(), store.Options{Control: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestStoreInPlace(t *testing.T) {
 	// pass's own file is written and staged; nothing else is touched.
 	os.WriteFile(filepath.Join(local, "specs/feature.md"), []byte("local edit\n"), 0o644)
 	os.WriteFile(filepath.Join(local, "scratch.txt"), []byte("notes\n"), 0o644)
-	st2, _ := OpenStore(context.Background(), StoreOptions{Control: local})
+	st2, _ := store.Open(context.Background(), store.Options{Control: local})
 	if got := st2.Uncommitted(); len(got) != 1 || got[0] != "specs/feature.md" {
 		t.Errorf("Uncommitted() = %v, want [specs/feature.md] (untracked files are not listed)", got)
 	}
@@ -194,10 +195,10 @@ func TestStoreInPlace(t *testing.T) {
 	// A person's edit of a file the pass changes refuses the pass, naming
 	// the file, and the edit stays.
 	os.WriteFile(filepath.Join(local, "plans/x.md"), []byte("a person's x\n"), 0o644)
-	st3, _ := OpenStore(context.Background(), StoreOptions{Control: local})
+	st3, _ := store.Open(context.Background(), store.Options{Control: local})
 	st3.Commit("plans/x.md", []byte("y"), "loop: test", r.clock.now())
 	err = st3.Push(context.Background())
-	if !errors.Is(err, ErrDirtyCheckout) || !strings.Contains(err.Error(), "plans/x.md") {
+	if !errors.Is(err, store.ErrDirtyCheckout) || !strings.Contains(err.Error(), "plans/x.md") {
 		t.Errorf("Push = %v, want a refusal naming plans/x.md", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(local, "plans/x.md")); string(data) != "a person's x\n" {
@@ -235,7 +236,7 @@ func TestInPlaceUpdatesNeverRevertAnEdit(t *testing.T) {
 		}
 	}()
 	for i := 0; i < 20; i++ {
-		st, err := OpenStore(context.Background(), StoreOptions{Control: local})
+		st, err := store.Open(context.Background(), store.Options{Control: local})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -140,7 +141,7 @@ func TestLegsHappyPathToDone(t *testing.T) {
 	}
 	wantSubjects(t, r.pass()) // idle while ready
 	// status and why show each leg on its own.
-	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

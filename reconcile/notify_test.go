@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -218,7 +219,7 @@ func TestNotificationGivenUpLeavesNoteNotStop(t *testing.T) {
 	if diff := cmp.Diff([]string{"retry", "retry", "retry", "retry", "failed", "failed"}, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: r.cache})
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: r.cache})
 	if err != nil {
 		t.Fatal(err)
 	}

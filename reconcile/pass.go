@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -52,7 +53,7 @@ type passState struct {
 	// request passed its gate this pass, keyed by entry.key().
 	legPassed map[string]string
 	// versions is the pass's one walk for the tampered check (tamper.go).
-	versions *LedgerVersions
+	versions *store.LedgerVersions
 	// docs holds the pass's documents by path, for quiet marks (quiet.go).
 	docs map[string][]byte
 }

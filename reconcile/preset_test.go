@@ -9,6 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/standin"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -140,7 +141,7 @@ func TestBudgetStopAndRaise(t *testing.T) {
 	if got := l.Delivery.Get(ledger.KeyStop); got != "budget | the agents spent 2468 tokens, $0.0246 of a budget of 2000 tokens" {
 		t.Errorf("stop: %q", got)
 	}
-	st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -77,7 +78,7 @@ type GitHubClient interface {
 
 // Options configure a Reconciler.
 type Options struct {
-	Store    *Store
+	Store    *store.Store
 	GitHub   GitHubClient
 	Executor Executor
 	// Clock is the time source; time.Now when nil. It is read at every
@@ -242,7 +243,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 			rep.Transitions = rep.Transitions[:rep.pushed]
 		}
 		rep.Transitions = append(landed, rep.Transitions...)
-		if !errors.Is(err, ErrPushRejected) || retries+1 >= r.o.PushAttempts {
+		if !errors.Is(err, store.ErrPushRejected) || retries+1 >= r.o.PushAttempts {
 			if err != nil && len(rep.Transitions) > 0 {
 				r.o.Log.Warn("pass ended early; the transitions it pushed stand", "pushed", len(rep.Transitions), "error", err.Error())
 			}
@@ -304,7 +305,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	p.observe(ctx, entries)
 	p.forEntries(entries, func(e *entry) {
 		if err := p.entry(ctx, e); err != nil && !errors.Is(err, errAborted) {
-			if errors.Is(err, ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
+			if errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
 				p.abortWith(err)
 				return
 			}

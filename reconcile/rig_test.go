@@ -19,6 +19,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -115,7 +116,7 @@ type rigOption func(*Options)
 func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 	r.t.Helper()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, StoreOptions{Control: "file://" + r.control, CacheDir: r.cache})
+	st, err := store.Open(ctx, store.Options{Control: "file://" + r.control, CacheDir: r.cache})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -243,26 +243,6 @@ func TestAgentRunsAsAnotherUser(t *testing.T) {
 	}
 }
 
-func TestSplitCredentials(t *testing.T) {
-	for _, tc := range []struct{ name, in, url, user, pass string }{
-		{"user and token", "https://x-access-token:tok@github.com/acme/control.git", "https://github.com/acme/control.git", "x-access-token", "tok"},
-		{"token as user", "https://tok@github.com/acme/control.git", "https://github.com/acme/control.git", "tok", ""},
-		{"none", "https://github.com/acme/control.git", "https://github.com/acme/control.git", "", ""},
-		{"ssh keeps its user", "ssh://git@github.com/acme/control.git", "ssh://git@github.com/acme/control.git", "", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			u, auth := splitCredentials(tc.in)
-			var user, pass string
-			if b, ok := auth.(*githttp.BasicAuth); ok {
-				user, pass = b.Username, b.Password
-			}
-			if diff := cmp.Diff([]string{tc.url, tc.user, tc.pass}, []string{u, user, pass}); diff != "" {
-				t.Errorf("splitCredentials(%q) (-want +got):\n%s", tc.in, diff)
-			}
-		})
-	}
-}
-
 // Issue 11, finding 7: after the first SIGTERM the daemon drains: the
 // pass in progress starts no new executor run, and the dispatch stays due
 // (not recorded) for the next process.
@@ -305,8 +285,8 @@ func TestStoreKeepsURLCredentialsOutOfTheCache(t *testing.T) {
 	const secret = "s3cr3t-in-the-url"
 	control := strings.Replace(s.GitURL("acme/control"), "http://", "http://x-access-token:"+secret+"@", 1)
 	cache := t.TempDir()
-	open := func() *Store {
-		st, err := OpenStore(t.Context(), StoreOptions{Control: control, CacheDir: cache})
+	open := func() *store.Store {
+		st, err := store.Open(t.Context(), store.Options{Control: control, CacheDir: cache})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -20,7 +21,7 @@ type Snapshot struct {
 }
 
 // Load syncs the store and parses every document at its head.
-func Load(ctx context.Context, st *Store) (*Snapshot, error) {
+func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -95,7 +95,7 @@ type githubCreds struct {
 // githubCredentials returns the App's credentials when an App is
 // configured, else the token (githubTokenFrom). When st is not nil and an
 // App is used, the store fetches and pushes with its tokens from now on.
-func (a *app) githubCredentials(ctx context.Context, cfg *specs.Config, repo string, st *reconcile.Store) (*githubCreds, error) {
+func (a *app) githubCredentials(ctx context.Context, cfg *specs.Config, repo string, st *store.Store) (*githubCreds, error) {
 	apps, err := a.appTokens(cfg, repo)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +47,7 @@ func (a *app) completeSpecs(control *string) func(*cobra.Command, []string, stri
 		if len(args) > 0 || strings.Contains(*control, "://") || strings.HasPrefix(*control, "git@") {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		st, err := reconcile.OpenStore(cmd.Context(), reconcile.StoreOptions{Control: *control, CacheDir: a.cacheDir()})
+		st, err := store.Open(cmd.Context(), store.Options{Control: *control, CacheDir: a.cacheDir()})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -30,7 +31,7 @@ func (a *app) cacheDir() string {
 }
 
 // openStore opens the control repository named by --control.
-func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, error) {
+func (a *app) openStore(ctx context.Context, control string) (*store.Store, error) {
 	token := a.env("GITHUB_TOKEN")
 	if token == "" {
 		token = a.env("GH_TOKEN")
@@ -46,7 +47,7 @@ func (a *app) openStore(ctx context.Context, control string) (*reconcile.Store, 
 			return nil, &exitError{code: exitCannotRun, err: err}
 		}
 	}
-	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
+	st, err := store.Open(ctx, store.Options{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
@@ -91,7 +92,7 @@ func (a *app) githubTokenFrom(cfg *specs.Config) (token, from string, err error)
 // wired is a reconciler and what the CLI reports about it.
 type wired struct {
 	*reconcile.Reconciler
-	store *reconcile.Store
+	store *store.Store
 	// tokenVar names the variable the GitHub token came from.
 	tokenVar string
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )
@@ -376,7 +377,7 @@ func (d *demo) startControl(fsys embed.FS, dir, message string) (string, error) 
 // job would, prints its transitions and notes in columns of the given
 // widths, and returns the control repository as the pass left it.
 func (d *demo) pass(n int, o reconcile.Options, specWidth, subjectWidth int) (*reconcile.Snapshot, error) {
-	st, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
+	st, err := store.Open(d.ctx, store.Options{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
 	if err != nil {
 		return nil, err
 	}

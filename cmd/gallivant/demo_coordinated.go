@@ -15,6 +15,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -68,7 +69,7 @@ func (d *demo) runCoordinated() error {
 		}
 	}
 	fmt.Fprintln(d.a.io.Out, "== gallivant status")
-	snapStore, err := reconcile.OpenStore(d.ctx, reconcile.StoreOptions{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
+	snapStore, err := store.Open(d.ctx, store.Options{Control: "file://" + d.control, CacheDir: filepath.Join(d.root, "cache")})
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,13 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
-	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // logVerdicts proves every first-parent commit that changed the ledger at
 // lp: the violations of each, by SHA (an empty list is a proven commit).
 // A commit missing from the map is off the first-parent line and unproven.
-func logVerdicts(st *reconcile.Store, lp string) (map[string][]string, error) {
+func logVerdicts(st *store.Store, lp string) (map[string][]string, error) {
 	out := map[string][]string{}
 	v := audit.NewVerifier()
 	err := st.History("", map[string]bool{lp: true}, func(c audit.Commit) error {

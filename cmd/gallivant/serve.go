@@ -12,6 +12,7 @@ import (
 
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/serve"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // webhookSecretEnv holds the GitHub webhook secret. It is a GALLIVANT_
@@ -88,7 +89,7 @@ func (d *daemonServer) stop() {
 
 // afterPass records a pass for /readyz, the metrics and the dashboard.
 // It runs in the pass slot, so the view is read while no pass writes.
-func (a *app) afterPass(ctx context.Context, d *daemonServer, st *reconcile.Store, web string, rep *reconcile.Report, err error, took time.Duration) {
+func (a *app) afterPass(ctx context.Context, d *daemonServer, st *store.Store, web string, rep *reconcile.Report, err error, took time.Duration) {
 	// The view first: once /readyz reports the pass, the dashboard and
 	// the gauges show what it left.
 	if v, verr := serve.Capture(ctx, st, web, time.Now()); verr != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/spf13/cobra"
 )
@@ -18,7 +19,7 @@ type statusOptions struct {
 	Format  string
 }
 
-func (a *app) snapshot(cmd *cobra.Command, control string) (*reconcile.Snapshot, *reconcile.Store, error) {
+func (a *app) snapshot(cmd *cobra.Command, control string) (*reconcile.Snapshot, *store.Store, error) {
 	st, err := a.openStore(cmd.Context(), control)
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +33,7 @@ func (a *app) snapshot(cmd *cobra.Command, control string) (*reconcile.Snapshot,
 
 // resolveSpec opens the control repository and resolves a SPEC argument
 // (a spec path, a ledger path or a spec's file name).
-func (a *app) resolveSpec(cmd *cobra.Command, control, arg string) (*reconcile.Snapshot, *reconcile.Store, string, error) {
+func (a *app) resolveSpec(cmd *cobra.Command, control, arg string) (*reconcile.Snapshot, *store.Store, string, error) {
 	snap, st, err := a.snapshot(cmd, control)
 	if err != nil {
 		return nil, nil, "", err
@@ -410,7 +411,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 	return cmd
 }
 
-func loadSnapshot(ctx context.Context, st *reconcile.Store) (*reconcile.Snapshot, error) {
+func loadSnapshot(ctx context.Context, st *store.Store) (*reconcile.Snapshot, error) {
 	snap, err := reconcile.Load(ctx, st)
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
-	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/spf13/cobra"
 )
 
@@ -90,7 +90,7 @@ docs/verify.md says what is proven and what is not.`,
 				v.Add(c)
 				return cmd.Context().Err()
 			})
-			if errors.Is(err, reconcile.ErrUnknownRevision) {
+			if errors.Is(err, store.ErrUnknownRevision) {
 				return &exitError{code: exitCannotRun, err: fmt.Errorf("--since: %w", err)}
 			}
 			if err != nil {

@@ -22,16 +22,16 @@ func BenchmarkDiscoveryUnchanged(b *testing.B) {
 	raw := s.Client("dev")
 	for _, repo := range repos {
 		dir := b.TempDir()
-		run(b, dir, "git", "clone", "--quiet", s.GitURL(repo), "w")
+		testserver.Git(b, dir, "clone", "--quiet", s.GitURL(repo), "w")
 		w := filepath.Join(dir, "w")
 		os.WriteFile(filepath.Join(w, "change.txt"), []byte("x\n"), 0o644)
-		run(b, w, "git", "add", "-A")
-		run(b, w, "git", "commit", "--quiet", "-m", "change")
+		testserver.Git(b, w, "add", "-A")
+		testserver.Git(b, w, "commit", "--quiet", "-m", "change")
 		args := []string{"push", "--quiet", "origin"}
 		for j := 0; j < 50; j++ {
 			args = append(args, fmt.Sprintf("HEAD:refs/heads/b%02d", j))
 		}
-		run(b, w, "git", args...)
+		testserver.Git(b, w, args...)
 		owner, name := splitRepo(repo)
 		for j := 0; j < 50; j++ {
 			if _, _, err := raw.PullRequests.Create(b.Context(), owner, name, &github.NewPullRequest{Title: github.String("pr"), Head: github.String(fmt.Sprintf("b%02d", j)), Base: github.String("main")}); err != nil {

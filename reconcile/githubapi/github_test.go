@@ -397,19 +397,19 @@ func TestAdapterComparePaginates(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	dir := t.TempDir()
-	run(t, dir, "git", "clone", "--quiet", s.GitURL("acme/api"), "w")
+	testserver.Git(t, dir, "clone", "--quiet", s.GitURL("acme/api"), "w")
 	w := filepath.Join(dir, "w")
-	run(t, w, "git", "checkout", "--quiet", "-B", "long")
+	testserver.Git(t, w, "checkout", "--quiet", "-B", "long")
 	for i := range 130 {
-		run(t, w, "git", "commit", "--quiet", "--allow-empty", "-m", fmt.Sprintf("commit %d", i))
+		testserver.Git(t, w, "commit", "--quiet", "--allow-empty", "-m", fmt.Sprintf("commit %d", i))
 	}
 	for i := range 120 {
 		os.WriteFile(filepath.Join(w, fmt.Sprintf("f%03d.txt", i)), []byte("x\n"), 0o644)
 	}
-	run(t, w, "git", "add", "-A")
-	run(t, w, "git", "commit", "--quiet", "-m", "wide")
-	run(t, w, "git", "push", "--quiet", "origin", "long")
-	head := run(t, w, "git", "rev-parse", "HEAD")
+	testserver.Git(t, w, "add", "-A")
+	testserver.Git(t, w, "commit", "--quiet", "-m", "wide")
+	testserver.Git(t, w, "push", "--quiet", "origin", "long")
+	head := testserver.Git(t, w, "rev-parse", "HEAD")
 	cmpr, err := g.Compare(t.Context(), "acme/api", "main", "long")
 	if err != nil {
 		t.Fatal(err)

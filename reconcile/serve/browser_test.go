@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/img/dashboard*.png from the browser test")
@@ -104,7 +104,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("%s is missing (apt-get install -y chromium; .ci/run does it); set GALLIVANT_NO_BROWSER=1 to skip this test", chromium)
 	}
 	ctx := context.Background()
-	st, err := reconcile.OpenStore(ctx, reconcile.StoreOptions{Control: controlWithPhases(t)})
+	st, err := store.Open(ctx, store.Options{Control: controlWithPhases(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

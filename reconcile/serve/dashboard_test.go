@@ -10,6 +10,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // sampleView has one entry of each kind the templates branch on.
@@ -22,7 +23,7 @@ func sampleView() *View {
 			PRURL: "https://github.com/acme/api/pull/7", Repo: "acme/api", Attempts: 3, Rounds: 1, MaxRounds: 10,
 			Table:     []ledger.Row{{N: 1, Status: ledger.Done, Attempts: 1, Evidence: "go test ./... ok"}, {N: 2, Status: ledger.Open}},
 			Decisions: []string{"row 1 done | x | y"}, Delivery: []string{"phase: review"}, Why: []string{"waits"},
-			History: []reconcile.LogEntry{{SHA: strings.Repeat("b", 40), When: time.Now(), Subject: "loop: dispatch row 2"}}},
+			History: []store.LogEntry{{SHA: strings.Repeat("b", 40), When: time.Now(), Subject: "loop: dispatch row 2"}}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/b.md", Ledger: "plans/b-ledger.md", Status: "active", Phase: "implement",
 			Stop: &reconcile.StopStatus{Reason: "allowance", Detail: "row 2 used 4 of 4 attempts", Clear: []string{"loop: retry row 2", "loop: cut row 2"}}}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/c.md", Status: "draft", Phase: "not seeded"}},

@@ -10,6 +10,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // historyLimit bounds the commits an entry page lists.
@@ -54,7 +55,7 @@ type Entry struct {
 	Delivery  []string
 	// Why is `gallivant why`'s explanation.
 	Why     []string
-	History []reconcile.LogEntry
+	History []store.LogEntry
 	// LegLinks are a coordinated entry's legs with their pull requests'
 	// web addresses.
 	LegLinks []LegLink
@@ -70,7 +71,7 @@ type LegLink struct {
 // Capture reads the control repository's head into a view: every entry's
 // status and explanation, and each ledger's history from git log. web is
 // GitHub's web address (https://github.com/ unless Enterprise) for links.
-func Capture(ctx context.Context, st *reconcile.Store, web string, now time.Time) (*View, error) {
+func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*View, error) {
 	snap, err := reconcile.Load(ctx, st)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package reconcile
+package store
 
 import (
 	"context"
@@ -34,8 +34,8 @@ var ErrPushRejected = errors.New("control branch moved: push rejected")
 // on the control branch, which a pass would otherwise have to overwrite.
 var ErrDirtyCheckout = errors.New("the control checkout has uncommitted changes on the control branch")
 
-// StoreOptions say where the control repository is.
-type StoreOptions struct {
+// Options say where the control repository is.
+type Options struct {
 	// Control is a local path or a URL. A URL, a bare repository, or a
 	// checkout with an origin remote is cloned into CacheDir and pushed to;
 	// a checkout without a remote is committed to in place.
@@ -73,8 +73,8 @@ type Store struct {
 	written []plumbing.Hash
 }
 
-// OpenStore opens (cloning if needed) the control repository.
-func OpenStore(ctx context.Context, opts StoreOptions) (*Store, error) {
+// Open opens (cloning if needed) the control repository.
+func Open(ctx context.Context, opts Options) (*Store, error) {
 	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -168,7 +168,7 @@ func (s *Store) openCache(remote, cacheDir string) error {
 	if cacheDir == "" {
 		return errors.New("a remote control repository needs a cache directory")
 	}
-	sum := sha256.Sum256([]byte(redact(remote)))
+	sum := sha256.Sum256([]byte(Redact(remote)))
 	dir, err := lockSlot(filepath.Join(cacheDir, "control", hex.EncodeToString(sum[:8])))
 	if err != nil {
 		return fmt.Errorf("open the control cache: %w", err)
@@ -187,8 +187,9 @@ func (s *Store) openCache(remote, cacheDir string) error {
 
 func isURL(s string) bool { return strings.Contains(s, "://") || strings.HasPrefix(s, "git@") }
 
-// redact removes credentials from a URL before it is shown or hashed.
-func redact(u string) string {
+// Redact removes the credentials of the first URL in u (user and token
+// before its host) before it is shown or hashed.
+func Redact(u string) string {
 	if i := strings.Index(u, "://"); i >= 0 {
 		if at := strings.LastIndex(u[i+3:], "@"); at >= 0 && !strings.Contains(u[i+3:i+3+at], "/") {
 			return u[:i+3] + u[i+3+at+1:]
@@ -263,12 +264,12 @@ func scrub(err error) error {
 	if err == nil {
 		return nil
 	}
-	return errors.New(redact(err.Error()))
+	return errors.New(Redact(err.Error()))
 }
 
 // scrubKeep is scrub for errors callers classify: the text is redacted and
 // the original stays reachable through errors.Is and errors.As.
-func scrubKeep(err error) error { return &scrubbed{msg: redact(err.Error()), err: err} }
+func scrubKeep(err error) error { return &scrubbed{msg: Redact(err.Error()), err: err} }
 
 type scrubbed struct {
 	msg string
@@ -291,7 +292,7 @@ func (s *Store) Tip() string { return s.tip.String() }
 func (s *Store) Dir() string { return s.dir }
 
 // UseGitAuth makes the store fetch and push with auth from now on, in
-// place of StoreOptions.Token: a GitHub App's refreshed installation
+// place of Options.Token: a GitHub App's refreshed installation
 // tokens (githubapi.AppTokens.GitAuth).
 func (s *Store) UseGitAuth(auth transport.AuthMethod) { s.auth = auth }
 
@@ -623,3 +624,11 @@ func (s *Store) Log(p string, limit int) ([]LogEntry, error) {
 }
 
 var errStop = errors.New("stop")
+
+// short is a commit's 7-character abbreviation, as people read it.
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}

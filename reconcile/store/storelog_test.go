@@ -1,4 +1,4 @@
-package reconcile
+package store
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,7 +21,7 @@ import (
 func historyRepo(t testing.TB, n, ledgers int) string {
 	t.Helper()
 	dir := t.TempDir()
-	run(t, dir, "git", "init", "--quiet", "--initial-branch=main", "ctl")
+	testserver.Git(t, dir, "init", "--quiet", "--initial-branch=main", "ctl")
 	ctl := filepath.Join(dir, "ctl")
 	var b strings.Builder
 	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
@@ -47,7 +48,7 @@ func historyRepo(t testing.TB, n, ledgers int) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	run(t, ctl, "git", "reset", "--quiet", "--hard", "main")
+	testserver.Git(t, ctl, "reset", "--quiet", "--hard", "main")
 	return ctl
 }
 
@@ -58,29 +59,29 @@ func TestLogPrunesByPathLikeGit(t *testing.T) {
 	ctl := historyRepo(t, 60, 7)
 	// A side branch that changes the ledger, merged back; a merge that
 	// does not touch it; a deletion and a re-creation.
-	run(t, ctl, "git", "checkout", "--quiet", "-b", "side", "main~5")
+	testserver.Git(t, ctl, "checkout", "--quiet", "-b", "side", "main~5")
 	os.WriteFile(filepath.Join(ctl, "plans", "s003-ledger.md"), []byte("side\n"), 0o644)
-	run(t, ctl, "git", "commit", "--quiet", "-am", "side change")
-	run(t, ctl, "git", "checkout", "--quiet", "main")
-	run(t, ctl, "git", "merge", "--quiet", "--no-edit", "-X", "theirs", "side")
-	run(t, ctl, "git", "checkout", "--quiet", "-b", "other", "main~3")
+	testserver.Git(t, ctl, "commit", "--quiet", "-am", "side change")
+	testserver.Git(t, ctl, "checkout", "--quiet", "main")
+	testserver.Git(t, ctl, "merge", "--quiet", "--no-edit", "-X", "theirs", "side")
+	testserver.Git(t, ctl, "checkout", "--quiet", "-b", "other", "main~3")
 	os.WriteFile(filepath.Join(ctl, "x.txt"), []byte("x\n"), 0o644)
-	run(t, ctl, "git", "add", "x.txt")
-	run(t, ctl, "git", "commit", "--quiet", "-m", "unrelated")
-	run(t, ctl, "git", "checkout", "--quiet", "main")
-	run(t, ctl, "git", "merge", "--quiet", "--no-edit", "other")
-	run(t, ctl, "git", "rm", "--quiet", "plans/s005-ledger.md")
-	run(t, ctl, "git", "commit", "--quiet", "-m", "drop 5")
+	testserver.Git(t, ctl, "add", "x.txt")
+	testserver.Git(t, ctl, "commit", "--quiet", "-m", "unrelated")
+	testserver.Git(t, ctl, "checkout", "--quiet", "main")
+	testserver.Git(t, ctl, "merge", "--quiet", "--no-edit", "other")
+	testserver.Git(t, ctl, "rm", "--quiet", "plans/s005-ledger.md")
+	testserver.Git(t, ctl, "commit", "--quiet", "-m", "drop 5")
 	os.WriteFile(filepath.Join(ctl, "plans", "s005-ledger.md"), []byte("again\n"), 0o644)
-	run(t, ctl, "git", "add", "-A")
-	run(t, ctl, "git", "commit", "--quiet", "-m", "again 5")
-	st, err := OpenStore(context.Background(), StoreOptions{Control: ctl})
+	testserver.Git(t, ctl, "add", "-A")
+	testserver.Git(t, ctl, "commit", "--quiet", "-m", "again 5")
+	st, err := Open(context.Background(), Options{Control: ctl})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"plans/s003-ledger.md", "plans/s005-ledger.md", "plans/s000-ledger.md", "gallivant.yaml", "x.txt", "plans/none.md", "plans"} {
 		t.Run(p, func(t *testing.T) {
-			want := strings.Fields(run(t, ctl, "git", "log", "--format=%H", "main", "--", p))
+			want := strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "main", "--", p))
 			entries, err := st.Log(p, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -104,7 +105,7 @@ func TestLogPrunesByPathLikeGit(t *testing.T) {
 // goal: within 3×).
 func BenchmarkLog(b *testing.B) {
 	ctl := historyRepo(b, 10000, 100)
-	st, err := OpenStore(context.Background(), StoreOptions{Control: ctl})
+	st, err := Open(context.Background(), Options{Control: ctl})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func BenchmarkLog(b *testing.B) {
 	start := time.Now()
 	const gitRuns = 5
 	for i := 0; i < gitRuns; i++ {
-		run(b, ctl, "git", "log", "--format=%H", "main", "--", p)
+		testserver.Git(b, ctl, "log", "--format=%H", "main", "--", p)
 	}
 	gitPer := time.Since(start) / gitRuns
 	b.ReportAllocs()
@@ -136,7 +137,7 @@ func BenchmarkStoreCommit(b *testing.B) {
 	for _, n := range []int{50, 200, 500, 1000, 2000} {
 		b.Run(fmt.Sprintf("specs=%d", n), func(b *testing.B) {
 			ctl := historyRepo(b, 1, n)
-			st, err := OpenStore(context.Background(), StoreOptions{Control: ctl})
+			st, err := Open(context.Background(), Options{Control: ctl})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -162,8 +163,8 @@ func BenchmarkCommitAndPush(b *testing.B) {
 		b.Run(fmt.Sprintf("commits=%d", n), func(b *testing.B) {
 			ctl := historyRepo(b, n, 100)
 			remote := filepath.Join(b.TempDir(), "control.git")
-			run(b, ctl, "git", "clone", "--quiet", "--bare", ctl, remote)
-			st, err := OpenStore(context.Background(), StoreOptions{Control: "file://" + remote, CacheDir: b.TempDir()})
+			testserver.Git(b, ctl, "clone", "--quiet", "--bare", ctl, remote)
+			st, err := Open(context.Background(), Options{Control: "file://" + remote, CacheDir: b.TempDir()})
 			if err != nil {
 				b.Fatal(err)
 			}

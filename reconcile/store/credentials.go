@@ -1,4 +1,4 @@
-package reconcile
+package store
 
 import (
 	"net/url"
@@ -18,7 +18,7 @@ func splitCredentials(u string) (string, transport.AuthMethod) {
 	}
 	pass, _ := p.User.Password()
 	auth := &githttp.BasicAuth{Username: p.User.Username(), Password: pass}
-	return redact(u), auth
+	return Redact(u), auth
 }
 
 // bareOrigin points the cache clone's origin at remote, a URL without

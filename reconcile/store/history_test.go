@@ -1,4 +1,4 @@
-package reconcile
+package store
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
@@ -27,10 +28,10 @@ func buildHistory(tb testing.TB, n int) *Store {
 	os.MkdirAll(filepath.Join(dir, "specs"), 0o755)
 	os.WriteFile(filepath.Join(dir, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "specs/greeting.md"), []byte(historySpec), 0o644)
-	run(tb, dir, "git", "init", "--quiet", "-b", "main")
-	run(tb, dir, "git", "add", ".")
-	run(tb, dir, "git", "commit", "--quiet", "-m", "Approve the greeting spec")
-	st, err := OpenStore(context.Background(), StoreOptions{Control: dir})
+	testserver.Git(tb, dir, "init", "--quiet", "-b", "main")
+	testserver.Git(tb, dir, "add", ".")
+	testserver.Git(tb, dir, "commit", "--quiet", "-m", "Approve the greeting spec")
+	st, err := Open(context.Background(), Options{Control: dir})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -80,8 +81,8 @@ func buildHistory(tb testing.TB, n int) *Store {
 	}
 	// A control repository gallivant reads is a clone or a fetched cache,
 	// so packed; reopen it packed as such.
-	run(tb, dir, "git", "gc", "--quiet")
-	if st, err = OpenStore(context.Background(), StoreOptions{Control: dir}); err != nil {
+	testserver.Git(tb, dir, "gc", "--quiet")
+	if st, err = Open(context.Background(), Options{Control: dir}); err != nil {
 		tb.Fatal(err)
 	}
 	return st
