@@ -51,10 +51,15 @@ type quietMark struct {
 	Why   string    `json:"why"`
 	// Checks, set on the mark of a ready pull request or of one waiting
 	// for CI, is checksSum of the CI evidence on Head, read again every
-	// pass (three conditional requests): a check that reports or turns red
-	// on the same head moves neither updated_at nor the head, and a ready
-	// label must come off at once (docs/reconcile.md).
+	// pass (with the comments, five or six conditional requests): a check
+	// that reports or turns red on the same head moves neither updated_at
+	// nor the head, and a ready label must come off at once
+	// (docs/reconcile.md).
 	Checks string `json:"checks,omitempty"`
+	// Feedback, set with Checks, is feedbackSum of the comments updated
+	// since the feedback cursor: an edited comment is new feedback that
+	// moves no pull request's updated_at.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // prWatcher is what an observer needs of its client to skip idle pull
@@ -205,7 +210,35 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 		return e.l.Phase() != ledger.PhaseReady
 	}
 	ch, err := o.GetChecks(ctx, repo, m.Head, m.Base)
-	return err == nil && checksSum(checksOf(ch), ch.Required) == m.Checks
+	if err != nil || checksSum(checksOf(ch), ch.Required) != m.Checks {
+		return false
+	}
+	pr, _ := prOf(e.l)
+	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
+	if err != nil {
+		return false
+	}
+	var ids []string
+	for _, inline := range []bool{false, true} {
+		list := o.IssueComments
+		if inline {
+			list = o.ReviewComments
+		}
+		cs, err := list(ctx, repo, pr.Number, since.FetchFrom())
+		if err != nil {
+			return false
+		}
+		for _, c := range cs {
+			ids = append(ids, fmt.Sprintf("%v %d %s", inline, c.ID, c.UpdatedAt.UTC().Format(time.RFC3339Nano)))
+		}
+	}
+	return feedbackSum(ids) == m.Feedback
+}
+
+// feedbackSum hashes which comments were updated since the cursor, and when.
+func feedbackSum(ids []string) string {
+	h := sha256.Sum256([]byte(fmt.Sprint(ids)))
+	return hex.EncodeToString(h[:])
 }
 
 // checksSum hashes a head's CI evidence as the gate reads it.
@@ -229,11 +262,13 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	if q == nil || p.DryRun {
 		return
 	}
-	ok := !repolled && d.Mergeable != nil && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
+	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState != "" && d.MergeState != "unknown" && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
 		live.State == "open" && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
-	if !ok {
+	// A ready pull request's mark always carries its checks: one without
+	// would be dropped by the next pass (checksHold), a rewrite per pass.
+	if !ok || !withChecks && e.l.Phase() == ledger.PhaseReady {
 		writeMark(q.o.watch, q.pr.Repo, q.pr.Number, nil)
 		return
 	}
@@ -241,6 +276,15 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		Sum: q.sum, Seen: p.now, Until: until, Why: why}
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
+		var ids []string
+		for _, inline := range []bool{false, true} {
+			for _, c := range d.Comments {
+				if c.Inline == inline {
+					ids = append(ids, fmt.Sprintf("%v %d %s", inline, c.ID, c.UpdatedAt.UTC().Format(time.RFC3339Nano)))
+				}
+			}
+		}
+		m.Feedback = feedbackSum(ids)
 	}
 	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, m)
 }

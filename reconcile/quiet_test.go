@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v66/github"
+	"os"
 )
 
 // quietDelivery is a pull request in review with CI green, waiting for
@@ -284,10 +287,15 @@ func TestQuietMarksForgottenOnChanged(t *testing.T) {
 }
 
 // prDetailReads returns the requests that read the pull request itself
-// (its details, files, reviews, comments, labels), not its head's checks.
+// (its details, files, reviews, labels), not its head's checks nor its two
+// comment lists, which a mark with checks reads again every pass: an
+// edited comment moves no pull request's updated_at.
 func prDetailReads(r *rig) []string {
 	var out []string
 	for _, q := range r.gh.Requests() {
+		if strings.HasSuffix(q.Path, "/issues/1/comments") || strings.HasSuffix(q.Path, "/pulls/1/comments") {
+			continue
+		}
 		if strings.Contains(q.Path, "/pulls/1") || strings.Contains(q.Path, "/issues/1") {
 			out = append(out, q.Method+" "+q.Path)
 		}
@@ -352,8 +360,8 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 			}
 			return rep
 		}
-		if got := subjectsOf(pass()); got[len(got)-1] != "loop: open pr acme/api#1" {
-			t.Fatalf("got %v", got)
+		if rep := pass(); subjectsOf(rep)[len(subjectsOf(rep))-1] != "loop: open pr acme/api#1" {
+			t.Fatalf("got %v; notes %+v", subjectsOf(rep), rep.Notes)
 		}
 		r.clock.advance(time.Minute)
 		if rep := pass(); strings.Contains(noteOf(rep), "unchanged since") {
@@ -393,4 +401,144 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 			t.Errorf("a reported check was not seen: %s", noteOf(rep))
 		}
 	})
+}
+
+// A ready pull request whose mark holds must still lose its label when a
+// person with a say edits an earlier comment: the edit moves the comment's
+// updated_at (new feedback for gatekeep.Feedback, which the full read
+// answers with unready) but, in the sandbox as written
+// (internal/githubtest/handlers.go updateIssueComment), not the pull
+// request's updated_at, its head, its base, the ledger or the checks.
+func TestQuietReadyEditedCommentUnreadies(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	bob := r.as("bob")
+	c, _, err := bob.c.Issues.CreateComment(context.Background(), "acme", "api", 1, &github.IssueComment{Body: github.String("please rename the helper")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(time.Minute)
+	wantSubjects(t, pass(), "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
+	r.clock.advance(time.Minute)
+	r.greenAndApproved(r.head(work))
+	r.clock.advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.advance(time.Minute)
+	pass() // the full read that leaves the ready mark
+	r.clock.advance(time.Minute)
+	if rep := pass(); !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold before the edit: %s", noteOf(rep))
+	}
+	r.clock.advance(time.Minute)
+	if _, _, err := bob.c.Issues.EditComment(context.Background(), "acme", "api", c.GetID(),
+		&github.IssueComment{Body: github.String("please rename the helper, and drop the flag")}); err != nil {
+		t.Fatal(err)
+	}
+	r.clock.advance(time.Minute)
+	rep := pass()
+	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: unready acme/api#1" {
+		// What a full read (a fresh adapter, no marks) does with the same state:
+		full := subjectsOf(r.pass())
+		t.Errorf("edited comment on a ready pull request: the marked pass did %v (note %q); a full read does %v",
+			got, noteOf(rep), full)
+	}
+}
+
+// A full read whose comments could not be read (a 502 that outlasts the
+// retries) ends waiting for "the reviews to be readable", not for the
+// reviewer, and must leave no mark: otherwise the comment that moved
+// updated_at is skipped until the 30-minute refresh.
+func TestQuietNoMarkWhenFeedbackUnreadable(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	r.as("bob").comment(1, "please rename the helper")
+	r.clock.advance(time.Minute)
+	remove := r.gh.InjectFault(githubtest.Fault{Method: "GET", Path: `/issues/1/comments$`, Kind: githubtest.FaultStatus, Status: 502})
+	pass()
+	remove()
+	r.clock.advance(time.Minute)
+	rep := pass()
+	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: round 1 acme/api#1" {
+		t.Errorf("bob's comment was not answered once readable: %v (note %q); a full read does %v",
+			got, noteOf(rep), subjectsOf(r.pass()))
+	}
+}
+
+// The mark of a wait for CI ends at checks.wait, not only at the 30-minute
+// refresh: with checks.wait shorter than quietRefresh the pass at the
+// deadline stops checks-silent although the mark is 9 minutes old.
+// (TestQuietWaitForCIReadsOnlyItsChecks/checks.wait advances 50 minutes,
+// past the refresh, and passes with the Until test in quiet() deleted.)
+func TestQuietWaitForCIEndsAtChecksWait(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
+		"gallivant.yaml": strings.Replace(rigConfig, "  none: [acme/api]\n", "  wait: 10m\n", 1)})
+	rec := r.reconciler()
+	pass := func() *Report {
+		t.Helper()
+		rep, err := rec.Pass(context.Background())
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		return rep
+	}
+	if rep := pass(); subjectsOf(rep)[len(subjectsOf(rep))-1] != "loop: open pr acme/api#1" {
+		t.Fatalf("got %v; notes %s", subjectsOf(rep), noteOf(rep))
+	}
+	r.clock.advance(time.Minute)
+	pass() // the full read that leaves the mark
+	r.clock.advance(time.Minute)
+	if rep := pass(); !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the CI-wait mark to hold: %s", noteOf(rep))
+	}
+	r.clock.advance(8 * time.Minute) // t0+10m: checks.wait is due; the mark is 9 minutes old
+	wantSubjects(t, pass(), "loop: stop checks-silent")
+}
+
+// Marks round-trip through the state file, and a file the previous
+// version wrote (version 1: its marks carried no checks, so a build that
+// trusted them would skip a ready pull request's checks) is ignored: the
+// next process starts cold instead.
+func TestQuietStateVersions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	opts := githubapi.Options{APIURL: "https://ghe.example/api/v3/", Token: "tok", StateDir: dir}
+	g, err := githubapi.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := time.Date(2026, 11, 30, 12, 0, 0, 123456789, time.UTC)
+	want := quietMark{UpdatedAt: seen.Add(-time.Hour), Head: "abc", Base: "main", BaseHead: "def", Sum: "s1", Seen: seen,
+		Until: seen.Add(time.Hour), Why: "acme/api#1 is ready", Checks: "c1", Feedback: "f1"}
+	writeMark(g, "acme/api", 1, &want)
+	if err := g.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	g, err = githubapi.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := readMark(g, "acme/api", 1)
+	if !ok {
+		t.Fatal("the mark did not survive the state file")
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mark after reload (-want +got):\n%s", diff)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "state-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("state files %v", files)
+	}
+	// The quiet map exactly as the previous version's SaveState wrote it.
+	old := `{"version":1,"entries":null,"quiet":{"acme/api#1":{"updated_at":"2026-11-30T11:00:00Z","head":"abc","base":"main","base_head":"def","sum":"s1","seen":"2026-11-30T12:00:00.123456789Z","until":"2026-11-30T13:00:00.123456789Z","why":"acme/api#1 waits for an approval by @rev"}}}`
+	if err := os.WriteFile(files[0], []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g, err = githubapi.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := readMark(g, "acme/api", 1); ok {
+		t.Errorf("a version-1 mark was loaded: %+v", m)
+	}
 }

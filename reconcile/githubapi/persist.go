@@ -24,9 +24,11 @@ import (
 // nothing new costs no rate limit. The file is a cache: deleting it, or a
 // file this version cannot read, only makes the next process start cold.
 
-// stateVersion changes whenever the file's shape does; another version's
-// file is ignored.
-const stateVersion = 1
+// stateVersion changes whenever the file's shape or the meaning of what it
+// holds does; another version's file is ignored. 2: the quiet marks of
+// ready pull requests, which a version-1 build would trust without
+// re-reading their checks.
+const stateVersion = 2
 
 // persistedState is the file's content. It never holds the token: entries
 // are keyed by a hash of the request's credentials (cacheKey), and the file

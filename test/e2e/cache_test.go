@@ -309,7 +309,7 @@ func TestSecondProcessSpendsNoRateLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var st struct{ Version int }
-		if err := json.Unmarshal(rewritten, &st); err != nil || st.Version != 1 {
+		if err := json.Unmarshal(rewritten, &st); err != nil || st.Version != 2 {
 			t.Errorf("the pass did not rewrite the truncated state file: version %d, %v", st.Version, err)
 		}
 		allNotModified(t, "the process after the rewrite", w.pass())
