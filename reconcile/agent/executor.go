@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -147,7 +148,7 @@ type WorkflowExecutor struct {
 func (w WorkflowExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	inputs := map[string]string{
 		// Inputs are visible to anyone who can read the member repository.
-		"control":   redact(w.Control),
+		"control":   store.Redact(w.Control),
 		"spec":      t.Spec,
 		"ledger":    t.Ledger,
 		"branch":    t.Branch,
@@ -811,7 +812,7 @@ func (g execGit) out(ctx context.Context, args ...string) (string, error) {
 		g.log.Write(stderr.Bytes())
 	}
 	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, redact(strings.TrimSpace(stderr.String())))
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, store.Redact(strings.TrimSpace(stderr.String())))
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -187,16 +188,19 @@ func (s *Store) openCache(remote, cacheDir string) error {
 
 func isURL(s string) bool { return strings.Contains(s, "://") || strings.HasPrefix(s, "git@") }
 
-// Redact removes the credentials of the first URL in u (user and token
-// before its host) before it is shown or hashed.
+// Redact removes the credentials (user and token before the host) of
+// every URL in u, so that a message that quotes one, such as a git error,
+// can be shown, logged or written to a ledger.
 func Redact(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 {
-		if at := strings.LastIndex(u[i+3:], "@"); at >= 0 && !strings.Contains(u[i+3:i+3+at], "/") {
-			return u[:i+3] + u[i+3+at+1:]
-		}
+	if !strings.Contains(u, "://") {
+		return u
 	}
-	return u
+	return userinfo.ReplaceAllString(u, "$1")
 }
+
+// userinfo matches a URL's scheme and its user information: anything up to
+// the last @ before the path or the end of the word.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
 
 // Sync fetches the control branch and plans from its head, dropping any
 // commit a crashed pass left unpushed.
