@@ -1,0 +1,129 @@
+package reconcile
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// rawObjects returns, for every object of a repository, the type and bytes
+// go-git's own storage returns: packs written by fast-import (deltas on
+// older versions), by git repack (deltas on newer versions, offset or
+// reference bases), and loose objects beside a pack.
+func TestRawObjectsReadLikeGoGit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		repack []string // git arguments run after fast-import
+	}{
+		{name: "fast-import", repack: nil},
+		{name: "repack-ofs-delta", repack: []string{"repack", "-adf", "-q", "--depth=20", "--window=50"}},
+		{name: "repack-ref-delta", repack: []string{"-c", "repack.useDeltaBaseOffset=false", "repack", "-adf", "-q", "--depth=20", "--window=50"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctl := historyRepo(t, 300, 7)
+			if tc.repack != nil {
+				run(t, ctl, "git", tc.repack...)
+			}
+			// Loose objects beside the pack.
+			os.WriteFile(filepath.Join(ctl, "plans", "s001-ledger.md"), []byte("loose\n"), 0o644)
+			run(t, ctl, "git", "commit", "--quiet", "-am", "loose")
+			packs, _ := filepath.Glob(filepath.Join(ctl, ".git", "objects", "pack", "*.idx"))
+			if len(packs) != 1 {
+				t.Fatalf("%d packs, want 1", len(packs))
+			}
+			if v := run(t, ctl, "git", "verify-pack", "-s", packs[0]); !strings.Contains(v, "chain length = 2") {
+				t.Fatalf("the pack has no delta chains, so this test proves nothing:\n%s", v)
+			}
+
+			repo, err := git.PlainOpen(ctl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := newRawObjects(repo.Storer)
+			defer raw.close()
+			if len(raw.packs) != 1 {
+				t.Fatalf("rawObjects opened %d packs, want 1", len(raw.packs))
+			}
+			iter, err := repo.Storer.IterEncodedObjects(plumbing.AnyObject)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			err = iter.ForEach(func(o plumbing.EncodedObject) error {
+				n++
+				r, err := o.Reader()
+				if err != nil {
+					return err
+				}
+				want, err := io.ReadAll(r)
+				r.Close()
+				if err != nil {
+					return err
+				}
+				typ, got, err := raw.read(o.Hash())
+				if err != nil {
+					t.Errorf("read %s: %v", o.Hash(), err)
+					return nil
+				}
+				if typ != o.Type() || !bytes.Equal(got, want) {
+					t.Errorf("read %s = %s of %d bytes, want %s of %d bytes", o.Hash(), typ, len(got), o.Type(), len(want))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n < 900 {
+				t.Fatalf("compared %d objects; the repository should have over 900", n)
+			}
+			if _, _, err := raw.read(plumbing.NewHash(strings.Repeat("ab", 20))); err == nil {
+				t.Error("read of a missing object succeeded")
+			}
+		})
+	}
+}
+
+// patchDelta agrees with go-git's PatchDelta on a real delta.
+func TestPatchDeltaLikeGoGit(t *testing.T) {
+	base := bytes.Repeat([]byte("0123456789abcdef\n"), 4000)
+	target := append(append([]byte("head\n"), base[100:60000]...), []byte("tail\n")...)
+	delta := packfile.DiffDelta(base, target)
+	want, err := packfile.PatchDelta(base, delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := patchDelta(base, delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || !bytes.Equal(got, target) {
+		t.Errorf("patchDelta made %d bytes, want %d", len(got), len(target))
+	}
+	if _, err := patchDelta(base[1:], delta); err == nil {
+		t.Error("a delta on a base of the wrong size applied")
+	}
+}
+
+// patchDelta reads untrusted pack bytes: it never panics, and what it
+// returns has the size the delta declares.
+func FuzzPatchDelta(f *testing.F) {
+	base := []byte("the quick brown fox jumps over the lazy dog\n")
+	f.Add(base, packfile.DiffDelta(base, []byte("the quick red fox jumps over the dog\n")))
+	f.Add(base, []byte{0x2c, 0x05, 0x90, 0x05})
+	f.Add([]byte{}, []byte{0x00, 0x01, 0x01, 'x'})
+	f.Fuzz(func(t *testing.T, base, delta []byte) {
+		out, err := patchDelta(base, delta)
+		if err == nil && out == nil {
+			t.Fatal("nil result without an error")
+		}
+	})
+}
