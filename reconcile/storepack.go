@@ -31,6 +31,7 @@ type rawObjects struct {
 	other storer.EncodedObjectStorer
 	zr    io.ReadCloser // reused across objects; nil until the first
 	cache rawCache
+	depth int // deltas being resolved, one inside another
 }
 
 // Bounds of one walk's memory: pack windows per pack, and resolved objects.
@@ -41,6 +42,10 @@ const (
 	// rawMaxObject bounds what a corrupt size field can make us allocate;
 	// the walk reads commits and trees, far below it.
 	rawMaxObject = 1 << 30
+	// rawMaxDepth bounds a delta chain (git's pack.depth is at most 4095),
+	// so that a corrupt pack whose reference deltas form a cycle fails
+	// instead of recursing for ever.
+	rawMaxDepth = 10000
 )
 
 // Pack object types (gitformat-pack).
@@ -114,6 +119,11 @@ func (r *rawObjects) at(i int, off int64) (plumbing.ObjectType, []byte, error) {
 	if e, ok := r.cache.get(k); ok {
 		return e.typ, e.data, nil
 	}
+	if r.depth >= rawMaxDepth {
+		return plumbing.InvalidObject, nil, fmt.Errorf("%w: delta chain deeper than %d at %d", errRawCorrupt, rawMaxDepth, off)
+	}
+	r.depth++
+	defer func() { r.depth-- }()
 	p := r.packs[i]
 	c := &packCursor{p: p, off: off}
 	typ, size, err := c.header()
@@ -182,6 +192,15 @@ func (r *rawObjects) inflate(c *packCursor, size int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if size > 1<<20 {
+		// Grown as the data comes, so that a corrupt size cannot make us
+		// allocate more than the stream holds.
+		var b bytes.Buffer
+		if n, err := b.ReadFrom(io.LimitReader(r.zr, size)); err != nil || n != size {
+			return nil, fmt.Errorf("%w: inflated %d of %d bytes at %d: %v", errRawCorrupt, n, size, c.off, err)
+		}
+		return b.Bytes(), nil
+	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(r.zr, data); err != nil {
 		return nil, fmt.Errorf("inflate at %d: %w", c.off, err)
@@ -211,23 +230,32 @@ func openRawPack(dg *dotgit.DotGit, h plumbing.Hash) (*rawPack, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(idx) < idxHeader || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
-		return nil, fmt.Errorf("%w: index of pack %s is not version 2", errRawCorrupt, h)
-	}
-	n := int(binary.BigEndian.Uint32(idx[idxHeader-4:]))
-	if len(idx) < idxHeader+n*28 {
-		return nil, fmt.Errorf("%w: index of pack %s is short", errRawCorrupt, h)
-	}
 	f, err := dg.ObjectPack(h)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Seek(0, io.SeekEnd)
+	p, err := newRawPack(f, idx)
 	if err != nil {
 		_ = f.Close()
+		return nil, fmt.Errorf("pack %s: %w", h, err)
+	}
+	return p, nil
+}
+
+// newRawPack reads pack file f through its index idx.
+func newRawPack(f billy.File, idx []byte) (*rawPack, error) {
+	if len(idx) < idxHeader || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return nil, fmt.Errorf("%w: the index is not version 2", errRawCorrupt)
+	}
+	n := int(binary.BigEndian.Uint32(idx[idxHeader-4:]))
+	if len(idx) < idxHeader+n*28 {
+		return nil, fmt.Errorf("%w: the index is short", errRawCorrupt)
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
 		return nil, err
 	}
-	return &rawPack{f: f, size: st, idx: idx, n: n, wins: map[int64][]byte{}}, nil
+	return &rawPack{f: f, size: size, idx: idx, n: n, wins: map[int64][]byte{}}, nil
 }
 
 // find looks h up in the index: a binary search within h's fan-out bucket.
@@ -309,10 +337,10 @@ func (c *packCursor) fill() error {
 	if err != nil {
 		return err
 	}
-	c.win = w[c.off-start:]
-	if len(c.win) == 0 {
-		return io.ErrUnexpectedEOF
+	if c.off-start >= int64(len(w)) {
+		return io.ErrUnexpectedEOF // past the end of a short pack
 	}
+	c.win = w[c.off-start:]
 	return nil
 }
 
@@ -443,7 +471,7 @@ func patchDelta(base, delta []byte) ([]byte, error) {
 	if !ok1 || !ok2 || srcSize != len(base) || dstSize > 1<<32 {
 		return nil, fmt.Errorf("%w: delta header", errRawCorrupt)
 	}
-	out := make([]byte, 0, dstSize)
+	out := make([]byte, 0, min(dstSize, len(base)+len(delta)+1<<20)) // a corrupt size must not allocate
 	for len(delta) > 0 {
 		cmd := delta[0]
 		delta = delta[1:]

@@ -2,15 +2,18 @@ package reconcile
 
 import (
 	"bytes"
+	"container/list"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // rawObjects returns, for every object of a repository, the type and bytes
@@ -124,6 +127,53 @@ func FuzzPatchDelta(f *testing.F) {
 		out, err := patchDelta(base, delta)
 		if err == nil && out == nil {
 			t.Fatal("nil result without an error")
+		}
+	})
+}
+
+// The pack reader reads bytes from disk that a crash or a disk can damage:
+// whatever the pack and its index hold, it never panics, never recurses
+// for ever and never allocates what the data does not hold.
+func FuzzRawPack(f *testing.F) {
+	ctl := historyRepo(f, 12, 3)
+	run(f, ctl, "git", "repack", "-adfq", "--depth=10")
+	idxs, _ := filepath.Glob(filepath.Join(ctl, ".git", "objects", "pack", "*.idx"))
+	if len(idxs) != 1 {
+		f.Fatalf("%d packs", len(idxs))
+	}
+	idx, err := os.ReadFile(idxs[0])
+	if err != nil {
+		f.Fatal(err)
+	}
+	pack, err := os.ReadFile(strings.TrimSuffix(idxs[0], ".idx") + ".pack")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pack, idx)
+	f.Add(pack[:len(pack)/2], idx)
+	f.Fuzz(func(t *testing.T, pack, idx []byte) {
+		fs := memfs.New()
+		w, err := fs.Create("p.pack")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(pack)
+		w.Close()
+		file, err := fs.Open("p.pack")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newRawPack(file, idx)
+		if err != nil {
+			return
+		}
+		r := &rawObjects{packs: []*rawPack{p}, other: memory.NewStorage(), cache: rawCache{max: rawCacheBytes, m: map[rawKey]*list.Element{}}}
+		defer r.close()
+		names := idx[idxHeader : idxHeader+p.n*20]
+		for i := 0; i < p.n && i < 200; i++ {
+			var h plumbing.Hash
+			copy(h[:], names[i*20:])
+			_, _, _ = r.read(h)
 		}
 	})
 }
