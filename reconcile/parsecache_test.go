@@ -12,6 +12,7 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -251,4 +252,86 @@ func BenchmarkIdlePassParseCache(b *testing.B) {
 		}
 	})
 	rec.docs = newParseCache()
+}
+
+// A daemon's passes (one Reconciler) deliver a chain just as passes of
+// fresh reconcilers do, and after each pass every parse the cache keeps
+// still equals a fresh parse of its blob: nothing a pass did changed what
+// the next pass will be handed.
+func TestParseCacheDaemonPassesLeaveItIntact(t *testing.T) {
+	t.Parallel()
+	r := chainRig(t)
+	rec := r.reconciler()
+	pass := func() []string {
+		t.Helper()
+		rep, err := rec.Pass(context.Background())
+		if err != nil {
+			t.Fatalf("pass: %v", err)
+		}
+		cacheIntact(t, rec.docs)
+		return subjectsOf(rep)
+	}
+	if got := pass(); !has(got, "loop: ready acme/api#1") || has(got, "loop: ready acme/api#2") {
+		t.Fatalf("pass 1 must deliver milestone 1 only: %v", got)
+	}
+	if got := pass(); len(got) != 0 {
+		t.Fatalf("an idle pass: %v", got)
+	}
+	parses := rec.docs.parses
+	if got := pass(); len(got) != 0 {
+		t.Fatalf("an idle pass: %v", got)
+	}
+	if rec.docs.parses != parses {
+		t.Errorf("an idle daemon pass parsed %d documents; want none", rec.docs.parses-parses)
+	}
+	alice := r.as("alice")
+	alice.merge(1)
+	if got := pass(); len(got) < 2 || got[0] != "loop: done acme/api#1" || got[1] != "loop: seed ledger" || !has(got, "loop: ready acme/api#2") {
+		t.Fatalf("after the merge: %v", got)
+	}
+	alice.merge(2)
+	if got := pass(); len(got) < 2 || got[0] != "loop: done acme/api#2" || !has(got, "loop: ready acme/api#3") {
+		t.Fatalf("after merge 2: %v", got)
+	}
+}
+
+// cacheIntact checks every blob the cache holds against its id and every
+// parse against a fresh parse of the blob.
+func cacheIntact(t *testing.T, c *parseCache) {
+	t.Helper()
+	if len(c.parsed) == 0 {
+		t.Fatal("the cache is empty")
+	}
+	for id, b := range c.blobs {
+		if got := plumbing.ComputeHash(plumbing.BlobObject, b.data); got != id {
+			t.Errorf("blob %s now hashes to %s: its bytes were changed", id, got)
+		}
+	}
+	for k, d := range c.parsed {
+		f := specs.File{Path: k.path, Data: c.blobs[k.id].data, ID: k.id.String()}
+		for def, got := range d.spec {
+			sp, doc, ds := specs.ParseSpecFile(f, def)
+			if diff := cmp.Diff(parsedSpec{sp, doc, ds}, *got, deep); diff != "" {
+				t.Errorf("cached spec %s changed (-fresh +cached):\n%s", k.path, diff)
+			}
+		}
+		if d.chain != nil {
+			ch, ds := specs.ParseChainFile(f)
+			if diff := cmp.Diff(parsedChain{ch, ds}, *d.chain, deep); diff != "" {
+				t.Errorf("cached chain %s changed (-fresh +cached):\n%s", k.path, diff)
+			}
+		}
+		if d.plan != nil {
+			p, ds := specs.ParsePlanFile(f)
+			if diff := cmp.Diff(parsedPlan{p, ds}, *d.plan, deep); diff != "" {
+				t.Errorf("cached plan %s changed (-fresh +cached):\n%s", k.path, diff)
+			}
+		}
+		if d.ledger != nil {
+			l, ds := ledger.Parse(f.Path, f.Data)
+			if diff := cmp.Diff(parsedLedger{l, ds}, *d.ledger, deep); diff != "" {
+				t.Errorf("cached ledger %s changed (-fresh +cached):\n%s", k.path, diff)
+			}
+		}
+	}
 }
