@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"container/list"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/google/go-cmp/cmp"
 )
 
 // rawObjects returns, for every object of a repository, the type and bytes
@@ -51,49 +54,93 @@ func TestRawObjectsReadLikeGoGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The walk's own cache, and one so small that almost every
+			// object evicts another, whose memory the next one reuses.
+			for _, max := range []int{rawCacheBytes, 16 << 10} {
+				raw := newRawObjects(repo.Storer)
+				raw.cache.max = max
+				compareRawObjects(t, repo, raw)
+				recycled := 0
+				for _, f := range raw.cache.free {
+					recycled += len(f)
+				}
+				if max < rawCacheBytes && recycled == 0 {
+					t.Errorf("a %d-byte cache recycled nothing", max)
+				}
+				raw.close()
+			}
+			// A history walk on the small cache lists what git lists.
+			st, err := OpenStore(context.Background(), StoreOptions{Control: ctl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{"plans/s003-ledger.md", "plans/s001-ledger.md", "gallivant.yaml"} {
+				l, done := newPathLog(st, p)
+				l.objs.cache.max = 16 << 10
+				got := []string{}
+				err := l.walk(st.tip, func(c *object.Commit) error {
+					got = append(got, c.Hash.String())
+					return nil
+				})
+				done()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(strings.Fields(run(t, ctl, "git", "log", "--format=%H", "--", p)), got); diff != "" {
+					t.Errorf("walk of %s on a small cache (-git +got):\n%s", p, diff)
+				}
+			}
 			raw := newRawObjects(repo.Storer)
 			defer raw.close()
-			if len(raw.packs) != 1 {
-				t.Fatalf("rawObjects opened %d packs, want 1", len(raw.packs))
-			}
-			iter, err := repo.Storer.IterEncodedObjects(plumbing.AnyObject)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			err = iter.ForEach(func(o plumbing.EncodedObject) error {
-				n++
-				r, err := o.Reader()
-				if err != nil {
-					return err
-				}
-				want, err := io.ReadAll(r)
-				r.Close()
-				if err != nil {
-					return err
-				}
-				typ, got, err := raw.read(o.Hash())
-				if err != nil {
-					t.Errorf("read %s: %v", o.Hash(), err)
-					return nil
-				}
-				if typ != o.Type() || !bytes.Equal(got, want) {
-					t.Errorf("read %s = %s of %d bytes, want %s of %d bytes", o.Hash(), typ, len(got), o.Type(), len(want))
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n < 900 {
-				t.Fatalf("compared %d objects; the repository should have over 900", n)
-			}
 			if _, _, err := raw.read(plumbing.NewHash(strings.Repeat("ab", 20))); err == nil {
 				t.Error("read of a missing object succeeded")
 			}
 		})
 	}
 }
+
+// compareRawObjects reads every object of repo through raw and through
+// go-git, one after another.
+func compareRawObjects(t *testing.T, repo *git.Repository, raw *rawObjects) {
+	t.Helper()
+	if len(raw.packs) != 1 {
+		t.Fatalf("rawObjects opened %d packs, want 1", len(raw.packs))
+	}
+	iter, err := repo.Storer.IterEncodedObjects(plumbing.AnyObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = iter.ForEach(func(o plumbing.EncodedObject) error {
+		n++
+		r, err := o.Reader()
+		if err != nil {
+			return err
+		}
+		want, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			return err
+		}
+		typ, got, err := raw.read(o.Hash())
+		if err != nil {
+			t.Errorf("read %s: %v", o.Hash(), err)
+			return nil
+		}
+		if typ != o.Type() || !bytes.Equal(got, want) {
+			t.Errorf("read %s = %s of %d bytes, want %s of %d bytes", o.Hash(), typ, len(got), o.Type(), len(want))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 900 {
+		t.Fatalf("compared %d objects; the repository should have over 900", n)
+	}
+}
+
+func newBytes(n int) []byte { return make([]byte, n) }
 
 // patchDelta agrees with go-git's PatchDelta on a real delta.
 func TestPatchDeltaLikeGoGit(t *testing.T) {
@@ -104,14 +151,14 @@ func TestPatchDeltaLikeGoGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := patchDelta(base, delta)
+	got, err := patchDelta(base, delta, newBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) || !bytes.Equal(got, target) {
 		t.Errorf("patchDelta made %d bytes, want %d", len(got), len(target))
 	}
-	if _, err := patchDelta(base[1:], delta); err == nil {
+	if _, err := patchDelta(base[1:], delta, newBytes); err == nil {
 		t.Error("a delta on a base of the wrong size applied")
 	}
 }
@@ -124,7 +171,7 @@ func FuzzPatchDelta(f *testing.F) {
 	f.Add(base, []byte{0x2c, 0x05, 0x90, 0x05})
 	f.Add([]byte{}, []byte{0x00, 0x01, 0x01, 'x'})
 	f.Fuzz(func(t *testing.T, base, delta []byte) {
-		out, err := patchDelta(base, delta)
+		out, err := patchDelta(base, delta, newBytes)
 		if err == nil && out == nil {
 			t.Fatal("nil result without an error")
 		}
