@@ -335,3 +335,20 @@ func cacheIntact(t *testing.T, c *parseCache) {
 		}
 	}
 }
+
+// A document whose blob is missing from the control repository fails the
+// load, with or without the cache, rather than reading as a document that
+// is not there (a missing ledger would be seeded again).
+func TestLoadFailsOnAMissingBlob(t *testing.T) {
+	t.Parallel()
+	dir, st, cfg := exampleControl(t)
+	id := run(t, dir, "git", "rev-parse", "HEAD:plans/webhooks-ledger.md")
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", id[:2], id[2:])); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*parseCache{nil, newParseCache()} {
+		if _, _, _, err := c.load(st, cfg, cfg.ScanDirs()); err == nil || !strings.Contains(err.Error(), "plans/webhooks-ledger.md") {
+			t.Errorf("load (cache %v) = %v, want an error naming the ledger", c != nil, err)
+		}
+	}
+}

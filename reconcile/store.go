@@ -312,45 +312,47 @@ func (s *Store) files(dirs []string, known func(plumbing.Hash) ([]byte, bool)) (
 	}
 	var files []specs.File
 	seen := map[string]bool{}
-	add := func(p string, e object.TreeEntry) {
+	// add fails only when the blob is missing: a broken repository, which
+	// must stop the pass rather than look like a document that is not there.
+	add := func(p string, e object.TreeEntry) error {
 		if seen[p] {
-			return
+			return nil
 		}
 		seen[p] = true
 		if e.Mode == filemode.Symlink {
 			diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed")
-			return
+			return nil
 		}
 		if known != nil {
 			if data, ok := known(e.Hash); ok {
 				files = append(files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
-				return
+				return nil
 			}
 		}
 		b, err := s.repo.BlobObject(e.Hash)
 		if err != nil {
-			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return
+			return fmt.Errorf("read %s: %w", p, err)
 		}
 		if b.Size > parse.MaxSize {
 			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, parse.RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", b.Size, parse.MaxSize)
-			return
+			return nil
 		}
 		r, err := b.Reader()
 		if err != nil {
 			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return
+			return nil
 		}
 		defer r.Close()
 		data, err := io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
 		if err != nil {
 			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return
+			return nil
 		}
 		files = append(files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
+		return nil
 	}
 	if e, err := root.FindEntry(specs.ConfigFile); err == nil && e.Mode.IsFile() {
-		add(specs.ConfigFile, *e)
+		_ = add(specs.ConfigFile, *e) // unreadable, it is left out, as the pass's own read of it reports
 	}
 	for _, d := range dirs {
 		t := root
@@ -378,7 +380,10 @@ func (s *Store) files(dirs []string, known func(plumbing.Hash) ([]byte, bool)) (
 			}
 			base := path.Base(p)
 			if strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(p) {
-				add(p, e)
+				if err := add(p, e); err != nil {
+					w.Close()
+					return nil, diags, err
+				}
 			}
 		}
 		w.Close()
