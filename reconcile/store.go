@@ -291,7 +291,8 @@ func (s *Store) Tip() string { return s.tip.String() }
 func (s *Store) Dir() string { return s.dir }
 
 // Files reads every document under dirs (and the configuration) at the
-// tip. Unreadable entries become diagnostics naming the file.
+// tip. Unreadable entries become diagnostics naming the file; a document
+// whose blob is missing from the repository is an error.
 func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
 	return s.files(dirs, nil)
 }
