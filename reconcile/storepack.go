@@ -23,8 +23,8 @@ import (
 // object it caches, and allocates per tree entry. rawObjects reads each
 // pack's index once, reads the pack through a few cached windows (as git's
 // core.packedGitWindowSize does), inflates with one reused zlib reader and
-// keeps resolved objects in an LRU bounded by bytes, so a delta chain is
-// resolved once however it is walked. Objects in no pack (loose ones, or
+// keeps resolved objects in an LRU bounded by bytes, so a delta chain that
+// fits in it is resolved once however it is walked. Objects in no pack (loose ones, or
 // those behind alternates) are read through the repository's own storer.
 // It is used by one goroutine at a time; close releases the pack files.
 type rawObjects struct {
