@@ -33,12 +33,17 @@ const ruleRequestState = RuleRequest
 // Load parses a snapshot, pairs ledgers with specs, and runs every
 // cross-document rule. One bad document never stops the others.
 func Load(cfg *specs.Config, files []specs.File) (*Repo, parse.Diagnostics) {
-	set, diags := specs.Load(cfg, files)
+	return LoadWith(cfg, files, Parsers{})
+}
+
+// LoadWith is Load with the per-document parse steps ps; see Parsers.
+func LoadWith(cfg *specs.Config, files []specs.File, ps Parsers) (*Repo, parse.Diagnostics) {
+	set, diags := specs.LoadWith(cfg, files, ps.Parsers)
 	r := &Repo{Set: set, Ledgers: map[string]*Ledger{}, LedgerPaths: map[string]string{}, Broken: map[string]string{}, Orphans: map[string]string{}}
 	ledgers := append([]specs.File(nil), set.Ledgers...)
 	sort.Slice(ledgers, func(i, j int) bool { return ledgers[i].Path < ledgers[j].Path })
 	for _, f := range ledgers {
-		l, ds := Parse(f.Path, f.Data)
+		l, ds := ps.ledger(f)
 		diags = append(diags, ds...)
 		if prev, dup := r.LedgerPaths[l.Spec]; dup && l.Spec != "" {
 			diags.Errorf(f.Path, parse.Pos{Line: l.line(func(p *positions) int { return p.spec }), Col: 1}, RuleDuplicate, "%s already pairs with %s; a spec has one ledger", prev, l.Spec)

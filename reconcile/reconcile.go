@@ -116,6 +116,8 @@ type Reconciler struct {
 	// draining is set once the process is stopping: passes start no new
 	// executor run.
 	draining atomic.Bool
+	// docs are the control documents of the last pass, parsed.
+	docs *parseCache
 }
 
 // Drain makes this and every later pass start no new agent: a dispatch or
@@ -144,7 +146,7 @@ func New(o Options) *Reconciler {
 	if o.MergePoll == 0 {
 		o.MergePoll = 2 * time.Second
 	}
-	return &Reconciler{o: o}
+	return &Reconciler{o: o, docs: newParseCache()}
 }
 
 // Transition is one transition a pass performed (or, in a dry run, would).
@@ -282,12 +284,10 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		}
 	}
 	p.cfg = cfg
-	files, ds, err := st.Files(cfg.ScanDirs())
+	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
 	if err != nil {
 		return p.rep, err
 	}
-	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
-	repo, ds := ledger.Load(cfg, files)
 	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
 	p.docs = docsByPath(data, files)
 	// Plans are checked without a target tree: the paths rule needs a

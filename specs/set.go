@@ -69,6 +69,9 @@ type File struct {
 	// Path is repository-relative with slashes.
 	Path string
 	Data []byte
+	// ID is the file's git blob id when it was read from a repository, ""
+	// otherwise: what a cache of parse results (Parsers) keys on.
+	ID string
 }
 
 // Set is every document of a control repository at one commit, parsed.
@@ -119,6 +122,11 @@ func (s *Set) SpecPaths() []string {
 // that need only specs and chains. One bad document never stops the others:
 // each is reported and the rest are loaded.
 func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
+	return LoadWith(cfg, files, Parsers{})
+}
+
+// LoadWith is Load with the per-document parse steps ps; see Parsers.
+func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 	set := &Set{Config: cfg, Specs: map[string]*Spec{}, Invalid: map[string]bool{}, ChainOf: map[string]ChainPos{},
 		SpecDocs: map[string]*parse.Document{}, PlanErrors: map[string]bool{}, planStructure: map[string]bool{}}
 	var diags parse.Diagnostics
@@ -129,8 +137,7 @@ func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
 	for _, f := range sorted {
 		switch cfg.Classify(f.Path, FirstLine(f.Data)) {
 		case KindSpec:
-			doc := parse.Parse(f.Path, f.Data)
-			sp, ds := ParseSpec(doc, def)
+			sp, doc, ds := ps.spec(f, def)
 			if sp.Status == StatusDraft {
 				ds = downgrade(ds)
 			}
@@ -138,12 +145,11 @@ func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
 			set.SpecDocs[f.Path] = doc
 			specDiags[f.Path] = ds
 		case KindChain:
-			doc := parse.Parse(f.Path, f.Data)
-			ch, ds := ParseChain(doc)
+			ch, ds := ps.chain(f)
 			set.Chains = append(set.Chains, ch)
 			diags = append(diags, ds...)
 		case KindPlan:
-			p, ds := ParsePlan(parse.Parse(f.Path, f.Data))
+			p, ds := ps.plan(f)
 			set.Plans = append(set.Plans, p)
 			set.planStructure[f.Path] = ds.HasErrors()
 			diags = append(diags, ds...)

@@ -301,8 +301,17 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) UseGitAuth(auth transport.AuthMethod) { s.auth = auth }
 
 // Files reads every document under dirs (and the configuration) at the
-// tip. Unreadable entries become diagnostics naming the file.
+// tip. Unreadable entries become diagnostics naming the file; a document
+// whose blob is missing from the repository is an error.
 func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
+	return s.files(dirs, nil)
+}
+
+// files is Files, taking the bytes of the blobs known knows (by their id,
+// which the tree gives for free) instead of reading them: the daemon's
+// parse cache holds the documents of its last pass. Each File carries its
+// blob id.
+func (s *Store) files(dirs []string, known func(plumbing.Hash) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
 	var diags parse.Diagnostics
 	c, err := s.repo.CommitObject(s.tip)
 	if err != nil {
@@ -314,34 +323,47 @@ func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
 	}
 	var files []specs.File
 	seen := map[string]bool{}
-	add := func(p string, f *object.File) {
+	// add fails only when the blob is missing: a broken repository, which
+	// must stop the pass rather than look like a document that is not there.
+	add := func(p string, e object.TreeEntry) error {
 		if seen[p] {
-			return
+			return nil
 		}
 		seen[p] = true
-		if f.Mode == filemode.Symlink {
+		if e.Mode == filemode.Symlink {
 			diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed")
-			return
+			return nil
 		}
-		if f.Size > parse.MaxSize {
-			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, parse.RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", f.Size, parse.MaxSize)
-			return
+		if known != nil {
+			if data, ok := known(e.Hash); ok {
+				files = append(files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
+				return nil
+			}
 		}
-		r, err := f.Reader()
+		b, err := s.repo.BlobObject(e.Hash)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p, err)
+		}
+		if b.Size > parse.MaxSize {
+			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, parse.RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", b.Size, parse.MaxSize)
+			return nil
+		}
+		r, err := b.Reader()
 		if err != nil {
 			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return
+			return nil
 		}
 		defer r.Close()
 		data, err := io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
 		if err != nil {
 			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return
+			return nil
 		}
-		files = append(files, specs.File{Path: p, Data: data})
+		files = append(files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
+		return nil
 	}
-	if f, err := root.File(specs.ConfigFile); err == nil {
-		add(specs.ConfigFile, f)
+	if e, err := root.FindEntry(specs.ConfigFile); err == nil && e.Mode.IsFile() {
+		_ = add(specs.ConfigFile, *e) // unreadable, it is left out, as the pass's own read of it reports
 	}
 	for _, d := range dirs {
 		t := root
@@ -350,20 +372,32 @@ func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
 				continue
 			}
 		}
-		err := t.Files().ForEach(func(f *object.File) error {
-			p := path.Join(d, f.Name)
+		w := object.NewTreeWalker(t, true, nil)
+		for {
+			name, e, err := w.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				w.Close()
+				return nil, diags, err
+			}
+			if !e.Mode.IsFile() {
+				continue // a directory (walked into) or a submodule
+			}
+			p := path.Join(d, name)
 			if d == "." {
-				p = f.Name
+				p = name
 			}
 			base := path.Base(p)
 			if strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(p) {
-				add(p, f)
+				if err := add(p, e); err != nil {
+					w.Close()
+					return nil, diags, err
+				}
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, diags, err
 		}
+		w.Close()
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, diags, nil
