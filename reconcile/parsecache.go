@@ -5,6 +5,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -82,7 +83,7 @@ func newParseCache() *parseCache {
 // load reads and parses the documents under dirs at the store's tip, as
 // Store.Files and ledger.Load do, through the cache, then forgets every
 // entry this load did not use. A nil cache reads and parses everything.
-func (c *parseCache) load(st *Store, cfg *specs.Config, dirs []string) ([]specs.File, *ledger.Repo, parse.Diagnostics, error) {
+func (c *parseCache) load(st *store.Store, cfg *specs.Config, dirs []string) ([]specs.File, *ledger.Repo, parse.Diagnostics, error) {
 	if c == nil {
 		files, fds, err := st.Files(dirs)
 		if err != nil {
@@ -94,7 +95,7 @@ func (c *parseCache) load(st *Store, cfg *specs.Config, dirs []string) ([]specs.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	files, fds, err := st.files(dirs, c.blob)
+	files, fds, err := st.FilesWith(dirs, c.blob)
 	if err != nil {
 		return nil, nil, fds, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
@@ -18,7 +19,7 @@ import (
 
 // exampleControl is a local control checkout holding docs/examples/control:
 // specs, a chain, a plan and ledgers.
-func exampleControl(t *testing.T) (dir string, st *Store, cfg *specs.Config) {
+func exampleControl(t *testing.T) (dir string, st *store.Store, cfg *specs.Config) {
 	t.Helper()
 	dir = t.TempDir()
 	src := filepath.Join("..", "docs", "examples", "control")
@@ -40,7 +41,7 @@ func exampleControl(t *testing.T) (dir string, st *Store, cfg *specs.Config) {
 	run(t, dir, "git", "init", "--quiet", "--initial-branch=main")
 	run(t, dir, "git", "add", "-A")
 	run(t, dir, "git", "commit", "--quiet", "-m", "Approve specs")
-	st, err = OpenStore(context.Background(), StoreOptions{Control: dir, Branch: "main"})
+	st, err = store.Open(context.Background(), store.Options{Control: dir, Branch: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func exampleControl(t *testing.T) (dir string, st *Store, cfg *specs.Config) {
 }
 
 // freshLoad is what a pass without the cache reads.
-func freshLoad(t *testing.T, st *Store, cfg *specs.Config) (*ledger.Repo, parse.Diagnostics) {
+func freshLoad(t *testing.T, st *store.Store, cfg *specs.Config) (*ledger.Repo, parse.Diagnostics) {
 	t.Helper()
 	files, fds, err := st.Files(cfg.ScanDirs())
 	if err != nil {

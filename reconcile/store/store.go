@@ -304,14 +304,14 @@ func (s *Store) UseGitAuth(auth transport.AuthMethod) { s.auth = auth }
 // tip. Unreadable entries become diagnostics naming the file; a document
 // whose blob is missing from the repository is an error.
 func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
-	return s.files(dirs, nil)
+	return s.FilesWith(dirs, nil)
 }
 
-// files is Files, taking the bytes of the blobs known knows (by their id,
-// which the tree gives for free) instead of reading them: the daemon's
+// FilesWith is Files, taking the bytes of the blobs known knows (by their
+// id, which the tree gives for free) instead of reading them: the daemon's
 // parse cache holds the documents of its last pass. Each File carries its
-// blob id.
-func (s *Store) files(dirs []string, known func(plumbing.Hash) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
+// blob id. A nil known reads every blob.
+func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
 	var diags parse.Diagnostics
 	c, err := s.repo.CommitObject(s.tip)
 	if err != nil {

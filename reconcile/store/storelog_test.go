@@ -113,7 +113,7 @@ func BenchmarkLog(b *testing.B) {
 	// Both sides warm: one untimed run each, so that neither pays for the
 	// page cache (each timed Log still starts with empty in-process caches,
 	// as each git process does).
-	run(b, ctl, "git", "log", "--format=%H", "main", "--", p)
+	testserver.Git(b, ctl, "log", "--format=%H", "main", "--", p)
 	if _, err := st.Log(p, 0); err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package reconcile
+package store
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/go-git/go-billy/v5/memfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -37,16 +38,16 @@ func TestRawObjectsReadLikeGoGit(t *testing.T) {
 			t.Parallel()
 			ctl := historyRepo(t, 300, 7)
 			if tc.repack != nil {
-				run(t, ctl, "git", tc.repack...)
+				testserver.Git(t, ctl, tc.repack...)
 			}
 			// Loose objects beside the pack.
 			os.WriteFile(filepath.Join(ctl, "plans", "s001-ledger.md"), []byte("loose\n"), 0o644)
-			run(t, ctl, "git", "commit", "--quiet", "-am", "loose")
+			testserver.Git(t, ctl, "commit", "--quiet", "-am", "loose")
 			packs, _ := filepath.Glob(filepath.Join(ctl, ".git", "objects", "pack", "*.idx"))
 			if len(packs) != 1 {
 				t.Fatalf("%d packs, want 1", len(packs))
 			}
-			if v := run(t, ctl, "git", "verify-pack", "-s", packs[0]); !strings.Contains(v, "chain length = 2") {
+			if v := testserver.Git(t, ctl, "verify-pack", "-s", packs[0]); !strings.Contains(v, "chain length = 2") {
 				t.Fatalf("the pack has no delta chains, so this test proves nothing:\n%s", v)
 			}
 
@@ -70,7 +71,7 @@ func TestRawObjectsReadLikeGoGit(t *testing.T) {
 				raw.close()
 			}
 			// A history walk on the small cache lists what git lists.
-			st, err := OpenStore(context.Background(), StoreOptions{Control: ctl})
+			st, err := Open(context.Background(), Options{Control: ctl})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +87,7 @@ func TestRawObjectsReadLikeGoGit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(strings.Fields(run(t, ctl, "git", "log", "--format=%H", "--", p)), got); diff != "" {
+				if diff := cmp.Diff(strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "--", p)), got); diff != "" {
 					t.Errorf("walk of %s on a small cache (-git +got):\n%s", p, diff)
 				}
 			}
@@ -183,7 +184,7 @@ func FuzzPatchDelta(f *testing.F) {
 // for ever and never allocates what the data does not hold.
 func FuzzRawPack(f *testing.F) {
 	ctl := historyRepo(f, 12, 3)
-	run(f, ctl, "git", "repack", "-adfq", "--depth=10")
+	testserver.Git(f, ctl, "repack", "-adfq", "--depth=10")
 	idxs, _ := filepath.Glob(filepath.Join(ctl, ".git", "objects", "pack", "*.idx"))
 	if len(idxs) != 1 {
 		f.Fatalf("%d packs", len(idxs))
