@@ -71,6 +71,8 @@ type Store struct {
 	// written are the objects Commit made since head: exactly what a
 	// push sends (see sendPack); nil when there are none.
 	written *passObjects
+	// packs are the clone's pack files as last indexed (refreshPacks).
+	packs []plumbing.Hash
 }
 
 // OpenStore opens (cloning if needed) the control repository.
@@ -200,6 +202,7 @@ func redact(u string) string {
 // Sync fetches the control branch and plans from its head, dropping any
 // commit a crashed pass left unpushed.
 func (s *Store) Sync(ctx context.Context) error {
+	s.refreshPacks()
 	if s.inPlace {
 		name := s.branch
 		if name == "" {
@@ -222,6 +225,7 @@ var errNoBranch = errors.New("the control branch does not exist on the remote")
 func (s *Store) fetchHead(ctx context.Context) error {
 	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", Auth: s.auth, Force: true, Prune: true,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
+	s.notePacks()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		if networkError(err) {
 			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))

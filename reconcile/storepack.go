@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -45,11 +46,18 @@ type passObjects struct {
 	// trees are the newest versions of the directories commits edited,
 	// by hash; a tree made in this pack has depth > 0.
 	trees map[plumbing.Hash]*memTree
-	// all are every object made since head, flushed or not, and packs the
-	// packs flush wrote since head: what a push sends (see sendPack).
-	all   []passObject
-	seen  map[plumbing.Hash]bool
-	packs [][]byte
+	// all are every object made since head, flushed or not: what a push
+	// sends (see sendPack). flushes counts the packs written since head
+	// and pack is the newest.
+	all     []passObject
+	seen    map[plumbing.Hash]bool
+	flushes int
+	pack    []byte
+	// arena holds the whole trees of the objects above and packBuf the
+	// pack being written; both are reused after a push, so a pass that
+	// pushes after every dispatch does not allocate a tree's size per
+	// push.
+	arena, packBuf []byte
 }
 
 type passObject struct {
@@ -268,7 +276,9 @@ func (s *Store) setEntry(m *memTree, old plumbing.Hash, e object.TreeEntry) plum
 		p.add(passObject{hash: h, typ: plumbing.TreeObject, data: d, base: old})
 		m.depth++
 	default:
-		p.add(passObject{hash: h, typ: plumbing.TreeObject, data: append([]byte(nil), m.enc...)})
+		start := len(p.arena)
+		p.arena = append(p.arena, m.enc...)
+		p.add(passObject{hash: h, typ: plumbing.TreeObject, data: p.arena[start:len(p.arena):len(p.arena)]})
 		m.depth = 1
 	}
 	if len(p.trees) >= maxMemTrees {
@@ -318,13 +328,26 @@ func appendCopy(d []byte, off, size int) []byte {
 	return d
 }
 
-var zlibWriters = sync.Pool{New: func() any { w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed); return w }}
+// packZlib is one compressor for every pack this process writes: a
+// compressor's state is hundreds of kilobytes, which a sync.Pool would
+// give back to every garbage collection.
+var packZlib struct {
+	sync.Mutex
+	w *zlib.Writer
+}
 
 // encodePack returns objects as a packfile (version 2,
 // deltas by reference to an object earlier in the same pack), its index
 // (version 2) and its checksum.
-func encodePack(objs []passObject) (pack, idx []byte, sum plumbing.Hash, err error) {
-	var b bytes.Buffer
+func encodePack(buf []byte, objs []passObject) (pack, idx []byte, sum plumbing.Hash, err error) {
+	size := 12 + sha1.Size
+	for _, o := range objs {
+		size += len(o.data) + 64
+	}
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
+	b := bytes.NewBuffer(buf[:0])
 	b.WriteString("PACK")
 	b.Write(binary.BigEndian.AppendUint32(nil, 2))
 	b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(objs))))
@@ -334,8 +357,12 @@ func encodePack(objs []passObject) (pack, idx []byte, sum plumbing.Hash, err err
 		crc  uint32
 	}
 	ats := make([]at, 0, len(objs))
-	zw := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(zw)
+	packZlib.Lock()
+	defer packZlib.Unlock()
+	if packZlib.w == nil {
+		packZlib.w, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	}
+	zw := packZlib.w
 	for _, o := range objs {
 		start := b.Len()
 		if start >= 1<<31 {
@@ -357,7 +384,7 @@ func encodePack(objs []passObject) (pack, idx []byte, sum plumbing.Hash, err err
 		if !o.base.IsZero() {
 			b.Write(o.base[:])
 		}
-		zw.Reset(&b)
+		zw.Reset(b)
 		if _, err := zw.Write(o.data); err != nil {
 			return nil, nil, plumbing.ZeroHash, err
 		}
@@ -412,7 +439,7 @@ func (s *Store) flush() error {
 	if !ok {
 		return fmt.Errorf("write the pass's objects: unsupported storage %T", s.repo.Storer)
 	}
-	pack, idx, sum, err := encodePack(p.objs)
+	pack, idx, sum, err := encodePack(p.packBuf, p.objs)
 	if err != nil {
 		return fmt.Errorf("write the pass's objects: %w", err)
 	}
@@ -430,8 +457,9 @@ func (s *Store) flush() error {
 			return fmt.Errorf("write the pass's objects: %w", err)
 		}
 	}
-	fsys.Reindex()
-	p.packs = append(p.packs, pack)
+	s.reindex(fsys)
+	p.flushes++
+	p.pack, p.packBuf = pack, pack
 	p.objs, p.index = nil, map[plumbing.Hash]int{}
 	for _, t := range p.trees {
 		t.depth = 0
@@ -439,8 +467,9 @@ func (s *Store) flush() error {
 	return nil
 }
 
-// writeAside writes data to a temporary file in dir, syncs it and renames
-// it to name.
+// writeAside writes data to a temporary file in dir and renames it to
+// name. Like go-git's loose objects it is not synced: a killed process
+// leaves the file whole in the page cache; a power loss is not guarded.
 func writeAside(fsys *filesystem.Storage, dir, name string, data []byte) error {
 	fs := fsys.Filesystem()
 	f, err := fs.TempFile(dir, "tmp_gallivant_")
@@ -449,9 +478,6 @@ func writeAside(fsys *filesystem.Storage, dir, name string, data []byte) error {
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if syncer, ok := f.(interface{ Sync() error }); ok && err == nil {
-		err = syncer.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -469,16 +495,49 @@ func (p *passObjects) afterPush() *passObjects {
 	if p == nil {
 		return nil
 	}
-	return &passObjects{index: map[plumbing.Hash]int{}, seen: map[plumbing.Hash]bool{}, trees: p.trees, tip: p.tip, tipTree: p.tipTree}
+	return &passObjects{index: map[plumbing.Hash]int{}, seen: map[plumbing.Hash]bool{}, trees: p.trees, tip: p.tip, tipTree: p.tipTree,
+		arena: p.arena[:0], packBuf: p.packBuf[:0]}
+}
+
+// refreshPacks makes the store see packs another writer added since it
+// last read the pack directory: go-git reads the pack indexes once and
+// then only learns of the packs its own fetches write, and a second Store
+// on the same clone (a daemon's notifier, a test's next reconciler), or a
+// person's git in an in-place checkout, writes packs too.
+func (s *Store) refreshPacks() {
+	fsys, ok := s.repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return
+	}
+	packs, err := fsys.ObjectPacks()
+	if err != nil || slices.Equal(packs, s.packs) {
+		return
+	}
+	s.reindex(fsys)
+}
+
+// reindex drops go-git's pack indexes, to be read again on the next
+// lookup, and remembers the pack directory as it is now.
+func (s *Store) reindex(fsys *filesystem.Storage) {
+	fsys.Reindex()
+	s.packs, _ = fsys.ObjectPacks()
+}
+
+// notePacks remembers the pack directory after go-git itself added a pack
+// it already indexed (a fetch).
+func (s *Store) notePacks() {
+	if fsys, ok := s.repo.Storer.(*filesystem.Storage); ok {
+		s.packs, _ = fsys.ObjectPacks()
+	}
 }
 
 // sendable returns one pack of every object made since head: the pack
 // flush wrote when there is exactly one, else a new one.
 func (p *passObjects) sendable() ([]byte, error) {
-	if len(p.objs) == 0 && len(p.packs) == 1 {
-		return p.packs[0], nil
+	if len(p.objs) == 0 && p.flushes == 1 {
+		return p.pack, nil
 	}
-	pack, _, _, err := encodePack(p.all)
+	pack, _, _, err := encodePack(nil, p.all)
 	return pack, err
 }
 
