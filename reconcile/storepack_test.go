@@ -61,6 +61,13 @@ func TestPassPackIsWhatGitWouldWrite(t *testing.T) {
 	}
 	commit("plans-x/b.md", "y\n")
 	commit("a/b/c.md", "new directories\n")
+	// A directory becomes a file, which sorts elsewhere.
+	commit("plans-x", "a file now\n")
+	delete(want, "plans-x/a.md")
+	delete(want, "plans-x/b.md")
+	if _, err := st.Commit("plans-x/c.md", []byte("x"), "loop: record", when); err == nil || !strings.Contains(err.Error(), "plans-x is a file") {
+		t.Errorf("a file under a file: %v", err)
+	}
 	if err := st.Push(context.Background()); err != nil {
 		t.Fatal(err)
 	}
