@@ -69,9 +69,11 @@ type Store struct {
 	tip      plumbing.Hash // head plus this pass's unpushed commits
 	remote   string        // the clone's origin; empty in place
 	log      *slog.Logger
-	// written are the objects Commit wrote since head: exactly what a
-	// push sends (see sendPack).
-	written []plumbing.Hash
+	// written are the objects Commit made since head: exactly what a
+	// push sends (see sendPack); nil when there are none.
+	written *passObjects
+	// packs are the clone's pack files as last indexed (refreshPacks).
+	packs []plumbing.Hash
 }
 
 // Open opens (cloning if needed) the control repository.
@@ -205,6 +207,7 @@ var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
 // Sync fetches the control branch and plans from its head, dropping any
 // commit a crashed pass left unpushed.
 func (s *Store) Sync(ctx context.Context) error {
+	s.refreshPacks()
 	if s.inPlace {
 		name := s.branch
 		if name == "" {
@@ -227,6 +230,7 @@ var errNoBranch = errors.New("the control branch does not exist on the remote")
 func (s *Store) fetchHead(ctx context.Context) error {
 	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", Auth: s.auth, Force: true, Prune: true,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
+	s.notePacks()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		if networkError(err) {
 			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))
@@ -414,6 +418,11 @@ func hiddenDir(p string) bool {
 
 // ReadFile reads one file at a commit; ok is false when it does not exist.
 func (s *Store) ReadFile(commit, p string) (data []byte, ok bool, err error) {
+	if s.isPending(plumbing.NewHash(commit)) {
+		if err := s.flush(); err != nil {
+			return nil, false, err
+		}
+	}
 	c, err := s.repo.CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, false, fmt.Errorf("read control commit %s: %w", short(commit), err)
@@ -435,104 +444,71 @@ func (s *Store) ReadFile(commit, p string) (data []byte, ok bool, err error) {
 }
 
 // Commit writes content at path on top of the tip and returns the new
-// commit. It changes exactly one file.
+// commit. It changes exactly one file. The commit and its objects stay in
+// memory until something needs them on disk (see storepack.go); a process
+// that dies before then leaves nothing behind.
 func (s *Store) Commit(p string, content []byte, message string, when time.Time) (string, error) {
-	parent, err := s.repo.CommitObject(s.tip)
-	if err != nil {
-		return "", err
+	root := s.written.tipTreeOf(s.tip)
+	if root.IsZero() {
+		parent, err := s.repo.CommitObject(s.tip)
+		if err != nil {
+			return "", err
+		}
+		root = parent.TreeHash
 	}
-	blob := s.repo.Storer.NewEncodedObject()
-	blob.SetType(plumbing.BlobObject)
-	w, err := blob.Writer()
-	if err != nil {
-		return "", err
-	}
-	if _, err := w.Write(content); err != nil {
-		return "", err
-	}
-	w.Close()
-	bh, err := s.put(blob)
-	if err != nil {
-		return "", err
-	}
-	tree, err := s.replace(parent.TreeHash, strings.Split(p, "/"), bh)
+	bh := s.putContent(plumbing.BlobObject, append([]byte(nil), content...))
+	tree, err := s.replace(root, strings.Split(p, "/"), bh)
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
 	sig := s.author
 	sig.When = when
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree, ParentHashes: []plumbing.Hash{s.tip}}
-	obj := s.repo.Storer.NewEncodedObject()
+	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return "", err
 	}
-	h, err := s.put(obj)
+	data, err := readAll(obj)
 	if err != nil {
 		return "", err
 	}
+	h := s.putContent(plumbing.CommitObject, data)
 	s.tip = h
+	s.written.tip, s.written.tipTree = h, tree
 	return h.String(), nil
 }
 
 // replace returns a tree like tree with the file at parts set to blob,
 // creating directories as needed.
 func (s *Store) replace(tree plumbing.Hash, parts []string, blob plumbing.Hash) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
-	if !tree.IsZero() {
-		t, err := s.repo.TreeObject(tree)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entries = append(entries, t.Entries...)
-	}
-	name := parts[0]
-	idx := -1
-	for i, e := range entries {
-		if e.Name == name {
-			idx = i
-		}
-	}
-	var entry object.TreeEntry
-	if len(parts) == 1 {
-		entry = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}
-	} else {
-		sub := plumbing.ZeroHash
-		if idx >= 0 {
-			if entries[idx].Mode != filemode.Dir {
-				return plumbing.ZeroHash, fmt.Errorf("%s is a file, not a directory", name)
-			}
-			sub = entries[idx].Hash
-		}
-		h, err := s.replace(sub, parts[1:], blob)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entry = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
-	}
-	if idx >= 0 {
-		entries[idx] = entry
-	} else {
-		entries = append(entries, entry)
-	}
-	// Git orders tree entries by name, comparing a directory as name + "/".
-	key := func(e object.TreeEntry) string {
-		if e.Mode == filemode.Dir {
-			return e.Name + "/"
-		}
-		return e.Name
-	}
-	sort.Slice(entries, func(i, j int) bool { return key(entries[i]) < key(entries[j]) })
-	t := &object.Tree{Entries: entries}
-	obj := s.repo.Storer.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
+	m, err := s.memTreeOf(tree)
+	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return s.put(obj)
+	name := parts[0]
+	if len(parts) == 1 {
+		return s.setEntry(m, tree, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}), nil
+	}
+	sub := plumbing.ZeroHash
+	if i, ok := m.find(name); ok {
+		if m.entries[i].Mode != filemode.Dir {
+			return plumbing.ZeroHash, fmt.Errorf("%s is a file, not a directory", name)
+		}
+		sub = m.entries[i].Hash
+	}
+	h, err := s.replace(sub, parts[1:], blob)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.setEntry(m, tree, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}), nil
 }
 
 // Landed reports whether commit sha is on the control branch as last
 // fetched or pushed: the head or one of its ancestors.
 func (s *Store) Landed(sha string) bool {
+	if s.isPending(plumbing.NewHash(sha)) {
+		return false // made since the head, so not on it
+	}
 	c, err := s.repo.CommitObject(plumbing.NewHash(sha))
 	if err != nil {
 		return false
@@ -556,6 +532,10 @@ func (s *Store) Unpushed() bool { return s.tip != s.head }
 func (s *Store) Push(ctx context.Context) error {
 	if !s.Unpushed() {
 		return nil
+	}
+	// The pass's objects reach the disk before any reference names them.
+	if err := s.flush(); err != nil {
+		return err
 	}
 	ref := plumbing.NewBranchReferenceName(s.branch)
 	if s.inPlace {
@@ -596,16 +576,17 @@ func (s *Store) Push(ctx context.Context) error {
 				return fmt.Errorf("update the control work tree: %w", err)
 			}
 		}
+		s.written = s.written.afterPush()
 		return nil
 	}
 	if err := s.repo.Storer.SetReference(plumbing.NewHashReference(ref, s.tip)); err != nil {
 		return err
 	}
-	if len(s.written) > 0 {
+	if s.written != nil && len(s.written.all) > 0 {
 		if err := s.sendPack(ctx, ref); err != nil {
 			return err
 		}
-		s.head, s.written = s.tip, nil
+		s.head, s.written = s.tip, s.written.afterPush()
 		return nil
 	}
 	spec := config.RefSpec(ref.String() + ":" + ref.String())

@@ -39,6 +39,9 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 		}
 	}
 	tw := &treeWalk{repo: s.repo, dirs: dirs, cur: map[plumbing.Hash]*object.Tree{}}
+	if err := s.flush(); err != nil { // the walk reads the pass's commits from disk
+		return nil, err
+	}
 	c, err := s.repo.CommitObject(s.tip)
 	if err != nil {
 		return nil, err
