@@ -240,16 +240,18 @@ func (p *proc) kill(tree bool) {
 // answered by a stop this suite would fail on, correctly. The check and the
 // kill hold killMu, so at most this pass's own progress (one more rerun)
 // falls between them; kills stop once any dispatch has had
-// MaxReruns-1 reruns, which leaves that one. A spared pass runs to its end.
-func (w *world) killPass(p *proc, tree bool) {
+// MaxReruns-1 reruns, which leaves that one. A spared pass runs to its end
+// and spends the kill point; spared reports it.
+func (w *world) killPass(p *proc, tree bool) (spared bool) {
 	w.killMu.Lock()
 	defer w.killMu.Unlock()
 	if !w.mayInterrupt() {
 		w.spared++
 		<-p.exited
-		return
+		return true
 	}
 	p.kill(tree)
+	return false
 }
 
 // mayInterrupt reports whether every outstanding dispatch on the control
@@ -555,14 +557,15 @@ func TestCrashAndConcurrency(t *testing.T) {
 				// to the next pass, scaled into the life the pass had (a few
 				// passes at most).
 				delay := step.delay
+				spared := false
 				for try := 0; ; try++ {
 					began := time.Now()
 					select {
 					case <-pr.exited:
 					case <-time.After(delay):
-						w.killPass(pr, step.tree)
+						spared = w.killPass(pr, step.tree)
 					}
-					if pr.killed != "" || step.agent || try == 4 || time.Now().After(deadline) {
+					if spared || pr.killed != "" || step.agent || try == 4 || time.Now().After(deadline) {
 						break
 					}
 					delay = time.Duration(1 + step.frac*float64(time.Since(began)))
