@@ -157,7 +157,6 @@ func (s *Store) memTreeOf(h plumbing.Hash) (*memTree, error) {
 		if err := s.flush(); err != nil {
 			return nil, err
 		}
-		p = s.pending()
 	}
 	t, err := s.repo.TreeObject(h)
 	if err != nil {
