@@ -33,6 +33,9 @@ var ErrUnknownRevision = errors.New("unknown revision")
 // history) is excluded: the walk starts at the commit after it. Only
 // ledgers whose path is in only are included when only is non-empty.
 func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit) error) error {
+	if err := s.flush(); err != nil { // the walk starts at the tip, which may be in memory
+		return err
+	}
 	stop := plumbing.ZeroHash
 	if since != "" {
 		h, err := s.resolve(since)

@@ -317,6 +317,9 @@ func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
 // blob id. A nil known reads every blob.
 func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
 	var diags parse.Diagnostics
+	if err := s.flush(); err != nil { // the tip may be one of the pass's own commits
+		return nil, nil, err
+	}
 	c, err := s.repo.CommitObject(s.tip)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
@@ -625,6 +628,9 @@ type LogEntry struct {
 
 // Log returns the commits that changed p, newest first, from the tip.
 func (s *Store) Log(p string, limit int) ([]LogEntry, error) {
+	if err := s.flush(); err != nil { // the walk starts at the tip, which may be in memory
+		return nil, err
+	}
 	var out []LogEntry
 	pl, done := newPathLog(s, p)
 	defer done()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/internal/githubtest/testserver"
 	"github.com/google/go-cmp/cmp"
 )
@@ -157,5 +158,43 @@ func TestUnpushedPassLeavesNothing(t *testing.T) {
 	testserver.Git(t, ctl, "fsck", "--strict")
 	if got := testserver.Git(t, ctl, "cat-file", "-p", sha+":plans/s001-ledger.md"); got != "changed" {
 		t.Errorf("git reads %q from the pass's pack", got)
+	}
+}
+
+// Files, Log and History start at the tip, which may be a commit the pass
+// made and has not pushed: they read it like any other.
+func TestReadsSeeThePassCommits(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	testserver.Git(t, src, "init", "--quiet", "--initial-branch=main")
+	if err := os.MkdirAll(filepath.Join(src, "plans"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "plans", "a-ledger.md"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testserver.Git(t, src, "add", "-A")
+	testserver.Git(t, src, "commit", "--quiet", "-m", "start")
+	remote := filepath.Join(t.TempDir(), "control.git")
+	testserver.Git(t, src, "clone", "--quiet", "--bare", src, remote)
+	st, err := Open(context.Background(), Options{Control: "file://" + remote, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha, err := st.Commit("plans/a-ledger.md", []byte("two\n"), "loop: record", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := st.Files([]string{"plans"})
+	if err != nil || len(files) != 1 || string(files[0].Data) != "two\n" {
+		t.Fatalf("Files before the push: %v %+v", err, files)
+	}
+	entries, err := st.Log("plans/a-ledger.md", 0)
+	if err != nil || len(entries) != 2 || entries[0].SHA != sha {
+		t.Fatalf("Log before the push: %v %+v", err, entries)
+	}
+	n := 0
+	if err := st.History("", nil, func(c audit.Commit) error { n++; return nil }); err != nil || n == 0 {
+		t.Fatalf("History before the push: %v, %d commits", err, n)
 	}
 }
