@@ -198,3 +198,67 @@ func TestReadsSeeThePassCommits(t *testing.T) {
 		t.Fatalf("History before the push: %v, %d commits", err, n)
 	}
 }
+
+// Every push adds a pack to the control clone; past maxPacks, Sync
+// repacks the clone into one, and everything stays readable (git fsck,
+// the tip's files, a later commit and push).
+func TestSyncRepacksAClonePastMaxPacks(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	testserver.Git(t, src, "init", "--quiet", "--initial-branch=main")
+	if err := os.MkdirAll(filepath.Join(src, "plans"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "plans", "a-ledger.md"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testserver.Git(t, src, "add", "-A")
+	testserver.Git(t, src, "commit", "--quiet", "-m", "start")
+	remote := filepath.Join(t.TempDir(), "control.git")
+	testserver.Git(t, src, "clone", "--quiet", "--bare", src, remote)
+	ctx := context.Background()
+	st, err := Open(ctx, Options{Control: "file://" + remote, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	packs := func() int {
+		t.Helper()
+		ps, err := filepath.Glob(filepath.Join(st.Dir(), "objects", "pack", "*.pack"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ps)
+	}
+	when := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; packs() <= maxPacks; i++ {
+		if i > 3*maxPacks {
+			t.Fatalf("%d pushes made only %d packs", i, packs())
+		}
+		if _, err := st.Commit("plans/a-ledger.md", []byte(fmt.Sprintf("revision %d\n", i)), "loop: record", when); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Push(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := packs(); n > 2 {
+		t.Errorf("%d packs after Sync, want the clone repacked", n)
+	}
+	testserver.Git(t, st.Dir(), "fsck", "--strict", "--no-dangling")
+	files, _, err := st.Files([]string{"plans"})
+	if err != nil || len(files) != 1 || !strings.HasPrefix(string(files[0].Data), "revision ") {
+		t.Fatalf("Files after the repack: %v %+v", err, files)
+	}
+	if _, err := st.Commit("plans/a-ledger.md", []byte("after\n"), "loop: record", when); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Push(ctx); err != nil {
+		t.Fatalf("push after the repack: %v", err)
+	}
+	if got := testserver.Git(t, remote, "show", "main:plans/a-ledger.md"); got != "after" {
+		t.Errorf("remote has %q", got)
+	}
+}
