@@ -6,7 +6,6 @@ import (
 	"crypto/rsa"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,25 +15,11 @@ import (
 	"github.com/gallivant/gallivant/reconcile/store"
 )
 
-// storeClock is a settable clock shared by the stand-in and the token
-// source, so that expiry is decided by one time.
-type storeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *storeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *storeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // storeAppRig is the stand-in with App 42 installed on acme, a control
 // repository, and a token source for the App.
-func storeAppRig(t *testing.T) (*githubtest.Server, *githubapi.AppTokens, *storeClock) {
+func storeAppRig(t *testing.T) (*githubtest.Server, *githubapi.AppTokens, *testserver.Clock) {
 	t.Helper()
-	clock := &storeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testserver.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s := testserver.StartWith(t, githubtest.Options{Clock: clock.Now}, "acme/control")
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {

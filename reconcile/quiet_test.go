@@ -15,14 +15,10 @@ import (
 	"os"
 )
 
-// quietDelivery is a pull request in review with CI green, waiting for
-// alice, after the full read that leaves its quiet mark. pass runs passes
-// of one reconciler, as a daemon does: its adapter keeps the marks.
-func quietDelivery(t *testing.T) (r *rig, pass func() *Report) {
-	t.Helper()
-	r = newDelivery(t, "")
-	rec := r.reconciler()
-	pass = func() *Report {
+// daemonPasses runs passes of one reconciler, as a daemon does: its
+// adapter keeps the quiet marks between them.
+func daemonPasses(t *testing.T, rec *Reconciler) func() *Report {
+	return func() *Report {
 		t.Helper()
 		rep, err := rec.Pass(context.Background())
 		if err != nil {
@@ -30,6 +26,16 @@ func quietDelivery(t *testing.T) (r *rig, pass func() *Report) {
 		}
 		return rep
 	}
+}
+
+// quietDelivery is a pull request in review with CI green, waiting for
+// alice, after the full read that leaves its quiet mark. pass runs passes
+// of one reconciler, as a daemon does: its adapter keeps the marks.
+func quietDelivery(t *testing.T) (r *rig, pass func() *Report) {
+	t.Helper()
+	r = newDelivery(t, "")
+	rec := r.reconciler()
+	pass = daemonPasses(t, rec)
 	pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
 	// Passes run minutes apart; a read in the same second as the last
@@ -259,14 +265,7 @@ func TestQuietMarksForgottenOnChanged(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, "")
 	rec := r.reconciler()
-	pass := func() *Report {
-		t.Helper()
-		rep, err := rec.Pass(context.Background())
-		if err != nil {
-			t.Fatalf("pass: %v", err)
-		}
-		return rep
-	}
+	pass := daemonPasses(t, rec)
 	pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
 	r.clock.advance(time.Minute)
@@ -352,14 +351,7 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 		r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
 			"gallivant.yaml": strings.Replace(rigConfig, "  none: [acme/api]\n", "  wait: 45m\n", 1)})
 		rec := r.reconciler()
-		pass := func() *Report {
-			t.Helper()
-			rep, err := rec.Pass(context.Background())
-			if err != nil {
-				t.Fatalf("pass: %v", err)
-			}
-			return rep
-		}
+		pass := daemonPasses(t, rec)
 		if rep := pass(); subjectsOf(rep)[len(subjectsOf(rep))-1] != "loop: open pr acme/api#1" {
 			t.Fatalf("got %v; notes %+v", subjectsOf(rep), rep.Notes)
 		}
@@ -474,14 +466,7 @@ func TestQuietWaitForCIEndsAtChecksWait(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
 		"gallivant.yaml": strings.Replace(rigConfig, "  none: [acme/api]\n", "  wait: 10m\n", 1)})
 	rec := r.reconciler()
-	pass := func() *Report {
-		t.Helper()
-		rep, err := rec.Pass(context.Background())
-		if err != nil {
-			t.Fatalf("pass: %v", err)
-		}
-		return rep
-	}
+	pass := daemonPasses(t, rec)
 	if rep := pass(); subjectsOf(rep)[len(subjectsOf(rep))-1] != "loop: open pr acme/api#1" {
 		t.Fatalf("got %v; notes %s", subjectsOf(rep), noteOf(rep))
 	}

@@ -17,20 +17,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// appClock is a settable clock shared by the stand-in and the token
-// source, so that expiry is decided by one time.
-type appClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *appClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *appClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 var (
 	testAppKeyOnce sync.Once
 	testAppKey     *rsa.PrivateKey
@@ -50,9 +36,9 @@ func appTestKey(t *testing.T) *rsa.PrivateKey {
 
 // appRig is the stand-in with App 42 ("shipper") installed on acme and a
 // token source for it.
-func appRig(t *testing.T, repos ...string) (*githubtest.Server, *AppTokens, *appClock) {
+func appRig(t *testing.T, repos ...string) (*githubtest.Server, *AppTokens, *testserver.Clock) {
 	t.Helper()
-	clock := &appClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testserver.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s := testserver.StartWith(t, githubtest.Options{Clock: clock.Now}, repos...)
 	key := appTestKey(t)
 	s.RegisterApp(42, "shipper", &key.PublicKey)

@@ -161,16 +161,16 @@ func TestUnpushedPassLeavesNothing(t *testing.T) {
 	}
 }
 
-// Files, Log and History start at the tip, which may be a commit the pass
-// made and has not pushed: they read it like any other.
-func TestReadsSeeThePassCommits(t *testing.T) {
-	t.Parallel()
+// oneLedgerStore is a store on a bare control remote whose one commit
+// holds plans/a-ledger.md with content; it returns the remote's path too.
+func oneLedgerStore(t *testing.T, content string) (*Store, string) {
+	t.Helper()
 	src := t.TempDir()
 	testserver.Git(t, src, "init", "--quiet", "--initial-branch=main")
 	if err := os.MkdirAll(filepath.Join(src, "plans"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(src, "plans", "a-ledger.md"), []byte("one\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src, "plans", "a-ledger.md"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	testserver.Git(t, src, "add", "-A")
@@ -181,6 +181,14 @@ func TestReadsSeeThePassCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, remote
+}
+
+// Files, Log and History start at the tip, which may be a commit the pass
+// made and has not pushed: they read it like any other.
+func TestReadsSeeThePassCommits(t *testing.T) {
+	t.Parallel()
+	st, _ := oneLedgerStore(t, "one\n")
 	sha, err := st.Commit("plans/a-ledger.md", []byte("two\n"), "loop: record", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
@@ -204,23 +212,8 @@ func TestReadsSeeThePassCommits(t *testing.T) {
 // the tip's files, a later commit and push).
 func TestSyncRepacksAClonePastMaxPacks(t *testing.T) {
 	t.Parallel()
-	src := t.TempDir()
-	testserver.Git(t, src, "init", "--quiet", "--initial-branch=main")
-	if err := os.MkdirAll(filepath.Join(src, "plans"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(src, "plans", "a-ledger.md"), []byte("start\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	testserver.Git(t, src, "add", "-A")
-	testserver.Git(t, src, "commit", "--quiet", "-m", "start")
-	remote := filepath.Join(t.TempDir(), "control.git")
-	testserver.Git(t, src, "clone", "--quiet", "--bare", src, remote)
+	st, remote := oneLedgerStore(t, "start\n")
 	ctx := context.Background()
-	st, err := Open(ctx, Options{Control: "file://" + remote, CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	packs := func() int {
 		t.Helper()
 		ps, err := filepath.Glob(filepath.Join(st.Dir(), "objects", "pack", "*.pack"))
