@@ -17,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // cacheSlots bounds how many processes can share one cache directory for
@@ -181,9 +180,6 @@ func (s *Store) syncClone(ctx context.Context) error {
 		}
 	}
 	err := s.fetchHead(ctx)
-	if err == nil {
-		s.compact()
-	}
 	if err == nil || networkError(err) || errors.Is(err, errNoBranch) {
 		return err
 	}
@@ -192,33 +188,4 @@ func (s *Store) syncClone(ctx context.Context) error {
 		return err
 	}
 	return s.fetchHead(ctx)
-}
-
-// maxPacks bounds the pack files of a control clone. Every fetch that
-// brings something and every push adds one, and each object lookup
-// consults every pack's index, so a daemon's clone would slow down pass by
-// pass. Past the bound, Sync repacks the clone into one pack (about 5 s at
-// 10,000 commits, once per maxPacks passes that fetched or pushed).
-const maxPacks = 50
-
-// compact repacks the clone when it holds more than maxPacks packs: go-git
-// writes one pack of everything reachable from the clone's references
-// beside the others, then deletes the others. A kill at any point leaves
-// the objects readable (in the old packs, the new one, or both); an
-// unreachable object, such as a commit of a pass whose push lost, is
-// dropped, as Sync drops it anyway. A failure only leaves the packs as
-// they were.
-func (s *Store) compact() {
-	fsys, ok := s.repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return
-	}
-	packs, err := fsys.ObjectPacks()
-	if err != nil || len(packs) <= maxPacks {
-		return
-	}
-	if err := s.repo.RepackObjects(&git.RepackConfig{}); err != nil {
-		s.log.Warn("control cache not repacked", "dir", s.dir, "packs", len(packs), "error", err.Error())
-	}
-	s.reindex(fsys)
 }
