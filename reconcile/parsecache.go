@@ -171,17 +171,24 @@ func (c *parseCache) spec(f specs.File, def specs.Defaults) (*specs.Spec, *parse
 	return sp, doc, ds
 }
 
+// once returns what *slot holds, parsing it first when it holds nothing:
+// a document is parsed at most once per kind for as long as it is cached.
+func once[T any](c *parseCache, slot **T, parse func() T) *T {
+	if *slot == nil {
+		c.parses++
+		v := parse()
+		*slot = &v
+	}
+	return *slot
+}
+
 func (c *parseCache) chain(f specs.File) (*specs.Chain, parse.Diagnostics) {
 	d := c.doc(f)
 	if d == nil {
 		return specs.ParseChainFile(f)
 	}
-	if d.chain == nil {
-		c.parses++
-		ch, ds := specs.ParseChainFile(f)
-		d.chain = &parsedChain{ch, ds}
-	}
-	return d.chain.c, d.chain.ds
+	r := once(c, &d.chain, func() parsedChain { ch, ds := specs.ParseChainFile(f); return parsedChain{ch, ds} })
+	return r.c, r.ds
 }
 
 func (c *parseCache) plan(f specs.File) (*specs.Plan, parse.Diagnostics) {
@@ -189,12 +196,8 @@ func (c *parseCache) plan(f specs.File) (*specs.Plan, parse.Diagnostics) {
 	if d == nil {
 		return specs.ParsePlanFile(f)
 	}
-	if d.plan == nil {
-		c.parses++
-		p, ds := specs.ParsePlanFile(f)
-		d.plan = &parsedPlan{p, ds}
-	}
-	return d.plan.p, d.plan.ds
+	r := once(c, &d.plan, func() parsedPlan { p, ds := specs.ParsePlanFile(f); return parsedPlan{p, ds} })
+	return r.p, r.ds
 }
 
 func (c *parseCache) ledger(f specs.File) (*ledger.Ledger, parse.Diagnostics) {
@@ -202,10 +205,6 @@ func (c *parseCache) ledger(f specs.File) (*ledger.Ledger, parse.Diagnostics) {
 	if d == nil {
 		return ledger.Parse(f.Path, f.Data)
 	}
-	if d.ledger == nil {
-		c.parses++
-		l, ds := ledger.Parse(f.Path, f.Data)
-		d.ledger = &parsedLedger{l, ds}
-	}
-	return d.ledger.l, d.ledger.ds
+	r := once(c, &d.ledger, func() parsedLedger { l, ds := ledger.Parse(f.Path, f.Data); return parsedLedger{l, ds} })
+	return r.l, r.ds
 }
