@@ -79,6 +79,9 @@ type Store struct {
 	packs []plumbing.Hash
 	// wait is Options.Wait, or a timer.
 	wait func(ctx context.Context, d time.Duration) error
+	// versions is LoopVersions' answer at the last tip it was asked
+	// about; nil before the first.
+	versions *versionIndex
 }
 
 // Open opens (cloning if needed) the control repository.
