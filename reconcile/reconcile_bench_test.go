@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -78,11 +79,24 @@ func BenchmarkPassUnchangedScale(b *testing.B) {
 			files, repos := manySpecs(n, max(1, n/50))
 			r := newRig(b, files, repos...)
 			rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
-			if rep, err := rec.Pass(context.Background()); err != nil || len(rep.Transitions) != 2*n {
-				b.Fatalf("first pass: %v, %d transitions", err, len(rep.Transitions))
+			// A first pass over thousands of specs meets the primary rate
+			// limit (5000 an hour) before it has seeded them all; the
+			// seeding passes go on, each with a fresh hour's limit, until
+			// one is idle.
+			total := 0
+			for pass := 0; ; pass++ {
+				r.gh.SetRemaining(githubtest.DefaultLogin, 5000)
+				rep, err := rec.Pass(context.Background())
+				if err != nil || pass == 50 {
+					b.Fatalf("pass %d: %v, %d transitions so far", pass, err, total)
+				}
+				if len(rep.Transitions) == 0 {
+					break
+				}
+				total += len(rep.Transitions)
 			}
-			if _, err := rec.Pass(context.Background()); err != nil {
-				b.Fatal(err)
+			if total != 2*n {
+				b.Fatalf("seeding made %d transitions; want %d", total, 2*n)
 			}
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
