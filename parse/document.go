@@ -116,6 +116,10 @@ func parseWith(md goldmark.Markdown, inline bool, path string, src []byte, opts 
 		d.Diagnostics.Errorf(path, Pos{line, 1}, RuleNesting, "lists or block quotes nested %d deep; at most %d levels are supported", depth, MaxNesting)
 		return d
 	}
+	if l, over := d.overLimit(inline); over {
+		d.Diagnostics.Errorf(path, d.PosOf(l.off), l.rule, "%s", l.msg)
+		return d
+	}
 	bodyOff := d.parseFrontmatter(src)
 	body := src[bodyOff:]
 	root := md.Parser().Parse(text.NewReader(body))

@@ -2,9 +2,6 @@ package parse
 
 import (
 	"bytes"
-	"errors"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/adrg/frontmatter"
@@ -39,8 +36,6 @@ func (f *Frontmatter) PosOf(n *yaml.Node) Pos {
 	p := f.yaml.Pos(n.Line, n.Column)
 	return Pos{Line: p.Line + f.ContentLine - 1, Col: p.Col}
 }
-
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
 // parseFrontmatter splits off a leading `---` YAML block and returns the byte
 // offset at which the markdown body starts.
@@ -78,38 +73,19 @@ func (d *Document) parseFrontmatter(src []byte) int {
 	d.Front = f
 	var node yaml.Node
 	if err := yaml.Unmarshal(raw, &node); err != nil {
-		line := f.ContentLine
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			if n, convErr := strconv.Atoi(m[1]); convErr == nil {
-				line = f.yaml.Pos(n, 1).Line + f.ContentLine - 1
-			}
-		}
+		at, msg := f.yaml.SyntaxError(err)
+		line := at.Line + f.ContentLine - 1
 		if line >= f.EndLine {
 			line = f.EndLine - 1
 		}
 		if line < f.ContentLine {
 			line = f.Line
 		}
-		d.Diagnostics.Errorf(d.Path, Pos{line, 1}, RuleFrontmatterSyntax, "frontmatter is not valid YAML: %s", yamlMessage(err))
+		d.Diagnostics.Errorf(d.Path, Pos{line, 1}, RuleFrontmatterSyntax, "frontmatter is not valid YAML: %s", msg)
 		return bodyOff
 	}
 	if node.Kind == yaml.DocumentNode && len(node.Content) > 0 {
 		f.Node = node.Content[0]
 	}
 	return bodyOff
-}
-
-// yamlMessage strips yaml.v3's "yaml: line N:" prefix, whose line number is
-// relative to the frontmatter and would mislead next to a document position.
-func yamlMessage(err error) string {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return strings.Join(te.Errors, "; ")
-	}
-	s := err.Error()
-	s = strings.TrimPrefix(s, "yaml: ")
-	if i := strings.Index(s, ": "); i >= 0 && strings.HasPrefix(s, "line ") {
-		s = s[i+2:]
-	}
-	return s
 }

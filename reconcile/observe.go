@@ -32,8 +32,9 @@ type branchLister interface {
 // answered per repository. A work branch's first read in the pass comes
 // from its repository's snapshot (one matching-refs read); any later read
 // of the same branch in the pass asks GitHub, because by then the pass
-// itself may have moved it (an executor's push, a created branch, an
-// update-branch). Base branches only move by people and GitHub, never by
+// itself may have moved it (an executor's push, an update-branch); a
+// branch the pass created is answered with the commit it created it on
+// until the pass moves it again. Base branches only move by people and GitHub, never by
 // the pass, so each is read once per pass. Safe for concurrent use.
 type observer struct {
 	GitHubClient
@@ -52,6 +53,10 @@ type observer struct {
 	lists  map[string]*prList // per repository, read once per pass
 	wrote  map[prKey]bool     // pull requests the pass wrote to
 	pushed map[string]bool    // repositories whose work branches the pass moved
+	// created holds the work branches the pass created, at the commit it
+	// created them on, until the pass moves them again (moved): reading
+	// one back would only tell the pass what it just wrote.
+	created map[string]string // repo + " " + branch
 }
 
 type prKey struct {
@@ -79,7 +84,7 @@ func observe(c GitHubClient) GitHubClient {
 	}
 	w, _ := c.(prWatcher)
 	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
-		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}}
+		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{}}
 }
 
 // prefetch reads the work-branch snapshots of repos concurrently, at most
@@ -132,6 +137,10 @@ func (o *observer) BranchHead(ctx context.Context, repo, branch string) (string,
 	key := repo + " " + branch
 	if strings.HasPrefix(branch, workBranchPrefix) {
 		o.mu.Lock()
+		if sha, ok := o.created[key]; ok {
+			o.mu.Unlock()
+			return sha, true, nil
+		}
 		first := !o.used[key] && !o.stale[repo]
 		o.used[key] = true
 		o.mu.Unlock()
@@ -161,10 +170,17 @@ func (o *observer) BranchHead(ctx context.Context, repo, branch string) (string,
 	return sha, ok, nil
 }
 
-// CreateBranch creates the branch and makes its next read ask GitHub.
+// CreateBranch creates the branch. Until the pass moves it again, the
+// pass's reads of it are answered with sha: GitHub created it there.
 func (o *observer) CreateBranch(ctx context.Context, repo, branch, sha string) error {
 	o.moved(repo, branch)
-	return o.GitHubClient.CreateBranch(ctx, repo, branch, sha)
+	if err := o.GitHubClient.CreateBranch(ctx, repo, branch, sha); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	o.created[repo+" "+branch] = sha
+	o.mu.Unlock()
+	return nil
 }
 
 // observeWidth bounds the concurrent reads of a pass's prefetch: enough
@@ -217,9 +233,22 @@ func (p *passState) moved(repo, branch string) {
 	}
 }
 
+// reread makes the next read of a work branch ask GitHub rather than the
+// pass's snapshot, as a decision on what the branch holds now needs. A
+// branch the pass created and has not moved since is still answered from
+// what it created: nothing but this pass can have pushed to it.
+func (p *passState) reread(repo, branch string) {
+	if o, ok := p.GitHub.(*observer); ok {
+		o.mu.Lock()
+		o.used[repo+" "+branch] = true
+		o.mu.Unlock()
+	}
+}
+
 func (o *observer) moved(repo, branch string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	delete(o.created, repo+" "+branch)
 	o.used[repo+" "+branch] = true
 	o.pushed[repo] = true
 	delete(o.bases, repo+" "+branch)

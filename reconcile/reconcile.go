@@ -288,6 +288,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		return p.rep, err
 	}
 	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	p.unreadable(ds)
 	p.docs = docsByPath(data, files)
 	// Plans are checked without a target tree: the paths rule needs a
 	// checkout and is gallivant check --target's.
@@ -356,5 +357,16 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// unreadable notes, as a problem, every document the pass could not read
+// at all (too large, unreadable): it has no entry to carry the problem, yet
+// whatever it asks for is not done, and the exit status must say so.
+func (p *passState) unreadable(ds parse.Diagnostics) {
+	for _, d := range ds {
+		if d.Severity == parse.SeverityError && (d.Rule == parse.RuleTooLarge || d.Rule == "file/read") {
+			p.note(d.File, true, "the document cannot be read (%s: %s); nothing in it is acted on", d.Rule, d.Message)
+		}
 	}
 }

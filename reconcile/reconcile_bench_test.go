@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -55,6 +58,72 @@ func BenchmarkPassUnchanged(b *testing.B) {
 	if c.Total > 10*b.N || c.NotModified != c.Total {
 		b.Errorf("an idle pass over 10 repositories made %d requests, %d answered 304, over %d passes; want at most 10 per pass, all 304", c.Total, c.NotModified, b.N)
 	}
+}
+
+// BenchmarkPassUnchangedScale is BenchmarkPassUnchanged at several sizes,
+// one repository per 50 specs, reporting per-spec CPU time and allocation
+// so that linear growth shows as flat figures. Sizes come from
+// $GALLIVANT_BENCH_SPECS (default 500,2000; the first pass of a large size
+// seeds every spec, which takes minutes at 10000).
+func BenchmarkPassUnchangedScale(b *testing.B) {
+	sizes := os.Getenv("GALLIVANT_BENCH_SPECS")
+	if sizes == "" {
+		sizes = "500,2000"
+	}
+	for _, f := range strings.Split(sizes, ",") {
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil || n < 1 {
+			b.Fatalf("GALLIVANT_BENCH_SPECS: %q is not a size", f)
+		}
+		b.Run(fmt.Sprintf("specs=%d", n), func(b *testing.B) {
+			files, repos := manySpecs(n, max(1, n/50))
+			r := newRig(b, files, repos...)
+			rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+			// A first pass over thousands of specs meets the primary rate
+			// limit (5000 an hour) before it has seeded them all; the
+			// seeding passes go on, each with a fresh hour's limit, until
+			// one is idle.
+			total := 0
+			for pass := 0; ; pass++ {
+				r.gh.SetRemaining(githubtest.DefaultLogin, 5000)
+				rep, err := rec.Pass(context.Background())
+				if err != nil || pass == 50 {
+					b.Fatalf("pass %d: %v, %d transitions so far", pass, err, total)
+				}
+				if len(rep.Transitions) == 0 {
+					break
+				}
+				total += len(rep.Transitions)
+			}
+			if total != 2*n {
+				b.Fatalf("seeding made %d transitions; want %d", total, 2*n)
+			}
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			cpu0 := processCPU()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if rep, err := rec.Pass(context.Background()); err != nil || len(rep.Transitions) != 0 {
+					b.Fatalf("an unchanged pass: %v, %d transitions", err, len(rep.Transitions))
+				}
+			}
+			b.StopTimer()
+			cpu := processCPU() - cpu0
+			runtime.ReadMemStats(&m1)
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/spec")
+			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(n), "B/spec")
+		})
+	}
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkPassAdmits100 is a pass that admits 100 seed returns (and

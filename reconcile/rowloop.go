@@ -322,7 +322,7 @@ func (p *passState) returnArrived(ctx context.Context, e *entry) (bool, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
 	// Read now, not from the pass's snapshot: a rerun may follow.
-	p.moved(repo, p.branch(e))
+	p.reread(repo, p.branch(e))
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, p.branch(e))
 	if err != nil {
 		return false, err

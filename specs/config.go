@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/parse"
 	"github.com/robfig/cron/v3"
@@ -60,6 +61,12 @@ type Config struct {
 	Schedule string
 	// Notify lists the notification targets; empty sends none.
 	Notify []NotifyTarget
+	// Unreadable is true when gallivant.yaml is not YAML at all (bad
+	// encoding or syntax): every value is its default, and the documents
+	// leave out diagnostics that only a missing default would cause, such
+	// as a spec's "no target repository", which would point away from the
+	// one thing to fix.
+	Unreadable bool
 }
 
 // ControlConfig says where documents live in the control repository.
@@ -217,14 +224,16 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		d.diags.Errorf(path, parse.Pos{Line: 1, Col: 1}, "config/syntax", "file is %d bytes; gallivant.yaml is limited to %d bytes", len(data), parse.MaxSize)
 		return cfg, d.diags
 	}
+	if at, rule, msg, bad := encodingProblem(data); bad {
+		cfg.Unreadable = true
+		d.diags.Errorf(path, at, rule, "%s", msg)
+		return cfg, d.diags
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line := 1
-		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			line = d.yaml.Pos(line, 1).Line
-		}
-		d.diags.Errorf(path, parse.Pos{Line: line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		at, msg := d.yaml.SyntaxError(err)
+		cfg.Unreadable = true
+		d.diags.Errorf(path, parse.Pos{Line: at.Line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", msg)
 		return cfg, d.diags
 	}
 	if len(doc.Content) == 0 {
@@ -616,4 +625,34 @@ func (d *yamlDecoder) dirs(dst *[]string) func(*yaml.Node) {
 		}
 		*dst = out
 	}
+}
+
+// encodingProblem finds the first byte of data that keeps it from being a
+// YAML text: a NUL, invalid UTF-8, or a character YAML forbids in a
+// document (other C0 and C1 controls, DEL, U+FFFE, U+FFFF). yaml.v3 names
+// no position for these; at is where the byte is, in the file's lines.
+func encodingProblem(data []byte) (at parse.Pos, rule, msg string, bad bool) {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			return parse.Pos{Line: line, Col: col}, parse.RuleEncoding, fmt.Sprintf("invalid UTF-8 byte 0x%02x; gallivant.yaml must be UTF-8 text", data[i]), true
+		case r == 0:
+			return parse.Pos{Line: line, Col: col}, parse.RuleBinary, "gallivant.yaml contains a NUL byte; it must be UTF-8 text", true
+		case r == '\r' || r == '\n':
+			if r == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+				n = 2
+			}
+			line, col = line+1, 1
+			i += n
+			continue
+		case r == '\t' || r == 0x85:
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0xfffe || r == 0xffff:
+			return parse.Pos{Line: line, Col: col}, parse.RuleEncoding, fmt.Sprintf("control character U+%04X; YAML allows no control characters other than tab and line breaks", r), true
+		}
+		col++
+		i += n
+	}
+	return parse.Pos{}, "", "", false
 }

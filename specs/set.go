@@ -131,7 +131,7 @@ func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 		SpecDocs: map[string]*parse.Document{}, PlanErrors: map[string]bool{}, planStructure: map[string]bool{}}
 	var diags parse.Diagnostics
 	specDiags := map[string]parse.Diagnostics{}
-	def := Defaults{Repo: cfg.Defaults.Repo, Base: cfg.Defaults.Base}
+	def := Defaults{Repo: cfg.Defaults.Repo, Base: cfg.Defaults.Base, ConfigUnreadable: cfg.Unreadable}
 	sorted := append([]File(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	for _, f := range sorted {

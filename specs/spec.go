@@ -200,6 +200,10 @@ func (s *Spec) Entries() []Entry {
 // Defaults are the configuration values a spec falls back on.
 type Defaults struct {
 	Repo, Base string
+	// ConfigUnreadable is true when gallivant.yaml could not be read
+	// (Config.Unreadable): a spec without its own repo: is then not
+	// reported, since the missing defaults.repo is the config's error.
+	ConfigUnreadable bool
 }
 
 // Spec rule ids.
@@ -235,7 +239,7 @@ func ParseSpec(doc *parse.Document, def Defaults) (*Spec, parse.Diagnostics) {
 	}
 	p.frontmatter(s)
 	p.body(s)
-	if s.Repo == "" {
+	if s.Repo == "" && !def.ConfigUnreadable {
 		p.errorf(parse.Pos{Line: 1, Col: 1}, RuleSpecRepo, "no target repository: set `repo: owner/name` in the frontmatter or defaults.repo in gallivant.yaml")
 	}
 	return s, p.diags

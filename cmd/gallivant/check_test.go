@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
 )
 
 func writeFiles(t testing.TB, root string, files map[string]string) {
@@ -113,12 +118,32 @@ Users need feature %d so that their requests are served with less latency.
 `, i, i, i, i, i)
 	}
 	writeFiles(b, root, files)
-	b.ResetTimer()
-	for b.Loop() {
-		code, out, _ := runIn(b, root, "check")
-		if code != exitOK {
-			b.Fatalf("check exited %d:\n%s", code, out)
+	// The goal (issue 33): check within 2x a bare goldmark parse of the
+	// same files, read from disk the same way.
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			code, out, _ := runIn(b, root, "check")
+			if code != exitOK {
+				b.Fatalf("check exited %d:\n%s", code, out)
+			}
 		}
-	}
-	b.ReportMetric(1000, "specs/op")
+		b.ReportMetric(1000, "specs/op")
+	})
+	b.Run("goldmark", func(b *testing.B) {
+		md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.TaskList))
+		for b.Loop() {
+			_ = filepath.WalkDir(filepath.Join(root, "specs"), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				md.Parser().Parse(text.NewReader(data))
+				return nil
+			})
+		}
+		b.ReportMetric(1000, "specs/op")
+	})
 }

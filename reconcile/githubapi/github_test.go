@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,5 +438,75 @@ func TestAdapterNotFoundNamesTheOperationOnce(t *testing.T) {
 	}
 	if got, want := err.Error(), "read pull request acme/api#7: not found on GitHub"; got != want {
 		t.Errorf("error %q, want %q", got, want)
+	}
+}
+
+// cutBodies passes requests to the stand-in and cuts the body of the first
+// n GET answers short, as a connection dropped mid-body does.
+type cutBodies struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    int
+}
+
+func (c *cutBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err != nil || r.Method != http.MethodGet {
+		return resp, err
+	}
+	c.mu.Lock()
+	cut := c.n > 0
+	if cut {
+		c.n--
+	}
+	c.mu.Unlock()
+	if cut {
+		resp.Body = &shortBody{r: io.LimitReader(resp.Body, 5), c: resp.Body}
+	}
+	return resp, nil
+}
+
+// shortBody yields a few bytes of the body, then io.ErrUnexpectedEOF.
+type shortBody struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (b *shortBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err == io.EOF {
+		return n, io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+func (b *shortBody) Close() error { return b.c.Close() }
+
+// Issue 33: a body cut short in transfer failed only when read, after the
+// retrying transport had returned, so it was never retried.
+func TestAdapterRetriesATruncatedBody(t *testing.T) {
+	// The adapter makes 4 attempts of a GET (3 waits).
+	for _, cuts := range []int{1, 2, 10} {
+		t.Run(fmt.Sprintf("cut %d times", cuts), func(t *testing.T) {
+			s := testserver.Start(t, "acme/api")
+			fs := &fakeSleep{}
+			ct := &cutBodies{next: http.DefaultTransport, n: cuts}
+			g, err := New(Options{APIURL: s.APIURL(), Token: s.Token("alice"), Sleep: fs.sleep, Timeout: 5 * time.Second,
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Transport: ct})
+			if err != nil {
+				t.Fatal(err)
+			}
+			login, err := g.CurrentUser(t.Context())
+			if cuts < 4 {
+				if err != nil || login != "alice" {
+					t.Fatalf("CurrentUser = %q, %v; want alice after %d retries", login, err, cuts)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+				t.Fatalf("CurrentUser = %q, %v; want the cut body's error past the attempts", login, err)
+			}
+			if len(fs.waits) != min(cuts, 3) {
+				t.Errorf("waited %v; want %d waits", fs.waits, min(cuts, 3))
+			}
+		})
 	}
 }

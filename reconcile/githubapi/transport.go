@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -162,11 +163,32 @@ func (t *retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 			}
 		}
 		resp, err = t.attempt(r)
+		if err == nil {
+			// A body cut short in transfer fails only when it is read,
+			// after RoundTrip; read it here, where it can be retried.
+			resp, err = readBody(resp)
+		}
 		if !t.retryable(resp, err, r.Context()) {
 			return resp, err
 		}
 	}
 	return resp, err
+}
+
+// readBody reads resp's body into memory (the ETag cache and go-github
+// read it whole anyway) and closes it; a failed read is the response's
+// error.
+func readBody(resp *http.Response) (*http.Response, error) {
+	if resp.Body == nil || resp.Body == http.NoBody {
+		return resp, nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the response body: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
 }
 
 func (t *retrying) attempt(r *http.Request) (*http.Response, error) {

@@ -4,19 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // cacheSlots bounds how many processes can share one cache directory for
@@ -179,13 +183,105 @@ func (s *Store) syncClone(ctx context.Context) error {
 			return err
 		}
 	}
-	err := s.fetchHead(ctx)
-	if err == nil || networkError(err) || errors.Is(err, errNoBranch) {
+	err := s.fetchRetrying(ctx)
+	if err == nil || networkError(err) || remoteTransient(err) || errors.Is(err, errNoBranch) {
 		return err
 	}
 	s.log.Warn("the control cache is damaged; re-cloning", "dir", s.dir, "damage", err.Error())
 	if err := s.initClone(s.remote); err != nil {
 		return err
 	}
-	return s.fetchHead(ctx)
+	return s.fetchRetrying(ctx)
+}
+
+// fetchBackoff are the waits before the second, third and fourth attempt
+// of a fetch that failed transiently: a connection reset, a timeout, a
+// 5xx or 429 from the remote, a pack cut short. About 8 s in all, so a
+// remote that restarts or sheds load costs a pass seconds, not its run.
+var fetchBackoff = []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
+
+// fetchRetrying is fetchHead, retried with backoff while it fails
+// transiently. A failed transfer leaves the clone as it was (go-git keeps
+// an incoming pack aside until it is complete), so a retry starts clean.
+func (s *Store) fetchRetrying(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		err := s.fetchHead(ctx)
+		if err == nil || !transient(err) || attempt == len(fetchBackoff) || ctx.Err() != nil {
+			if err != nil && attempt > 0 {
+				return fmt.Errorf("%w (after %d attempts)", err, attempt+1)
+			}
+			return err
+		}
+		s.log.Warn("fetching the control repository failed; retrying", "attempt", attempt+1, "wait", fetchBackoff[attempt].String(), "err", scrub(err).Error())
+		if err := s.wait(ctx, fetchBackoff[attempt]); err != nil {
+			return fmt.Errorf("fetch the control repository: %w", err)
+		}
+	}
+}
+
+// timerWait waits d or until ctx is done.
+func timerWait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// transient reports whether a fetch failed in a way that trying again can
+// mend: the connection (reset, refused, timed out, cut short) or the
+// remote's momentary state (a 5xx, 408 or 429). Rejected credentials and a
+// missing repository are not transient; a cancelled context is the
+// caller's.
+func transient(err error) bool { return remoteTransient(err) || cutShort(err) }
+
+// remoteTransient reports a transient failure that is certainly the
+// remote's or the network's: an HTTP status or a network error. It is
+// never the clone's damage, and re-cloning would cost a full fetch from a
+// remote that is already failing.
+func remoteTransient(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ue *plumbing.UnexpectedError
+	if errors.As(err, &ue) && ue.Err != nil {
+		// go-git wraps HTTP statuses and net/http's errors in an error
+		// without Unwrap.
+		return remoteTransient(ue.Err)
+	}
+	var he *githttp.Err
+	if errors.As(err, &he) {
+		c := he.StatusCode()
+		return c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout
+	}
+	var ne net.Error
+	var urlErr *url.Error
+	if errors.As(err, &ne) || errors.As(err, &urlErr) {
+		// A request that failed on its way (net/http reports a
+		// connection the remote closed as an *url.Error of io.EOF).
+		return true
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	// go-git flattens some transport errors into text.
+	msg := err.Error()
+	for _, m := range []string{"connection reset by peer", "broken pipe", "connection refused", "i/o timeout"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutShort reports a stream that ended early: a pack or a response cut
+// off in transfer, or, as go-git reports the two alike, a pack of the
+// clone's own cut short. It is retried; if it persists, the clone is
+// taken for damaged.
+func cutShort(err error) bool {
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+		(errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF"))
 }

@@ -53,6 +53,9 @@ type Options struct {
 	// Log receives the one warning a repaired cache earns; slog.Default
 	// when nil.
 	Log *slog.Logger
+	// Wait waits d before a fetch is retried, or returns ctx's error; nil
+	// waits on a timer. Tests pass one that records d and returns at once.
+	Wait func(ctx context.Context, d time.Duration) error
 }
 
 // Store is the control repository: read the documents at the control branch
@@ -74,11 +77,19 @@ type Store struct {
 	written *passObjects
 	// packs are the clone's pack files as last indexed (refreshPacks).
 	packs []plumbing.Hash
+	// wait is Options.Wait, or a timer.
+	wait func(ctx context.Context, d time.Duration) error
+	// versions is LoopVersions' answer at the last tip it was asked
+	// about; nil before the first.
+	versions *versionIndex
 }
 
 // Open opens (cloning if needed) the control repository.
 func Open(ctx context.Context, opts Options) (*Store, error) {
-	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log}
+	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log, wait: opts.Wait}
+	if s.wait == nil {
+		s.wait = timerWait
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -232,7 +243,7 @@ func (s *Store) fetchHead(ctx context.Context) error {
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
 	s.notePacks()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		if networkError(err) {
+		if networkError(err) || transient(err) {
 			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))
 		}
 		return fmt.Errorf("fetch the control repository: %w", scrub(err))

@@ -1,17 +1,22 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// maxTamperWalk bounds how far back a pass looks for the newest loop:
-// version of its ledgers. A ledger no loop: commit changed within it (one
+// maxTamperWalk bounds how far back a walk looks for the newest loop:
+// version of a ledger. A ledger no loop: commit changed within it (one
 // written by another tool, or untouched for that long) is not compared.
 const maxTamperWalk = 5000
 
@@ -24,164 +29,512 @@ type LedgerVersions struct {
 	Edited map[string]bool
 }
 
-// LoopVersions walks the first-parent history back from the tip once, for
-// all of paths together, until each has met its newest loop: commit (or
-// after maxTamperWalk commits). It compares trees by hash, descending only
-// into directories that changed, and decodes each tree once.
-func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
-	v := &LedgerVersions{Last: map[string]string{}, Edited: map[string]bool{}}
-	open := map[string]bool{}
-	dirs := map[string]bool{} // every directory holding a wanted path
+// versionIndex is what LoopVersions found at head, kept between passes so
+// that the next one walks only the commits since: on the Store for a
+// daemon, and in the clone's directory (versionsFile) for one-shot runs
+// that keep the cache.
+type versionIndex struct {
+	head plumbing.Hash
+	// last and edited are LedgerVersions' Last and Edited.
+	last   map[string]plumbing.Hash
+	edited map[string]bool
+	// open are the paths a walk from head did not see a loop: commit
+	// change within maxTamperWalk commits.
+	open map[string]bool
+}
+
+// answers reports whether idx is at tip and knows every one of paths:
+// then there is nothing to walk (an idle pass).
+func (idx *versionIndex) answers(tip plumbing.Hash, paths []string) bool {
+	if idx == nil || idx.head != tip {
+		return false
+	}
 	for _, p := range paths {
-		open[p] = true
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[d] = true
+		if _, ok := idx.last[p]; !ok && !idx.open[p] {
+			return false
 		}
 	}
-	tw := &treeWalk{repo: s.repo, dirs: dirs, cur: map[plumbing.Hash]*object.Tree{}}
+	return true
+}
+
+// versionsFile holds the index in a cache clone's directory.
+const versionsFile = "gallivant-loop-versions.json"
+
+// LoopVersions finds, for each of paths, the newest loop: commit that
+// changed it along the first-parent history from the tip, and whether a
+// commit without a loop: subject changed it since. The answer at the last
+// tip it was asked about is kept, so a pass walks only the commits since
+// then: none while the control branch does not move. A tip whose history
+// does not contain the kept one (a rewritten branch, a dropped unpushed
+// commit) or lies more than maxTamperWalk commits past it is walked afresh.
+// Trees are compared by the ids in their raw entries, descending only into
+// directories that hold a wanted path and differ.
+func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 	if err := s.flush(); err != nil { // the walk reads the pass's commits from disk
 		return nil, err
 	}
-	c, err := s.repo.CommitObject(s.tip)
-	if err != nil {
-		return nil, err
+	idx := s.versions
+	if idx == nil {
+		idx = s.loadVersions()
 	}
-	for i := 0; i < maxTamperWalk && len(open) > 0; i++ {
-		var parent *object.Commit
-		ph := plumbing.ZeroHash
-		if c.NumParents() > 0 {
-			if parent, err = c.Parent(0); err != nil {
-				return nil, err
-			}
-			ph = parent.TreeHash
+	next := idx
+	if !idx.answers(s.tip, paths) {
+		w := newVersionWalk(s, paths)
+		defer w.close()
+		var err error
+		next = nil
+		if idx != nil {
+			next, err = w.since(s.tip, idx)
 		}
-		var changed []string
-		if err := tw.diff(ph, c.TreeHash, "", &changed); err != nil {
+		if next == nil && err == nil {
+			next, err = w.fresh(s.tip, w.wanted, maxTamperWalk)
+		}
+		if err != nil {
 			return nil, err
 		}
-		tw.step()
-		loop := strings.HasPrefix(c.Message, "loop:")
-		for _, name := range changed {
-			if !open[name] {
-				continue
-			}
-			if loop {
-				v.Last[name] = c.Hash.String()
-				delete(open, name)
-			} else {
-				v.Edited[name] = true
-			}
-		}
-		if parent == nil {
-			break
-		}
-		c = parent
+		s.saveVersions(next)
 	}
-	for p := range open {
-		// No loop: version to compare with.
-		delete(v.Edited, p)
+	s.versions = next
+	v := &LedgerVersions{Last: make(map[string]string, len(paths)), Edited: map[string]bool{}}
+	for _, p := range paths {
+		if h, ok := next.last[p]; ok {
+			v.Last[p] = h.String()
+			if next.edited[p] {
+				v.Edited[p] = true
+			}
+		}
 	}
 	return v, nil
 }
 
-// treeWalk compares trees of consecutive commits. A commit's tree is its
-// child's parent tree, so the trees decoded for one step are kept for the
-// next (prev) and then dropped.
-type treeWalk struct {
-	repo      *git.Repository
-	dirs      map[string]bool
-	prev, cur map[plumbing.Hash]*object.Tree
+// versionWalk walks first-parent history reading raw objects.
+type versionWalk struct {
+	objs   *rawObjects
+	wanted map[string]bool
+	dirs   map[string]bool // every directory holding a wanted path
+	// a and b are scratch copies of the two trees being compared.
+	a, b []byte
 }
 
-func (w *treeWalk) step() { w.prev, w.cur = w.cur, map[plumbing.Hash]*object.Tree{} }
+func newVersionWalk(s *Store, paths []string) *versionWalk {
+	w := &versionWalk{objs: newRawObjects(s.repo.Storer), wanted: map[string]bool{}, dirs: map[string]bool{}}
+	for _, p := range paths {
+		w.wanted[p] = true
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			w.dirs[d] = true
+		}
+	}
+	return w
+}
 
-func (w *treeWalk) tree(h plumbing.Hash) (*object.Tree, error) {
-	if h.IsZero() {
-		return &object.Tree{}, nil
-	}
-	if t, ok := w.cur[h]; ok {
-		return t, nil
-	}
-	if t, ok := w.prev[h]; ok {
-		w.cur[h] = t
-		return t, nil
-	}
-	t, err := w.repo.TreeObject(h)
+func (w *versionWalk) close() { w.objs.close() }
+
+// step is one commit of the walk: what it changed and whether it is a
+// loop: commit.
+type step struct {
+	hash, parent plumbing.Hash // parent is zero for a root commit
+	loop         bool
+	changed      []string // wanted paths whose entry differs from the parent's
+}
+
+// commit reads h and compares its tree with its first parent's.
+func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
+	st := step{hash: h}
+	typ, raw, err := w.objs.read(h)
 	if err != nil {
-		return nil, err
+		return st, fmt.Errorf("read commit %s: %w", short(h.String()), err)
 	}
-	w.cur[h] = t
-	return t, nil
+	if typ != plumbing.CommitObject {
+		return st, fmt.Errorf("object %s is a %s, not a commit", short(h.String()), typ)
+	}
+	var tree plumbing.Hash
+	first := true
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) == 0 {
+			st.loop = bytes.HasPrefix(raw, []byte("loop:"))
+			break
+		}
+		key, val, _ := bytes.Cut(line, []byte{' '})
+		switch string(key) {
+		case "tree":
+			tree = plumbing.NewHash(string(val))
+		case "parent":
+			if first {
+				st.parent = plumbing.NewHash(string(val))
+				first = false
+			}
+		}
+	}
+	var ptree plumbing.Hash
+	if !st.parent.IsZero() {
+		if ptree, err = w.treeOf(st.parent); err != nil {
+			return st, err
+		}
+	}
+	err = w.diff(ptree, tree, "", &st.changed)
+	return st, err
 }
 
-// diff appends to out the files under dir (wanted directories only) whose
-// blob differs between trees a and b.
-func (w *treeWalk) diff(a, b plumbing.Hash, dir string, out *[]string) error {
+// treeOf reads a commit's tree id.
+func (w *versionWalk) treeOf(h plumbing.Hash) (plumbing.Hash, error) {
+	typ, raw, err := w.objs.read(h)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", short(h.String()), err)
+	}
+	if typ != plumbing.CommitObject || !bytes.HasPrefix(raw, []byte("tree ")) || len(raw) < 45 {
+		return plumbing.ZeroHash, fmt.Errorf("object %s is not a commit", short(h.String()))
+	}
+	return plumbing.NewHash(string(raw[5:45])), nil
+}
+
+// rawTree reads tree h into buf (reused), or none for the zero id.
+func (w *versionWalk) rawTree(h plumbing.Hash, buf []byte) ([]byte, error) {
+	if h.IsZero() {
+		return buf[:0], nil
+	}
+	typ, raw, err := w.objs.read(h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", short(h.String()), err)
+	}
+	if typ != plumbing.TreeObject {
+		return buf[:0], nil // not a directory here: nothing under it
+	}
+	return append(buf[:0], raw...), nil
+}
+
+// treeItem is one entry of a raw tree ("<mode> <name>\0<20-byte id>").
+type treeItem struct {
+	dir  bool
+	name string
+	id   plumbing.Hash
+}
+
+// nextEntry splits the first entry off raw.
+func nextEntry(raw []byte) (e treeItem, rest []byte, err error) {
+	sp := bytes.IndexByte(raw, ' ')
+	nul := bytes.IndexByte(raw, 0)
+	if sp < 0 || nul < sp || len(raw) < nul+21 {
+		return e, nil, errors.New("malformed tree")
+	}
+	e.dir = string(raw[:sp]) == "40000"
+	e.name = string(raw[sp+1 : nul])
+	copy(e.id[:], raw[nul+1:nul+21])
+	return e, raw[nul+21:], nil
+}
+
+// key is git's sort key of a tree entry: a directory sorts as name/.
+func (e treeItem) key() string {
+	if e.dir {
+		return e.name + "/"
+	}
+	return e.name
+}
+
+// diff appends to out the wanted files under dir whose entry differs
+// between trees a and b, descending only into wanted directories whose ids
+// differ.
+func (w *versionWalk) diff(a, b plumbing.Hash, dir string, out *[]string) error {
 	if a == b {
 		return nil
 	}
-	ta, err := w.tree(a)
+	ra, err := w.rawTree(a, w.a)
 	if err != nil {
 		return err
 	}
-	tb, err := w.tree(b)
+	w.a = ra
+	rb, err := w.rawTree(b, w.b)
 	if err != nil {
 		return err
 	}
-	visit := func(ea, eb object.TreeEntry) error {
-		if ea.Hash == eb.Hash && ea.Mode == eb.Mode {
-			return nil
+	w.b = rb
+	// Subdirectories are compared after this level is done with the
+	// scratch buffers.
+	type sub struct {
+		a, b plumbing.Hash
+		name string
+	}
+	var subs []sub
+	visit := func(ea, eb *treeItem) {
+		var name string
+		var ha, hb plumbing.Hash
+		dirA, dirB := ea != nil && ea.dir, eb != nil && eb.dir
+		if ea != nil {
+			name, ha = ea.name, ea.id
 		}
-		name := ea.Name
-		if name == "" {
-			name = eb.Name
+		if eb != nil {
+			name, hb = eb.name, eb.id
 		}
-		full := path.Join(dir, name)
-		if ea.Mode == filemode.Dir || eb.Mode == filemode.Dir {
-			if !w.dirs[full] {
-				return nil
-			}
-			ha, hb := ea.Hash, eb.Hash
-			if ea.Mode != filemode.Dir {
+		if ea != nil && eb != nil && ha == hb && dirA == dirB {
+			return
+		}
+		full := name
+		if dir != "" {
+			full = dir + "/" + name
+		}
+		if (dirA || dirB) && w.dirs[full] {
+			if !dirA {
 				ha = plumbing.ZeroHash
 			}
-			if eb.Mode != filemode.Dir {
+			if !dirB {
 				hb = plumbing.ZeroHash
 			}
-			return w.diff(ha, hb, full, out)
+			subs = append(subs, sub{ha, hb, full})
 		}
-		*out = append(*out, full)
-		return nil
+		if (!dirA || !dirB) && w.wanted[full] {
+			*out = append(*out, full)
+		}
 	}
-	// Both lists are in git's tree order, so one merge pass pairs them.
-	i, j := 0, 0
-	for i < len(ta.Entries) || j < len(tb.Entries) {
-		var ea, eb object.TreeEntry
+	var ea, eb treeItem
+	haveA, haveB := false, false
+	for {
+		if !haveA && len(ra) > 0 {
+			if ea, ra, err = nextEntry(ra); err != nil {
+				return fmt.Errorf("tree %s: %w", short(a.String()), err)
+			}
+			haveA = true
+		}
+		if !haveB && len(rb) > 0 {
+			if eb, rb, err = nextEntry(rb); err != nil {
+				return fmt.Errorf("tree %s: %w", short(b.String()), err)
+			}
+			haveB = true
+		}
 		switch {
-		case j == len(tb.Entries):
-			ea = ta.Entries[i]
-			i++
-		case i == len(ta.Entries):
-			eb = tb.Entries[j]
-			j++
-		case ta.Entries[i].Name == tb.Entries[j].Name:
-			ea, eb = ta.Entries[i], tb.Entries[j]
-			i, j = i+1, j+1
-		case treeKey(ta.Entries[i]) < treeKey(tb.Entries[j]):
-			ea = ta.Entries[i]
-			i++
+		case !haveA && !haveB:
+			for _, s := range subs {
+				if err := w.diff(s.a, s.b, s.name, out); err != nil {
+					return err
+				}
+			}
+			return nil
+		case !haveB || haveA && ea.name != eb.name && ea.key() < eb.key():
+			visit(&ea, nil)
+			haveA = false
+		case !haveA || ea.name != eb.name:
+			visit(nil, &eb)
+			haveB = false
 		default:
-			eb = tb.Entries[j]
-			j++
-		}
-		if err := visit(ea, eb); err != nil {
-			return err
+			visit(&ea, &eb)
+			haveA, haveB = false, false
 		}
 	}
-	return nil
 }
 
-// treeKey is git's sort key of a tree entry: a directory sorts as name/.
+// fresh walks back from tip for the paths of want, up to limit commits,
+// and returns the index at tip.
+func (w *versionWalk) fresh(tip plumbing.Hash, want map[string]bool, limit int) (*versionIndex, error) {
+	idx := &versionIndex{head: tip, last: map[string]plumbing.Hash{}, edited: map[string]bool{}, open: map[string]bool{}}
+	open := map[string]bool{}
+	for p := range want {
+		open[p] = true
+	}
+	h := tip
+	for i := 0; i < limit && len(open) > 0 && !h.IsZero(); i++ {
+		st, err := w.commit(h)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range st.changed {
+			if !open[p] {
+				continue
+			}
+			if st.loop {
+				idx.last[p] = st.hash
+				delete(open, p)
+			} else {
+				idx.edited[p] = true
+			}
+		}
+		h = st.parent
+	}
+	for p := range open {
+		// No loop: version to compare with.
+		delete(idx.edited, p)
+		idx.open[p] = true
+	}
+	return idx, nil
+}
+
+// since brings idx, the index at an older tip, up to tip by walking the
+// commits between them. It returns nil (and no error) when idx's head is
+// not within maxTamperWalk first-parent commits of tip.
+func (w *versionWalk) since(tip plumbing.Hash, idx *versionIndex) (*versionIndex, error) {
+	var steps []step
+	for h := tip; h != idx.head; {
+		if h.IsZero() || len(steps) == maxTamperWalk {
+			return nil, nil
+		}
+		st, err := w.commit(h)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+		h = st.parent
+	}
+	next := &versionIndex{head: tip, last: map[string]plumbing.Hash{}, edited: map[string]bool{}, open: map[string]bool{}}
+	// What the new commits say, newest first: the first loop: commit to
+	// change a path is its new version; a person's commit before it (in
+	// walk order: after it in time) is an edit.
+	resolved := map[string]bool{}
+	editedNew := map[string]bool{}
+	for _, st := range steps {
+		for _, p := range st.changed {
+			if resolved[p] {
+				continue
+			}
+			if st.loop {
+				next.last[p] = st.hash
+				resolved[p] = true
+			} else {
+				editedNew[p] = true
+			}
+		}
+	}
+	var unknown map[string]bool
+	for p := range w.wanted {
+		switch {
+		case resolved[p]:
+			if editedNew[p] {
+				next.edited[p] = true
+			}
+		case !idx.last[p].IsZero():
+			next.last[p] = idx.last[p]
+			if idx.edited[p] || editedNew[p] {
+				next.edited[p] = true
+			}
+		case idx.open[p]:
+			next.open[p] = true
+		default:
+			if unknown == nil {
+				unknown = map[string]bool{}
+			}
+			unknown[p] = true
+		}
+	}
+	// Paths the kept index never looked for (a ledger a person added, or
+	// one asked about for the first time) are walked from its head.
+	if unknown != nil {
+		old, err := w.fresh(idx.head, unknown, maxTamperWalk-len(steps))
+		if err != nil {
+			return nil, err
+		}
+		for p := range unknown {
+			if h, ok := old.last[p]; ok {
+				next.last[p] = h
+				if old.edited[p] || editedNew[p] {
+					next.edited[p] = true
+				}
+			} else {
+				next.open[p] = true
+			}
+		}
+	}
+	// Keep what idx knew of paths not asked about this time: a later
+	// pass may ask again.
+	for p, h := range idx.last {
+		if !w.wanted[p] && !resolved[p] && len(steps) == 0 {
+			next.last[p] = h
+			if idx.edited[p] {
+				next.edited[p] = true
+			}
+		}
+	}
+	return next, nil
+}
+
+// versionsJSON is versionIndex on disk.
+type versionsJSON struct {
+	Version int                     `json:"version"`
+	Head    string                  `json:"head"`
+	Last    map[string]versionEntry `json:"last"`
+	Open    []string                `json:"open"`
+}
+
+type versionEntry struct {
+	Commit string `json:"commit"`
+	Edited bool   `json:"edited,omitempty"`
+}
+
+// maxVersionsFile bounds what loadVersions reads.
+const maxVersionsFile = 64 << 20
+
+// loadVersions reads the kept index of a cache clone; nil when there is
+// none, it cannot be read, or its head is not in the clone. It is the
+// store's own file, but a torn or stale one must only cost a fresh walk.
+func (s *Store) loadVersions() *versionIndex {
+	if s.inPlace || s.dir == "" {
+		return nil
+	}
+	p := filepath.Join(s.dir, versionsFile)
+	if st, err := os.Stat(p); err != nil || st.Size() > maxVersionsFile {
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var f versionsJSON
+	if json.Unmarshal(data, &f) != nil || f.Version != 1 || !isHex40(f.Head) {
+		return nil
+	}
+	idx := &versionIndex{head: plumbing.NewHash(f.Head), last: map[string]plumbing.Hash{}, edited: map[string]bool{}, open: map[string]bool{}}
+	if s.repo.Storer.HasEncodedObject(idx.head) != nil {
+		return nil
+	}
+	for p, e := range f.Last {
+		if !isHex40(e.Commit) {
+			return nil
+		}
+		idx.last[p] = plumbing.NewHash(e.Commit)
+		if e.Edited {
+			idx.edited[p] = true
+		}
+	}
+	for _, p := range f.Open {
+		idx.open[p] = true
+	}
+	return idx
+}
+
+// saveVersions keeps idx in a cache clone's directory for the next
+// process. Failing to is harmless: the next one walks afresh.
+func (s *Store) saveVersions(idx *versionIndex) {
+	if s.inPlace || s.dir == "" {
+		return
+	}
+	f := versionsJSON{Version: 1, Head: idx.head.String(), Last: map[string]versionEntry{}, Open: []string{}}
+	for p, h := range idx.last {
+		f.Last[p] = versionEntry{Commit: h.String(), Edited: idx.edited[p]}
+	}
+	for p := range idx.open {
+		f.Open = append(f.Open, p)
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		return
+	}
+	p := filepath.Join(s.dir, versionsFile)
+	tmp := p + ".tmp"
+	if os.WriteFile(tmp, data, 0o644) != nil || os.Rename(tmp, p) != nil {
+		os.Remove(tmp)
+	}
+}
+
+func isHex40(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// treeKey is git's sort key of a decoded tree entry: a directory sorts as
+// name/.
 func treeKey(e object.TreeEntry) string {
 	if e.Mode == filemode.Dir {
 		return e.Name + "/"
