@@ -123,7 +123,7 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		return Violation{Commit: c.Commit, Author: c.Author, Subject: subject, Path: c.Path, Section: section, Message: fmt.Sprintf(format, args...)}
 	}
 	parent, child, bad := parseSides(c, known)
-	if !strings.HasPrefix(subject, "loop:") {
+	if !ledger.LoopAuthored(subject) {
 		res := Result{Kind: KindPerson}
 		res.Violations, res.HandEdit = checkPerson(c, parent, child, bad, v)
 		return res, child
@@ -157,7 +157,7 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		return res, child
 	}
 	if parent != nil && r.creates {
-		res.Violations = append(res.Violations, v(SectionLedger, "loop: seed ledger over an existing ledger; a seed creates one"))
+		res.Violations = append(res.Violations, v(SectionLedger, "%s over an existing ledger; a seed creates one", ledger.Subject{Kind: ledger.KindSeedLedger}))
 		return res, child
 	}
 	s := &step{parent: parent, child: child, c: &c, sub: own}

@@ -184,13 +184,11 @@ func replaySeed(s *step) []outcome {
 	for _, m := range ch.Members {
 		bases[m.Name] = m.Base
 	}
-	want, c := ledger.Seed(ledger.SeedInput{Spec: s.c.Spec, SpecCommit: ch.Delivery.Get(ledger.KeySpecCommit), Bases: bases, Allowance: ch.Allowance})
+	// The chain position is an input of the seed (the control repository's
+	// chains at the pass), read from the child and its trailer.
+	want, c := ledger.Seed(ledger.SeedInput{Spec: s.c.Spec, SpecCommit: ch.Delivery.Get(ledger.KeySpecCommit), Bases: bases, Allowance: ch.Allowance, Chain: ch.Delivery.Get(ledger.KeyChain)})
 	if s.c.Spec.Allowance > 0 && ch.Allowance != s.c.Spec.Allowance {
 		want.Allowance = s.c.Spec.Allowance
-	}
-	borrow(want, ch, ledger.KeyChain)
-	if v := ch.Delivery.Get(ledger.KeyChain); v != "" {
-		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: v})
 	}
 	return one(want, c)
 }
@@ -312,12 +310,11 @@ func replayResume(s *step) []outcome {
 	if s.c.trailer(ledger.TrailerRequest) != "" {
 		return replayRequest(s)
 	}
-	if _, _, stopped := s.parent.Stop(); !stopped {
-		return refuse(SectionDelivery, "the entry is not stopped")
+	want, c, err := ledger.Resumed(s.parent, "")
+	if err != nil {
+		return refuse(SectionDelivery, "%v", err)
 	}
-	want := s.parent.Clone()
-	want.Delivery.Set(ledger.KeyStop, "")
-	return one(want, ledger.Commit{Subject: "loop: resume"})
+	return one(want, c)
 }
 
 func replayEscalate(s *step) []outcome {
@@ -564,7 +561,33 @@ func replayWriteLanded(s *step) []outcome {
 // keys (reconcile.Notify): deliveries, failed tries and given-up notes
 // happen on the targets, not in the control repository.
 func replayNotify(s *step) []outcome {
-	want := s.parent.Clone()
-	borrow(want, s.child, ledger.KeyNotify, ledger.KeyNotifyFailed)
-	return []outcome{{l: want}}
+	want, c := ledger.Notified(s.parent, notifyAttempts(s.parent, s.child))
+	return one(want, c)
+}
+
+// notifyAttempts reads what a notification round did from the two
+// versions of the ledger: an owed notification the child still owes with
+// one more try was retried; the one the child's `notify-failed:` newly
+// names was given up with that error; every other one was delivered. The
+// round's outcomes happen on the targets; the ledger records them so.
+func notifyAttempts(parent, child *ledger.Ledger) []ledger.NotifyAttempt {
+	still := child.OwedNotifications()
+	gone, msg, gaveUp := ledger.GaveUp(child.Delivery.Get(ledger.KeyNotifyFailed))
+	if child.Delivery.Get(ledger.KeyNotifyFailed) == parent.Delivery.Get(ledger.KeyNotifyFailed) {
+		gaveUp = false
+	}
+	var out []ledger.NotifyAttempt
+	for _, o := range parent.OwedNotifications() {
+		a := ledger.NotifyAttempt{Owed: o, Fate: ledger.NotifyDelivered}
+		next := o
+		next.Tries++
+		switch {
+		case slices.Contains(still, next):
+			a.Fate = ledger.NotifyRetried
+		case gaveUp && gone == o:
+			a.Fate, a.Err = ledger.NotifyGaveUp, msg
+		}
+		out = append(out, a)
+	}
+	return out
 }

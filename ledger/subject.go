@@ -449,3 +449,22 @@ func positive(s string) (int, error) {
 	}
 	return strconv.Atoi(s)
 }
+
+// RowResultTemplate is the subject an agent's brief shows for its result
+// commit on row n: `loop: row <n> <done or failed>`.
+func RowResultTemplate(n int) string {
+	return Subject{Kind: KindRowResult, Row: n, Status: "<done or failed>"}.String()
+}
+
+// LoopAuthored reports whether a commit subject speaks as the reconciler:
+// it starts with `loop:`. Such a commit must be a transition the checker
+// can replay; any other commit is a person's.
+func LoopAuthored(subject string) bool { return strings.HasPrefix(subject, "loop:") }
+
+// Label is the kind's first word, as a metric label or a short listing
+// names a transition: `ready` for both `ready` and `ready for review`,
+// `reopen` for a row and a pull request.
+func (k Kind) Label() string {
+	w, _, _ := strings.Cut(string(k), " ")
+	return w
+}

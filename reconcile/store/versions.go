@@ -2,8 +2,8 @@ package store
 
 import (
 	"path"
-	"strings"
 
+	"github.com/gallivant/gallivant/ledger"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -60,7 +60,7 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 			return nil, err
 		}
 		tw.step()
-		loop := strings.HasPrefix(c.Message, "loop:")
+		loop := ledger.LoopAuthored(c.Message)
 		for _, name := range changed {
 			if !open[name] {
 				continue
