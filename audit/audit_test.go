@@ -159,6 +159,22 @@ func TestTransitionsReplay(t *testing.T) {
 		t.Fatalf("settle: %v, %q", err, refusedCommit.Subject)
 	}
 
+	resumed, resumeCommit, err := ledger.Resumed(mustParse(t, stopped), "the spec exists again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
+	ops, slack, pager := ledger.Owed{Target: "ops", Event: ledger.EventStop, At: at}, ledger.Owed{Target: "slack", Event: ledger.EventStop, At: at, Tries: 4}, ledger.Owed{Target: "pager", Event: ledger.EventStop, At: at, Tries: 1}
+	owing := mustParse(t, running)
+	owing.SetOwedNotifications([]ledger.Owed{ops, slack, pager})
+	notified, notifyCommit := ledger.Notified(owing, []ledger.NotifyAttempt{
+		{Owed: ops, Fate: ledger.NotifyDelivered, MaxTries: 5},
+		{Owed: slack, Fate: ledger.NotifyGaveUp, Err: "502 bad gateway", MaxTries: 5},
+		{Owed: pager, Fate: ledger.NotifyRetried, Err: "timeout", MaxTries: 5},
+	})
+	borrowed := notified.Clone()
+	borrowed.SetOwedNotifications([]ledger.Owed{{Target: "ops", Event: ledger.EventDone, At: at}})
+
 	for _, tc := range []struct {
 		name          string
 		msg           string
@@ -167,6 +183,12 @@ func TestTransitionsReplay(t *testing.T) {
 		want          []found
 		kind          string
 	}{
+		{name: "the loop's own resume", msg: resumeCommit.Message(), before: stopped, after: ledger.Format(resumed), kind: "resume"},
+		{name: "the loop's own resume of a running entry", msg: resumeCommit.Message(), before: running, after: running,
+			want: []found{{SectionDelivery, lp}}, kind: "resume"},
+		{name: "a notification round", msg: notifyCommit.Message(), before: ledger.Format(owing), after: ledger.Format(notified), kind: "notify"},
+		{name: "a notification round that owes a new notification", msg: notifyCommit.Message(), before: ledger.Format(owing), after: ledger.Format(borrowed),
+			want: []found{{SectionDelivery, lp}}, kind: "notify"},
 		{name: "retry", msg: retryCommit.Message(), before: retryBefore, after: retryAfter, kind: "retry"},
 		{name: "raise allowance", msg: raiseCommit.Message(), before: raiseBefore, after: raiseAfter, kind: "raise allowance"},
 		{name: "dispatch", msg: dispatchCommit.Message(), before: running, after: ledger.Format(dispatched), kind: "dispatch"},

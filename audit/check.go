@@ -123,7 +123,7 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		return Violation{Commit: c.Commit, Author: c.Author, Subject: subject, Path: c.Path, Section: section, Message: fmt.Sprintf(format, args...)}
 	}
 	parent, child, bad := parseSides(c, known)
-	if !strings.HasPrefix(subject, "loop:") {
+	if !ledger.LoopAuthored(subject) {
 		res := Result{Kind: KindPerson}
 		res.Violations, res.HandEdit = checkPerson(c, parent, child, bad, v)
 		return res, child
@@ -131,8 +131,12 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 	// A coordinated entry's per-leg transition is its single-repository
 	// transition applied to the leg's view (ledger.LegView) and folded
 	// back (ledger.WithLeg): the replay does exactly that.
-	leg, legSubject := legOfSubject(subject, parent, child, c.Spec)
-	r, m := match(legSubject)
+	var r *rule
+	sub, err := ledger.ParseSubject(subject)
+	leg, own, ok := legOfSubject(sub, parent, child, c.Spec)
+	if err == nil && ok {
+		r = match(own)
+	}
 	if r == nil {
 		return Result{Kind: KindUnknown, Violations: []Violation{v(SectionSubject, "unknown transition %q: no rule proves it (docs/verify.md lists the known ones)", subject)}}, child
 	}
@@ -153,10 +157,10 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		return res, child
 	}
 	if parent != nil && r.creates {
-		res.Violations = append(res.Violations, v(SectionLedger, "loop: seed ledger over an existing ledger; a seed creates one"))
+		res.Violations = append(res.Violations, v(SectionLedger, "%s over an existing ledger; a seed creates one", ledger.Subject{Kind: ledger.KindSeedLedger}))
 		return res, child
 	}
-	s := &step{parent: parent, child: child, c: &c, m: m}
+	s := &step{parent: parent, child: child, c: &c, sub: own}
 	if leg != "" {
 		s.parent, s.child = gatekeep.LegViewFor(parent, c.Spec, leg), gatekeep.LegViewFor(child, c.Spec, leg)
 	}
@@ -165,8 +169,11 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 		var vs []Violation
 		if o.err == nil && leg != "" {
 			o.l = ledger.WithLeg(parent, leg, o.l, gatekeep.DeliveringMembers(parent, c.Spec))
-			if o.c != nil && legSubject != subject {
-				o.c.Subject += " leg " + leg
+			if o.c != nil && sub.Leg != "" {
+				if ws, err := ledger.ParseSubject(o.c.Subject); err == nil {
+					ws.Leg = leg
+					o.c.Subject = ws.String()
+				}
 			}
 		}
 		if o.err != nil {
@@ -380,25 +387,24 @@ const RuleHandEdit = "ledger/hand-edit"
 // that names a pull request names a leg's (its `pr <leg>:` key). A
 // single-repository entry, or a subject of the entry's own (a stop, a
 // resume, a row-loop transition), has no leg.
-func legOfSubject(subject string, parent, child *ledger.Ledger, sp *specs.Spec) (leg, legSubject string) {
-	if parent == nil || child == nil || sp == nil || len(sp.Members()) < 2 {
-		return "", subject
-	}
-	if i := strings.LastIndex(subject, " leg "); i > 0 {
-		name := subject[i+len(" leg "):]
-		if slices.Contains(sp.Members(), name) {
-			return name, subject[:i]
+func legOfSubject(sub ledger.Subject, parent, child *ledger.Ledger, sp *specs.Spec) (leg string, own ledger.Subject, ok bool) {
+	coordinated := parent != nil && child != nil && sp != nil && len(sp.Members()) >= 2
+	if sub.Leg != "" {
+		if !coordinated || !slices.Contains(sp.Members(), sub.Leg) {
+			return "", sub, false
 		}
+		own = sub
+		own.Leg = ""
+		return sub.Leg, own, true
 	}
-	if !strings.Contains(subject, "#") {
-		return "", subject
+	if !coordinated || sub.PR.IsZero() {
+		return "", sub, true
 	}
-	pr := subject[strings.LastIndex(subject, " ")+1:]
 	for _, m := range sp.Members() {
 		k := ledger.LegKey(ledger.KeyPR, m)
-		if parent.Delivery.Get(k) == pr || child.Delivery.Get(k) == pr {
-			return m, subject
+		if parent.Delivery.Get(k) == sub.PR.String() || child.Delivery.Get(k) == sub.PR.String() {
+			return m, sub, true
 		}
 	}
-	return "", subject
+	return "", sub, true
 }

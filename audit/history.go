@@ -92,7 +92,7 @@ func NewVerifier() *Verifier {
 func (v *Verifier) Add(c Commit) []Result {
 	v.report.Commits++
 	subject, _, _ := strings.Cut(c.Message, "\n")
-	loop := strings.HasPrefix(subject, "loop:")
+	loop := ledger.LoopAuthored(subject)
 	if len(c.Ledgers) == 0 {
 		// A transition that wrote the bytes already there is an empty
 		// commit: it changes no state, so there is nothing to prove.

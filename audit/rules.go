@@ -3,9 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,11 +20,12 @@ import (
 // and only from the keys the transition itself sets, so borrowing one can
 // never hide an edit elsewhere.
 //
-// Adding a transition is adding a line to rules (and a test in
-// rules_test.go): the lead merges other branches' new subjects here.
+// Adding a transition is adding its form to the subject vocabulary
+// (ledger/subject.go) and a line to rules (and a test in rules_test.go).
 type rule struct {
-	kind    string
-	subject *regexp.Regexp
+	kind string
+	// of are the subject kinds (ledger.ParseSubject) this rule proves.
+	of []ledger.Kind
 	// creates marks the one rule whose parent has no ledger.
 	creates bool
 	replay  func(s *step) []outcome
@@ -36,7 +35,7 @@ type rule struct {
 type step struct {
 	parent, child *ledger.Ledger
 	c             *Change
-	m             []string // the subject's submatches
+	sub           ledger.Subject // the parsed subject, leg removed
 }
 
 // outcome is one candidate the transition could have written; some
@@ -71,69 +70,65 @@ func refuse(section, format string, args ...any) []outcome {
 
 func one(l *ledger.Ledger, c ledger.Commit) []outcome { return []outcome{{l: l, c: &c}} }
 
-const (
-	num = `([1-9][0-9]*)`
-	pr  = `(\S+#[1-9][0-9]*)`
-)
+func of(k ...ledger.Kind) []ledger.Kind { return k }
 
-func re(s string) *regexp.Regexp { return regexp.MustCompile(`^loop: ` + s + `$`) }
-
-// rules is the table of known transitions, one line per commit subject
-// (grammars.md section 7 and the code's subjects).
+// rules is the table of known transitions, one line per kind of commit
+// subject (ledger/subject.go holds their grammar).
 var rules = []rule{
-	{kind: "seed ledger", subject: re(`seed ledger`), creates: true, replay: replaySeed},
-	{kind: "dispatch", subject: re(`dispatch (seed|row ` + num + `)`), replay: replayDispatch},
-	{kind: "record", subject: re(`record (\S+) (seed|row ` + num + `)`), replay: replayRecord},
-	{kind: "repair", subject: re(`repair row ` + num), replay: replayRepair},
-	{kind: "retry", subject: re(`retry row ` + num), replay: replayRequest},
-	{kind: "raise allowance", subject: re(`raise allowance`), replay: replayRequest},
-	{kind: "reopen row", subject: re(`reopen row ` + num), replay: replayRequest},
-	{kind: "resume", subject: re(`resume`), replay: replayResume},
-	{kind: "escalate", subject: re(`escalate row ` + num), replay: replayEscalate},
-	{kind: "stop", subject: re(`stop (\S+)`), replay: replayStop},
-	{kind: "migrate allowance", subject: re(`migrate allowance`), replay: replayMigrate},
-	{kind: "amend", subject: re(`(amend|cut row ` + num + `)`), replay: replayAmend},
-	{kind: "rerun", subject: re(`rerun (seed|row ` + num + `)`), replay: replayRerun},
-	{kind: "verify", subject: re(`verify`), replay: replayVerify},
-	{kind: "repair verification", subject: re(`repair verification`), replay: replayVerifyRepair},
-	{kind: "open pr", subject: re(`open pr ` + pr), replay: replayOpen},
-	{kind: "done", subject: re(`done( ` + pr + `)?`), replay: replayDone},
-	{kind: "follow", subject: re(`follow ` + pr), replay: replayFollow},
-	{kind: "ready for review", subject: re(`ready for review ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Undrafted(s.parent, p, childHead(s))) })},
-	{kind: "merge base", subject: re(`merge base ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.BaseMerged(s.parent, p, "", childHead(s))) })},
-	{kind: "unready", subject: re(`unready ` + pr), replay: replayUnready},
-	{kind: "ready", subject: re(`ready ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
+	{kind: "seed ledger", of: of(ledger.KindSeedLedger), creates: true, replay: replaySeed},
+	{kind: "dispatch", of: of(ledger.KindDispatch), replay: replayDispatch},
+	{kind: "record", of: of(ledger.KindRecord), replay: replayRecord},
+	{kind: "repair", of: of(ledger.KindRepair), replay: replayRepair},
+	{kind: "retry", of: of(ledger.KindRetry), replay: replayRequest},
+	{kind: "raise allowance", of: of(ledger.KindRaiseAllowance), replay: replayRequest},
+	{kind: "reopen row", of: of(ledger.KindReopenRow), replay: replayRequest},
+	{kind: "resume", of: of(ledger.KindResume), replay: replayResume},
+	{kind: "escalate", of: of(ledger.KindEscalate), replay: replayEscalate},
+	{kind: "stop", of: of(ledger.KindStop), replay: replayStop},
+	{kind: "migrate allowance", of: of(ledger.KindMigrateAllowance), replay: replayMigrate},
+	{kind: "amend", of: of(ledger.KindAmend, ledger.KindCutRow), replay: replayAmend},
+	{kind: "rerun", of: of(ledger.KindRerun), replay: replayRerun},
+	{kind: "verify", of: of(ledger.KindVerify), replay: replayVerify},
+	{kind: "repair verification", of: of(ledger.KindRepairVerification), replay: replayVerifyRepair},
+	{kind: "open pr", of: of(ledger.KindOpenPR), replay: replayOpen},
+	{kind: "done", of: of(ledger.KindDone), replay: replayDone},
+	{kind: "follow", of: of(ledger.KindFollow), replay: replayFollow},
+	{kind: "ready for review", of: of(ledger.KindReadyForReview), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Undrafted(s.parent, p, childHead(s))) })},
+	{kind: "merge base", of: of(ledger.KindMergeBase), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.BaseMerged(s.parent, p, "", childHead(s))) })},
+	{kind: "unready", of: of(ledger.KindUnready), replay: replayUnready},
+	{kind: "ready", of: of(ledger.KindReady), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
 		return one(gatekeep.Ready(s.parent, p, s.c.trailer(ledger.TrailerHead), ""))
 	})},
-	{kind: "announced", subject: re(`announced (.+) ` + pr), replay: replayAnnounced},
-	{kind: "ignore", subject: re(`ignore ` + pr), replay: replayIgnore},
-	{kind: "round", subject: re(`round ` + num + ` ` + pr), replay: replayRound},
-	{kind: "pushed round", subject: re(`pushed round ` + num + ` ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundPushed(s.parent, p, childHead(s), 0)) })},
-	{kind: "empty round", subject: re(`empty round ` + num + ` ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundEmpty(s.parent, p)) })},
-	{kind: "nudge", subject: re(`nudge ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
+	{kind: "announced", of: of(ledger.KindAnnounced), replay: replayAnnounced},
+	{kind: "ignore", of: of(ledger.KindIgnore), replay: replayIgnore},
+	{kind: "round", of: of(ledger.KindRound), replay: replayRound},
+	{kind: "pushed round", of: of(ledger.KindPushedRound), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundPushed(s.parent, p, childHead(s), 0)) })},
+	{kind: "empty round", of: of(ledger.KindEmptyRound), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundEmpty(s.parent, p)) })},
+	{kind: "nudge", of: of(ledger.KindNudge), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
 		return one(gatekeep.Nudged(s.parent, p, "", s.child.Delivery.Get(ledger.KeyNudged), time.Time{}))
 	})},
-	{kind: "reopen pr", subject: re(`reopen ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Reopened(s.parent, p)) })},
-	{kind: "replace pr", subject: re(`replace pr ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Replaced(s.parent, p, "")) })},
-	{kind: "write failed", subject: re(`write failed (\S+)`), replay: replayWriteFailed},
-	{kind: "write landed", subject: re(`write landed (\S+)`), replay: replayWriteLanded},
-	{kind: KindAccept, subject: re(`accept`), replay: replayRequest},
-	{kind: "raise budget", subject: re(`raise budget`), replay: replayRequest},
-	{kind: "notify", subject: re(`notify`), replay: replayNotify},
+	{kind: "reopen pr", of: of(ledger.KindReopenPR), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Reopened(s.parent, p)) })},
+	{kind: "replace pr", of: of(ledger.KindReplacePR), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Replaced(s.parent, p, "")) })},
+	{kind: "write failed", of: of(ledger.KindWriteFailed), replay: replayWriteFailed},
+	{kind: "write landed", of: of(ledger.KindWriteLanded), replay: replayWriteLanded},
+	{kind: KindAccept, of: of(ledger.KindAccept), replay: replayRequest},
+	{kind: "raise budget", of: of(ledger.KindRaiseBudget), replay: replayRequest},
+	{kind: "notify", of: of(ledger.KindNotify), replay: replayNotify},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of
 // its ledger before it legal.
 const KindAccept = "accept"
 
-// match finds the rule of a subject; nil for an unknown transition.
-func match(subject string) (*rule, []string) {
+// match finds the rule of a subject; nil for an unknown transition (and for
+// an agent's result subject, which only a record transition admits).
+func match(sub ledger.Subject) *rule {
 	for i := range rules {
-		if m := rules[i].subject.FindStringSubmatch(subject); m != nil {
-			return &rules[i], m
+		if slices.Contains(rules[i].of, sub.Kind) {
+			return &rules[i]
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // Kinds lists the transition kinds the checker knows, in table order.
@@ -171,8 +166,6 @@ func childHead(s *step) gatekeep.Head {
 	return gatekeep.Head{SHA: s.child.Delivery.Get(ledger.KeyHead), Seen: childTime(s, ledger.KeyHeadAt), Asked: childTime(s, ledger.KeyReviewerAsked)}
 }
 
-func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
-
 func replaySeed(s *step) []outcome {
 	ch := s.child
 	if s.c.Spec == nil {
@@ -185,19 +178,17 @@ func replaySeed(s *step) []outcome {
 				return refuse(SectionRows, "seeded row %d is %s with %d attempts; a seed writes open or cut rows with 0 attempts", r.N, r.Status, r.Attempts)
 			}
 		}
-		return one(ch, ledger.Commit{Subject: "loop: seed ledger"})
+		return one(ch, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindSeedLedger}.String()})
 	}
 	bases := map[string]string{specs.HomeMember: ch.Base}
 	for _, m := range ch.Members {
 		bases[m.Name] = m.Base
 	}
-	want, c := ledger.Seed(ledger.SeedInput{Spec: s.c.Spec, SpecCommit: ch.Delivery.Get(ledger.KeySpecCommit), Bases: bases, Allowance: ch.Allowance})
+	// The chain position is an input of the seed (the control repository's
+	// chains at the pass), read from the child and its trailer.
+	want, c := ledger.Seed(ledger.SeedInput{Spec: s.c.Spec, SpecCommit: ch.Delivery.Get(ledger.KeySpecCommit), Bases: bases, Allowance: ch.Allowance, Chain: ch.Delivery.Get(ledger.KeyChain)})
 	if s.c.Spec.Allowance > 0 && ch.Allowance != s.c.Spec.Allowance {
 		want.Allowance = s.c.Spec.Allowance
-	}
-	borrow(want, ch, ledger.KeyChain)
-	if v := ch.Delivery.Get(ledger.KeyChain); v != "" {
-		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: v})
 	}
 	return one(want, c)
 }
@@ -209,10 +200,7 @@ func replayDispatch(s *step) []outcome {
 	if s.child.Pending == nil {
 		return refuse(SectionHeader, "the ledger records no pending: tuple")
 	}
-	target := ledger.SeedTarget
-	if s.m[2] != "" {
-		target = atoi(s.m[2])
-	}
+	target := s.sub.Row
 	pd := s.child.Pending
 	want, c := ledger.Dispatch(s.parent, ledger.Action{Target: target, Member: pd.Member, Model: s.parent.Delivery.Get(ledger.KeyModel)}, pd.SHA, childTime(s, ledger.KeyDispatchedAt))
 	return one(want, c)
@@ -234,7 +222,7 @@ func replayRecord(s *step) []outcome {
 	var subject string
 	var rows []string
 	if p.Pending.Target == ledger.SeedTarget {
-		subject = "loop: seed evidence"
+		subject = ledger.Subject{Kind: ledger.KindSeedEvidence}.String()
 		for _, r := range p.MemberRows(p.Pending.Member) {
 			if got, ok := ch.Row(r.N); ok && r.Status != ledger.Cut {
 				rows = append(rows, got.Line())
@@ -245,7 +233,7 @@ func replayRecord(s *step) []outcome {
 		if !ok {
 			return refuse(SectionRows, "row %d is gone", p.Pending.Target)
 		}
-		subject = fmt.Sprintf("loop: row %d %s", r.N, r.Status)
+		subject = ledger.Subject{Kind: ledger.KindRowResult, Row: r.N, Status: r.Status}.String()
 		rows = []string{r.Line()}
 	}
 	body := fmt.Sprintf("pending: %s\niteration: %d\n\n%s\n\n%s\n", p.Pending, p.Iterations, strings.Join(rows, "\n"), d.Line)
@@ -322,12 +310,11 @@ func replayResume(s *step) []outcome {
 	if s.c.trailer(ledger.TrailerRequest) != "" {
 		return replayRequest(s)
 	}
-	if _, _, stopped := s.parent.Stop(); !stopped {
-		return refuse(SectionDelivery, "the entry is not stopped")
+	want, c, err := ledger.Resumed(s.parent, "")
+	if err != nil {
+		return refuse(SectionDelivery, "%v", err)
 	}
-	want := s.parent.Clone()
-	want.Delivery.Set(ledger.KeyStop, "")
-	return one(want, ledger.Commit{Subject: "loop: resume"})
+	return one(want, c)
 }
 
 func replayEscalate(s *step) []outcome {
@@ -335,12 +322,12 @@ func replayEscalate(s *step) []outcome {
 	if model == "" {
 		return refuse(SectionDelivery, "an escalation records the escalation model")
 	}
-	want, c := ledger.Escalate(s.parent, atoi(s.m[1]), model)
+	want, c := ledger.Escalate(s.parent, s.sub.Row, model)
 	return one(want, c)
 }
 
 func replayStop(s *step) []outcome {
-	reason := ledger.StopReason(s.m[1])
+	reason := s.sub.Reason
 	if !reason.Known() {
 		return refuse(SectionSubject, "%q is not a stop reason", reason)
 	}
@@ -446,7 +433,7 @@ func replayVerifyRepair(s *step) []outcome {
 // it is the entry's own before replaying.
 func withPR(f func(s *step, p gatekeep.PR) []outcome) func(*step) []outcome {
 	return func(s *step) []outcome {
-		p, err := gatekeep.ParsePR(s.m[len(s.m)-1], "")
+		p, err := gatekeep.ParsePR(s.sub.PR.String(), "")
 		if err != nil {
 			return refuse(SectionSubject, "%v", err)
 		}
@@ -458,7 +445,7 @@ func withPR(f func(s *step, p gatekeep.PR) []outcome) func(*step) []outcome {
 }
 
 func replayOpen(s *step) []outcome {
-	p, err := gatekeep.ParsePR(s.m[1], "")
+	p, err := gatekeep.ParsePR(s.sub.PR.String(), "")
 	if err != nil {
 		return refuse(SectionSubject, "%v", err)
 	}
@@ -471,7 +458,7 @@ func replayOpen(s *step) []outcome {
 }
 
 func replayDone(s *step) []outcome {
-	if s.m[2] == "" {
+	if s.sub.PR.IsZero() {
 		want, c := gatekeep.NothingToDeliver(s.parent, "")
 		return one(want, c)
 	}
@@ -516,7 +503,7 @@ func replayIgnore(s *step) []outcome {
 		}
 		want := s.parent.Clone()
 		borrow(want, s.child, ledger.KeySince, ledger.KeyIgnored)
-		return one(want, ledger.Commit{Subject: "loop: ignore " + p.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}}})
+		return one(want, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindIgnore, PR: p.Ref()}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}}})
 	})(s)
 }
 
@@ -539,8 +526,8 @@ func cursorForward(s *step) []outcome {
 func replayRound(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
 		k := s.parent.Delivery.Int(ledger.KeyRound) + 1
-		if atoi(s.m[1]) != k {
-			return refuse(SectionSubject, "the next round is %d, not %s", k, s.m[1])
+		if s.sub.Round != k {
+			return refuse(SectionSubject, "the next round is %d, not %d", k, s.sub.Round)
 		}
 		if o := cursorForward(s); o != nil {
 			return o
@@ -549,7 +536,7 @@ func replayRound(s *step) []outcome {
 		borrow(want, s.child, ledger.KeySince, ledger.KeyHead, ledger.KeyChecksHead, ledger.KeyReceipt, ledger.KeyDispatchedAt)
 		want.Delivery.SetInt(ledger.KeyRound, k)
 		head := s.child.Delivery.Get(ledger.KeyHead)
-		return one(want, ledger.Commit{Subject: fmt.Sprintf("loop: round %d %s", k, p), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}, {Key: ledger.TrailerHead, Value: head}}})
+		return one(want, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindRound, Round: k, PR: p.Ref()}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}, {Key: ledger.TrailerHead, Value: head}}})
 	})(s)
 }
 
@@ -558,14 +545,14 @@ func replayWriteFailed(s *step) []outcome {
 	if !ok {
 		return refuse(SectionDelivery, "the ledger records no failed write")
 	}
-	want, c := gatekeep.WriteFailed(s.parent, gatekeep.Write(s.m[1]), "", msg)
+	want, c := gatekeep.WriteFailed(s.parent, gatekeep.Write(s.sub.Write), "", msg)
 	return one(want, c)
 }
 
 func replayWriteLanded(s *step) []outcome {
-	want, c, ok := gatekeep.WriteLanded(s.parent, gatekeep.Write(s.m[1]), "")
+	want, c, ok := gatekeep.WriteLanded(s.parent, gatekeep.Write(s.sub.Write), "")
 	if !ok {
-		return refuse(SectionDelivery, "no failure of the %s write was counted", s.m[1])
+		return refuse(SectionDelivery, "no failure of the %s write was counted", s.sub.Write)
 	}
 	return one(want, c)
 }
@@ -574,7 +561,33 @@ func replayWriteLanded(s *step) []outcome {
 // keys (reconcile.Notify): deliveries, failed tries and given-up notes
 // happen on the targets, not in the control repository.
 func replayNotify(s *step) []outcome {
-	want := s.parent.Clone()
-	borrow(want, s.child, ledger.KeyNotify, ledger.KeyNotifyFailed)
-	return []outcome{{l: want}}
+	want, c := ledger.Notified(s.parent, notifyAttempts(s.parent, s.child))
+	return one(want, c)
+}
+
+// notifyAttempts reads what a notification round did from the two
+// versions of the ledger: an owed notification the child still owes with
+// one more try was retried; the one the child's `notify-failed:` newly
+// names was given up with that error; every other one was delivered. The
+// round's outcomes happen on the targets; the ledger records them so.
+func notifyAttempts(parent, child *ledger.Ledger) []ledger.NotifyAttempt {
+	still := child.OwedNotifications()
+	gone, msg, gaveUp := ledger.GaveUp(child.Delivery.Get(ledger.KeyNotifyFailed))
+	if child.Delivery.Get(ledger.KeyNotifyFailed) == parent.Delivery.Get(ledger.KeyNotifyFailed) {
+		gaveUp = false
+	}
+	var out []ledger.NotifyAttempt
+	for _, o := range parent.OwedNotifications() {
+		a := ledger.NotifyAttempt{Owed: o, Fate: ledger.NotifyDelivered}
+		next := o
+		next.Tries++
+		switch {
+		case slices.Contains(still, next):
+			a.Fate = ledger.NotifyRetried
+		case gaveUp && gone == o:
+			a.Fate, a.Err = ledger.NotifyGaveUp, msg
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -440,6 +440,13 @@ func TestJudge(t *testing.T) {
 			if v.Kind != tt.kind || code != tt.code || v.Evidence != tt.evidence {
 				t.Errorf("Judge = %s (%s) evidence %s, want %s (%s) evidence %s; line %q", v.Kind, code, v.Evidence, tt.kind, tt.code, tt.evidence, v.Line())
 			}
+			var said []string
+			for _, w := range v.WaitsFor {
+				said = append(said, w.String())
+			}
+			if diff := cmp.Diff(v.Waits, said); diff != "" {
+				t.Errorf("Judge: the waits' sentences are not the typed waits rendered (-Waits +WaitsFor):\n%s", diff)
+			}
 		})
 	}
 }

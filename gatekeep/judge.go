@@ -82,8 +82,11 @@ type Verdict struct {
 	// Ignored is feedback from people who may not steer the loop (not the
 	// reviewer, no write access): reported, never acted on.
 	Ignored []Finding `json:"ignored,omitempty"`
-	// Waits are what a waiting verdict waits for.
+	// Waits are what a waiting verdict waits for, as sentences (the JSON
+	// output and the pass's wait); WaitsFor holds the same waits typed, in
+	// the same order. Both are only ever appended by waitFor.
 	Waits    []string     `json:"waits,omitempty"`
+	WaitsFor []Wait       `json:"-"`
 	Checks   ChecksResult `json:"-"`
 	Evidence string       `json:"evidence"`
 	// Blockers counts blocking items; -1 when the reviews could not be read.
@@ -232,7 +235,7 @@ func (v *Verdict) judgeMergeState(d Digest, in Input) {
 		if in.Repolled {
 			v.block(BlockMergeUnknown, "merge state unknown after a re-poll", "recheck once GitHub has computed mergeability")
 		} else {
-			v.Waits = append(v.Waits, "GitHub to compute mergeability")
+			v.waitFor(Wait{Kind: WaitMergeability})
 		}
 	case !*d.Mergeable || d.MergeState == "dirty":
 		v.block(BlockConflict, fmt.Sprintf("conflicts with %s", d.BaseRef), fmt.Sprintf("merge %s into %s and resolve the conflicts", d.BaseRef, d.HeadRef))
@@ -251,10 +254,10 @@ func (v *Verdict) judgeChecks(d Digest, in Input) (missing int) {
 		v.Findings = append(v.Findings, checkFinding(c, in.Cursors == nil || in.Cursors.ChecksHead != d.HeadSHA))
 	}
 	for _, c := range v.Checks.Waiting {
-		v.Waits = append(v.Waits, fmt.Sprintf("check %s on %s", c.Name, short(d.HeadSHA)))
+		v.waitFor(Wait{Kind: WaitCheck, Name: c.Name, Head: d.HeadSHA})
 	}
 	if !d.ChecksKnown {
-		v.Waits = append(v.Waits, "the checks on "+short(d.HeadSHA)+" to be readable")
+		v.waitFor(Wait{Kind: WaitChecksReadable, Head: d.HeadSHA})
 		return 0
 	}
 	for _, name := range d.Required {
@@ -264,7 +267,7 @@ func (v *Verdict) judgeChecks(d Digest, in Input) (missing int) {
 		}
 		if !reported {
 			missing++
-			v.Waits = append(v.Waits, fmt.Sprintf("required check %s to report on %s", name, short(d.HeadSHA)))
+			v.waitFor(Wait{Kind: WaitRequiredCheck, Name: name, Head: d.HeadSHA})
 		}
 	}
 	return missing
@@ -303,12 +306,12 @@ func (v *Verdict) judgeReviews(d Digest, in Input) {
 		}
 		for _, r := range ChangesRequested(d.Reviews) {
 			if steers(r.User) && !in.Cursors.Since.IsNew(r.SubmittedAt, r.ID) {
-				v.Waits = append(v.Waits, fmt.Sprintf("a re-review by @%s (changes requested on %s were answered)", r.User, short(r.CommitID)))
+				v.waitFor(Wait{Kind: WaitReReview, User: r.User, Head: r.CommitID})
 			}
 		}
 	}
 	if in.Reviewer != "" && !ReviewerClear(d.Reviews, in.Reviewer, d.HeadSHA) {
-		v.Waits = append(v.Waits, fmt.Sprintf("an approval by @%s of %s", in.Reviewer, short(d.HeadSHA)))
+		v.waitFor(Wait{Kind: WaitApproval, User: in.Reviewer, Head: d.HeadSHA})
 	}
 }
 
@@ -325,7 +328,7 @@ func (v *Verdict) judgeEvidence(d Digest, in Input, missing int) {
 		// that opened the pull request starts no workflows). Untested work
 		// is never green unless the target is declared to have no CI.
 		v.Evidence = EvidencePending
-		v.Waits = append(v.Waits, WaitCI+" "+short(d.HeadSHA))
+		v.waitFor(Wait{Kind: WaitFirstCI, Head: d.HeadSHA})
 	}
 	if v.Evidence != "" {
 		return
@@ -347,8 +350,8 @@ const WaitCI = "a first check run or status on"
 // WaitsForCI reports whether the verdict waits only because no CI has
 // reported on the head at all (the checks-silent clock applies).
 func (v Verdict) WaitsForCI() bool {
-	for _, w := range v.Waits {
-		if strings.HasPrefix(w, WaitCI) {
+	for _, w := range v.WaitsFor {
+		if w.Kind == WaitFirstCI {
 			return true
 		}
 	}
@@ -364,7 +367,7 @@ func finish(v Verdict, d Digest) Verdict {
 	}
 	if !d.ReviewsKnown && !d.Merged && d.State != "closed" {
 		v.Blockers = -1
-		v.Waits = append(v.Waits, "the reviews to be readable")
+		v.waitFor(Wait{Kind: WaitReviewsReadable})
 	}
 	switch {
 	case len(v.Blocks) > 0:

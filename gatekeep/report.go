@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -18,6 +19,9 @@ type PR struct {
 }
 
 func (p PR) String() string { return p.Repo + "#" + strconv.Itoa(p.Number) }
+
+// Ref is the pull request as a transition subject names it.
+func (p PR) Ref() ledger.PullRef { return ledger.PullRef{Repo: p.Repo, Number: p.Number} }
 
 var (
 	refRE    = regexp.MustCompile(`^([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)#([1-9][0-9]{0,9})$`)

@@ -38,7 +38,7 @@ func Verified(l *ledger.Ledger, head string, passed bool, command, tail string) 
 	n := l.Clone()
 	d := n.Delivery
 	d.Set(ledger.KeyDispatchedAt, "")
-	c := ledger.Commit{Subject: "loop: verify", Trailers: []ledger.Trailer{{Key: ledger.TrailerHead, Value: head}}}
+	c := ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindVerify}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerHead, Value: head}}}
 	if passed {
 		d.Set(ledger.KeyVerified, head+" passed")
 		c.Sentence = fmt.Sprintf("The verification `%s` passed on %s.", l.Verification, short(head))
@@ -56,7 +56,7 @@ func VerifyRepairStarted(l *ledger.Ledger, failed string, now time.Time) (*ledge
 	n := l.Clone()
 	n.Delivery.Set(ledger.KeyVerifyRepair, failed)
 	n.Delivery.SetTime(ledger.KeyDispatchedAt, now)
-	return n, ledger.Commit{Subject: "loop: repair verification",
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindRepairVerification}.String(),
 		Sentence: fmt.Sprintf("The verification failed on %s; one repair is dispatched to the agent before the pull request opens.", short(failed)),
 		Trailers: []ledger.Trailer{{Key: ledger.TrailerHead, Value: failed}}}
 }

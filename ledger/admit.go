@@ -43,9 +43,8 @@ func (m *Miss) Error() string { return m.Reason }
 func missf(format string, args ...any) *Miss { return &Miss{Reason: fmt.Sprintf(format, args...)} }
 
 var (
-	rowSubjectRE = regexp.MustCompile(`^loop: row ([1-9][0-9]*) (done|failed)$`)
-	iterationRE  = regexp.MustCompile(`^iteration: (0|[1-9][0-9]*)$`)
-	trailerRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*: .+$`)
+	iterationRE = regexp.MustCompile(`^iteration: (0|[1-9][0-9]*)$`)
+	trailerRE   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*: .+$`)
 )
 
 // ParseReturn parses a result commit's subject and body strictly. A final
@@ -57,12 +56,15 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 	}
 	rb := &ReturnBody{}
 	subject = strings.TrimRight(subject, " \t\r\n")
-	switch m := rowSubjectRE.FindStringSubmatch(subject); {
-	case subject == "loop: seed evidence":
+	sub, err := ParseSubject(subject)
+	if err != nil || sub.Leg != "" {
+		sub = Subject{}
+	}
+	switch sub.Kind {
+	case KindSeedEvidence:
 		rb.Target = SeedTarget
-	case m != nil:
-		rb.Target, _ = strconv.Atoi(m[1])
-		rb.Status = Status(m[2])
+	case KindRowResult:
+		rb.Target, rb.Status = sub.Row, sub.Status
 	default:
 		return nil, missf("subject %s is not `loop: row <n> done`, `loop: row <n> failed` or `loop: seed evidence`", quote(subject))
 	}
@@ -289,7 +291,7 @@ func admitRow(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	}
 	nl.addSpend(r.Body)
 	return nl, Commit{
-		Subject:  fmt.Sprintf("loop: record %s row %d", l.Pending.Member, n),
+		Subject:  Subject{Kind: KindRecord, Member: l.Pending.Member, Row: n}.String(),
 		Sentence: fmt.Sprintf("Admitted %s for row %d: %s after %s.", short(r.SHA), n, got.Status, plural(got.Attempts, "attempt")),
 		Trailers: []Trailer{{TrailerHead, r.SHA}},
 	}, nil
@@ -349,7 +351,7 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	nl.delivery().SetInt(KeyMisses, 0)
 	nl.addSpend(r.Body)
 	return nl, Commit{
-		Subject:  fmt.Sprintf("loop: record %s seed", member),
+		Subject:  Subject{Kind: KindRecord, Member: member, Row: SeedTarget}.String(),
 		Sentence: fmt.Sprintf("Admitted the seed %s for %s: %s with baseline evidence, %d already closed.", short(r.SHA), member, plural(len(want), "row"), closed),
 		Trailers: []Trailer{{TrailerHead, r.SHA}},
 	}, nil
@@ -393,7 +395,7 @@ func Repair(l *Ledger, miss string, head string) (*Ledger, Commit, error) {
 	n.settled()
 	n.delivery().SetInt(KeyMisses, n.Delivery.Int(KeyMisses)+1)
 	return n, Commit{
-		Subject:  fmt.Sprintf("loop: repair row %d", target),
+		Subject:  Subject{Kind: KindRepair, Row: target}.String(),
 		Sentence: fmt.Sprintf("Refused the return for row %d: %s.", target, strings.TrimSuffix(miss, ".")),
 		Trailers: []Trailer{{TrailerHead, head}},
 	}, nil

@@ -46,9 +46,9 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 			break
 		}
 	}
-	subject := "loop: amend"
+	subject := Subject{Kind: KindAmend}.String()
 	if len(a.changes) == 1 && len(a.cuts) == 1 {
-		subject = fmt.Sprintf("loop: cut row %d", a.cuts[0])
+		subject = Subject{Kind: KindCutRow, Row: a.cuts[0]}.String()
 	}
 	if len(a.changes) == 0 {
 		a.changes = append(a.changes, "no row changed")
@@ -66,7 +66,7 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 // can: the ledger is not at a spec-changed stop, or the edit removes,
 // reorders or inserts ACs, or changes the legs.
 func amendRefusal(l *Ledger, approved, edited *specs.Spec) string {
-	if reason, _, stopped := l.Stop(); !stopped || reason != "spec-changed" {
+	if reason, _, stopped := l.Stop(); !stopped || reason != StopSpecChanged {
 		return "resnapshot is accepted only at a spec-changed stop"
 	}
 	if len(edited.ACs) < len(approved.ACs) {

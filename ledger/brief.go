@@ -160,7 +160,7 @@ func (l *Ledger) hintFor(target int) string {
 func returnTemplate(l *Ledger, pd Pending, attempts int) string {
 	var b strings.Builder
 	if pd.Target == SeedTarget {
-		b.WriteString("loop: seed evidence\n\n")
+		b.WriteString(Subject{Kind: KindSeedEvidence}.String() + "\n\n")
 		fmt.Fprintf(&b, "pending: %s\niteration: %d\n\n", pd.String(), l.Iterations)
 		k := 0
 		for _, r := range l.MemberRows(pd.Member) {
@@ -173,7 +173,7 @@ func returnTemplate(l *Ledger, pd Pending, attempts int) string {
 		fmt.Fprintf(&b, "\nrow 0 done | seeded %d rows, closed <how many are done> on baseline | <first row to take>", k)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "loop: row %d <done or failed>\n\n", pd.Target)
+	b.WriteString(RowResultTemplate(pd.Target) + "\n\n")
 	fmt.Fprintf(&b, "pending: %s\niteration: %d\n\n", pd.String(), l.Iterations)
 	fmt.Fprintf(&b, "| %d | <done or failed> | %d | <check command>; <up to three result lines> |\n\n", pd.Target, attempts+1)
 	fmt.Fprintf(&b, "row %d <done or failed> | <what happened> | <next step or blocker>", pd.Target)

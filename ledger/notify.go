@@ -163,3 +163,131 @@ func sameNotification(n *Ledger, o Owed) bool {
 	}
 	return false
 }
+
+// NotifyFate is what one delivery attempt of an owed notification came to.
+type NotifyFate int
+
+// Notification fates.
+const (
+	// NotifyDelivered: the target accepted it; it is owed no more.
+	NotifyDelivered NotifyFate = iota
+	// NotifyRetried: it failed and is tried again next pass, one more try
+	// counted.
+	NotifyRetried
+	// NotifyGaveUp: it failed its last try, or its target is gone; it is
+	// dropped and `notify-failed:` names it.
+	NotifyGaveUp
+)
+
+// NotifyAttempt is one delivery attempt of an owed notification.
+type NotifyAttempt struct {
+	Owed Owed
+	Fate NotifyFate
+	// Err is why a failed attempt failed, as the target said (untrusted:
+	// the ledger keeps it cleaned to one bounded line).
+	Err string
+	// MaxTries is how many tries a notification gets, as the commit's
+	// sentence counts a retried one.
+	MaxTries int
+}
+
+// NotifyFateOf decides what a delivery attempt comes to: delivered when
+// it did not fail; given up when its target is gone or it failed its last
+// of maxTries tries; retried otherwise.
+func NotifyFateOf(o Owed, failed, targetKnown bool, maxTries int) NotifyFate {
+	switch {
+	case !failed:
+		return NotifyDelivered
+	case o.Tries+1 >= maxTries || !targetKnown:
+		return NotifyGaveUp
+	}
+	return NotifyRetried
+}
+
+// Notified records a notification round (`loop: notify`): every owed
+// notification attempts names is delivered, retried (its try counted) or
+// given up (named in `notify-failed:`); one attempts does not name stays
+// owed as it was.
+func Notified(l *Ledger, attempts []NotifyAttempt) (*Ledger, Commit) {
+	n := l.Clone()
+	var keep []Owed
+	var said []string
+	for _, o := range l.OwedNotifications() {
+		i := slices.IndexFunc(attempts, func(a NotifyAttempt) bool { return a.Owed == o })
+		if i < 0 {
+			keep = append(keep, o)
+			continue
+		}
+		a := attempts[i]
+		switch a.Fate {
+		case NotifyDelivered:
+			said = append(said, fmt.Sprintf("delivered the %s notification to %s", o.Event, o.Target))
+		case NotifyGaveUp:
+			n.delivery().Set(KeyNotifyFailed, fmt.Sprintf("%s | %s after %d tries", o.key(), NotifyLine(a.Err), o.Tries+1))
+			said = append(said, fmt.Sprintf("gave up the %s notification to %s: %s", o.Event, o.Target, a.Err))
+		default:
+			o.Tries++
+			keep = append(keep, o)
+			said = append(said, fmt.Sprintf("the %s notification to %s failed (try %d of %d): %s", o.Event, o.Target, o.Tries, a.MaxTries, a.Err))
+		}
+	}
+	n.SetOwedNotifications(keep)
+	return n, Commit{Subject: Subject{Kind: KindNotify}.String(), Sentence: notifySentence(said)}
+}
+
+// key is the token without its try count: `<target>/<event>/<stamp>`.
+func (o Owed) key() string {
+	return o.Target + "/" + string(o.Event) + "/" + o.At.UTC().Format(notifyStamp)
+}
+
+// GaveUp reads `notify-failed:` back: the notification it names (its
+// target, event and instant) and the cleaned error, or false when the value
+// is not `<target>/<event>/<stamp> | <error> after <n> tries`.
+func GaveUp(v string) (o Owed, err string, ok bool) {
+	key, rest, found := strings.Cut(v, " | ")
+	if !found {
+		return Owed{}, "", false
+	}
+	i := strings.LastIndex(rest, " after ")
+	if i < 0 || !strings.HasSuffix(rest, " tries") {
+		return Owed{}, "", false
+	}
+	tries, perr := strconv.Atoi(strings.TrimSuffix(rest[i+len(" after "):], " tries"))
+	if perr != nil || tries < 1 {
+		return Owed{}, "", false
+	}
+	got, perr := ParseOwed(key + "/" + strconv.Itoa(tries-1))
+	if perr != nil {
+		return Owed{}, "", false
+	}
+	return got, rest[:i], true
+}
+
+// notifySentence joins what a notify commit did into its one sentence.
+func notifySentence(parts []string) string {
+	if len(parts) == 0 {
+		return "Nothing was owed."
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// NotifyLine keeps an error fit for one line of the delivery section: a
+// receiver's status text is untrusted, so no pipe, no control character,
+// at most 200 characters.
+func NotifyLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '|':
+			return '/'
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 200 {
+		s = strings.TrimRight(string(r[:200]), " ")
+	}
+	return s
+}

@@ -132,7 +132,7 @@ func (l *Ledger) RequestStates() []RequestState {
 		st := RequestState{Request: req, Err: err}
 		if err == nil {
 			if req.Kind == RequestResnapshot {
-				if reason, _, stopped := l.Stop(); !stopped || reason != "spec-changed" {
+				if reason, _, stopped := l.Stop(); !stopped || reason != StopSpecChanged {
 					st.Refusal = "resnapshot is accepted only at a spec-changed stop"
 				}
 			} else if _, _, err := ApplyRequest(l, req, time.Time{}); err != nil {

@@ -37,7 +37,7 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 	i := l.Iterations - 1
 	switch {
 	case obs.Dirty:
-		n, c := Stop(l, "boundary", fmt.Sprintf("iteration %d left the tree dirty", i), l.Pending.Target)
+		n, c := Stop(l, StopBoundary, fmt.Sprintf("iteration %d left the tree dirty", i), l.Pending.Target)
 		return n, c, true, nil
 	case len(obs.Commits) == 0 && !obs.RunOver:
 		return nil, Commit{}, false, nil
@@ -47,10 +47,10 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 		n, c := Rerun(l, obs.Now)
 		return n, c, true, nil
 	case len(obs.Commits) == 0:
-		n, c := Stop(l, "interrupted", fmt.Sprintf("iteration %d ended without a return commit", i), l.Pending.Target)
+		n, c := Stop(l, StopInterrupted, fmt.Sprintf("iteration %d ended without a return commit", i), l.Pending.Target)
 		return n, c, true, nil
 	case len(obs.Commits) > 1:
-		n, c := Stop(l, "boundary", fmt.Sprintf("iteration %d added %d commits", i, len(obs.Commits)), l.Pending.Target)
+		n, c := Stop(l, StopBoundary, fmt.Sprintf("iteration %d added %d commits", i, len(obs.Commits)), l.Pending.Target)
 		return n, c, true, nil
 	}
 	ret := obs.Commits[0]
@@ -62,7 +62,7 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 	if l.Pending.Target == SeedTarget {
 		cleared := l.Clone()
 		cleared.settled()
-		n, c := Stop(cleared, "seed-refused", fmt.Sprintf("iteration %d seed return %s refused: %s", i, short(ret.SHA), miss.Reason), SeedTarget)
+		n, c := Stop(cleared, StopSeedRefused, fmt.Sprintf("iteration %d seed return %s refused: %s", i, short(ret.SHA), miss.Reason), SeedTarget)
 		c.Trailers = append(c.Trailers, Trailer{TrailerHead, ret.SHA})
 		return n, c, true, nil
 	}

@@ -14,9 +14,6 @@ const (
 	KeyBudgetGranted = "budget-granted" // what `budget +<amount>` requests added to the spec's budget:
 )
 
-// StopBudget stops an entry whose agents have spent its budget.
-const StopBudget StopReason = "budget"
-
 var (
 	tokensTrailerRE = regexp.MustCompile(`^tokens: (0|[1-9][0-9]{0,14})$`)
 	costTrailerRE   = regexp.MustCompile(`^cost: ((?:0|[1-9][0-9]{0,8})(?:\.[0-9]{1,6})?)$`)

@@ -42,6 +42,8 @@ const (
 	// another leg's pull request is merged; the detail names both.
 	StopLegClosed StopReason = "leg-closed"
 	StopTampered  StopReason = "tampered"
+	// StopBudget stops an entry whose agents have spent its budget.
+	StopBudget StopReason = "budget"
 )
 
 // stopInfo is what the rules know of one stop reason: whether it is a row

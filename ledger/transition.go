@@ -21,6 +21,9 @@ func (r *Refusal) Error() string { return fmt.Sprintf("request %q refused: %s", 
 // ErrNotPending is returned when a settle transition finds no dispatch outstanding.
 var ErrNotPending = errors.New("no dispatch is outstanding")
 
+// ErrNotStopped is returned when the loop's own resume finds no stop.
+var ErrNotStopped = errors.New("the entry is not stopped")
+
 // SeedInput is what seeding a ledger needs besides the spec.
 type SeedInput struct {
 	Spec *specs.Spec
@@ -30,6 +33,9 @@ type SeedInput struct {
 	Bases map[string]string
 	// Allowance is defaults.allowance; the spec's own allowance wins.
 	Allowance int
+	// Chain is the spec's place in its chain, `<chain> <k>/<n>`; empty
+	// when the spec is in no chain.
+	Chain string
 }
 
 // Seed creates the ledger of an approved spec (`loop: seed ledger`): one row
@@ -76,10 +82,15 @@ func Seed(in SeedInput) (*Ledger, Commit) {
 	l.Delivery.Set(KeyContract, contract)
 	l.Delivery.Set(KeyBranch, specs.Branch(s.Path))
 	l.Delivery.SetPhase(PhaseImplement)
-	return l, Commit{
-		Subject:  "loop: seed ledger",
+	c := Commit{
+		Subject:  Subject{Kind: KindSeedLedger}.String(),
 		Sentence: fmt.Sprintf("Seeded %s (%d cut) from contract %s at allowance %d.", plural(len(l.Rows), "row"), cut, contract, l.Allowance),
 	}
+	if in.Chain != "" {
+		l.Delivery.Set(KeyChain, in.Chain)
+		c.Trailers = append(c.Trailers, Trailer{Key: TrailerChain, Value: in.Chain})
+	}
+	return l, c
 }
 
 // Verification renders a spec's Verify commands as the ledger's one
@@ -125,12 +136,8 @@ func Dispatch(l *Ledger, a Action, head string, now time.Time) (*Ledger, Commit)
 	n.Iterations++
 	n.Pending = &Pending{Target: a.Target, Member: a.Member, SHA: head}
 	n.delivery().SetTime(KeyDispatchedAt, now)
-	subject := "loop: dispatch seed"
-	what := "the seed"
-	if a.Target != SeedTarget {
-		subject = fmt.Sprintf("loop: dispatch row %d", a.Target)
-		what = fmt.Sprintf("row %d", a.Target)
-	}
+	subject := Subject{Kind: KindDispatch, Row: a.Target}.String()
+	what := describeTarget(a.Target)
 	sentence := fmt.Sprintf("Dispatched %s to %s as iteration %d from %s.", what, a.Member, n.Iterations, short(head))
 	if a.Model != "" {
 		sentence = fmt.Sprintf("Dispatched %s to %s as iteration %d from %s on the escalation model %s.", what, a.Member, n.Iterations, short(head), a.Model)
@@ -152,7 +159,7 @@ func Escalate(l *Ledger, row int, model string) (*Ledger, Commit) {
 	n.Decisions = append(n.Decisions, newEscalatedDecision(row, n.EffectiveAllowance(row)))
 	n.delivery().Set(KeyModel, model)
 	return n, Commit{
-		Subject:  fmt.Sprintf("loop: escalate row %d", row),
+		Subject:  Subject{Kind: KindEscalate, Row: row}.String(),
 		Sentence: fmt.Sprintf("Row %d reached its escalation threshold; its next attempt runs on %s.", row, model),
 	}
 }
@@ -163,10 +170,24 @@ func Stop(l *Ledger, reason StopReason, detail string, target int) (*Ledger, Com
 	n := l.Clone()
 	n.delivery().Set(KeyStop, string(reason)+" | "+cleanEvidence(detail))
 	return n, Commit{
-		Subject:  "loop: stop " + string(reason),
+		Subject:  Subject{Kind: KindStop, Reason: reason}.String(),
 		Sentence: fmt.Sprintf("Stopped (%s): %s.", reason, strings.TrimSuffix(detail, ".")),
 		Text:     StopText(l, reason, detail, target),
 	}
+}
+
+// Resumed is the loop's own resume (`loop: resume` without a request): the
+// condition of the stop no longer holds (why says how: the spec exists
+// again, the interrupted dispatch's return arrived), so the stop is cleared
+// and nothing else changes. It refuses a ledger that is not stopped with
+// ErrNotStopped.
+func Resumed(l *Ledger, why string) (*Ledger, Commit, error) {
+	if _, _, stopped := l.Stop(); !stopped {
+		return nil, Commit{}, ErrNotStopped
+	}
+	n := l.Clone()
+	n.clearStop()
+	return n, Commit{Subject: Subject{Kind: KindResume}.String(), Sentence: "Resumed: " + why + "."}, nil
 }
 
 // MigrateAllowance replaces a legacy `cap:` header by `allowance: <n>` and
@@ -176,7 +197,7 @@ func MigrateAllowance(l *Ledger, allowance int) (*Ledger, Commit) {
 	old := n.Cap
 	n.Cap, n.Allowance = 0, allowance
 	return n, Commit{
-		Subject:  "loop: migrate allowance",
+		Subject:  Subject{Kind: KindMigrateAllowance}.String(),
 		Sentence: fmt.Sprintf("Replaced the legacy cap: %d header by allowance: %d; attempts, iterations and decisions are unchanged.", old, allowance),
 	}
 }
@@ -240,7 +261,7 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		// A retry opens new stagnation and miss windows (L-40, L-79).
 		n.delivery().SetInt(KeyMisses, 0)
 		n.delivery().SetInt(KeyEmptyReturns, 0)
-		c.Subject = fmt.Sprintf("loop: retry row %d", r.Row)
+		c.Subject = Subject{Kind: KindRetry, Row: r.Row}.String()
 		c.Sentence = fmt.Sprintf("Row %d gets one more attempt (%d allowed) with a hint from a person.", r.Row, allowed)
 	case RequestRows:
 		if n.Allowance == 0 {
@@ -248,11 +269,11 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		}
 		n.Decisions = append(n.Decisions, newGrantDecision(r.N, r.Text))
 		n.Allowance += r.N
-		c.Subject = "loop: raise allowance"
+		c.Subject = Subject{Kind: KindRaiseAllowance}.String()
 		c.Sentence = fmt.Sprintf("Raised the shared allowance by %d to %d; attempts and iterations are unchanged.", r.N, n.Allowance)
 	case RequestResume:
 		switch reason {
-		case "interrupted":
+		case StopInterrupted:
 			// The same dispatch runs again: the consumed iteration stays
 			// consumed and no new count is taken (L-69).
 			if n.Pending == nil {
@@ -260,7 +281,7 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			}
 			n.delivery().SetTime(KeyDispatchedAt, now)
 			c.Sentence = fmt.Sprintf("Resumed: the interrupted dispatch of %s runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
-		case "boundary":
+		case StopBoundary:
 			// The branch is accepted as it is; commits are kept, attempts
 			// unchanged (L-51).
 			n.Pending = nil
@@ -283,7 +304,7 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			// The CI wait starts again from now.
 			n.delivery().setEach(KeyHeadAt, now.UTC().Truncate(time.Second).Format(time.RFC3339), true)
 			c.Sentence = "Resumed: the wait for CI starts again now."
-		case "reviewer-silent":
+		case StopReviewerSilent:
 			// The reviewer is asked again from now; the nudge is
 			// available again.
 			n.delivery().setEach(KeyReviewerAsked, now.UTC().Truncate(time.Second).Format(time.RFC3339), true)
@@ -292,25 +313,25 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		default:
 			c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
 		}
-		c.Subject = "loop: resume"
+		c.Subject = Subject{Kind: KindResume}.String()
 	case RequestRecheck:
 		n.delivery().setEach(KeyRetry, "", false)
-		c.Subject = "loop: resume"
+		c.Subject = Subject{Kind: KindResume}.String()
 		c.Sentence = "Rechecking: the failure count of the refused GitHub write is cleared."
-		if reason == "merge-unknown" {
+		if reason == StopMergeUnknown {
 			c.Sentence = "Rechecking: GitHub is asked for the pull request's mergeability again."
 		}
 	case RequestBudget:
 		granted, _ := specs.ParseAmount(n.Delivery.Get(KeyBudgetGranted))
 		n.delivery().Set(KeyBudgetGranted, granted.Add(r.Amount).String())
-		c.Subject = "loop: raise budget"
+		c.Subject = Subject{Kind: KindRaiseBudget}.String()
 		c.Sentence = fmt.Sprintf("Raised the budget by %s; %s spent so far.", r.Amount, n.Spent())
 	case RequestResnapshot:
 		return refuse("resnapshot needs the edited spec; the reconciler applies it with Amend")
 	case RequestAccept:
 		// The ledger as the person left it becomes the entry's state; this
 		// commit is the last loop: version later hand-edit checks compare with.
-		c.Subject = "loop: accept"
+		c.Subject = Subject{Kind: KindAccept}.String()
 		c.Sentence = "Accepted a person's edit of the ledger's reconciler-owned sections."
 	}
 	if r.Text != "" && r.Kind != RequestRetry {
@@ -357,7 +378,7 @@ func reopenRow(l *Ledger, r Request, refuse func(string, ...any) (*Ledger, Commi
 	if p := n.Phase(); p == PhaseReview || p == PhaseReady || p == PhaseVerify {
 		n.delivery().SetPhase(PhaseImplement)
 	}
-	return n, Commit{Subject: fmt.Sprintf("loop: reopen row %d", r.Row),
+	return n, Commit{Subject: Subject{Kind: KindReopenRow, Row: r.Row}.String(),
 		Sentence: fmt.Sprintf("A person reopened row %d (%d attempts allowed): %s.", r.Row, allowed, strings.TrimSuffix(r.Text, ".")),
 		Trailers: []Trailer{{TrailerRequest, r.Line}}}, nil
 }
@@ -384,6 +405,6 @@ func Rerun(l *Ledger, now time.Time) (*Ledger, Commit) {
 	n.delivery().SetTime(KeyDispatchedAt, now)
 	n.delivery().SetInt(KeyReruns, n.Delivery.Int(KeyReruns)+1)
 	what := describeTarget(n.Pending.Target)
-	return n, Commit{Subject: "loop: rerun " + strings.TrimPrefix(what, "the "),
+	return n, Commit{Subject: Subject{Kind: KindRerun, Row: n.Pending.Target}.String(),
 		Sentence: fmt.Sprintf("The agent of %s (iteration %d) ended without answering, killed or never started with its reconciler; the same dispatch runs again without a new count.", what, n.Iterations)}
 }

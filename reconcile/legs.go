@@ -71,13 +71,17 @@ func (p *passState) legEntry(e *entry, m string, members []string) *entry {
 // applyLeg folds a member's transition into the entry's ledger and commits
 // it there. A subject that names no pull request names the leg, so that
 // `loop: done` of one leg is never read as the entry's; a stop or a resume
-// is the entry's own and keeps its subject (its detail names the leg).
+// is the entry's own and keeps its subject (its detail names the leg):
+// ledger.Subject.String decides.
 func (p *passState) applyLeg(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	parent := e.leg.parent
 	merged := ledger.WithLeg(parent.l, e.leg.name, n, e.leg.members)
-	if !strings.Contains(c.Subject, "#") && !strings.HasPrefix(c.Subject, "loop: stop ") && c.Subject != "loop: resume" {
-		c.Subject += " leg " + e.leg.name
+	s, err := ledger.ParseSubject(c.Subject)
+	if err != nil {
+		return fmt.Errorf("leg %s: %w", e.leg.name, err)
 	}
+	s.Leg = e.leg.name
+	c.Subject = s.String()
 	if err := p.apply(parent, merged, c); err != nil {
 		return err
 	}

@@ -158,9 +158,7 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		if l == nil || path == "" || len(l.OwedNotifications()) == 0 {
 			continue
 		}
-		n := l.Clone()
-		var keep []ledger.Owed
-		var said []string
+		var attempts []ledger.NotifyAttempt
 		for _, ow := range l.OwedNotifications() {
 			res := NotifyResult{Spec: sp, Target: ow.Target, Event: string(ow.Event), ID: ow.ID(path)}
 			target, known := cfg.NotifyTarget(ow.Target)
@@ -170,22 +168,20 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 			} else {
 				err = errors.New("the target is no longer in gallivant.yaml")
 			}
-			switch {
-			case err == nil:
+			a := ledger.NotifyAttempt{Owed: ow, Fate: ledger.NotifyFateOf(ow, err != nil, known, o.MaxTries), MaxTries: o.MaxTries}
+			if err != nil {
+				a.Err = err.Error()
+			}
+			attempts = append(attempts, a)
+			switch a.Fate {
+			case ledger.NotifyDelivered:
 				res.Outcome = NotifyDelivered
-				said = append(said, fmt.Sprintf("delivered the %s notification to %s", ow.Event, ow.Target))
-			case ow.Tries+1 >= o.MaxTries || !known:
+			case ledger.NotifyGaveUp:
 				res.Outcome, res.Error = NotifyFailed, err.Error()
-				id := strings.TrimSuffix(ow.String(), fmt.Sprintf("/%d", ow.Tries))
-				n.Delivery.Set(ledger.KeyNotifyFailed, fmt.Sprintf("%s | %s after %d tries", id, oneLine(err.Error()), ow.Tries+1))
-				said = append(said, fmt.Sprintf("gave up the %s notification to %s: %s", ow.Event, ow.Target, err))
 				r.o.Log.Warn("notification given up", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries+1, "error", err.Error())
 			default:
 				res.Outcome, res.Error = NotifyRetry, err.Error()
-				ow.Tries++
-				keep = append(keep, ow)
-				said = append(said, fmt.Sprintf("the %s notification to %s failed (try %d of %d): %s", ow.Event, ow.Target, ow.Tries, o.MaxTries, err))
-				r.o.Log.Info("notification failed; retried next pass", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries, "error", err.Error())
+				r.o.Log.Info("notification failed; retried next pass", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries+1, "error", err.Error())
 			}
 			observe(res.Outcome)
 			results = append(results, res)
@@ -196,8 +192,7 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 				}
 			}
 		}
-		n.SetOwedNotifications(keep)
-		c := ledger.Commit{Subject: "loop: notify", Sentence: sentence(said)}
+		n, c := ledger.Notified(l, attempts)
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: sp}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
 		if _, err := st.Commit(path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
 			return results, err
@@ -211,31 +206,9 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 	return results, nil
 }
 
-// sentence joins what a notify commit did into its one sentence.
-func sentence(parts []string) string {
-	s := strings.Join(parts, "; ")
-	return strings.ToUpper(s[:1]) + s[1:] + "."
-}
-
-// oneLine keeps an error fit for one line of the delivery section: a
-// receiver's status text is untrusted, so no pipe, no control character,
-// at most 200 characters.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '|':
-			return '/'
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 200 {
-		s = string(r[:200])
-	}
-	return s
-}
+// oneLine keeps untrusted text fit for one line of the delivery section
+// (ledger.NotifyLine).
+func oneLine(s string) string { return ledger.NotifyLine(s) }
 
 // notification describes ow for its receiver, from the ledger as the
 // control branch holds it now.

@@ -284,7 +284,7 @@ func (p *passState) specGone(e *entry) error {
 	if e.l == nil {
 		return nil
 	}
-	return p.stopUnlessStopped(e, "spec-gone", fmt.Sprintf("%s no longer exists at %s", e.specPath, short(p.rep.Control)))
+	return p.stopUnlessStopped(e, ledger.StopSpecGone, fmt.Sprintf("%s no longer exists at %s", e.specPath, short(p.rep.Control)))
 }
 
 func (p *passState) specIllegal(e *entry) error {
@@ -292,7 +292,7 @@ func (p *passState) specIllegal(e *entry) error {
 		p.note(e.specPath, true, "the spec has errors (gallivant check); it is not seeded")
 		return nil
 	}
-	return p.stopUnlessStopped(e, "spec-illegal", fmt.Sprintf("%s has grammar errors at %s", e.specPath, short(p.rep.Control)))
+	return p.stopUnlessStopped(e, ledger.StopSpecIllegal, fmt.Sprintf("%s has grammar errors at %s", e.specPath, short(p.rep.Control)))
 }
 
 // autoResume clears stops whose condition was a document and no longer
@@ -304,15 +304,15 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 	}
 	why := ""
 	switch reason {
-	case "spec-gone":
+	case ledger.StopSpecGone:
 		why = "the spec exists again"
-	case "spec-illegal":
+	case ledger.StopSpecIllegal:
 		why = "the spec is valid again"
-	case "spec-changed":
+	case ledger.StopSpecChanged:
 		if e.l.Delivery.Get(ledger.KeyContract) == e.spec.Contract().Fingerprint() {
 			why = "the spec's contract is the approved one again"
 		}
-	case "interrupted":
+	case ledger.StopInterrupted:
 		// The stop says the run ended without a return. An agent that
 		// outlived its reconciler can still deliver one (pushed by this
 		// pass when its checkout is in this cache, or by another
@@ -356,9 +356,11 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 	if why == "" {
 		return nil
 	}
-	n := e.l.Clone()
-	n.Delivery.Set(ledger.KeyStop, "")
-	return p.apply(e, n, ledger.Commit{Subject: "loop: resume", Sentence: "Resumed: " + why + "."})
+	n, c, err := ledger.Resumed(e.l, why)
+	if err != nil {
+		return err
+	}
+	return p.apply(e, n, c)
 }
 
 // chainGate reports whether a chain milestone may start, and why not.

@@ -49,12 +49,11 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 		}
 		bases[m] = sha
 	}
-	n, c := ledger.Seed(ledger.SeedInput{Spec: e.spec, SpecCommit: p.rep.Control, Bases: bases, Allowance: p.cfg.Defaults.Allowance})
+	in := ledger.SeedInput{Spec: e.spec, SpecCommit: p.rep.Control, Bases: bases, Allowance: p.cfg.Defaults.Allowance}
 	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
-		pos := fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))
-		n.Delivery.Set(ledger.KeyChain, pos)
-		c.Trailers = append(c.Trailers, ledger.Trailer{Key: ledger.TrailerChain, Value: pos})
+		in.Chain = fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))
 	}
+	n, c := ledger.Seed(in)
 	return p.apply(e, n, c)
 }
 
@@ -83,7 +82,7 @@ func (p *passState) contractChanged(e *entry) (bool, error) {
 	if old, err := p.approvedSpec(e); err == nil {
 		text = specs.DiffContracts(old.Contract(), e.spec.Contract()).String()
 	}
-	n, c := ledger.Stop(e.l, "spec-changed", fmt.Sprintf("the contract of %s changed from %s to %s", e.specPath, approved, e.spec.Contract().Fingerprint()), 0)
+	n, c := ledger.Stop(e.l, ledger.StopSpecChanged, fmt.Sprintf("the contract of %s changed from %s to %s", e.specPath, approved, e.spec.Contract().Fingerprint()), 0)
 	c.Text = text + "\n\n" + c.Text
 	return true, p.apply(e, n, c)
 }
@@ -238,11 +237,11 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		}
 	}
 	if boundary != "" {
-		n, c := ledger.Stop(e.l, "boundary", boundary, pd.Target)
+		n, c := ledger.Stop(e.l, ledger.StopBoundary, boundary, pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
 	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
-		n, c := ledger.Stop(e.l, "harness-error", fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
+		n, c := ledger.Stop(e.l, ledger.StopHarnessError, fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
 	n, c, changed, err := ledger.Settle(e.l, obs)

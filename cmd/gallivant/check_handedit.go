@@ -96,7 +96,7 @@ func lastTransitions(top string, paths []string) (newest map[string]string, loop
 			if _, seen := newest[name]; !seen {
 				newest[name] = sha
 			}
-			if _, seen := loop[name]; !seen && strings.HasPrefix(subject, "loop:") {
+			if _, seen := loop[name]; !seen && ledger.LoopAuthored(subject) {
 				loop[name] = transition{sha, subject}
 			}
 		}

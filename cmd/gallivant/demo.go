@@ -138,7 +138,7 @@ func (d *demo) run() error {
 		if first == nil {
 			return fmt.Errorf("the demo spec was not seeded")
 		}
-		if reason, _, stopped := first.Stop(); stopped && reason == "allowance" && !asked {
+		if reason, _, stopped := first.Stop(); stopped && reason == ledger.StopAllowance && !asked {
 			line := "retry 2 | apply the discount before tax, see pricing/discounts.go"
 			fmt.Fprintf(d.a.io.Out, "== a person reads the stop and adds a request: %s\n", line)
 			if err := d.person(line, "Ask for one more attempt at row 2"); err != nil {

@@ -297,7 +297,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			}
 			for i := len(entries) - 1; i >= 0; i-- {
 				e := entries[i]
-				if vs, bad := verdicts[e.SHA]; !strings.HasPrefix(e.Subject, "loop:") && !(bad && len(vs) > 0) {
+				if vs, bad := verdicts[e.SHA]; !ledger.LoopAuthored(e.Subject) && !(bad && len(vs) > 0) {
 					continue
 				}
 				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}

@@ -37,6 +37,31 @@ func demoControl(t *testing.T) string {
 	return filepath.Join(dir, "control.git")
 }
 
+// demoSubjectsParse checks that every `loop:` subject of a demo's control
+// history is in the vocabulary and renders back byte for byte, and that a
+// leg's transition names its leg in a coordinated history.
+func demoSubjectsParse(t *testing.T, bare string) {
+	t.Helper()
+	kinds := map[ledger.Kind]int{}
+	for _, subject := range strings.Split(gitIn(t, "", "--git-dir", bare, "log", "--format=%s", "main"), "\n") {
+		if !ledger.LoopAuthored(subject) {
+			continue
+		}
+		s, err := ledger.ParseSubject(subject)
+		if err != nil {
+			t.Errorf("demo history: %v", err)
+			continue
+		}
+		if got := s.String(); got != subject {
+			t.Errorf("ParseSubject(%q).String() = %q", subject, got)
+		}
+		kinds[s.Kind]++
+	}
+	if len(kinds) < 5 {
+		t.Errorf("the demo's history has %d kinds of transition (%v); want at least 5", len(kinds), kinds)
+	}
+}
+
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
@@ -81,6 +106,7 @@ func TestVerifyDemoHistory(t *testing.T) {
 			t.Errorf("the demo's history shows no %q transition: %v", k, clean.Transitions)
 		}
 	}
+	demoSubjectsParse(t, bare)
 	base := gitIn(t, "", "--git-dir", bare, "rev-parse", "main")
 
 	work := filepath.Join(t.TempDir(), "work")
@@ -279,6 +305,7 @@ func TestVerifyCoordinatedDemoHistory(t *testing.T) {
 	if code != 0 || !clean.Legal || len(clean.Violations) != 0 {
 		t.Fatalf("the coordinated demo's history does not verify: exit %d, %+v", code, clean.Violations)
 	}
+	demoSubjectsParse(t, filepath.Join(dir, "control.git"))
 	for _, k := range []string{"open pr", "round", "pushed round", "ready", "done", "verify"} {
 		if clean.Transitions[k] == 0 {
 			t.Errorf("the coordinated demo's history shows no %q transition: %v", k, clean.Transitions)

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gallivant/gallivant/ledger"
 )
 
 // Behavior is what the scripted agent does with one dispatch.
@@ -106,9 +108,10 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 			if first == "" {
 				first = "none"
 			}
-			msg := fmt.Sprintf("loop: seed evidence\n\n%s%s\n\nrow 0 done | seeded %d rows, closed 0 on baseline | %s\n", head, strings.Join(rows, "\n"), len(rows), first)
+			seedEvidence := ledger.Subject{Kind: ledger.KindSeedEvidence}.String()
+			msg := fmt.Sprintf("%s\n\n%s%s\n\nrow 0 done | seeded %d rows, closed 0 on baseline | %s\n", seedEvidence, head, strings.Join(rows, "\n"), len(rows), first)
 			if b == Malformed {
-				msg = "loop: seed evidence\n\nI looked around and everything seems fine.\n"
+				msg = seedEvidence + "\n\nI looked around and everything seems fine.\n"
 			}
 			return commit(msg, true)
 		}
@@ -139,7 +142,9 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 		if err := write(file, fmt.Sprintf("%s iteration %d\n", spec, iteration+1)); err != nil {
 			return err
 		}
-		msg := fmt.Sprintf("loop: row %s %s\n\n%s| %s | %s | %d | %s |\n\n%s\n", n, status, head, n, status, attempts+1, evidence, decision)
+		row, _ := strconv.Atoi(n)
+		subject := ledger.Subject{Kind: ledger.KindRowResult, Row: row, Status: ledger.Status(status)}.String()
+		msg := fmt.Sprintf("%s\n\n%s| %s | %s | %d | %s |\n\n%s\n", subject, head, n, status, attempts+1, evidence, decision)
 		if err := commit(msg, false); err != nil {
 			return err
 		}

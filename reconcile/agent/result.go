@@ -128,7 +128,7 @@ func (r Result) Message(t Task, attempts int, trailers []string) (string, error)
 		if len(r.Rows) == 0 {
 			return "", fmt.Errorf("the dispatch is a seed: the result file needs row <n>: lines")
 		}
-		b.WriteString("loop: seed evidence\n\n" + head)
+		b.WriteString(ledger.Subject{Kind: ledger.KindSeedEvidence}.String() + "\n\n" + head)
 		for _, row := range r.Rows {
 			fmt.Fprintf(&b, "| %d | %s | 0 | %s |\n", row.N, row.Status, escapePipes(row.Evidence))
 		}
@@ -138,7 +138,7 @@ func (r Result) Message(t Task, attempts int, trailers []string) (string, error)
 			return "", fmt.Errorf("the dispatch is row %d: the result file needs status: and evidence: lines", t.Pending.Target)
 		}
 		n := t.Pending.Target
-		fmt.Fprintf(&b, "loop: row %d %s\n\n%s", n, r.Status, head)
+		b.WriteString(ledger.Subject{Kind: ledger.KindRowResult, Row: n, Status: ledger.Status(r.Status)}.String() + "\n\n" + head)
 		fmt.Fprintf(&b, "| %d | %s | %d | %s |\n\n", n, r.Status, attempts+1, escapePipes(r.Evidence))
 		fmt.Fprintf(&b, "row %d %s | %s\n", n, r.Status, r.Decision)
 	}

@@ -3,9 +3,9 @@ package serve
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -137,19 +137,15 @@ func (m *Metrics) ObservePass(rep *reconcile.Report, result string, took time.Du
 	}
 }
 
-// TransitionKind is the kind of a transition commit: the word after
-// `loop: ` in its subject (dispatch, record, stop, resume, …), "other"
-// for a subject of another shape.
+// TransitionKind is the kind of a transition commit as a metric label: the
+// first word of its kind (ledger.Kind.Label: dispatch, record, stop,
+// resume, …), "other" for a subject outside the vocabulary.
 func TransitionKind(subject string) string {
-	rest, ok := strings.CutPrefix(subject, "loop: ")
-	if !ok {
+	s, err := ledger.ParseSubject(subject)
+	if err != nil {
 		return "other"
 	}
-	kind, _, _ := strings.Cut(rest, " ")
-	if kind == "" {
-		return "other"
-	}
-	return kind
+	return s.Kind.Label()
 }
 
 // ObserveView sets the entry gauges from what the last pass left.

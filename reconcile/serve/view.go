@@ -138,7 +138,7 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 			e.History = hist
 			if es.Stop != nil {
 				for _, h := range hist {
-					if strings.HasPrefix(h.Subject, "loop: stop ") {
+					if s, err := ledger.ParseSubject(h.Subject); err == nil && s.Kind == ledger.KindStop {
 						e.StopAt = h.When
 						break
 					}

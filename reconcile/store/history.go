@@ -219,8 +219,11 @@ func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
 	}
 	// A coordinated entry's per-leg transitions are replayed on the leg's
 	// view, which the spec defines; other transitions need no spec.
-	if !strings.HasPrefix(subject, "loop: seed ledger") && !strings.HasPrefix(subject, "loop: amend") && !strings.HasPrefix(subject, "loop: cut row") &&
-		(len(after.Members) == 0 || !strings.HasPrefix(subject, "loop: ")) {
+	ts, err := ledger.ParseSubject(subject)
+	if err != nil {
+		return
+	}
+	if k := ts.Kind; k != ledger.KindSeedLedger && k != ledger.KindAmend && k != ledger.KindCutRow && len(after.Members) == 0 {
 		return
 	}
 	lc.Spec = s.specAt(c.Hash.String(), after.Spec)

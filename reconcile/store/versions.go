@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gallivant/gallivant/ledger"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -157,7 +158,7 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 			raw = nil
 		}
 		if len(line) == 0 {
-			st.loop = bytes.HasPrefix(raw, []byte("loop:"))
+			st.loop = ledger.LoopAuthored(string(raw[:min(len(raw), len("loop:"))]))
 			break
 		}
 		key, val, _ := bytes.Cut(line, []byte{' '})

@@ -1,0 +1,470 @@
+package ledger
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// This file is the one vocabulary of `loop:` commit subjects: every subject
+// gallivant writes is built by Subject.String and every subject it reads
+// back is parsed by ParseSubject, both driven by the same grammar table, so
+// a subject cannot be written in one form and read in another
+// (docs/ledger.md "Transition subjects").
+
+// SubjectPrefix starts every transition subject.
+const SubjectPrefix = "loop: "
+
+// Kind is the closed vocabulary of transition kinds: one per form of
+// `loop:` subject (the row-loop, the pull-request loop, requests, and an
+// agent's result commit).
+type Kind string
+
+// Transition kinds. The value is the subject's fixed words, so that it
+// reads in a metric label or a log line as the subject does.
+const (
+	KindSeedLedger         Kind = "seed ledger"
+	KindDispatch           Kind = "dispatch"
+	KindRecord             Kind = "record"
+	KindRepair             Kind = "repair row"
+	KindRetry              Kind = "retry row"
+	KindRaiseAllowance     Kind = "raise allowance"
+	KindReopenRow          Kind = "reopen row"
+	KindResume             Kind = "resume"
+	KindEscalate           Kind = "escalate row"
+	KindStop               Kind = "stop"
+	KindMigrateAllowance   Kind = "migrate allowance"
+	KindAmend              Kind = "amend"
+	KindCutRow             Kind = "cut row"
+	KindRerun              Kind = "rerun"
+	KindVerify             Kind = "verify"
+	KindRepairVerification Kind = "repair verification"
+	KindOpenPR             Kind = "open pr"
+	KindDone               Kind = "done"
+	KindFollow             Kind = "follow"
+	KindReadyForReview     Kind = "ready for review"
+	KindMergeBase          Kind = "merge base"
+	KindUnready            Kind = "unready"
+	KindReady              Kind = "ready"
+	KindAnnounced          Kind = "announced"
+	KindIgnore             Kind = "ignore"
+	KindRound              Kind = "round"
+	KindPushedRound        Kind = "pushed round"
+	KindEmptyRound         Kind = "empty round"
+	KindNudge              Kind = "nudge"
+	KindReopenPR           Kind = "reopen"
+	KindReplacePR          Kind = "replace pr"
+	KindWriteFailed        Kind = "write failed"
+	KindWriteLanded        Kind = "write landed"
+	KindAccept             Kind = "accept"
+	KindRaiseBudget        Kind = "raise budget"
+	KindNotify             Kind = "notify"
+	// KindRowResult is an agent's result commit, `loop: row <n> done` or
+	// `loop: row <n> failed` (docs/agents.md); the reconciler records it
+	// with a `loop: record` transition.
+	KindRowResult Kind = "row"
+	// KindSeedEvidence is a seeding agent's result commit.
+	KindSeedEvidence Kind = "seed evidence"
+)
+
+// Writes the subject vocabulary spells specially: `announced round <n>`
+// and `announced ready`. They are gatekeep's write names (gatekeep.Write).
+const (
+	WriteNameRoundComment = "round-comment"
+	WriteNameReadyComment = "ready-comment"
+)
+
+// PullRef names one pull request in a subject: `owner/name#N`.
+type PullRef struct {
+	Repo   string
+	Number int
+}
+
+// String renders the reference as `owner/name#N`.
+func (p PullRef) String() string { return p.Repo + "#" + strconv.Itoa(p.Number) }
+
+// IsZero reports whether the reference names no pull request.
+func (p PullRef) IsZero() bool { return p == PullRef{} }
+
+// ParsePullRef reads `owner/name#N` as a subject writes it.
+func ParsePullRef(s string) (PullRef, error) {
+	i := strings.LastIndexByte(s, '#')
+	if i <= 0 || strings.ContainsAny(s, " \t\r\n") {
+		return PullRef{}, fmt.Errorf("%q is not a pull request: want owner/name#N, e.g. acme/api#12", s)
+	}
+	n, err := positive(s[i+1:])
+	if err != nil {
+		return PullRef{}, fmt.Errorf("%q is not a pull request: %w", s, err)
+	}
+	return PullRef{Repo: s[:i], Number: n}, nil
+}
+
+// Subject is one transition subject as a typed value. Only the fields its
+// Kind's form names are set; the others are zero.
+type Subject struct {
+	Kind Kind
+	// Row is the row a row transition names; SeedTarget (0) is the seed
+	// for the kinds whose form is `seed` or `row <n>` (dispatch, record,
+	// rerun).
+	Row int
+	// Member is the member a `record` names.
+	Member string
+	// Round is the review round of a round transition or an announced
+	// round comment.
+	Round int
+	// PR is the pull request a pull-request transition names.
+	PR PullRef
+	// Write is the GitHub write of `write failed`, `write landed` and
+	// `announced` (WriteNameRoundComment, WriteNameReadyComment or any
+	// other write name).
+	Write string
+	// Reason is a stop's reason. ParseSubject accepts any one-word reason
+	// so that a checker can name an unknown one; StopReason.Known decides.
+	Reason StopReason
+	// Status is a row result's status: Done or Failed.
+	Status Status
+	// Leg is the member of a coordinated entry a leg's transition without
+	// a pull request acted on: the subject ends in ` leg <name>`.
+	Leg string
+}
+
+// form is one subject form: its kind and its words, where `<row>`,
+// `<target>` (seed or row <n>), `<member>`, `<round>`, `<pr>`, `<write>`,
+// `<reason>` and `<status>` are the subject's values.
+type form struct {
+	kind  Kind
+	words []string
+}
+
+// forms is the grammar of transition subjects (grammars.md section 7), in
+// the order parsing tries them. A kind with two forms lists the fuller one
+// first where the value decides (done with or without a pull request,
+// announced with a round).
+var forms = func() []form {
+	src := []struct {
+		k Kind
+		s string
+	}{
+		{KindSeedLedger, "seed ledger"},
+		{KindDispatch, "dispatch <target>"},
+		{KindRecord, "record <member> <target>"},
+		{KindRepair, "repair row <row>"},
+		{KindRetry, "retry row <row>"},
+		{KindRaiseAllowance, "raise allowance"},
+		{KindReopenRow, "reopen row <row>"},
+		{KindResume, "resume"},
+		{KindEscalate, "escalate row <row>"},
+		{KindStop, "stop <reason>"},
+		{KindMigrateAllowance, "migrate allowance"},
+		{KindAmend, "amend"},
+		{KindCutRow, "cut row <row>"},
+		{KindRerun, "rerun <target>"},
+		{KindVerify, "verify"},
+		{KindRepairVerification, "repair verification"},
+		{KindOpenPR, "open pr <pr>"},
+		{KindDone, "done <pr>"},
+		{KindDone, "done"},
+		{KindFollow, "follow <pr>"},
+		{KindReadyForReview, "ready for review <pr>"},
+		{KindMergeBase, "merge base <pr>"},
+		{KindUnready, "unready <pr>"},
+		{KindReady, "ready <pr>"},
+		{KindAnnounced, "announced round <round> <pr>"},
+		{KindAnnounced, "announced ready <pr>"},
+		{KindAnnounced, "announced <write> <pr>"},
+		{KindIgnore, "ignore <pr>"},
+		{KindRound, "round <round> <pr>"},
+		{KindPushedRound, "pushed round <round> <pr>"},
+		{KindEmptyRound, "empty round <round> <pr>"},
+		{KindNudge, "nudge <pr>"},
+		{KindReopenPR, "reopen <pr>"},
+		{KindReplacePR, "replace pr <pr>"},
+		{KindWriteFailed, "write failed <write>"},
+		{KindWriteLanded, "write landed <write>"},
+		{KindAccept, "accept"},
+		{KindRaiseBudget, "raise budget"},
+		{KindNotify, "notify"},
+		{KindRowResult, "row <row> <status>"},
+		{KindSeedEvidence, "seed evidence"},
+	}
+	out := make([]form, len(src))
+	for i, f := range src {
+		out[i] = form{kind: f.k, words: strings.Fields(f.s)}
+	}
+	return out
+}()
+
+// Kinds lists every transition kind once, in grammar order.
+func Kinds() []Kind {
+	var out []Kind
+	seen := map[Kind]bool{}
+	for _, f := range forms {
+		if !seen[f.kind] {
+			seen[f.kind] = true
+			out = append(out, f.kind)
+		}
+	}
+	return out
+}
+
+// Known reports whether k is a transition kind.
+func (k Kind) Known() bool {
+	for _, f := range forms {
+		if f.kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// takesLeg reports whether a subject of this form may end in ` leg
+// <name>`: a leg's transition that names no pull request does; a stop and a
+// resume are the entry's own (their detail names the leg).
+func (f form) takesLeg() bool {
+	if f.kind == KindStop || f.kind == KindResume {
+		return false
+	}
+	for _, w := range f.words {
+		if w == "<pr>" {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the subject, `loop: ` included. A Subject that fits no form
+// of its kind renders as its kind's first form with the values it has, and
+// ParseSubject of that string reports what is missing.
+func (s Subject) String() string {
+	f := s.form()
+	var b strings.Builder
+	b.WriteString(SubjectPrefix)
+	for i, w := range f.words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch w {
+		case "<row>":
+			b.WriteString(strconv.Itoa(s.Row))
+		case "<target>":
+			if s.Row == SeedTarget {
+				b.WriteString("seed")
+			} else {
+				b.WriteString("row " + strconv.Itoa(s.Row))
+			}
+		case "<member>":
+			b.WriteString(s.Member)
+		case "<round>":
+			b.WriteString(strconv.Itoa(s.Round))
+		case "<pr>":
+			b.WriteString(s.PR.String())
+		case "<write>":
+			b.WriteString(s.Write)
+		case "<reason>":
+			b.WriteString(string(s.Reason))
+		case "<status>":
+			b.WriteString(string(s.Status))
+		default:
+			b.WriteString(w)
+		}
+	}
+	if s.Leg != "" && f.takesLeg() {
+		b.WriteString(" leg " + s.Leg)
+	}
+	return b.String()
+}
+
+// form picks the form of the subject's kind its values call for.
+func (s Subject) form() form {
+	var first *form
+	for i := range forms {
+		f := &forms[i]
+		if f.kind != s.Kind {
+			continue
+		}
+		if first == nil {
+			first = f
+		}
+		switch {
+		case s.Kind == KindDone && s.PR.IsZero() && f.has("<pr>"):
+			continue
+		case s.Kind == KindAnnounced && f.words[1] == "round" && s.Write != WriteNameRoundComment:
+			continue
+		case s.Kind == KindAnnounced && f.words[1] == "ready" && s.Write != WriteNameReadyComment:
+			continue
+		}
+		return *f
+	}
+	if first == nil {
+		return form{kind: s.Kind, words: strings.Fields(string(s.Kind))}
+	}
+	return *first
+}
+
+func (f form) has(word string) bool {
+	for _, w := range f.words {
+		if w == word {
+			return true
+		}
+	}
+	return false
+}
+
+// SubjectError is a subject that is not in the vocabulary.
+type SubjectError struct {
+	Subject string
+	Reason  string
+}
+
+func (e *SubjectError) Error() string {
+	return fmt.Sprintf("subject %s is not a transition: %s", quote(e.Subject), e.Reason)
+}
+
+// maxSubject bounds the subject ParseSubject reads; a longer one is refused
+// before it is split.
+const maxSubject = 512
+
+// ParseSubject reads a `loop:` subject into its typed value. It never
+// panics; an error is a *SubjectError that quotes the subject (bounded)
+// and says what was expected.
+func ParseSubject(subject string) (Subject, error) {
+	bad := func(format string, args ...any) (Subject, error) {
+		return Subject{}, &SubjectError{Subject: subject, Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(subject) > maxSubject {
+		return bad("it is %d bytes; a subject is at most %d", len(subject), maxSubject)
+	}
+	rest, ok := strings.CutPrefix(subject, SubjectPrefix)
+	if !ok {
+		return bad("it does not start with %q", SubjectPrefix)
+	}
+	words := strings.Split(rest, " ")
+	for _, w := range words {
+		if w == "" || strings.ContainsAny(w, "\t\r\n") {
+			return bad("words are separated by single spaces, e.g. `loop: retry row 3`")
+		}
+	}
+	var leg string
+	if n := len(words); n >= 3 && words[n-2] == "leg" {
+		leg, words = words[n-1], words[:n-2]
+	}
+	for _, f := range forms {
+		if s, ok := f.match(words); ok {
+			if leg != "" {
+				if !f.takesLeg() {
+					continue
+				}
+				s.Leg = leg
+			}
+			return s, nil
+		}
+	}
+	if leg != "" {
+		// A subject may also end in words that look like a leg suffix
+		// without being one; try it whole.
+		words = append(words, "leg", leg)
+		for _, f := range forms {
+			if s, ok := f.match(words); ok {
+				return s, nil
+			}
+		}
+	}
+	return bad("expected one of the forms of docs/ledger.md, e.g. `loop: stop checks-red` or `loop: round 2 acme/api#12`")
+}
+
+// match reads words as this form, or reports that they are not.
+func (f form) match(words []string) (Subject, bool) {
+	s := Subject{Kind: f.kind}
+	i := 0
+	for _, w := range f.words {
+		if i >= len(words) {
+			return Subject{}, false
+		}
+		got := words[i]
+		i++
+		var err error
+		switch w {
+		case "<row>":
+			s.Row, err = positive(got)
+		case "<target>":
+			switch {
+			case got == "seed":
+				s.Row = SeedTarget
+			case got == "row" && i < len(words):
+				s.Row, err = positive(words[i])
+				i++
+			default:
+				return Subject{}, false
+			}
+		case "<member>":
+			s.Member = got
+		case "<round>":
+			s.Round, err = positive(got)
+		case "<pr>":
+			s.PR, err = ParsePullRef(got)
+		case "<write>":
+			if f.kind == KindAnnounced && (got == "round" || got == "ready" || got == WriteNameRoundComment || got == WriteNameReadyComment) {
+				// Spelled by their own forms.
+				return Subject{}, false
+			}
+			s.Write = got
+		case "<reason>":
+			s.Reason = StopReason(got)
+		case "<status>":
+			if got != string(Done) && got != string(Failed) {
+				return Subject{}, false
+			}
+			s.Status = Status(got)
+		default:
+			if got != w {
+				return Subject{}, false
+			}
+		}
+		if err != nil {
+			return Subject{}, false
+		}
+	}
+	if i != len(words) {
+		return Subject{}, false
+	}
+	switch {
+	case f.kind == KindAnnounced && f.words[1] == "round":
+		s.Write = WriteNameRoundComment
+	case f.kind == KindAnnounced && f.words[1] == "ready":
+		s.Write = WriteNameReadyComment
+	}
+	return s, true
+}
+
+// positive reads a number from 1 as a subject writes it: no sign, no
+// leading zero, at most nine digits.
+func positive(s string) (int, error) {
+	if s == "" || len(s) > 9 || s[0] < '1' || s[0] > '9' {
+		return 0, fmt.Errorf("%q is not a number from 1 (at most nine digits)", s)
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0, fmt.Errorf("%q is not a number from 1 (at most nine digits)", s)
+		}
+	}
+	return strconv.Atoi(s)
+}
+
+// RowResultTemplate is the subject an agent's brief shows for its result
+// commit on row n: `loop: row <n> <done or failed>`.
+func RowResultTemplate(n int) string {
+	return Subject{Kind: KindRowResult, Row: n, Status: "<done or failed>"}.String()
+}
+
+// LoopAuthored reports whether a commit subject speaks as the reconciler:
+// it starts with `loop:`. Such a commit must be a transition the checker
+// can replay; any other commit is a person's.
+func LoopAuthored(subject string) bool { return strings.HasPrefix(subject, "loop:") }
+
+// Label is the kind's first word, as a metric label or a short listing
+// names a transition: `ready` for both `ready` and `ready for review`,
+// `reopen` for a row and a pull request.
+func (k Kind) Label() string {
+	w, _, _ := strings.Cut(string(k), " ")
+	return w
+}
