@@ -158,7 +158,7 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 			raw = nil
 		}
 		if len(line) == 0 {
-			st.loop = ledger.LoopAuthored(string(raw[:min(len(raw), len("loop:"))]))
+			st.loop = ledger.LoopAuthored(string(raw[:min(len(raw), 16)])) // the message starts here
 			break
 		}
 		key, val, _ := bytes.Cut(line, []byte{' '})
