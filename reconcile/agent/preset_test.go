@@ -75,7 +75,7 @@ func TestPresetSquashesMalformedCommit(t *testing.T) {
 		t.Fatalf("%s commits on the work branch, want 1", n)
 	}
 	msg := gitIn(t, remote, "log", "-1", "--format=%B", "gallivant/feature")
-	want := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | row file written | take the next row\n\ntokens: 1234\ncost: 0.0123"
+	want := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | row file written | take the next row\n\ntokens: 1200\ncached: 34\ncost: 0.0123"
 	if diff := cmp.Diff(want, msg); diff != "" {
 		t.Errorf("return message (-want +got):\n%s", diff)
 	}
@@ -151,7 +151,22 @@ func TestParseUsage(t *testing.T) {
 		want            Usage
 	}{
 		{"claude json", "claude-code", `{"type":"result","session_id":"s1","total_cost_usd":0.5,"usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}}`,
-			Usage{Tokens: 18, Cost: "0.5000", Session: "s1"}},
+			Usage{Tokens: 15, Cached: 3, Cost: "0.5000", Session: "s1"}},
+		{"claude final message", "claude-code", `{"type":"result","subtype":"success","is_error":false,"result":"done\nstatus: done","session_id":"s1"}`,
+			Usage{Session: "s1", Final: "done\nstatus: done"}},
+		{"claude 401", "claude-code", `{"type":"result","subtype":"success","is_error":true,"api_error_status":401,"result":"Invalid API key · Fix external API key","session_id":"s1","total_cost_usd":0}`,
+			Usage{Session: "s1", Cost: "0.0000", Failure: &Failure{Kind: FailureAuth, Status: 401, Cause: "Invalid API key · Fix external API key"}}},
+		{"claude quota in words", "claude-code", `{"type":"result","is_error":true,"result":"API Error: Credit balance is too low"}`,
+			Usage{Failure: &Failure{Kind: FailureQuota, Cause: "API Error: Credit balance is too low"}}},
+		{"codex final message and cached input", "codex", "{\"type\":\"item.completed\",\"item\":{\"id\":\"i0\",\"type\":\"agent_message\",\"text\":\"first\"}}\n{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"status: done\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":100,\"cached_input_tokens\":80,\"output_tokens\":5}}\n",
+			Usage{Tokens: 25, Cached: 80, Final: "status: done"}},
+		{"codex turn.failed", "codex", "{\"type\":\"error\",\"message\":\"Reconnecting... 1/5\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"unexpected status 401 Unauthorized: invalid api key\"}}\n",
+			Usage{Failure: &Failure{Kind: FailureAuth, Status: 401, Cause: "unexpected status 401 Unauthorized: invalid api key"}}},
+		{"codex error only", "codex", "{\"type\":\"error\",\"message\":\"stream disconnected before completion: error sending request\"}\n",
+			Usage{Failure: &Failure{Kind: FailureNetwork, Cause: "stream disconnected before completion: error sending request"}}},
+		{"aider current usage lines", "aider", "Tokens: 2.1k sent, 1.5k cache write, 10k cache hit, 300 received.\nCost: $0.01 message, $0.02 session.\n",
+			Usage{Tokens: 2400, Cached: 11500, Cost: "0.02"}},
+		{"aider cache hit only", "aider", "Tokens: 12 sent, 40 cache hit, 3 received.\n", Usage{Tokens: 15, Cached: 40}},
 		{"claude not json", "claude-code", "plain text", Usage{}},
 		{"claude negative cost", "claude-code", `{"total_cost_usd":-1}`, Usage{}},
 		{"codex jsonl", "codex", "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\nnoise\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":7,\"output_tokens\":3}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n",
@@ -191,7 +206,7 @@ func TestRecoverCompletesPresetReturn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "row-1.txt"), []byte("done\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	result := filepath.Join(e.WorkDir, "results", task.Name()+".result")
+	result := resultPath(dir)
 	if err := prepareResult(result, nil); err != nil {
 		t.Fatal(err)
 	}
