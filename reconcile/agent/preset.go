@@ -550,6 +550,6 @@ func (e CommandExecutor) completeRun(ctx context.Context, dir, resultFile, kind 
 		out.Err = fmt.Errorf("the agent's return could not be completed: %w", err)
 		fmt.Fprintf(logf, "# gallivant: %v\n", out.Err)
 	case built:
-		fmt.Fprintf(logf, "# gallivant: committed the return from the result file\n")
+		fmt.Fprintf(logf, "# gallivant: committed the return\n")
 	}
 }
