@@ -96,6 +96,22 @@ func modelScript(turn modelserver.Turn) modelserver.Step {
 	return modelserver.Step{Final: "Fixed.\n\nstatus: done\nevidence: test -f fixes/round.txt; ok\ndecision: answered the round | wait for review\n"}
 }
 
+// keepLogs copies the runs' logs into $GALLIVANT_REALCLI_CORPUS when it
+// is set: how reconcile/agent/testdata/cli's corpus of real CLI output is
+// refreshed after a version bump.
+func keepLogs(t *testing.T, work, prefix string) {
+	dst := os.Getenv("GALLIVANT_REALCLI_CORPUS")
+	if dst == "" {
+		return
+	}
+	logs, _ := filepath.Glob(filepath.Join(work, "logs", "*.log"))
+	for _, l := range logs {
+		if b, err := os.ReadFile(l); err == nil {
+			_ = os.WriteFile(filepath.Join(dst, prefix+"-"+filepath.Base(l)), b, 0o644)
+		}
+	}
+}
+
 // writeCodexConfig makes the model server codex's model provider in
 // home/.codex/config.toml (codex reads $HOME/.codex when CODEX_HOME is
 // unset), owned by uid:gid.
@@ -247,6 +263,7 @@ func TestRealCLISeedToPullRequest(t *testing.T) {
 				}
 				t.Fatalf("transitions (-want +got):\n%s\nnotes %+v\n%s\n%s", diff, rep.Notes, r.log.String(), tail)
 			}
+			keepLogs(t, r.work, strings.ReplaceAll(name, "/", "-"))
 			if testing.Verbose() {
 				logs, _ := filepath.Glob(filepath.Join(r.work, "logs", "*.log"))
 				for _, l := range logs {
@@ -268,6 +285,36 @@ func TestRealCLISeedToPullRequest(t *testing.T) {
 			msg := run(t, r.gh.RepoDir("acme/api"), "git", "log", "-1", "--format=%B", "gallivant/feature")
 			if !strings.Contains(msg, "| 2 | done | 1 | test -f rows/row-2.txt; ok |") || !strings.Contains(msg, "\ntokens: ") || !strings.Contains(msg, "\ncached: ") {
 				t.Errorf("the last return:\n%s", msg)
+			}
+		})
+	}
+}
+
+// A revoked key: the model's API answers 401. Each CLI's own failure
+// fields (Claude Code's is_error/api_error_status/result, codex's
+// turn.failed) reach the stop, which names the cause rather than "exit
+// status 1", and the CLI gives up at once rather than retrying for
+// minutes.
+func TestRealCLIAuthFailureNamed(t *testing.T) {
+	bin := realCLIs(t)
+	srv := modelserver.Start(t, modelScript)
+	srv.Refuse(&modelserver.Refusal{Status: 401, Message: "invalid x-api-key"})
+	envNames := realCLIEnv(t, bin, srv, t.TempDir())
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
+			opt := func(o *Options) {
+				o.Executor = CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: r.work, Env: envNames}
+			}
+			r.pass(opt)
+			keepLogs(t, r.work, kind+"-401")
+			stop := r.ledger(ledgerPath).Delivery.Get(ledger.KeyStop)
+			if !strings.Contains(stop, "the agent could not authenticate: ") || !strings.Contains(stop, "401") {
+				t.Errorf("stop %q, want it to name the authentication failure", stop)
+			}
+			if strings.Contains(stop, "exit status") {
+				t.Errorf("stop %q still says only the exit status", stop)
 			}
 		})
 	}

@@ -47,6 +47,9 @@ type Failure struct {
 // Error says what went wrong in the words a person acts on.
 func (f *Failure) Error() string {
 	cause := strconv.Quote(f.Cause)
+	if f.Status != 0 && !strings.Contains(f.Cause, strconv.Itoa(f.Status)) {
+		cause = strconv.Itoa(f.Status) + " " + cause
+	}
 	switch f.Kind {
 	case FailureAuth:
 		return "the agent could not authenticate: " + cause

@@ -278,6 +278,7 @@ func parseCodex(out []byte) Usage {
 			Usage struct {
 				Input  int64 `json:"input_tokens"`
 				Cached int64 `json:"cached_input_tokens"`
+				Write  int64 `json:"cache_write_input_tokens"`
 				Output int64 `json:"output_tokens"`
 			} `json:"usage"`
 		}
@@ -296,7 +297,7 @@ func parseCodex(out []byte) Usage {
 			// usage), which are counted apart.
 			cached := min(max(ev.Usage.Cached, 0), max(ev.Usage.Input, 0))
 			u.Tokens += ev.Usage.Input - cached + ev.Usage.Output
-			u.Cached += cached
+			u.Cached += cached + max(ev.Usage.Write, 0)
 		case "turn.failed":
 			u.Failure = classify(0, ev.Error.Message)
 		case "error":

@@ -224,3 +224,75 @@ func TestRecoverCompletesPresetReturn(t *testing.T) {
 		t.Errorf("pushed %q, want the built return", msg)
 	}
 }
+
+// The real CLIs' own output (testdata/cli) yields the final message, the
+// usage with the cache apart, and the failure, named.
+func TestParseUsageCorpus(t *testing.T) {
+	tests := []struct {
+		file, kind string
+		tokens     int64
+		cached     int64
+		final      string // a substring of the final message
+		failure    FailureKind
+	}{
+		{"claude-2.1.197-seed.json", "claude-code", 240, 2020, "row 1: open", ""},
+		{"claude-2.1.197-row.json", "claude-code", 360, 3030, "**status:** done", ""},
+		{"claude-2.1.197-401.json", "claude-code", 0, 0, "", FailureAuth},
+		{"codex-0.171.0-seed.jsonl", "codex", 240, 2000, "row 1: open", ""},
+		{"codex-0.171.0-row.jsonl", "codex", 360, 3000, "**status:** done", ""},
+		{"codex-0.171.0-401.jsonl", "codex", 0, 0, "", FailureAuth},
+		{"aider-0.86-row.txt", "aider", 4510, 14500, "", ""},
+		{"aider-0.86-auth.txt", "aider", 0, 0, "", FailureAuth},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			out, err := os.ReadFile(filepath.Join("testdata", "cli", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := parseUsage(tc.kind, out)
+			if u.Tokens != tc.tokens || u.Cached != tc.cached {
+				t.Errorf("tokens %d cached %d, want %d and %d", u.Tokens, u.Cached, tc.tokens, tc.cached)
+			}
+			if !strings.Contains(u.Final, tc.final) {
+				t.Errorf("final %q, want it to contain %q", u.Final, tc.final)
+			}
+			var got FailureKind
+			if u.Failure != nil {
+				got = u.Failure.Kind
+			}
+			if got != tc.failure {
+				t.Errorf("failure %+v, want kind %q", u.Failure, tc.failure)
+			}
+			if tc.final != "" {
+				if _, err := ParseResult(ExtractResult(u.Final)); err != nil {
+					t.Errorf("the final message's result: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func FuzzParseUsage(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "cli", "*"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		for _, kind := range []string{"claude-code", "codex", "aider"} {
+			u := parseUsage(kind, out)
+			if u.Tokens < 0 || u.Cached < 0 {
+				t.Errorf("%s: negative usage %+v", kind, u)
+			}
+			if len(u.Final) > MaxResult || len(u.Session) > 200 {
+				t.Errorf("%s: unbounded final message or session", kind)
+			}
+			if u.Failure != nil && (len([]rune(u.Failure.Cause)) > 301 || strings.ContainsAny(u.Failure.Cause, "\n\r\t\x1b")) {
+				t.Errorf("%s: failure cause not one bounded line: %q", kind, u.Failure.Cause)
+			}
+		}
+	})
+}
