@@ -17,6 +17,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/modelserver"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -28,7 +29,7 @@ import (
 
 // pinned are the CLI versions docs/agents.md names and
 // scripts/agent-clis.sh installs.
-var pinned = map[string]string{"claude": "2.1.197 (Claude Code)", "codex": "codex-cli 0.171.0"}
+var pinned = map[string]string{"claude": agent.PinnedClaudeCode + " (Claude Code)", "codex": "codex-cli " + agent.PinnedCodex}
 
 // realCLIs returns the directory that holds the pinned claude and codex,
 // or skips the test saying why.
