@@ -325,11 +325,10 @@ func bounded(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return s
+	return s[:n]
 }
 
 // aiderCount reads aider's "2.1k"-style token counts.

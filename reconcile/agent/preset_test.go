@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,6 +107,124 @@ func TestPresetRefusesMalformedResult(t *testing.T) {
 	log, _ := os.ReadFile(out.Log)
 	if !strings.Contains(string(log), "status is done or failed") {
 		t.Errorf("the log does not say why:\n%s", log)
+	}
+}
+
+// jsonString is s as a JSON string literal, for the stand-ins' Final and
+// Fail steers.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The result travels in the CLI's final message — Claude Code's result
+// field, codex's last agent message — with tabs, markdown and prose around
+// it, and nothing written outside the checkout: the preset builds the one
+// return from it, and the result file never enters the commit.
+func TestPresetResultInFinalMessage(t *testing.T) {
+	final := "All done.\n\n**status:** done\nevidence: `test -f rows/row-1.txt`;\tok\ndecision: wrote it\t|\tnext row\n"
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			out, remote, base := runPreset(t, kind, map[string]string{standin.Final: jsonString(t, final)})
+			if out.Err != nil || out.Dirty || out.Commits != 1 {
+				t.Fatalf("outcome %+v", out)
+			}
+			msg := gitIn(t, remote, "log", "-1", "--format=%B", "gallivant/feature")
+			head := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | wrote it | next row\n\n"
+			if !strings.HasPrefix(msg, head) {
+				t.Errorf("return message (-want +got):\n%s", cmp.Diff(head, msg))
+			}
+			if files := gitIn(t, remote, "show", "--name-only", "--format=", "gallivant/feature"); files != "rows/row-1.txt" {
+				t.Errorf("the return changes %q, want only the agent's file", files)
+			}
+		})
+	}
+}
+
+// A CLI that reports a failure in its own fields fails the run with that
+// cause, named as an environment failure, not "exit status 1".
+func TestPresetFailureNamed(t *testing.T) {
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			out, _, _ := runPreset(t, kind, map[string]string{standin.Fail: jsonString(t, "401 invalid x-api-key")})
+			if out.Err == nil || !strings.Contains(out.Err.Error(), `the agent could not authenticate: "401 invalid x-api-key"`) {
+				t.Fatalf("error %v, want the CLI's cause", out.Err)
+			}
+			if !IsEnvironment(out.Err) {
+				t.Errorf("%v is not an environment failure", out.Err)
+			}
+		})
+	}
+}
+
+// Claude Code refuses bypassPermissions as root without IS_SANDBOX=1: the
+// preset sets it exactly when the agent runs as root.
+func TestPresetEnvIsSandbox(t *testing.T) {
+	got := presetEnv("claude-code", nil)
+	if os.Geteuid() == 0 {
+		if diff := cmp.Diff([]string{"IS_SANDBOX=1"}, got); diff != "" {
+			t.Errorf("as root (-want +got):\n%s", diff)
+		}
+	} else if got != nil {
+		t.Errorf("not root: %q, want nothing", got)
+	}
+	if got := presetEnv("claude-code", &syscall.Credential{Uid: 10001}); got != nil {
+		t.Errorf("run_as: %q, want nothing", got)
+	}
+	if got := presetEnv("codex", nil); got != nil {
+		t.Errorf("codex: %q, want nothing", got)
+	}
+}
+
+// The preflight finds the CLI on the agent's PATH, reads its version, and
+// asks claude whether it is logged in; each failure is an environment
+// failure that says what to do.
+func TestPreflight(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, script string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("claude", "#!/bin/sh\ncase \"$1\" in --version) echo '2.1.197 (Claude Code)' ;; auth) [ -n \"$ANTHROPIC_API_KEY\" ] || { echo '{\"loggedIn\": false}'; exit 1; } ;; esac\n")
+	write("codex", "#!/bin/sh\necho 'codex-cli 0.171.0'\n")
+	path := "PATH=" + dir + ":/usr/bin:/bin"
+	tests := []struct {
+		name, kind string
+		env        []string
+		version    string
+		kindErr    FailureKind
+		err        string
+	}{
+		{"claude logged in", "claude-code", []string{path, "ANTHROPIC_API_KEY=k"}, "2.1.197 (Claude Code)", "", ""},
+		{"claude not logged in", "claude-code", []string{path}, "2.1.197 (Claude Code)", FailureAuth, "claude auth status: not logged in"},
+		{"codex", "codex", []string{path}, "codex-cli 0.171.0", "", ""},
+		{"aider missing", "aider", []string{path}, "", FailureMissing, "aider is not on the agent's PATH"},
+		{"no PATH", "codex", nil, "", FailureMissing, "codex is not on the agent's PATH"},
+		{"command has no preflight", "command", []string{path}, "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			version, err := Preflight(context.Background(), tc.kind, tc.env)
+			if version != tc.version {
+				t.Errorf("version %q, want %q", version, tc.version)
+			}
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			var f *Failure
+			if !errors.As(err, &f) || f.Kind != tc.kindErr || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want a %s failure containing %q", err, tc.kindErr, tc.err)
+			}
+		})
 	}
 }
 
