@@ -9,4 +9,11 @@
 // gatekeep's pull-request transitions and ledger's row-loop transitions, and
 // nothing in it touches git, the clock or the disk. The caller walks the
 // history and hands each change in as plain values (docs/verify.md).
+//
+// Stability: gallivant is before 1.0. What is stable is what people and
+// agents write and read: the document grammars (docs/grammar.md), the
+// ledger's text and the `loop:` commit subjects (docs/ledger.md), which
+// existing control repositories keep reading. This package's Go API serves
+// gallivant's own commands; it may change in any minor release, and each
+// change is listed in CHANGELOG.md.
 package audit

@@ -12,4 +12,11 @@
 // and the receipt, strictly: a PR body is untrusted data.
 //
 // The package is pure: no I/O, no clock.
+//
+// Stability: gallivant is before 1.0. What is stable is what people and
+// agents write and read: the document grammars (docs/grammar.md), the
+// ledger's text and the `loop:` commit subjects (docs/ledger.md), which
+// existing control repositories keep reading. This package's Go API serves
+// gallivant's own commands; it may change in any minor release, and each
+// change is listed in CHANGELOG.md.
 package gatekeep

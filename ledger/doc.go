@@ -13,4 +13,11 @@
 // commit), the admission of an agent's return commit, stop texts and the task
 // brief handed to an agent. It is pure: no I/O and no clock; callers pass
 // `now` where time matters.
+//
+// Stability: gallivant is before 1.0. What is stable is what people and
+// agents write and read: the document grammars (docs/grammar.md), the
+// ledger's text and the `loop:` commit subjects (docs/ledger.md), which
+// existing control repositories keep reading. This package's Go API serves
+// gallivant's own commands; it may change in any minor release, and each
+// change is listed in CHANGELOG.md.
 package ledger

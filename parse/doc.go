@@ -11,4 +11,11 @@
 // problems with the bytes themselves (encoding, size, nesting, frontmatter
 // syntax) are reported as diagnostics on it. Positions are 1-based lines and
 // 1-based columns counted in characters (runes), not bytes.
+//
+// Stability: gallivant is before 1.0. What is stable is what people and
+// agents write and read: the document grammars (docs/grammar.md), the
+// ledger's text and the `loop:` commit subjects (docs/ledger.md), which
+// existing control repositories keep reading. This package's Go API serves
+// gallivant's own commands; it may change in any minor release, and each
+// change is listed in CHANGELOG.md.
 package parse

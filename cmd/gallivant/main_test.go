@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/leakcheck"
 	"github.com/google/go-github/v66/github"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -20,7 +21,7 @@ import (
 var update = flag.Bool("update", false, "update testscript cmp sections")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"gallivant": main})
+	testscript.Main(leakcheck.Checked{M: m}, map[string]func(){"gallivant": main})
 }
 
 func TestScripts(t *testing.T) {

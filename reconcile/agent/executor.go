@@ -326,6 +326,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	var stdout boundedBuffer
 	stdout.max = 8 << 20
 	stopBeat := e.heartbeat(t, logPath)
+	defer stopBeat()
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else if err := prepareResult(resultFile, cred); err != nil {

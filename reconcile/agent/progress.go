@@ -34,7 +34,9 @@ func (t timeTicker) Chan() <-chan time.Time { return t.C }
 
 // heartbeat logs a line for t every period while its agent runs (spec,
 // row or round, elapsed time, log path) until the returned stop is called;
-// stop returns once no further line can be written.
+// stop returns once no further line can be written, and may be called
+// more than once (a caller defers it so that a run that ends by a panic or
+// runtime.Goexit does not leave the heartbeat ticking).
 func (e CommandExecutor) heartbeat(t Task, logPath string) (stop func()) {
 	period := e.Heartbeat
 	if period <= 0 {
@@ -64,9 +66,12 @@ func (e CommandExecutor) heartbeat(t Task, logPath string) (stop func()) {
 			}
 		}
 	}()
+	var once sync.Once
 	return func() {
-		tk.Stop()
-		close(done)
+		once.Do(func() {
+			tk.Stop()
+			close(done)
+		})
 		<-finished
 	}
 }

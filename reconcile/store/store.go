@@ -287,9 +287,6 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
 
-// Branch returns the control branch.
-func (s *Store) Branch() string { return s.branch }
-
 // Head returns the control commit the pass plans from.
 func (s *Store) Head() string { return s.head.String() }
 

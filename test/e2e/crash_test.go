@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/leakcheck"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build gallivant:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := leakcheck.Checked{M: m}.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
