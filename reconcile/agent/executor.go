@@ -337,7 +337,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 			rec.PID = pid
 			_ = writeRunRecord(dir, rec)
 		})
-		out.Err = explain(kind, stdout.Bytes(), out.Err)
+		out.Err = explain(runCtx, kind, env, cred, stdout.Bytes(), out.Err)
 	}
 	stopBeat()
 	if runCtx.Err() != nil && ctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -150,8 +151,11 @@ const utf8RuneError = '\uFFFD'
 // explain puts the CLI's own failure in place of a bare exit status: a
 // run that exited non-zero (or reported an error with status 0) and whose
 // output carries a failure fails with that Failure; a CLI that could not
-// be started is FailureMissing.
-func explain(kind string, stdout []byte, runErr error) error {
+// be started is FailureMissing; a failed run whose output says nothing is
+// explained by the preflight when that finds the cause (not logged in, a
+// CLI that no longer starts), run as the agent's user with its
+// environment.
+func explain(ctx context.Context, kind string, env []string, cred *syscall.Credential, stdout []byte, runErr error) error {
 	if !isPreset(kind) {
 		return runErr
 	}
@@ -160,6 +164,11 @@ func explain(kind string, stdout []byte, runErr error) error {
 	}
 	if f := parseUsage(kind, stdout).Failure; f != nil && (runErr != nil || kind == specs.ExecutorClaudeCode) {
 		return f
+	}
+	if runErr != nil && ctx.Err() == nil {
+		if _, perr := Preflight(ctx, kind, env, cred); perr != nil {
+			return fmt.Errorf("%w (the run: %v)", perr, runErr)
+		}
 	}
 	return runErr
 }
@@ -171,13 +180,15 @@ var presetBinary = map[string]string{
 	specs.ExecutorAider:      "aider",
 }
 
-// Preflight is the cheap check before a pass dispatches to a preset: the
-// CLI is on the agent's PATH and prints its version, and where the CLI can
-// say so without a request to the model (`claude auth status`), it has
-// credentials. It returns the version line, or a Failure about the
-// environment. codex has `codex login status`, but it knows only its own
-// login, not a model provider's env_key, so it is not asked.
-func Preflight(ctx context.Context, kind string, env []string) (string, error) {
+// Preflight is the cheap check of a preset's CLI: it is on the agent's
+// PATH and prints its version, and where the CLI can say so without a
+// request to the model (`claude auth status`), it has credentials. It runs
+// with the agent's environment env, as cred's user when cred is set (the
+// CLI may write its state under the agent's HOME). It returns the version
+// line, or a Failure about the environment. codex has `codex login
+// status`, but it knows only its own login, not a model provider's
+// env_key, so it is not asked.
+func Preflight(ctx context.Context, kind string, env []string, cred *syscall.Credential) (string, error) {
 	bin, ok := presetBinary[kind]
 	if !ok {
 		return "", nil
@@ -191,6 +202,9 @@ func Preflight(ctx context.Context, kind string, env []string) (string, error) {
 	run := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, path, args...)
 		cmd.Env = env
+		if cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		}
 		var out boundedBuffer
 		out.max = 64 << 10
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -210,7 +210,7 @@ func TestPreflight(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			version, err := Preflight(context.Background(), tc.kind, tc.env)
+			version, err := Preflight(context.Background(), tc.kind, tc.env, nil)
 			if version != tc.version {
 				t.Errorf("version %q, want %q", version, tc.version)
 			}
@@ -416,4 +416,28 @@ func FuzzParseUsage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A failed run whose output says nothing is explained by the preflight,
+// as the agent's user: here, claude is not logged in. Without a cause the
+// run's own error stays.
+func TestExplainByPreflight(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in --version) echo '2.1.197 (Claude Code)' ;; auth) [ -n \"$ANTHROPIC_API_KEY\" ] || exit 1 ;; esac\n"
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runErr := errors.New("the agent claude: exit status 1")
+	err := explain(context.Background(), "claude-code", []string{"PATH=" + dir + ":/usr/bin:/bin"}, nil, []byte("not json"), runErr)
+	var f *Failure
+	if !errors.As(err, &f) || f.Kind != FailureAuth || !strings.Contains(err.Error(), "exit status 1") {
+		t.Errorf("error %v, want the preflight's auth failure with the run's error", err)
+	}
+	err = explain(context.Background(), "claude-code", []string{"PATH=" + dir + ":/usr/bin:/bin", "ANTHROPIC_API_KEY=k"}, nil, nil, runErr)
+	if err != runErr {
+		t.Errorf("error %v, want the run's own", err)
+	}
+	if err := explain(context.Background(), "command", nil, nil, nil, runErr); err != runErr {
+		t.Errorf("command: %v, want the run's own", err)
+	}
 }
