@@ -21,8 +21,8 @@ func TestParseResult(t *testing.T) {
 		{"a seed", "row 1: open | test -f a; FAIL\nrow 2: done | test -f b; ok\ndecision: seeded 2 rows, closed 1 on baseline | row 1\n",
 			Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}, {2, "done", "test -f b; ok"}}, Decision: "seeded 2 rows, closed 1 on baseline | row 1"}, ""},
 		{"empty", "", Result{}, "needs status: and evidence:"},
-		// P-9: evidence is plain text in one cell; P-10: command first.
-		// Tabs, runs of spaces and markdown are form, not substance.
+		// Evidence is plain text in one cell, command first; tabs, runs of
+		// spaces and markdown around it are form, not substance.
 		{"tabs, runs of spaces and markdown are form", "- **status:** done\n`evidence: go test ./calc;\tok  \texample.com/calc\t0.004s`\ndecision:\tadded Add  |  next row \n",
 			Result{Status: "done", Evidence: "go test ./calc; ok example.com/calc 0.004s", Decision: "added Add | next row"}, ""},
 		{"backticks around the value", "status: Done.\nevidence: `go test ./x; ok`\ndecision: a | b\n",
@@ -77,7 +77,7 @@ func TestResultMessage(t *testing.T) {
 		{"seed", Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}}, Decision: "seeded 1 rows, closed 0 on baseline | row 1"}, seed, nil,
 			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | open | 0 | test -f a; FAIL |\n\nrow 0 done | seeded 1 rows, closed 0 on baseline | take row 1\n"},
 		// The preset builds the canonical seed decision from the rows,
-		// whatever the agent wrote; rows render as P-11 says.
+		// whatever the agent wrote.
 		{"seed with a natural decision", Result{Rows: []ResultRow{{1, "done", "test -f a; ok"}, {2, "open", "test -f b; FAIL"}}, Decision: "Row 1 already passed on baseline."}, seed, nil,
 			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | done | 0 | test -f a; ok |\n| 2 | open | 0 | test -f b; FAIL |\n\nrow 0 done | seeded 2 rows, closed 1 on baseline | take row 2\n"},
 		{"seed all done", Result{Rows: []ResultRow{{1, "done", "test -f a; ok"}}}, seed, nil,
