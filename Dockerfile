@@ -16,9 +16,11 @@ RUN CGO_ENABLED=0 go build -trimpath \
 	-o /out/gallivant ./cmd/gallivant
 
 # Run stage: a small base with git (the agent checkouts and the command
-# executor use the real git binary) and CA certificates, as a non-root user.
+# executor use the real git binary), CA certificates and a current Node (22,
+# Alpine 3.22's), on which npm installs current agent CLIs (Claude Code
+# 2.1.198 and later need Node 22; docs/agents.md), as a non-root user.
 FROM alpine:3.22
-RUN apk add --no-cache git ca-certificates openssh-client \
+RUN apk add --no-cache git ca-certificates openssh-client nodejs npm \
 	&& adduser -D -u 10001 -h /home/gallivant gallivant
 COPY --from=build /out/gallivant /usr/local/bin/gallivant
 USER 10001:10001

@@ -3,7 +3,9 @@
 // installed. Each is a shell script that parses its command line the way
 // the real CLI does — refusing an unknown flag or a missing prompt —
 // records the call, makes a change in the checkout the way the brief asks,
-// writes $GALLIVANT_RESULT and prints usage in the CLI's own format. It is
+// writes $GALLIVANT_RESULT (or gives the result as its final message) and
+// prints usage in the CLI's own format. The claude stand-in refuses
+// bypassPermissions as root without IS_SANDBOX=1, as the real one does. It is
 // not part of gallivant's library surface.
 package standin
 
@@ -27,6 +29,15 @@ const (
 	CommitFirst = "commit-first"
 	// Sleep holds seconds the stand-in sleeps before it works.
 	Sleep = "sleep"
+	// Final holds a JSON string literal (json.Marshal of the text): the
+	// stand-in writes no result file and gives this as its final message
+	// (claude's result field, codex's last agent message), as the real
+	// CLIs do.
+	Final = "final"
+	// Fail holds a JSON string literal: the stand-in fails the way the
+	// real CLI reports a 401 (claude: is_error with api_error_status 401
+	// and this result; codex: turn.failed with this message) and exits 1.
+	Fail = "fail"
 	// Calls is the log of calls: one line per run, "<cli> <args…> |
 	// target=<t> model=<m> prompt=<bytes>".
 	Calls = "calls.log"
@@ -67,6 +78,7 @@ else
   fi
 fi
 if [ -f "$here/result" ]; then cat "$here/result" > "$GALLIVANT_RESULT"; fi
+if [ -f "$here/final" ]; then : > "$GALLIVANT_RESULT"; final=$(cat "$here/final"); else final='"done"'; fi
 `
 
 // claude parses `claude -p [--output-format f] [--permission-mode m]
@@ -88,11 +100,18 @@ while [ $# -gt 0 ]; do
 done
 set -- $args
 [ "$print" = 1 ] || { echo "claude: not in --print mode; it would wait for a person" >&2; exit 2; }
+if [ "$mode" = bypassPermissions ] && [ "$(id -u)" = 0 ] && [ "$IS_SANDBOX" != 1 ]; then
+  echo "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons" >&2; exit 1
+fi
+if [ -f "$(dirname "$0")/fail" ]; then
+  printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"api_error_status":401,"result":'"$(cat "$(dirname "$0")/fail")"',"session_id":"claude-session-1","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0}}'
+  exit 1
+fi
 case "$format" in text|json|stream-json) ;; *) echo "error: invalid --output-format $format" >&2; exit 2 ;; esac
 case "$mode" in default|acceptEdits|bypassPermissions|plan) ;; *) echo "error: invalid --permission-mode $mode" >&2; exit 2 ;; esac
 prompt=$(cat)
 ` + work + `
-echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"claude-session-1","total_cost_usd":0.0123,"usage":{"input_tokens":1000,"output_tokens":200,"cache_creation_input_tokens":0,"cache_read_input_tokens":34}}'
+printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":'"$final"',"session_id":"claude-session-1","total_cost_usd":0.0123,"usage":{"input_tokens":1000,"output_tokens":200,"cache_creation_input_tokens":0,"cache_read_input_tokens":34}}'
 `
 
 // codex parses `codex exec [--json] [--sandbox s] [--model m] [-]` and
@@ -127,11 +146,17 @@ while [ $# -gt 0 ]; do
   shift
 done
 set -- $args
+if [ -f "$(dirname "$0")/fail" ]; then
+  echo '{"type":"thread.started","thread_id":"codex-thread-1"}'
+  printf '%s\n' '{"type":"turn.failed","error":{"message":'"$(cat "$(dirname "$0")/fail")"'}}'
+  exit 1
+fi
 case "$sandbox" in read-only) echo "codex: read-only sandbox, cannot edit" >&2; exit 1 ;; workspace-write|danger-full-access) ;; *) echo "error: invalid value '$sandbox' for '--sandbox'" >&2; exit 2 ;; esac
 ` + work + `
 if [ "$json" = 1 ]; then
   echo '{"type":"thread.started","thread_id":"codex-thread-1"}'
   echo '{"type":"turn.started"}'
+  printf '%s\n' '{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":'"$final"'}}'
   echo '{"type":"turn.completed","usage":{"input_tokens":700,"cached_input_tokens":100,"output_tokens":50}}'
 fi
 `
@@ -158,7 +183,8 @@ set -- $args
 [ "$autocommit" = 0 ] || { echo "aider stand-in: would commit on its own" >&2; exit 2; }
 prompt=$(cat "$file")
 ` + work + `
-echo "Tokens: 1.5k sent, 250 received. Cost: \$0.02 message, \$0.02 session."
+echo "Tokens: 1.5k sent, 200 cache write, 1k cache hit, 250 received."
+echo "Cost: \$0.02 message, \$0.02 session."
 `
 
 // Write places the three stand-ins in a new directory and returns it; a

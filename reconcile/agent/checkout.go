@@ -228,7 +228,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		// do; the CLI's usage output is gone with it.
 		_ = os.MkdirAll(filepath.Dir(out.Log), 0o755)
 		if logf, err := os.OpenFile(out.Log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
-			e.completeRun(ctx, dir, filepath.Join(e.WorkDir, "results", t.Name()+".result"), rec.Kind, t, rec.Before, env, cred, logf, nil, &out)
+			e.completeRun(ctx, dir, resultPath(dir), rec.Kind, t, rec.Before, env, cred, logf, nil, &out)
 			logf.Close()
 		}
 	}

@@ -322,7 +322,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	defer cancel()
 	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.What(), dir)
 	env := e.agentEnv(os.Environ(), home)
-	resultFile := filepath.Join(e.WorkDir, "results", t.Name()+".result")
+	resultFile := resultPath(dir)
 	var stdout boundedBuffer
 	stdout.max = 8 << 20
 	stopBeat := e.heartbeat(t, logPath)
@@ -337,6 +337,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 			rec.PID = pid
 			_ = writeRunRecord(dir, rec)
 		})
+		out.Err = explain(runCtx, kind, env, cred, stdout.Bytes(), out.Err)
 	}
 	stopBeat()
 	if runCtx.Err() != nil && ctx.Err() == nil {
@@ -693,6 +694,7 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFi
 	}
 	env = append(env, "GALLIVANT_TASK="+taskFile, "GALLIVANT_SPEC="+t.Spec, "GALLIVANT_BRANCH="+t.Branch)
 	if isPreset(kind) {
+		env = append(env, presetEnv(kind, cred)...)
 		env = append(env, "GALLIVANT_RESULT="+resultFile)
 	}
 	if t.Model != "" {

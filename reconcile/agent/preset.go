@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
@@ -107,37 +108,59 @@ func isPreset(kind string) bool {
 }
 
 // presetPreamble comes before the brief in a preset's prompt: how to
-// answer without writing the commit message by hand.
+// answer without writing the commit message by hand. The result travels
+// in the agent's final message (Claude Code's `result`, codex's last agent
+// message) or in the result file inside the checkout (aider, or any agent
+// that prefers a file): nothing has to be written outside the checkout or
+// into .git, which a CLI's sandbox forbids.
 const presetPreamble = `You are run by gallivant without a person at the terminal. Do the task below in
-this checkout. When you are done, do not write the return commit yourself: write
-the result to the file named by the GALLIVANT_RESULT environment variable, plain
-text, one "key: value" per line:
+this checkout. When you are done, do not commit and do not write the return commit
+yourself: leave your changes in the checkout and end your final message with the
+result, plain text, one "key: value" per line:
 
     status: done or failed
     evidence: <one selective check command>; <up to three result lines>
     decision: <what happened> | <next step or blocker>
 
-For a seed dispatch write one "row <n>: open|done | <evidence>" line per row and
-the decision instead of status and evidence. gallivant commits your changes with
-the return message built from this file.
+For a seed dispatch give one "row <n>: open|done | <evidence>" line per row
+instead of status, evidence and decision. (You may instead write these lines to
+the file named by the GALLIVANT_RESULT environment variable, inside the checkout.)
+gallivant commits your changes with the return message built from them.
 
 `
 
-// Usage is what a CLI reported about its run's spend, parsed from its own
-// output; zero values are unknown.
+// Usage is what a CLI reported about its run, parsed from its own
+// output: its spend, its session, its final message and its failure; zero
+// values are unknown.
 type Usage struct {
+	// Tokens is input plus output tokens, what a token budget counts.
 	Tokens int64
+	// Cached is the cache reads and writes the CLI reported, recorded
+	// apart from Tokens: they are much cheaper, and a budget of tokens
+	// does not count them.
+	Cached int64
 	// Cost is in US dollars, as the CLI printed it.
 	Cost string
 	// Session is the CLI's session id, for resuming it.
 	Session string
+	// Final is the agent's final message (Claude Code's result, codex's
+	// last agent message), at most MaxResult bytes: where the result
+	// travels when no result file was written.
+	Final string
+	// Failure is the CLI's own account of why the run failed, "" when it
+	// reported none.
+	Failure *Failure
 }
 
-// trailers renders u as the return commit's tokens: and cost: trailers.
+// trailers renders u as the return commit's tokens:, cached: and cost:
+// trailers.
 func (u Usage) trailers() []string {
 	var out []string
 	if u.Tokens > 0 {
 		out = append(out, fmt.Sprintf("tokens: %d", u.Tokens))
+	}
+	if u.Cached > 0 {
+		out = append(out, fmt.Sprintf("cached: %d", u.Cached))
 	}
 	if u.Cost != "" {
 		out = append(out, "cost: "+u.Cost)
@@ -146,75 +169,166 @@ func (u Usage) trailers() []string {
 }
 
 var (
-	costRE        = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,6})?$`)
-	aiderTokensRE = regexp.MustCompile(`Tokens: ([0-9.]+)(k?) sent, ([0-9.]+)(k?) received\.(?: Cost: \$([0-9.]+) message, \$([0-9.]+) session\.)?`)
+	costRE = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,6})?$`)
+	// aider prints, after each reply, `Tokens: 2.1k sent, 1.5k cache
+	// write, 10k cache hit, 300 received.` (the cache parts only when the
+	// provider reports them) and `Cost: $0.01 message, $0.02 session.`,
+	// on the same line in older releases and on the next in current ones.
+	aiderTokensRE = regexp.MustCompile(`Tokens: ([0-9.]{1,12})(k?) sent,(?: ([0-9.]{1,12})(k?) cache write,)?(?: ([0-9.]{1,12})(k?) cache hit,)? ([0-9.]{1,12})(k?) received\.`)
+	aiderCostRE   = regexp.MustCompile(`Cost: \$([0-9.]{1,16}) message, \$([0-9.]{1,16}) session\.`)
 )
 
-// parseUsage reads a CLI's standard output for its usage. It never fails:
-// output it cannot read yields zero usage.
+// parseUsage reads a CLI's standard output for its usage, final message
+// and failure. It never fails: output it cannot read yields zero usage.
 func parseUsage(kind string, out []byte) Usage {
 	var u Usage
 	switch kind {
 	case specs.ExecutorClaudeCode:
-		// The last JSON object on the output is the result.
-		var res struct {
-			Type      string   `json:"type"`
-			SessionID string   `json:"session_id"`
-			Cost      *float64 `json:"total_cost_usd"`
-			Usage     struct {
-				Input       int64 `json:"input_tokens"`
-				Output      int64 `json:"output_tokens"`
-				CacheCreate int64 `json:"cache_creation_input_tokens"`
-				CacheRead   int64 `json:"cache_read_input_tokens"`
-			} `json:"usage"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(out))
-		for {
-			var next = res
-			if err := dec.Decode(&next); err != nil {
-				break
-			}
-			res = next
-		}
-		u.Session = res.SessionID
-		u.Tokens = res.Usage.Input + res.Usage.Output + res.Usage.CacheCreate + res.Usage.CacheRead
-		if res.Cost != nil && *res.Cost >= 0 && *res.Cost < 1e9 {
-			u.Cost = strconv.FormatFloat(*res.Cost, 'f', 4, 64)
-		}
+		u = parseClaude(out)
 	case specs.ExecutorCodex:
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		for sc.Scan() {
-			var ev struct {
-				Type     string `json:"type"`
-				ThreadID string `json:"thread_id"`
-				Usage    struct {
-					Input  int64 `json:"input_tokens"`
-					Output int64 `json:"output_tokens"`
-				} `json:"usage"`
-			}
-			if json.Unmarshal(sc.Bytes(), &ev) != nil {
-				continue
-			}
-			switch ev.Type {
-			case "thread.started":
-				u.Session = ev.ThreadID
-			case "turn.completed":
-				u.Tokens += ev.Usage.Input + ev.Usage.Output
-			}
-		}
+		u = parseCodex(out)
 	case specs.ExecutorAider:
 		for _, m := range aiderTokensRE.FindAllStringSubmatch(string(out), -1) {
-			u.Tokens += aiderCount(m[1], m[2]) + aiderCount(m[3], m[4])
-			if m[6] != "" && costRE.MatchString(m[6]) {
-				u.Cost = m[6]
+			u.Tokens += aiderCount(m[1], m[2]) + aiderCount(m[7], m[8])
+			u.Cached += aiderCount(m[3], m[4]) + aiderCount(m[5], m[6])
+		}
+		for _, m := range aiderCostRE.FindAllStringSubmatch(string(out), -1) {
+			if costRE.MatchString(m[2]) {
+				u.Cost = m[2]
+			}
+		}
+		u.Failure = aiderFailure(out)
+	}
+	u.Tokens, u.Cached = max(u.Tokens, 0), max(u.Cached, 0)
+	return u
+}
+
+// claudeResult is the result object `claude -p --output-format json`
+// prints last.
+type claudeResult struct {
+	Type           string   `json:"type"`
+	Subtype        string   `json:"subtype"`
+	IsError        bool     `json:"is_error"`
+	Result         string   `json:"result"`
+	APIErrorStatus *int     `json:"api_error_status"`
+	SessionID      string   `json:"session_id"`
+	Cost           *float64 `json:"total_cost_usd"`
+	Usage          struct {
+		Input       int64 `json:"input_tokens"`
+		Output      int64 `json:"output_tokens"`
+		CacheCreate int64 `json:"cache_creation_input_tokens"`
+		CacheRead   int64 `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+}
+
+// parseClaude reads Claude Code's JSON result: the last JSON object on
+// the output.
+func parseClaude(out []byte) Usage {
+	var u Usage
+	var res claudeResult
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var next claudeResult
+		if err := dec.Decode(&next); err != nil {
+			break
+		}
+		res = next
+	}
+	u.Session = bounded(res.SessionID, 200)
+	u.Tokens = res.Usage.Input + res.Usage.Output
+	u.Cached = res.Usage.CacheCreate + res.Usage.CacheRead
+	if res.Cost != nil && *res.Cost >= 0 && *res.Cost < 1e9 {
+		u.Cost = strconv.FormatFloat(*res.Cost, 'f', 4, 64)
+	}
+	if res.IsError || strings.HasPrefix(res.Subtype, "error") {
+		status := 0
+		if res.APIErrorStatus != nil {
+			status = *res.APIErrorStatus
+		}
+		cause := res.Result
+		if cause == "" {
+			cause = res.Subtype
+		}
+		u.Failure = classify(status, cause)
+	} else {
+		u.Final = bounded(res.Result, MaxResult)
+	}
+	return u
+}
+
+// parseCodex reads codex exec's JSON Lines events: thread.started carries
+// the session, item.completed the agent's messages, turn.completed the
+// usage, turn.failed and error the failure.
+func parseCodex(out []byte) Usage {
+	var u Usage
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type     string `json:"type"`
+			ThreadID string `json:"thread_id"`
+			Message  string `json:"message"`
+			Error    struct {
+				Message string `json:"message"`
+			} `json:"error"`
+			Item struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"item"`
+			Usage struct {
+				Input  int64 `json:"input_tokens"`
+				Cached int64 `json:"cached_input_tokens"`
+				Write  int64 `json:"cache_write_input_tokens"`
+				Output int64 `json:"output_tokens"`
+			} `json:"usage"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "thread.started":
+			u.Session = bounded(ev.ThreadID, 200)
+		case "item.completed":
+			if ev.Item.Type == "agent_message" {
+				u.Final = bounded(ev.Item.Text, MaxResult)
+			}
+		case "turn.completed":
+			// codex's input_tokens includes the cached ones (OpenAI's
+			// usage), which are counted apart.
+			cached := min(max(ev.Usage.Cached, 0), max(ev.Usage.Input, 0))
+			u.Tokens += ev.Usage.Input - cached + ev.Usage.Output
+			u.Cached += cached + max(ev.Usage.Write, 0)
+		case "turn.failed":
+			u.Failure = classify(0, ev.Error.Message)
+		case "error":
+			if u.Failure == nil {
+				u.Failure = classify(0, ev.Message)
 			}
 		}
 	}
-	if u.Tokens < 0 {
-		u.Tokens = 0
-	}
 	return u
+}
+
+// aiderFailure reads aider's transcript for the litellm error it prints
+// when the model cannot be reached.
+func aiderFailure(out []byte) *Failure {
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "litellm.") && strings.Contains(line, "Error") {
+			return classify(0, line)
+		}
+	}
+	return nil
+}
+
+// bounded cuts s to at most n bytes, on a rune boundary.
+func bounded(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // aiderCount reads aider's "2.1k"-style token counts.
@@ -244,11 +358,32 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 
 var attemptsRE = regexp.MustCompile(`(?m)^attempts: ([0-9]{1,6})$`)
 
+// ResultName is the result file's name in the root of the checkout: the
+// agent can always write there, inside its sandbox; the checkout's
+// .git/info/exclude names it so that it never shows as a change, and
+// gallivant removes it before it commits.
+const ResultName = ".gallivant-result"
+
+// resultPath is the result file of the checkout dir.
+func resultPath(dir string) string { return filepath.Join(dir, ResultName) }
+
 // prepareResult creates the empty result file the agent writes, owned by
-// the agent's user; the directory is gallivant's, so the agent can write
-// the file's content and nothing else.
+// the agent's user, in a fresh checkout (the agent has not run yet), and
+// excludes it from the checkout's status.
 func prepareResult(path string, cred *syscall.Credential) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "info"), 0o755); err != nil {
+		return err
+	}
+	ex, err := os.OpenFile(filepath.Join(dir, ".git", "info", "exclude"), os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(ex, "\n/%s\n", ResultName)
+	if cerr := ex.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -265,14 +400,32 @@ func prepareResult(path string, cred *syscall.Credential) error {
 	return nil
 }
 
-// readResult reads the result file without following a symlink, bounded.
+// readResult reads the result file without following a symlink and
+// without blocking on a FIFO, bounded; anything but a regular file is
+// refused.
 func readResult(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", ResultName)
+	}
 	return io.ReadAll(io.LimitReader(f, MaxResult+1))
+}
+
+// presetEnv is what a preset adds to the agent's environment. Claude Code
+// refuses bypassPermissions as root unless IS_SANDBOX=1 says the machine
+// is a sandbox: gallivant's checkout is (a fresh clone, no token), and
+// containers and Actions `container:` jobs run as root.
+func presetEnv(kind string, cred *syscall.Credential) []string {
+	if kind == specs.ExecutorClaudeCode && cred == nil && os.Geteuid() == 0 {
+		return []string{"IS_SANDBOX=1"}
+	}
+	return nil
 }
 
 // complete turns what a preset's agent left into the one return commit:
@@ -286,6 +439,15 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 	data, err := readResult(resultPath)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, fmt.Errorf("read the result file: %w", err)
+	}
+	// The result file is gallivant's, not the agent's work: it never
+	// enters the commit.
+	if err := os.Remove(resultPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("remove the result file: %w", err)
+	}
+	source := "the result file " + ResultName
+	if len(bytes.TrimSpace(data)) == 0 && u.Final != "" {
+		data, source = ExtractResult(u.Final), "the agent's final message"
 	}
 	safe := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"}
 	run := func(args ...string) (string, error) { return ag.out(ctx, append(safe, args...)...) }
@@ -325,21 +487,34 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 		}
 		r, err := ParseResult(data)
 		if err != nil {
-			return false, fmt.Errorf("the result file %s: %w", resultPath, err)
+			return false, fmt.Errorf("%s: %w", source, err)
 		}
 		attempts := 0
 		if m := attemptsRE.FindStringSubmatch(t.Brief); m != nil {
 			attempts, _ = strconv.Atoi(m[1])
 		}
 		if msg, err = r.Message(t, attempts, u.trailers()); err != nil {
-			return false, fmt.Errorf("the result file %s: %w", resultPath, err)
+			return false, fmt.Errorf("%s: %w", source, err)
 		}
 	}
-	msgFile := resultPath + ".msg"
-	if err := os.WriteFile(msgFile, []byte(msg), 0o644); err != nil {
+	mf, err := os.CreateTemp("", "gallivant-return-*.msg")
+	if err != nil {
 		return false, err
 	}
+	msgFile := mf.Name()
 	defer os.Remove(msgFile)
+	_, err = mf.WriteString(msg)
+	if cerr := mf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	if cred := ag.cred; cred != nil {
+		if err := os.Chmod(msgFile, 0o644); err != nil {
+			return false, err
+		}
+	}
 	if n > 0 {
 		if _, err := run("reset", "--quiet", "--soft", before); err != nil {
 			return false, err
@@ -375,6 +550,6 @@ func (e CommandExecutor) completeRun(ctx context.Context, dir, resultFile, kind 
 		out.Err = fmt.Errorf("the agent's return could not be completed: %w", err)
 		fmt.Fprintf(logf, "# gallivant: %v\n", out.Err)
 	case built:
-		fmt.Fprintf(logf, "# gallivant: committed the return from the result file\n")
+		fmt.Fprintf(logf, "# gallivant: committed the return\n")
 	}
 }

@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,7 +78,7 @@ func TestPresetSquashesMalformedCommit(t *testing.T) {
 		t.Fatalf("%s commits on the work branch, want 1", n)
 	}
 	msg := gitIn(t, remote, "log", "-1", "--format=%B", "gallivant/feature")
-	want := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | row file written | take the next row\n\ntokens: 1234\ncost: 0.0123"
+	want := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | row file written | take the next row\n\ntokens: 1200\ncached: 34\ncost: 0.0123"
 	if diff := cmp.Diff(want, msg); diff != "" {
 		t.Errorf("return message (-want +got):\n%s", diff)
 	}
@@ -104,6 +107,124 @@ func TestPresetRefusesMalformedResult(t *testing.T) {
 	log, _ := os.ReadFile(out.Log)
 	if !strings.Contains(string(log), "status is done or failed") {
 		t.Errorf("the log does not say why:\n%s", log)
+	}
+}
+
+// jsonString is s as a JSON string literal, for the stand-ins' Final and
+// Fail steers.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The result travels in the CLI's final message — Claude Code's result
+// field, codex's last agent message — with tabs, markdown and prose around
+// it, and nothing written outside the checkout: the preset builds the one
+// return from it, and the result file never enters the commit.
+func TestPresetResultInFinalMessage(t *testing.T) {
+	final := "All done.\n\n**status:** done\nevidence: `test -f rows/row-1.txt`;\tok\ndecision: wrote it\t|\tnext row\n"
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			out, remote, base := runPreset(t, kind, map[string]string{standin.Final: jsonString(t, final)})
+			if out.Err != nil || out.Dirty || out.Commits != 1 {
+				t.Fatalf("outcome %+v", out)
+			}
+			msg := gitIn(t, remote, "log", "-1", "--format=%B", "gallivant/feature")
+			head := "loop: row 1 done\n\npending: 1 | home | " + base + "\niteration: 5\n\n| 1 | done | 2 | test -f rows/row-1.txt; ok |\n\nrow 1 done | wrote it | next row\n\n"
+			if !strings.HasPrefix(msg, head) {
+				t.Errorf("return message (-want +got):\n%s", cmp.Diff(head, msg))
+			}
+			if files := gitIn(t, remote, "show", "--name-only", "--format=", "gallivant/feature"); files != "rows/row-1.txt" {
+				t.Errorf("the return changes %q, want only the agent's file", files)
+			}
+		})
+	}
+}
+
+// A CLI that reports a failure in its own fields fails the run with that
+// cause, named as an environment failure, not "exit status 1".
+func TestPresetFailureNamed(t *testing.T) {
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			out, _, _ := runPreset(t, kind, map[string]string{standin.Fail: jsonString(t, "401 invalid x-api-key")})
+			if out.Err == nil || !strings.Contains(out.Err.Error(), `the agent could not authenticate: "401 invalid x-api-key"`) {
+				t.Fatalf("error %v, want the CLI's cause", out.Err)
+			}
+			if !IsEnvironment(out.Err) {
+				t.Errorf("%v is not an environment failure", out.Err)
+			}
+		})
+	}
+}
+
+// Claude Code refuses bypassPermissions as root without IS_SANDBOX=1: the
+// preset sets it exactly when the agent runs as root.
+func TestPresetEnvIsSandbox(t *testing.T) {
+	got := presetEnv("claude-code", nil)
+	if os.Geteuid() == 0 {
+		if diff := cmp.Diff([]string{"IS_SANDBOX=1"}, got); diff != "" {
+			t.Errorf("as root (-want +got):\n%s", diff)
+		}
+	} else if got != nil {
+		t.Errorf("not root: %q, want nothing", got)
+	}
+	if got := presetEnv("claude-code", &syscall.Credential{Uid: 10001}); got != nil {
+		t.Errorf("run_as: %q, want nothing", got)
+	}
+	if got := presetEnv("codex", nil); got != nil {
+		t.Errorf("codex: %q, want nothing", got)
+	}
+}
+
+// The preflight finds the CLI on the agent's PATH, reads its version, and
+// asks claude whether it is logged in; each failure is an environment
+// failure that says what to do.
+func TestPreflight(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, script string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("claude", "#!/bin/sh\ncase \"$1\" in --version) echo '2.1.197 (Claude Code)' ;; auth) [ -n \"$ANTHROPIC_API_KEY\" ] || { echo '{\"loggedIn\": false}'; exit 1; } ;; esac\n")
+	write("codex", "#!/bin/sh\necho 'codex-cli 0.171.0'\n")
+	path := "PATH=" + dir + ":/usr/bin:/bin"
+	tests := []struct {
+		name, kind string
+		env        []string
+		version    string
+		kindErr    FailureKind
+		err        string
+	}{
+		{"claude logged in", "claude-code", []string{path, "ANTHROPIC_API_KEY=k"}, "2.1.197 (Claude Code)", "", ""},
+		{"claude not logged in", "claude-code", []string{path}, "2.1.197 (Claude Code)", FailureAuth, "claude auth status: not logged in"},
+		{"codex", "codex", []string{path}, "codex-cli 0.171.0", "", ""},
+		{"aider missing", "aider", []string{path}, "", FailureMissing, "aider is not on the agent's PATH"},
+		{"no PATH", "codex", nil, "", FailureMissing, "codex is not on the agent's PATH"},
+		{"command has no preflight", "command", []string{path}, "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			version, err := Preflight(context.Background(), tc.kind, tc.env, nil)
+			if version != tc.version {
+				t.Errorf("version %q, want %q", version, tc.version)
+			}
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			var f *Failure
+			if !errors.As(err, &f) || f.Kind != tc.kindErr || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want a %s failure containing %q", err, tc.kindErr, tc.err)
+			}
+		})
 	}
 }
 
@@ -151,7 +272,22 @@ func TestParseUsage(t *testing.T) {
 		want            Usage
 	}{
 		{"claude json", "claude-code", `{"type":"result","session_id":"s1","total_cost_usd":0.5,"usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}}`,
-			Usage{Tokens: 18, Cost: "0.5000", Session: "s1"}},
+			Usage{Tokens: 15, Cached: 3, Cost: "0.5000", Session: "s1"}},
+		{"claude final message", "claude-code", `{"type":"result","subtype":"success","is_error":false,"result":"done\nstatus: done","session_id":"s1"}`,
+			Usage{Session: "s1", Final: "done\nstatus: done"}},
+		{"claude 401", "claude-code", `{"type":"result","subtype":"success","is_error":true,"api_error_status":401,"result":"Invalid API key · Fix external API key","session_id":"s1","total_cost_usd":0}`,
+			Usage{Session: "s1", Cost: "0.0000", Failure: &Failure{Kind: FailureAuth, Status: 401, Cause: "Invalid API key · Fix external API key"}}},
+		{"claude quota in words", "claude-code", `{"type":"result","is_error":true,"result":"API Error: Credit balance is too low"}`,
+			Usage{Failure: &Failure{Kind: FailureQuota, Cause: "API Error: Credit balance is too low"}}},
+		{"codex final message and cached input", "codex", "{\"type\":\"item.completed\",\"item\":{\"id\":\"i0\",\"type\":\"agent_message\",\"text\":\"first\"}}\n{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"status: done\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":100,\"cached_input_tokens\":80,\"output_tokens\":5}}\n",
+			Usage{Tokens: 25, Cached: 80, Final: "status: done"}},
+		{"codex turn.failed", "codex", "{\"type\":\"error\",\"message\":\"Reconnecting... 1/5\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"unexpected status 401 Unauthorized: invalid api key\"}}\n",
+			Usage{Failure: &Failure{Kind: FailureAuth, Status: 401, Cause: "unexpected status 401 Unauthorized: invalid api key"}}},
+		{"codex error only", "codex", "{\"type\":\"error\",\"message\":\"stream disconnected before completion: error sending request\"}\n",
+			Usage{Failure: &Failure{Kind: FailureNetwork, Cause: "stream disconnected before completion: error sending request"}}},
+		{"aider current usage lines", "aider", "Tokens: 2.1k sent, 1.5k cache write, 10k cache hit, 300 received.\nCost: $0.01 message, $0.02 session.\n",
+			Usage{Tokens: 2400, Cached: 11500, Cost: "0.02"}},
+		{"aider cache hit only", "aider", "Tokens: 12 sent, 40 cache hit, 3 received.\n", Usage{Tokens: 15, Cached: 40}},
 		{"claude not json", "claude-code", "plain text", Usage{}},
 		{"claude negative cost", "claude-code", `{"total_cost_usd":-1}`, Usage{}},
 		{"codex jsonl", "codex", "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\nnoise\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":7,\"output_tokens\":3}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n",
@@ -191,7 +327,7 @@ func TestRecoverCompletesPresetReturn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "row-1.txt"), []byte("done\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	result := filepath.Join(e.WorkDir, "results", task.Name()+".result")
+	result := resultPath(dir)
 	if err := prepareResult(result, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -207,5 +343,101 @@ func TestRecoverCompletesPresetReturn(t *testing.T) {
 	}
 	if msg := gitIn(t, remote, "log", "-1", "--format=%s", "gallivant/feature"); msg != "loop: row 1 done" {
 		t.Errorf("pushed %q, want the built return", msg)
+	}
+}
+
+// The real CLIs' own output (testdata/cli) yields the final message, the
+// usage with the cache apart, and the failure, named.
+func TestParseUsageCorpus(t *testing.T) {
+	tests := []struct {
+		file, kind string
+		tokens     int64
+		cached     int64
+		final      string // a substring of the final message
+		failure    FailureKind
+	}{
+		{"claude-2.1.197-seed.json", "claude-code", 240, 2020, "row 1: open", ""},
+		{"claude-2.1.197-row.json", "claude-code", 360, 3030, "**status:** done", ""},
+		{"claude-2.1.197-401.json", "claude-code", 0, 0, "", FailureAuth},
+		{"codex-0.171.0-seed.jsonl", "codex", 240, 2000, "row 1: open", ""},
+		{"codex-0.171.0-row.jsonl", "codex", 360, 3000, "**status:** done", ""},
+		{"codex-0.171.0-401.jsonl", "codex", 0, 0, "", FailureAuth},
+		{"aider-0.86-row.txt", "aider", 4510, 14500, "", ""},
+		{"aider-0.86-auth.txt", "aider", 0, 0, "", FailureAuth},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
+			out, err := os.ReadFile(filepath.Join("testdata", "cli", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := parseUsage(tc.kind, out)
+			if u.Tokens != tc.tokens || u.Cached != tc.cached {
+				t.Errorf("tokens %d cached %d, want %d and %d", u.Tokens, u.Cached, tc.tokens, tc.cached)
+			}
+			if !strings.Contains(u.Final, tc.final) {
+				t.Errorf("final %q, want it to contain %q", u.Final, tc.final)
+			}
+			var got FailureKind
+			if u.Failure != nil {
+				got = u.Failure.Kind
+			}
+			if got != tc.failure {
+				t.Errorf("failure %+v, want kind %q", u.Failure, tc.failure)
+			}
+			if tc.final != "" {
+				if _, err := ParseResult(ExtractResult(u.Final)); err != nil {
+					t.Errorf("the final message's result: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func FuzzParseUsage(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "cli", "*"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		for _, kind := range []string{"claude-code", "codex", "aider"} {
+			u := parseUsage(kind, out)
+			if u.Tokens < 0 || u.Cached < 0 {
+				t.Errorf("%s: negative usage %+v", kind, u)
+			}
+			if len(u.Final) > MaxResult || len(u.Session) > 200 {
+				t.Errorf("%s: unbounded final message or session", kind)
+			}
+			if u.Failure != nil && (len([]rune(u.Failure.Cause)) > 301 || strings.ContainsAny(u.Failure.Cause, "\n\r\t\x1b")) {
+				t.Errorf("%s: failure cause not one bounded line: %q", kind, u.Failure.Cause)
+			}
+		}
+	})
+}
+
+// A failed run whose output says nothing is explained by the preflight,
+// as the agent's user: here, claude is not logged in. Without a cause the
+// run's own error stays.
+func TestExplainByPreflight(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in --version) echo '2.1.197 (Claude Code)' ;; auth) [ -n \"$ANTHROPIC_API_KEY\" ] || exit 1 ;; esac\n"
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runErr := errors.New("the agent claude: exit status 1")
+	err := explain(context.Background(), "claude-code", []string{"PATH=" + dir + ":/usr/bin:/bin"}, nil, []byte("not json"), runErr)
+	var f *Failure
+	if !errors.As(err, &f) || f.Kind != FailureAuth || !strings.Contains(err.Error(), "exit status 1") {
+		t.Errorf("error %v, want the preflight's auth failure with the run's error", err)
+	}
+	err = explain(context.Background(), "claude-code", []string{"PATH=" + dir + ":/usr/bin:/bin", "ANTHROPIC_API_KEY=k"}, nil, nil, runErr)
+	if err != runErr {
+		t.Errorf("error %v, want the run's own", err)
+	}
+	if err := explain(context.Background(), "command", nil, nil, nil, runErr); err != runErr {
+		t.Errorf("command: %v, want the run's own", err)
 	}
 }

@@ -39,39 +39,92 @@ type ResultRow struct {
 
 var resultRowRE = regexp.MustCompile(`^row ([1-9][0-9]{0,5}): (open|done) \| (.+)$`)
 
-// ParseResult reads a result file strictly: `key: value` lines (status,
-// evidence, decision, and `row <n>: …` for a seed), each key at most once,
-// blank lines ignored, nothing else. It checks the file's own grammar
-// only; whether the return it yields is admissible is admission's
-// judgement, exactly as for a commit the agent wrote itself. It never
-// panics.
+// resultExample is an accepted result, quoted by every refusal so that the
+// agent (and the person reading the stop) sees what was expected.
+const resultExample = "status: done / evidence: go test ./calc -run TestAdd; ok example.com/calc 0.004s / decision: added Add | next row"
+
+// normalizeLine is how a result line is read before it is judged: tabs
+// and runs of white space become one space, surrounding white space goes,
+// and markdown around the line — a list bullet, emphasis around the key,
+// backticks around the line or the value — is dropped. The words
+// themselves are never changed.
+func normalizeLine(line string) string {
+	line = strings.Join(strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' || r == '\v' || r == '\f' || r == '\u00a0' }), " ")
+	for _, p := range []string{"- ", "* ", "> "} {
+		line = strings.TrimPrefix(line, p)
+	}
+	line = unwrap(line, "`")
+	// **status:** done, __status__: done
+	for _, m := range []string{"**", "__"} {
+		if strings.HasPrefix(line, m) {
+			if k, rest, ok := strings.Cut(line[len(m):], m); ok && (!strings.Contains(k, " ") || strings.HasPrefix(k, "row ")) {
+				line = strings.TrimSpace(k + rest)
+			}
+		}
+	}
+	if m := resultRowRE.FindStringSubmatch(line); m != nil {
+		return "row " + m[1] + ": " + m[2] + " | " + unwrapEvidence(m[3])
+	}
+	if key, val, ok := strings.Cut(line, ": "); ok {
+		val = unwrap(strings.TrimSpace(val), "`")
+		if strings.EqualFold(key, "evidence") {
+			val = unwrapEvidence(val)
+		}
+		line = key + ": " + val
+	}
+	return line
+}
+
+// unwrapEvidence drops backticks around the whole evidence or around its
+// command (`go test ./x`; ok).
+func unwrapEvidence(s string) string {
+	s = unwrap(strings.TrimSpace(s), "`")
+	if cmd, rest, ok := strings.Cut(s, "; "); ok {
+		return unwrap(cmd, "`") + "; " + rest
+	}
+	return s
+}
+
+// unwrap drops one pair of q around s.
+func unwrap(s, q string) string {
+	if len(s) > 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && !strings.Contains(s[len(q):len(s)-len(q)], q) {
+		return strings.TrimSpace(s[len(q) : len(s)-len(q)])
+	}
+	return s
+}
+
+// ParseResult reads a result file: `key: value` lines (status, evidence,
+// decision, and `row <n>: …` for a seed), each key at most once, blank
+// lines and code fences ignored, nothing else. Each line is normalised
+// first (normalizeLine): tabs, runs of spaces and markdown are form, not
+// substance. It checks the file's own grammar only; whether the return it
+// yields is admissible is admission's judgement, exactly as for a commit
+// the agent wrote itself. Every refusal names the line, what is wrong and
+// an accepted example. It never panics.
 func ParseResult(data []byte) (Result, error) {
 	var r Result
 	if len(data) > MaxResult {
-		return r, fmt.Errorf("the result file is %d bytes; it is at most %d", len(data), MaxResult)
+		return r, fmt.Errorf("the result is %d bytes; it is at most %d", len(data), MaxResult)
 	}
 	if !utf8.Valid(data) {
-		return r, fmt.Errorf("the result file is not UTF-8")
+		return r, fmt.Errorf("the result is not UTF-8 text")
 	}
 	seen := map[string]bool{}
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" {
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := normalizeLine(strings.TrimSuffix(raw, "\r"))
+		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		for _, c := range line {
+		for col, c := range []rune(line) {
 			if unicode.IsControl(c) {
-				return Result{}, fmt.Errorf("result line %d contains a control character", i+1)
+				return Result{}, fmt.Errorf("result line %d, column %d: %U is a control character; write plain text, e.g. %q", i+1, col+1, c, resultExample)
 			}
-		}
-		if strings.TrimSpace(line) != line {
-			return Result{}, fmt.Errorf("result line %d has leading or trailing whitespace", i+1)
 		}
 		if m := resultRowRE.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			key := "row " + m[1]
 			if seen[key] {
-				return Result{}, fmt.Errorf("result line %d: row %d is given twice", i+1, n)
+				return Result{}, fmt.Errorf("result line %d: row %d is given twice; give each row once, e.g. \"row %d: done | test -f a; ok\"", i+1, n, n)
 			}
 			seen[key] = true
 			r.Rows = append(r.Rows, ResultRow{N: n, Status: m[2], Evidence: m[3]})
@@ -79,42 +132,84 @@ func ParseResult(data []byte) (Result, error) {
 		}
 		key, val, ok := strings.Cut(line, ": ")
 		if !ok || val == "" {
-			return Result{}, fmt.Errorf("result line %d is not `key: value`: %q", i+1, clip(line))
+			return Result{}, fmt.Errorf("result line %d is not `key: value`: %q; expected e.g. %q", i+1, clip(line), resultExample)
 		}
+		key = strings.ToLower(key)
 		if seen[key] {
-			return Result{}, fmt.Errorf("result line %d: %s is given twice", i+1, key)
+			return Result{}, fmt.Errorf("result line %d: %s is given twice; give it once", i+1, key)
 		}
 		seen[key] = true
 		switch key {
 		case "status":
-			if val != string(ledger.Done) && val != string(ledger.Failed) {
-				return Result{}, fmt.Errorf("result line %d: status is done or failed, got %q", i+1, clip(val))
+			v := strings.ToLower(strings.TrimSuffix(val, "."))
+			if v != string(ledger.Done) && v != string(ledger.Failed) {
+				return Result{}, fmt.Errorf("result line %d: status is done or failed, got %q; e.g. \"status: done\"", i+1, clip(val))
 			}
-			r.Status = val
+			r.Status = v
 		case "evidence":
 			r.Evidence = val
 		case "decision":
-			if !strings.Contains(val, " | ") {
-				return Result{}, fmt.Errorf("result line %d: decision is `<what happened> | <next step or blocker>`", i+1)
-			}
 			r.Decision = val
 		default:
 			if strings.HasPrefix(key, "row ") {
-				return Result{}, fmt.Errorf("result line %d is not `row <n>: open|done | <evidence>`: %q", i+1, clip(line))
+				return Result{}, fmt.Errorf("result line %d is not `row <n>: open|done | <evidence>`: %q; e.g. \"row 1: open | go test ./calc; FAIL\"", i+1, clip(line))
 			}
-			return Result{}, fmt.Errorf("result line %d: unknown key %q; expected status, evidence, decision or row <n>", i+1, clip(key))
+			return Result{}, fmt.Errorf("result line %d: unknown key %q; expected status, evidence, decision or row <n>, e.g. %q", i+1, clip(key), resultExample)
 		}
 	}
-	if r.Decision == "" {
-		return Result{}, fmt.Errorf("the result file has no decision: line")
-	}
 	if len(r.Rows) > 0 && (r.Status != "" || r.Evidence != "") {
-		return Result{}, fmt.Errorf("the result file mixes a seed's row lines with a row's status or evidence")
+		return Result{}, fmt.Errorf("the result mixes a seed's row lines with a row's status or evidence; a seed gives only \"row <n>: open|done | <evidence>\" lines")
 	}
-	if len(r.Rows) == 0 && (r.Status == "" || r.Evidence == "") {
-		return Result{}, fmt.Errorf("the result file needs status: and evidence: lines (or row <n>: lines for a seed)")
+	if len(r.Rows) == 0 {
+		if r.Status == "" || r.Evidence == "" {
+			return Result{}, fmt.Errorf("the result needs status: and evidence: lines (or row <n>: lines for a seed), e.g. %q", resultExample)
+		}
+		if r.Decision == "" {
+			return Result{}, fmt.Errorf("the result has no decision: line; e.g. \"decision: added Add | next row\"")
+		}
+		if !strings.Contains(r.Decision, " | ") {
+			return Result{}, fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. \"decision: added Add | next row\"", clip(r.Decision))
+		}
 	}
 	return r, nil
+}
+
+// resultKeyRE is the start of a result line in a CLI's final message, after
+// normalizeLine.
+var resultKeyRE = regexp.MustCompile(`(?i)^(status|evidence|decision|row [1-9][0-9]{0,5}): `)
+
+// ExtractResult picks the result lines out of an agent's final message
+// (Claude Code's `result`, codex's last agent message): the lines that
+// begin with a result key, wherever they stand among the prose and
+// markdown around them. A key given more than once counts from its last
+// occurrence (a model often restates the template before answering). The
+// lines come back normalised, for ParseResult; none yields nil.
+func ExtractResult(final string) []byte {
+	if len(final) > MaxResult {
+		final = final[len(final)-MaxResult:]
+	}
+	var keys []string
+	last := map[string]string{}
+	for _, raw := range strings.Split(final, "\n") {
+		line := normalizeLine(strings.TrimSuffix(raw, "\r"))
+		m := resultKeyRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		k := strings.ToLower(m[1])
+		if _, ok := last[k]; !ok {
+			keys = append(keys, k)
+		}
+		last[k] = line
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(last[k] + "\n")
+	}
+	return []byte(b.String())
 }
 
 // Message builds the return commit message for t from r: the subject,
@@ -132,7 +227,7 @@ func (r Result) Message(t Task, attempts int, trailers []string) (string, error)
 		for _, row := range r.Rows {
 			fmt.Fprintf(&b, "| %d | %s | 0 | %s |\n", row.N, row.Status, escapePipes(row.Evidence))
 		}
-		fmt.Fprintf(&b, "\nrow 0 done | %s\n", r.Decision)
+		fmt.Fprintf(&b, "\n%s\n", r.SeedDecision())
 	} else {
 		if r.Status == "" {
 			return "", fmt.Errorf("the dispatch is row %d: the result file needs status: and evidence: lines", t.Pending.Target)
@@ -146,6 +241,25 @@ func (r Result) Message(t Task, attempts int, trailers []string) (string, error)
 		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")
 	}
 	return b.String(), nil
+}
+
+// SeedDecision is the canonical seed decision line built from the rows
+// the agent reported — `row 0 done | seeded <k> rows, closed <m> on
+// baseline | take row <n>` — whatever words the agent chose for its own
+// decision: the rows are the substance, the line is form.
+func (r Result) SeedDecision() string {
+	closed, first := 0, ""
+	for _, row := range r.Rows {
+		if row.Status == string(ledger.Done) {
+			closed++
+		} else if first == "" {
+			first = fmt.Sprintf("take row %d", row.N)
+		}
+	}
+	if first == "" {
+		first = "every row is done on baseline"
+	}
+	return fmt.Sprintf("row 0 done | seeded %d rows, closed %d on baseline | %s", len(r.Rows), closed, first)
 }
 
 // escapePipes writes every pipe of evidence as \|, the row line's escape,

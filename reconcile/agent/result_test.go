@@ -20,7 +20,18 @@ func TestParseResult(t *testing.T) {
 			Result{Status: "failed", Evidence: "e", Decision: "a | b"}, ""},
 		{"a seed", "row 1: open | test -f a; FAIL\nrow 2: done | test -f b; ok\ndecision: seeded 2 rows, closed 1 on baseline | row 1\n",
 			Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}, {2, "done", "test -f b; ok"}}, Decision: "seeded 2 rows, closed 1 on baseline | row 1"}, ""},
-		{"empty", "", Result{}, "no decision"},
+		{"empty", "", Result{}, "needs status: and evidence:"},
+		// Evidence is plain text in one cell, command first; tabs, runs of
+		// spaces and markdown around it are form, not substance.
+		{"tabs, runs of spaces and markdown are form", "- **status:** done\n`evidence: go test ./calc;\tok  \texample.com/calc\t0.004s`\ndecision:\tadded Add  |  next row \n",
+			Result{Status: "done", Evidence: "go test ./calc; ok example.com/calc 0.004s", Decision: "added Add | next row"}, ""},
+		{"backticks around the value", "status: Done.\nevidence: `go test ./x; ok`\ndecision: a | b\n",
+			Result{Status: "done", Evidence: "go test ./x; ok", Decision: "a | b"}, ""},
+		{"a fenced block", "```text\nstatus: done\nevidence: e\ndecision: a | b\n```\n", Result{Status: "done", Evidence: "e", Decision: "a | b"}, ""},
+		{"a seed with a natural decision", "row 1: open | test -f a; FAIL\ndecision: I looked at both rows and one already works.\nrow 2: done | test -f b; ok\n",
+			Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}, {2, "done", "test -f b; ok"}}, Decision: "I looked at both rows and one already works."}, ""},
+		{"a seed without a decision", "row 1: open | test -f a; FAIL\n", Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}}}, ""},
+		{"a row without a decision", "status: done\nevidence: e\n", Result{}, "no decision: line"},
 		{"bad status", "status: maybe\nevidence: e\ndecision: a | b\n", Result{}, `status is done or failed, got "maybe"`},
 		{"unknown key", "status: done\nevidence: e\nnotes: hi\ndecision: a | b\n", Result{}, `unknown key "notes"`},
 		{"twice", "status: done\nstatus: done\nevidence: e\ndecision: a | b\n", Result{}, "status is given twice"},
@@ -29,8 +40,7 @@ func TestParseResult(t *testing.T) {
 		{"not key value", "done, all good\n", Result{}, "is not `key: value`"},
 		{"bad seed row", "row 0: open | e\ndecision: a | b\n", Result{}, "is not `row <n>: open|done | <evidence>`"},
 		{"seed and row mixed", "row 1: open | e\nstatus: done\nevidence: e\ndecision: a | b\n", Result{}, "mixes"},
-		{"control character", "status: done\nevidence: e\x1b[31m\ndecision: a | b\n", Result{}, "control character"},
-		{"trailing space", "status: done \nevidence: e\ndecision: a | b\n", Result{}, "whitespace"},
+		{"control character named with its column", "status: done\nevidence: e\x1b[31m\ndecision: a | b\n", Result{}, "result line 2, column 12: U+001B is a control character; write plain text, e.g. \"status: done"},
 		{"too large", strings.Repeat("x", MaxResult+1), Result{}, "at most"},
 	}
 	for _, tc := range tests {
@@ -65,7 +75,13 @@ func TestResultMessage(t *testing.T) {
 		{"row with a pipe in evidence", Result{Status: "failed", Evidence: `grep -c a|b f; 0 \| 1`, Decision: "no luck | needs a person"}, row, []string{"tokens: 5"},
 			"loop: row 3 failed\n\npending: 3 | home | abc\niteration: 7\n\n| 3 | failed | 2 | grep -c a\\|b f; 0 \\| 1 |\n\nrow 3 failed | no luck | needs a person\n\ntokens: 5\n"},
 		{"seed", Result{Rows: []ResultRow{{1, "open", "test -f a; FAIL"}}, Decision: "seeded 1 rows, closed 0 on baseline | row 1"}, seed, nil,
-			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | open | 0 | test -f a; FAIL |\n\nrow 0 done | seeded 1 rows, closed 0 on baseline | row 1\n"},
+			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | open | 0 | test -f a; FAIL |\n\nrow 0 done | seeded 1 rows, closed 0 on baseline | take row 1\n"},
+		// The preset builds the canonical seed decision from the rows,
+		// whatever the agent wrote.
+		{"seed with a natural decision", Result{Rows: []ResultRow{{1, "done", "test -f a; ok"}, {2, "open", "test -f b; FAIL"}}, Decision: "Row 1 already passed on baseline."}, seed, nil,
+			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | done | 0 | test -f a; ok |\n| 2 | open | 0 | test -f b; FAIL |\n\nrow 0 done | seeded 2 rows, closed 1 on baseline | take row 2\n"},
+		{"seed all done", Result{Rows: []ResultRow{{1, "done", "test -f a; ok"}}}, seed, nil,
+			"loop: seed evidence\n\npending: seed | home | abc\niteration: 1\n\n| 1 | done | 0 | test -f a; ok |\n\nrow 0 done | seeded 1 rows, closed 1 on baseline | every row is done on baseline\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,13 +103,22 @@ func FuzzParseResult(f *testing.F) {
 	f.Add([]byte("status: done\nevidence: go test ./x; ok\ndecision: a | b\n"))
 	f.Add([]byte("row 1: open | test -f a; FAIL\ndecision: seeded | row 1\n"))
 	f.Add([]byte("status: done\r\nstatus: done\n"))
+	f.Add([]byte("- **status:** done\n`evidence: go test ./calc;\tok`\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Extraction only picks and normalises lines: it never invents
+		// one, and what it returns is stable under a second extraction.
+		if got := ExtractResult(string(data)); got != nil {
+			if again := ExtractResult(string(got)); string(again) != string(got) {
+				t.Errorf("ExtractResult is not stable:\n%q\n%q", got, again)
+			}
+			_, _ = ParseResult(got)
+		}
 		r, err := ParseResult(data)
 		if err != nil {
 			return
 		}
-		if r.Decision == "" {
-			t.Errorf("a result without a decision was accepted")
+		if r.Decision == "" && len(r.Rows) == 0 {
+			t.Errorf("a row's result without a decision was accepted")
 		}
 		task := Task{Pending: ledger.Pending{Target: 1, Member: "home", SHA: "abc"}}
 		if len(r.Rows) > 0 {
@@ -103,4 +128,33 @@ func FuzzParseResult(f *testing.F) {
 			t.Errorf("an accepted result builds no message: %v", err)
 		}
 	})
+}
+
+func TestExtractResult(t *testing.T) {
+	tests := []struct {
+		name, final string
+		want        string
+	}{
+		{"prose around the lines", "I added the function and ran the test.\n\n**status:** done\nevidence: `go test ./calc`; ok\texample.com/calc\t0.004s\ndecision: added Add | next row\n\nLet me know!",
+			"status: done\nevidence: go test ./calc; ok example.com/calc 0.004s\ndecision: added Add | next row\n"},
+		{"the template restated, then the answer", "You asked for:\nstatus: done or failed\n\nHere it is:\n```\nstatus: failed\nevidence: go test ./x; FAIL\ndecision: broke | retry\n```",
+			"status: failed\nevidence: go test ./x; FAIL\ndecision: broke | retry\n"},
+		{"seed rows", "Row 1 is missing.\n- row 1: open | test -f a; FAIL\n- row 2: done | test -f b; ok\nI seeded both rows; the second already works.",
+			"row 1: open | test -f a; FAIL\nrow 2: done | test -f b; ok\n"},
+		{"nothing", "All done, thanks.", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := string(ExtractResult(tc.final))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if got != "" {
+				if _, err := ParseResult([]byte(got)); err != nil {
+					t.Errorf("ParseResult(ExtractResult(…)): %v", err)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,322 @@
+//go:build realcli
+
+package reconcile
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gallivant/gallivant/internal/modelserver"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The real agent CLIs, driven end to end through gallivant by the scripted
+// model server on 127.0.0.1. The CLIs are installed by
+// scripts/agent-clis.sh (which .ci/run calls) at the versions
+// docs/agents.md pins; GALLIVANT_AGENT_CLIS names the directory they were
+// installed into. Run with `go test -tags realcli -run RealCLI ./reconcile/`.
+
+// pinned are the CLI versions docs/agents.md names and
+// scripts/agent-clis.sh installs.
+var pinned = map[string]string{"claude": agent.PinnedClaudeCode + " (Claude Code)", "codex": "codex-cli " + agent.PinnedCodex}
+
+// realCLIs returns the directory that holds the pinned claude and codex,
+// or skips the test saying why.
+func realCLIs(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("GALLIVANT_AGENT_CLIS")
+	if dir == "" {
+		t.Skip("GALLIVANT_AGENT_CLIS is not set: run scripts/agent-clis.sh (npm) and set it to the directory it prints")
+	}
+	for bin, want := range pinned {
+		out, err := exec.Command(filepath.Join(dir, bin), "--version").Output()
+		if err != nil {
+			t.Skipf("%s is not installed in %s (npm unreachable?): %v", bin, dir, err)
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Fatalf("%s --version is %q; docs/agents.md pins %q (scripts/agent-clis.sh installs it)", bin, got, want)
+		}
+	}
+	return dir
+}
+
+var (
+	probeRE   = regexp.MustCompile(`probe: git (writable|read-only)`)
+	targetRE  = regexp.MustCompile(`(?m)^target: (\S+)`)
+	seedRowRE = regexp.MustCompile(`(?m)^- row ([0-9]+):`)
+)
+
+// modelScript answers like a model: it reads the brief in the prompt,
+// changes the checkout and runs the check with the CLI's own shell tool,
+// and ends with a final message whose result lines are written as models
+// write them — a natural-language seed decision, tabs in the evidence,
+// markdown around the lines.
+func modelScript(turn modelserver.Turn) modelserver.Step {
+	target := ""
+	if m := targetRE.FindStringSubmatch(turn.Prompt); m != nil {
+		target = m[1]
+	}
+	switch {
+	case target == "seed":
+		if len(turn.Results) == 0 {
+			return modelserver.Step{Shell: "ls rows 2>&1; echo checked"}
+		}
+		var b strings.Builder
+		b.WriteString("I looked at the checkout: none of the row files exists yet, so every row stays open.\n\n")
+		for _, m := range seedRowRE.FindAllStringSubmatch(turn.Prompt, -1) {
+			fmt.Fprintf(&b, "- row %s: open | `test -f rows/row-%s.txt`; FAIL:\tmissing\n", m[1], m[1])
+		}
+		b.WriteString("\nI seeded all of them and closed none on baseline; the first row is the one to take.\n")
+		return modelserver.Step{Final: b.String()}
+	case target != "":
+		switch len(turn.Results) {
+		case 0:
+			// The probe records whether the agent could write into .git,
+			// which the codex sandbox forbids.
+			return modelserver.Step{Shell: fmt.Sprintf("mkdir -p rows && printf 'row %s\\n' > rows/row-%s.txt; if touch .git/probe 2>/dev/null; then echo probe: git writable; else echo probe: git read-only; fi", target, target)}
+		case 1:
+			return modelserver.Step{Shell: fmt.Sprintf("test -f rows/row-%s.txt && echo ok", target)}
+		}
+		return modelserver.Step{Final: fmt.Sprintf("Done: the row file is written and the check passes.\n\n**status:** done\nevidence: test -f rows/row-%s.txt;\tok\ndecision: wrote rows/row-%s.txt\t|\ttake the next row\n", target, target)}
+	}
+	// A review round, or anything else: answer with a fix.
+	if len(turn.Results) == 0 {
+		return modelserver.Step{Shell: "mkdir -p fixes && echo fix > fixes/round.txt"}
+	}
+	return modelserver.Step{Final: "Fixed.\n\nstatus: done\nevidence: test -f fixes/round.txt; ok\ndecision: answered the round | wait for review\n"}
+}
+
+// keepLogs copies the runs' logs into $GALLIVANT_REALCLI_CORPUS when it
+// is set: how reconcile/agent/testdata/cli's corpus of real CLI output is
+// refreshed after a version bump.
+func keepLogs(t *testing.T, work, prefix string) {
+	dst := os.Getenv("GALLIVANT_REALCLI_CORPUS")
+	if dst == "" {
+		return
+	}
+	logs, _ := filepath.Glob(filepath.Join(work, "logs", "*.log"))
+	for _, l := range logs {
+		if b, err := os.ReadFile(l); err == nil {
+			_ = os.WriteFile(filepath.Join(dst, prefix+"-"+filepath.Base(l)), b, 0o644)
+		}
+	}
+}
+
+// writeCodexConfig makes the model server codex's model provider in
+// home/.codex/config.toml (codex reads $HOME/.codex when CODEX_HOME is
+// unset), owned by uid:gid.
+func writeCodexConfig(t *testing.T, home string, srv *modelserver.Server, uid, gid int) {
+	t.Helper()
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf(`model = "scripted"
+model_provider = "scripted"
+[model_providers.scripted]
+name = "scripted"
+base_url = "%s/v1"
+env_key = "SCRIPTED_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+[analytics]
+enabled = false
+[otel]
+exporter = "none"
+`, srv.URL)
+	file := filepath.Join(codexHome, "config.toml")
+	if err := os.WriteFile(file, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if uid >= 0 {
+		for _, p := range []string{codexHome, file} {
+			if err := os.Chown(p, uid, gid); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// realCLIEnv sets the environment every real CLI run gets — the pinned
+// CLIs first on PATH, HOME in a temp directory, the model server as the
+// only API, everything nonessential off — and returns the names for
+// executor.env.
+func realCLIEnv(t *testing.T, bin string, srv *modelserver.Server, home string) []string {
+	t.Helper()
+	writeCodexConfig(t, home, srv, -1, -1)
+	vars := map[string]string{
+		"PATH":               bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME":               home,
+		"ANTHROPIC_BASE_URL": srv.URL,
+		"ANTHROPIC_API_KEY":  "sk-ant-scripted",
+		"SCRIPTED_API_KEY":   "sk-scripted",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"DISABLE_NONESSENTIAL_TRAFFIC":             "1",
+		"DISABLE_TELEMETRY":                        "1",
+		"DISABLE_AUTOUPDATER":                      "1",
+		"DISABLE_ERROR_REPORTING":                  "1",
+		"CLAUDE_CODE_MAX_RETRIES":                  "0",
+		"NO_PROXY":                                 "127.0.0.1",
+	}
+	var names []string
+	for k, v := range vars {
+		t.Setenv(k, v)
+		names = append(names, k)
+	}
+	return names
+}
+
+// agentUser creates a normal user for run_as when the test runs as root
+// (useradd), removed when the test ends; "" when it cannot.
+func agentUser(t *testing.T, srv *modelserver.Server) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	name := "gvrealcli"
+	_ = exec.Command("userdel", "-r", name).Run()
+	if out, err := exec.Command("useradd", "-m", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
+		t.Logf("useradd: %v: %s", err, out)
+		return ""
+	}
+	t.Cleanup(func() { _ = exec.Command("userdel", "-r", name).Run() })
+	u, err := user.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	writeCodexConfig(t, u.HomeDir, srv, uid, gid)
+	return name
+}
+
+// A spec goes from seed to an open pull request with each real CLI, as
+// the user gallivant runs as (root here, so Claude Code needs IS_SANDBOX)
+// and as a normal user (executor.run_as): the seed's natural-language
+// decision and the rows' tabbed evidence are admitted without a stop, and
+// the returns carry the CLI's usage with the cache apart. codex runs in
+// its workspace-write sandbox, which keeps .git read-only.
+func TestRealCLISeedToPullRequest(t *testing.T) {
+	bin := realCLIs(t)
+	var mu sync.Mutex
+	probes := map[string]int{}
+	srv := modelserver.Start(t, func(turn modelserver.Turn) modelserver.Step {
+		for _, r := range turn.Results {
+			if m := probeRE.FindString(r); m != "" {
+				mu.Lock()
+				probes[turn.API+" "+m]++
+				mu.Unlock()
+			}
+		}
+		return modelScript(turn)
+	})
+	envNames := realCLIEnv(t, bin, srv, t.TempDir())
+	runAs := agentUser(t, srv)
+	type cliRun struct{ kind, runAs string }
+	runs := []cliRun{{"claude-code", ""}, {"codex", ""}}
+	if runAs != "" {
+		runs = append(runs, cliRun{"claude-code", runAs}, cliRun{"codex", runAs})
+	} else {
+		t.Log("not root: the runs as a normal user (executor.run_as) are skipped")
+	}
+	for _, tc := range runs {
+		name := tc.kind + "/as-gallivant"
+		if tc.runAs != "" {
+			name = tc.kind + "/as-" + tc.runAs
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
+			if tc.runAs != "" {
+				// The agent's user reaches its checkout under the work dir.
+				for d := r.work; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+					os.Chmod(d, 0o755)
+				}
+			}
+			opt := func(o *Options) {
+				o.Executor = CommandExecutor{Kind: tc.kind, Timeout: 2 * time.Minute, WorkDir: r.work, Env: envNames, RunAs: tc.runAs}
+			}
+			rep := r.pass(opt)
+			want := andDelivered(
+				"loop: seed ledger",
+				"loop: dispatch seed", "loop: record home seed",
+				"loop: dispatch row 1", "loop: record home row 1",
+				"loop: dispatch row 2", "loop: record home row 2",
+			)
+			if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
+				logs, _ := filepath.Glob(filepath.Join(r.work, "logs", "*.log"))
+				var tail string
+				for _, l := range logs {
+					b, _ := os.ReadFile(l)
+					tail += "== " + l + "\n" + string(b[max(0, len(b)-3000):]) + "\n"
+				}
+				t.Fatalf("transitions (-want +got):\n%s\nnotes %+v\n%s\n%s", diff, rep.Notes, r.log.String(), tail)
+			}
+			keepLogs(t, r.work, strings.ReplaceAll(name, "/", "-"))
+			if testing.Verbose() {
+				logs, _ := filepath.Glob(filepath.Join(r.work, "logs", "*.log"))
+				for _, l := range logs {
+					b, _ := os.ReadFile(l)
+					t.Logf("%s:\n%s", filepath.Base(l), b)
+				}
+			}
+			l := r.ledger(ledgerPath)
+			for _, row := range l.Rows {
+				if row.Status != ledger.Done {
+					t.Errorf("row %d is %s, want done", row.N, row.Status)
+				}
+			}
+			mu.Lock()
+			if tc.kind == "codex" && (probes["responses probe: git writable"] > 0 || probes["responses probe: git read-only"] == 0) {
+				t.Errorf("codex's agent wrote into .git: the workspace-write sandbox is not in force (%v)", probes)
+			}
+			mu.Unlock()
+			msg := run(t, r.gh.RepoDir("acme/api"), "git", "log", "-1", "--format=%B", "gallivant/feature")
+			if !strings.Contains(msg, "| 2 | done | 1 | test -f rows/row-2.txt; ok |") || !strings.Contains(msg, "\ntokens: ") || !strings.Contains(msg, "\ncached: ") {
+				t.Errorf("the last return:\n%s", msg)
+			}
+		})
+	}
+}
+
+// A revoked key: the model's API answers 401. Each CLI's own failure
+// fields (Claude Code's is_error/api_error_status/result, codex's
+// turn.failed) reach the stop, which names the cause rather than "exit
+// status 1", and the CLI gives up at once rather than retrying for
+// minutes.
+func TestRealCLIAuthFailureNamed(t *testing.T) {
+	bin := realCLIs(t)
+	srv := modelserver.Start(t, modelScript)
+	srv.Refuse(&modelserver.Refusal{Status: 401, Message: "invalid x-api-key"})
+	envNames := realCLIEnv(t, bin, srv, t.TempDir())
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
+			opt := func(o *Options) {
+				o.Executor = CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: r.work, Env: envNames}
+			}
+			r.pass(opt)
+			keepLogs(t, r.work, kind+"-401")
+			stop := r.ledger(ledgerPath).Delivery.Get(ledger.KeyStop)
+			if !strings.Contains(stop, "the agent could not authenticate: ") || !strings.Contains(stop, "401") {
+				t.Errorf("stop %q, want it to name the authentication failure", stop)
+			}
+			if strings.Contains(stop, "exit status") {
+				t.Errorf("stop %q still says only the exit status", stop)
+			}
+		})
+	}
+}
