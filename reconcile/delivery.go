@@ -319,6 +319,13 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if w, arg, owed := gatekeep.Owed(e.l); owed {
 		return p.payOwed(ctx, e, pr, w, arg)
 	}
+	if e.l.Phase() == ledger.PhaseReady {
+		// A milestone chained behind an unmerged predecessor after it
+		// was labelled loses the label at once.
+		if ok, why := p.chainGate(ctx, e); !ok {
+			return p.unready(ctx, e, pr, e.l.Delivery.Get(ledger.KeyHead), "it is chained: "+why)
+		}
+	}
 	if live.BaseRef != e.spec.Base {
 		return stopped, p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s targets %s; the spec delivers into %s", pr, live.BaseRef, e.spec.Base))
 	}
