@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -98,5 +100,93 @@ func TestChainUnlabelsAMilestoneChainedWhileReady(t *testing.T) {
 	got := strings.Join(subjectsOf(r.pass()), "\n")
 	if !strings.Contains(got, "loop: done acme/api#1") || !strings.Contains(got, "loop: ready acme/web#1") {
 		t.Errorf("after the merge: %s", got)
+	}
+}
+
+// personOrphanPush force-pushes a history unrelated to the base onto
+// branch, as a person replacing the pull request's content wholesale
+// would: GitHub cannot compare it with anything the ledger knows.
+func (r *rig) personOrphanPush(branch string) string {
+	r.t.Helper()
+	dir := r.t.TempDir()
+	run(r.t, dir, "git", "init", "--quiet", "-b", "orphan", "w")
+	w := filepath.Join(dir, "w")
+	if err := os.WriteFile(filepath.Join(w, "unrelated.txt"), []byte("another project\n"), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	run(r.t, w, "git", "add", "-A")
+	run(r.t, w, "git", "commit", "--quiet", "-m", "Unrelated history")
+	run(r.t, w, "git", "push", "--quiet", "--force", r.gh.RepoDir("acme/api"), "HEAD:"+branch)
+	return run(r.t, w, "git", "rev-parse", "HEAD")
+}
+
+// Issue 26: a force-push of unrelated history onto the work branch (GitHub
+// answers the comparison 404) stops the entry boundary once, naming the
+// pushed head, instead of a problem note every pass; a ready pull request
+// loses its label first.
+func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		ready bool
+		want  []string
+	}{
+		{"in review", false, []string{"loop: stop boundary"}},
+		{"ready", true, []string{"loop: unready acme/api#1", "loop: stop boundary"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newDelivery(t, "")
+			r.pass()
+			if tt.ready {
+				r.greenAndApproved(r.head(work))
+				wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+			}
+			attested := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyHead)
+			pushed := r.personOrphanPush(work)
+			rep := r.pass()
+			wantSubjects(t, rep, tt.want...)
+			for _, n := range rep.Notes {
+				if n.Problem {
+					t.Errorf("problem note with the stop: %s", n.Message)
+				}
+			}
+			reason, detail, stopped := r.ledgerOf("specs/feature.md").Stop()
+			if !stopped || reason != ledger.StopBoundary || !strings.Contains(detail, pushed[:7]) || !strings.Contains(detail, attested[:7]) {
+				t.Errorf("stop %q %q, want boundary naming the pushed head %s and the attested %s", reason, detail, pushed[:7], attested[:7])
+			}
+			if got := r.as("alice").labels(1); len(got) != 0 {
+				t.Errorf("labels after the unrelated push: %v", got)
+			}
+			rep = r.pass()
+			wantSubjects(t, rep)
+			for _, n := range rep.Notes {
+				if n.Problem {
+					t.Errorf("the pass after the stop has a problem note: %s", n.Message)
+				}
+			}
+		})
+	}
+}
+
+// A work branch that shares no history with the base when the pull request
+// is to be opened stops boundary; it is not taken for a branch with
+// nothing to deliver (GitHub answers the comparison 404).
+func TestUnrelatedWorkBranchIsNotNothingToDeliver(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, rigConfig)
+	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})
+	if got := subjectsOf(r.pass()); got[len(got)-1] != "loop: write failed identity" {
+		t.Fatalf("want the refused pull request counted, got %v", got)
+	}
+	remove()
+	pushed := r.personOrphanPush(work)
+	wantSubjects(t, r.pass(), "loop: stop boundary")
+	l := r.ledgerOf("specs/feature.md")
+	if reason, detail, _ := l.Stop(); reason != ledger.StopBoundary || !strings.Contains(detail, "shares no history with main") || !strings.Contains(detail, pushed[:7]) {
+		t.Errorf("stop %q %q, want boundary: shares no history, naming %s", reason, detail, pushed[:7])
+	}
+	if l.Phase() == ledger.PhaseDone {
+		t.Error("the entry is done with nothing delivered")
 	}
 }

@@ -150,6 +150,9 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
+	if cmp.Status == githubapi.CompareUnrelated {
+		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s at %s shares no history with %s in %s", branch, short(head), base, repo))
+	}
 	if cmp.AheadBy == 0 || cmp.Files == 0 {
 		return p.nothingToDeliver(e, fmt.Sprintf("the work branch %s at %s changes no file against %s", branch, short(head), base))
 	}
@@ -538,7 +541,9 @@ func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		if err != nil {
 			return progressed, err
 		}
-		rewritten = cmp.Status != "ahead"
+		// A force-push of unrelated history is a rewrite too: GitHub
+		// cannot compare it at all (CompareUnrelated).
+		rewritten = cmp.Status != githubapi.CompareAhead
 	}
 	if e.l.Phase() == ledger.PhaseReady {
 		if rewritten {
@@ -752,7 +757,7 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 		if err != nil {
 			return progressed, err
 		}
-		if cmp.Status != "ahead" {
+		if cmp.Status != githubapi.CompareAhead {
 			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
 		}
 		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
@@ -884,7 +889,7 @@ func (p *passState) mergedIntoBase(ctx context.Context, spec string, l *ledger.L
 	if err != nil {
 		return false, fmt.Sprintf("could not confirm that %s contains %s: %v", base, short(live.MergeCommitSHA), err)
 	}
-	if cmp.Status != "ahead" && cmp.Status != "identical" {
+	if !cmp.Status.Contains() {
 		return false, fmt.Sprintf("%s does not contain the merge commit %s of %s", base, short(live.MergeCommitSHA), pr)
 	}
 	return true, ""

@@ -399,10 +399,27 @@ type Commit struct {
 	CommittedAt time.Time
 }
 
+// CompareStatus is how head relates to base in a comparison.
+type CompareStatus string
+
+// Comparison statuses: GitHub's four, and CompareUnrelated when GitHub
+// answers the comparison 404 because the two share no history (an
+// unrelated force-push) or base is no commit of the repository any more.
+// In every status but ahead and identical, head does not contain base.
+const (
+	CompareAhead     CompareStatus = "ahead"
+	CompareBehind    CompareStatus = "behind"
+	CompareDiverged  CompareStatus = "diverged"
+	CompareIdentical CompareStatus = "identical"
+	CompareUnrelated CompareStatus = "unrelated"
+)
+
+// Contains reports whether head contains base: head is base or ahead of it.
+func (s CompareStatus) Contains() bool { return s == CompareAhead || s == CompareIdentical }
+
 // Comparison is base...head: the commits head adds since their merge base.
 type Comparison struct {
-	// Status is ahead, behind, diverged or identical.
-	Status  string
+	Status  CompareStatus
 	AheadBy int
 	// Commits are the commits after the merge base, oldest first.
 	Commits []Commit
@@ -410,7 +427,11 @@ type Comparison struct {
 	Files int
 }
 
-// Compare returns the commits head has that base lacks.
+// Compare returns the commits head has that base lacks. A comparison
+// GitHub answers 404 is CompareUnrelated, with no commits: the callers
+// compare commits they read from the repository moments before (a head,
+// a merge commit), so what is missing is their shared history. An answer
+// other than GitHub's four statuses is an error.
 func (g *Client) Compare(ctx context.Context, repo, base, head string) (Comparison, error) {
 	o, n := splitRepo(repo)
 	var out Comparison
@@ -422,12 +443,20 @@ func (g *Client) Compare(ctx context.Context, repo, base, head string) (Comparis
 			return nil, resp, err
 		}
 		if page == 1 {
-			out = Comparison{Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
+			out = Comparison{Status: CompareStatus(cmp.GetStatus()), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
 		}
 		return cmp.Commits, resp, nil
 	}, nil)
+	if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
+		return Comparison{Status: CompareUnrelated}, nil
+	}
 	if err != nil {
 		return Comparison{}, err
+	}
+	switch out.Status {
+	case CompareAhead, CompareBehind, CompareDiverged, CompareIdentical:
+	default:
+		return Comparison{}, fmt.Errorf("compare %s...%s in %s: GitHub answered the status %.40q, want ahead, behind, diverged or identical", short(base), short(head), repo, string(out.Status))
 	}
 	for _, c := range commits {
 		subject, body, _ := strings.Cut(c.GetCommit().GetMessage(), "\n")

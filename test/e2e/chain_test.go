@@ -190,3 +190,51 @@ func TestChainCancelLetsTheActiveMilestoneFinish(t *testing.T) {
 		t.Errorf("milestone 3 does not say the chain is cancelled: %+v", last.Notes)
 	}
 }
+
+// A person force-pushes a history unrelated to the base onto the work
+// branch: GitHub answers the comparison 404. The entry stops boundary
+// once, naming the pushed head, and later passes neither stop it again
+// nor report a problem every pass.
+func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
+	t.Parallel()
+	w, src := newChainWorld(t, cacheConfig, map[string]string{
+		"specs/web.md": "---\nrepo: acme/web\n---\n# Web\n\n## Acceptance criteria\n1. Web one.\n",
+	})
+	w.settle()
+	if !w.did("specs/web.md", "loop: open pr acme/web#1") {
+		t.Fatalf("the pull request was not opened: %v", w.performed)
+	}
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "--quiet", "-b", "orphan", "o")
+	o := filepath.Join(dir, "o")
+	if err := os.WriteFile(filepath.Join(o, "other.txt"), []byte("another project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, o, "add", "-A")
+	gitIn(t, o, "commit", "--quiet", "-m", "Unrelated history")
+	gitIn(t, o, "push", "--quiet", "--force", w.sandbox["GIT_URL_ACME_WEB"], "HEAD:refs/heads/gallivant/web")
+	pushed := gitIn(t, o, "rev-parse", "HEAD")
+	p := w.pass()
+	if !w.did("specs/web.md", "loop: stop boundary") {
+		t.Fatalf("no boundary stop after the unrelated push: %+v %+v", p.Transitions, p.Notes)
+	}
+	last := w.settle()
+	if n := strings.Count(strings.Join(w.performed, "\n"), "specs/web.md loop: stop boundary"); n != 1 {
+		t.Errorf("%d boundary stops, want 1: %v", n, w.performed)
+	}
+	for _, n := range append(p.Notes, last.Notes...) {
+		if strings.Contains(n.Message, "not found") {
+			t.Errorf("a pass reports the comparison as a problem: %s", n.Message)
+		}
+	}
+	gitIn(t, src, "fetch", "--quiet", "origin", "main")
+	stop := ""
+	for _, ln := range strings.Split(gitIn(t, src, "show", "origin/main:plans/web-ledger.md"), "\n") {
+		if strings.HasPrefix(ln, "stop: ") {
+			stop = ln
+		}
+	}
+	if !strings.HasPrefix(stop, "stop: boundary | ") || !strings.Contains(stop, pushed[:7]) {
+		t.Errorf("the ledger's stop does not name the pushed head %s: %q", pushed[:7], stop)
+	}
+}
