@@ -166,7 +166,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	if ok && found.State == "closed" && (!found.Merged || found.HeadSHA != head) {
+	if ok && found.State == githubapi.PRClosed && (!found.Merged || found.HeadSHA != head) {
 		// A pull request closed unmerged, or merged at another head (the
 		// spec path was reused), is not this delivery's: it gets a new one.
 		ok = false
@@ -189,7 +189,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 		}
 		return waitFor("would open a pull request from %s into %s in %s", branch, base, repo), nil
 	}
-	if ok && e.l.Delivery.Get(ledger.KeyPR) == found.Ref() && found.State == "open" {
+	if ok && e.l.Delivery.Get(ledger.KeyPR) == found.Ref() && found.State == githubapi.PROpen {
 		return p.reenter(ctx, e, found)
 	}
 	pr := found
@@ -314,9 +314,9 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	switch {
 	case live.Merged:
 		return progressed, p.done(e, pr, live)
-	case live.State == "closed" && e.leg != nil:
+	case live.State == githubapi.PRClosed && e.leg != nil:
 		return stopped, p.legClosed(e, pr)
-	case live.State == "closed":
+	case live.State == githubapi.PRClosed:
 		return stopped, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
 	}
 	if w, arg, owed := gatekeep.Owed(e.l); owed {
@@ -367,7 +367,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	repolled := false
-	if d.Mergeable == nil && d.State == "open" {
+	if d.Mergeable == nil && d.State == gatekeep.PROpen {
 		again, err := p.pollMergeable(ctx, pr)
 		if err != nil {
 			return progressed, err
@@ -609,7 +609,7 @@ func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if p.DryRun {
 		return waitFor("would reopen %s", pr), nil
 	}
-	if live.State == "open" || live.Merged {
+	if live.State == githubapi.PROpen || live.Merged {
 		n, c := gatekeep.Reopened(e.l, pr)
 		return progressed, p.apply(e, n, c)
 	}
@@ -830,7 +830,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	if reason == ledger.StopConflict && live.State == "open" && live.Mergeable == nil {
+	if reason == ledger.StopConflict && live.State == githubapi.PROpen && live.Mergeable == nil {
 		if live, err = p.pollMergeable(ctx, pr); err != nil {
 			return err
 		}
@@ -840,11 +840,11 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	case live.Merged && live.BaseRef == e.spec.Base:
 		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
 		return p.apply(e, n, c)
-	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == "open":
+	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == githubapi.PROpen:
 		why = pr.String() + " was reopened"
 	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
 		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
-	case reason == ledger.StopRetargeted && live.State == "open" && live.BaseRef == e.spec.Base:
+	case reason == ledger.StopRetargeted && live.State == githubapi.PROpen && live.BaseRef == e.spec.Base:
 		why = fmt.Sprintf("%s targets %s again", pr, e.spec.Base)
 	}
 	if why == "" {
@@ -912,7 +912,7 @@ func (p *passState) steerers(ctx context.Context, repo string, d gatekeep.Digest
 			return nil
 		}
 		if p.perms == nil {
-			p.perms = map[string]string{}
+			p.perms = map[string]githubapi.Permission{}
 		}
 		perm, ok := p.perms[repo+" "+key]
 		if !ok {
@@ -922,7 +922,7 @@ func (p *passState) steerers(ctx context.Context, repo string, d gatekeep.Digest
 			}
 			p.perms[repo+" "+key] = perm
 		}
-		out[key] = perm == "admin" || perm == "write"
+		out[key] = perm.Writes()
 		return nil
 	}
 	for _, r := range d.Reviews {

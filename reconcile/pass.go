@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -43,7 +44,7 @@ type passState struct {
 	tails map[string]string
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
-	perms map[string]string
+	perms map[string]githubapi.Permission
 	// sched runs agents of different entries at once (schedule.go); nil
 	// runs them one at a time. aborted and halt end the pass early.
 	sched   *scheduler

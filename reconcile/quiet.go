@@ -192,7 +192,7 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 			return false
 		}
 		live, ok := prs[pr.Number]
-		return ok && live.State == "open" && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
+		return ok && live.State == githubapi.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 	}
 	if !holds() || !p.checksHold(ctx, o, e, pr.Repo, m) {
 		writeMark(o.watch, pr.Repo, pr.Number, nil)
@@ -263,7 +263,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		return
 	}
 	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState != "" && d.MergeState != "unknown" && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
-		live.State == "open" && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
+		live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
 	// A ready pull request's mark always carries its checks: one without
