@@ -109,7 +109,11 @@ var rules = []rule{
 	{kind: "ignore", subject: re(`ignore ` + pr), replay: replayIgnore},
 	{kind: "round", subject: re(`round ` + num + ` ` + pr), replay: replayRound},
 	{kind: "pushed round", subject: re(`pushed round ` + num + ` ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundPushed(s.parent, p, childHead(s), 0)) })},
-	{kind: "empty round", subject: re(`empty round ` + num + ` ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundEmpty(s.parent, p)) })},
+	{kind: "empty round", subject: re(`empty round ` + num + ` ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
+		a, ac := gatekeep.RoundEmpty(s.parent, p)
+		b, bc := gatekeep.RoundInterrupted(s.parent, p)
+		return []outcome{{l: a, c: &ac}, {l: b, c: &bc}}
+	})},
 	{kind: "nudge", subject: re(`nudge ` + pr), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
 		return one(gatekeep.Nudged(s.parent, p, "", s.child.Delivery.Get(ledger.KeyNudged), time.Time{}))
 	})},
@@ -546,7 +550,7 @@ func replayRound(s *step) []outcome {
 			return o
 		}
 		want := s.parent.Clone()
-		borrow(want, s.child, ledger.KeySince, ledger.KeyHead, ledger.KeyChecksHead, ledger.KeyReceipt, ledger.KeyDispatchedAt)
+		borrow(want, s.child, ledger.KeySince, ledger.KeyRoundSince, ledger.KeyHead, ledger.KeyChecksHead, ledger.KeyReceipt, ledger.KeyDispatchedAt)
 		want.Delivery.SetInt(ledger.KeyRound, k)
 		head := s.child.Delivery.Get(ledger.KeyHead)
 		return one(want, ledger.Commit{Subject: fmt.Sprintf("loop: round %d %s", k, p), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}, {Key: ledger.TrailerHead, Value: head}}})

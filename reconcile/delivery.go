@@ -776,6 +776,12 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	if ranHere && out.Dirty {
 		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
 	}
+	if !ranHere || !out.Finished {
+		// No answer from the round's agent: its feedback stays new and
+		// the next look runs the round again.
+		n, c := gatekeep.RoundInterrupted(e.l, pr)
+		return progressed, p.apply(e, n, c)
+	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
 	return progressed, p.apply(e, n, c)
 }
