@@ -308,43 +308,55 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	if w, _, owed := gatekeep.Owed(e.l); owed && w == gatekeep.WriteReopen {
+	f := p.liveFacts(ctx, e, pr, live)
+	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
+		return p.performLive(ctx, e, pr, live, a)
+	}
+	return p.judged(ctx, e, pr, live, q)
+}
+
+// liveFacts observes what the first look decides on (gatekeep.DecideLive).
+// The chain is asked about only for a ready entry: it is what may take a
+// ready label off (R-46).
+func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) gatekeep.LiveFacts {
+	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == githubapi.PRClosed, Leg: e.leg != nil,
+		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Get(ledger.KeyHead), Draft: live.Draft}
+	f.Owed, f.OwedArg, _ = gatekeep.Owed(e.l)
+	if f.Phase == ledger.PhaseReady && !f.Merged && !f.Closed && f.Owed == "" {
+		ok, why := p.chainGate(ctx, e)
+		f.ChainHeld, f.ChainWhy = !ok, why
+	}
+	f.BodyDrift = p.body(e, live.Body) != live.Body
+	return f
+}
+
+// performLive performs the first look's action: at most one GitHub write,
+// then the transition that records it.
+func (p *passState) performLive(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, a gatekeep.Action) (stepResult, error) {
+	switch a.Step {
+	case gatekeep.StepReopen:
 		return p.reopen(ctx, e, pr, live)
-	}
-	switch {
-	case live.Merged:
+	case gatekeep.StepDone:
 		return progressed, p.done(e, pr, live)
-	case live.State == githubapi.PRClosed && e.leg != nil:
+	case gatekeep.StepLegClosed:
 		return stopped, p.legClosed(e, pr)
-	case live.State == githubapi.PRClosed:
-		return stopped, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
-	}
-	if w, arg, owed := gatekeep.Owed(e.l); owed {
-		return p.payOwed(ctx, e, pr, w, arg)
-	}
-	if e.l.Phase() == ledger.PhaseReady {
-		// A milestone chained behind an unmerged predecessor after it
-		// was labelled loses the label at once (R-46).
-		if ok, why := p.chainGate(ctx, e); !ok {
-			return p.unready(ctx, e, pr, e.l.Delivery.Get(ledger.KeyHead), "it is chained: "+why)
-		}
-	}
-	if live.BaseRef != e.spec.Base {
-		return stopped, p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s targets %s; the spec delivers into %s", pr, live.BaseRef, e.spec.Base))
-	}
-	if live.HeadSHA != e.l.Delivery.Get(ledger.KeyHead) {
+	case gatekeep.StepStop:
+		return stopped, p.stop(e, a.Reason, a.Detail)
+	case gatekeep.StepPayOwed:
+		return p.payOwed(ctx, e, pr, a.Write, a.Arg)
+	case gatekeep.StepUnready:
+		return p.unready(ctx, e, pr, e.l.Delivery.Get(ledger.KeyHead), a.Detail)
+	case gatekeep.StepFollow:
 		return p.follow(ctx, e, pr, live)
-	}
-	if want := p.body(e, live.Body); want != live.Body {
+	case gatekeep.StepRewriteBody:
 		if p.DryRun {
 			return waitFor("would rewrite the identity block and receipt of %s", pr), nil
 		}
-		if err := p.GitHub.EditPullRequestBody(ctx, pr.Repo, pr.Number, want); err != nil {
+		if err := p.GitHub.EditPullRequestBody(ctx, pr.Repo, pr.Number, p.body(e, live.Body)); err != nil {
 			return p.writeFailed(ctx, e, gatekeep.WriteIdentity, pr.String(), err)
 		}
 		return progressed, p.landed(e, gatekeep.WriteIdentity, pr.String())
-	}
-	if live.Draft {
+	case gatekeep.StepUndraft:
 		// A draft is converted before the reviewer is asked (R-24): the
 		// pull request is gallivant's own (it was adopted as such).
 		if p.DryRun {
@@ -356,113 +368,128 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		n, c := gatekeep.Undrafted(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
 		return progressed, p.apply(e, n, c)
 	}
+	return progressed, fmt.Errorf("review of %s: the first look chose %q, which it does not perform", pr, a.Step)
+}
+
+// reviewRead is the second look's observation: the digest, whether its
+// mergeability was polled again, and the verdict on it.
+type reviewRead struct {
+	d        gatekeep.Digest
+	repolled bool
+	v        gatekeep.Verdict
+}
+
+// judge reads the pull request's digest from the feedback cursor, polls
+// its mergeability once more when GitHub was still computing it, and
+// judges it with the steerers and the completion gate.
+func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (reviewRead, error) {
 	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
 	if err != nil {
-		return progressed, err
+		return reviewRead{}, err
 	}
 	cur := gatekeep.Cursors{Since: since, Head: e.l.Delivery.Get(ledger.KeyHead),
 		ChecksHead: e.l.Delivery.Get(ledger.KeyChecksHead), Receipt: e.l.Delivery.Get(ledger.KeyReceipt)}
 	d, err := FetchDigest(ctx, p.GitHub, pr, cur.Since.FetchFrom())
 	if err != nil {
-		return progressed, err
+		return reviewRead{}, err
 	}
-	repolled := false
+	r := reviewRead{d: d}
 	if d.Mergeable == nil && d.State == gatekeep.PROpen {
 		again, err := p.pollMergeable(ctx, pr)
 		if err != nil {
-			return progressed, err
+			return reviewRead{}, err
 		}
-		d.Mergeable, d.MergeState, repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
+		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
 	}
 	self, err := p.self(ctx)
 	if err != nil {
-		return progressed, err
+		return reviewRead{}, err
 	}
-	in := gatekeep.Input{Self: self, Repolled: repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
+	in := gatekeep.Input{Self: self, Repolled: r.repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
 		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
-	if in.Steerers, err = p.steerers(ctx, pr.Repo, d, self); err != nil {
+	if in.Steerers, err = p.steerers(ctx, pr.Repo, r.d, self); err != nil {
+		return reviewRead{}, err
+	}
+	r.v = gatekeep.Judge(r.d, in)
+	return r, nil
+}
+
+// judged is the second look: judge the digest, decide
+// (gatekeep.DecideJudged), perform.
+func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, q *quietView) (stepResult, error) {
+	r, err := p.judge(ctx, e, pr)
+	if err != nil {
 		return progressed, err
 	}
-	v := gatekeep.Judge(d, in)
-	if b, stop := v.LoopStop(); stop {
-		return stopped, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
-	}
-	if v.BlockedBy(gatekeep.BlockGate) {
+	if _, stop := r.v.LoopStop(); !stop && r.v.BlockedBy(gatekeep.BlockGate) {
 		if changed, err := p.contractChanged(e); changed || err != nil {
 			return stopped, err
 		}
 	}
-	fs := v.ForRound()
-	if v.BlockedBy(gatekeep.BlockBehind) && len(fs) == 0 {
-		return p.mergeBase(ctx, e, pr, d)
-	}
-	if v.BlockedBy(gatekeep.BlockConflict) {
-		if gatekeep.ConflictAnswered(e.l, d.HeadSHA) {
-			return stopped, p.stop(e, ledger.StopConflict, fmt.Sprintf("%s still conflicts with %s after a conflict round on %s", pr, d.BaseRef, short(d.HeadSHA)))
-		}
-		fs = append(fs, gatekeep.ConflictFinding(d.HeadRef, d.BaseRef))
-	}
-	if len(fs) > 0 {
-		if e.l.Phase() == ledger.PhaseReady {
-			return p.unready(ctx, e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
-		}
-		return p.round(ctx, e, pr, d, fs)
-	}
-	if len(v.Ignored) > 0 && !p.DryRun {
+	seen := e.l.Delivery.Time(ledger.KeyHeadAt)
+	a := gatekeep.DecideJudged(gatekeep.JudgedFacts{PR: pr, Phase: e.l.Phase(), Verdict: r.v, HeadRef: r.d.HeadRef, HeadSHA: r.d.HeadSHA, BaseRef: r.d.BaseRef,
+		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait, DryRun: p.DryRun})
+	switch a.Step {
+	case gatekeep.StepStop:
+		return stopped, p.stop(e, a.Reason, a.Detail)
+	case gatekeep.StepMergeBase:
+		return p.mergeBase(ctx, e, pr, r.d)
+	case gatekeep.StepUnready:
+		return p.unready(ctx, e, pr, live.HeadSHA, a.Detail)
+	case gatekeep.StepRound:
+		return p.round(ctx, e, pr, r.d, a.Findings)
+	case gatekeep.StepIgnore:
 		// Recorded once (the cursor moves past it), so that `why` can say
-		// whose feedback did not count and why. Only when no feedback that
-		// counts is waiting: the cursor must not pass over it.
-		n, c, err := gatekeep.IgnoredFeedback(e.l, pr, v.Ignored)
+		// whose feedback did not count and why.
+		n, c, err := gatekeep.IgnoredFeedback(e.l, pr, r.v.Ignored)
 		if err != nil {
 			return progressed, err
 		}
 		return progressed, p.apply(e, n, c)
+	case gatekeep.StepReady:
+		return p.ready(ctx, e, pr, r.d)
+	case gatekeep.StepHoldReady:
+		// The mark of a ready pull request carries its checks, read
+		// again every pass: a check that turns red on the same head
+		// moves neither updated_at nor the head, and the label must
+		// come off at once.
+		p.markQuiet(q, e, live, r.d, r.repolled, time.Time{}, a.Detail, true)
+		return waitFor("%s", a.Detail), nil
+	case gatekeep.StepChecksQuiet:
+		return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, r.d.HeadSHA))
+	case gatekeep.StepWait:
+		return p.wait(ctx, e, pr, live, r, q, a.Detail)
 	}
-	switch v.Kind {
-	case gatekeep.Mergeable:
-		if e.l.Phase() == ledger.PhaseReady {
-			// The mark of a ready pull request carries its checks, read
-			// again every pass: a check that turns red on the same head
-			// moves neither updated_at nor the head, and the label must
-			// come off at once.
-			why := fmt.Sprintf("%s is ready; waits for a person to merge it", pr)
-			p.markQuiet(q, e, live, d, repolled, time.Time{}, why, true)
-			return waitFor("%s", why), nil
-		}
-		return p.ready(ctx, e, pr, d)
-	case gatekeep.Waiting:
-		if v.WaitsForCI() {
-			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait {
-				return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, d.HeadSHA))
+	return waitFor("%s", a.Detail), nil
+}
+
+// wait performs a waiting verdict: the reviewer's nudge and stall may fall
+// due (silence); otherwise the pull request is marked quiet until the
+// clock rules that can fall due with nothing new on GitHub — the
+// reviewer's nudge and stall, and checks.wait while CI is waited for. A
+// wait for CI re-reads the head's checks every pass (quietMark.Checks):
+// they are what it waits for.
+func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, why string) (stepResult, error) {
+	if res, acted, err := p.silence(ctx, e, pr, r.d); acted || err != nil {
+		return res, err
+	}
+	var until time.Time
+	if rc := p.cfg.Reviewer; rc != nil {
+		until = gatekeep.SilenceNext(r.d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
+			time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
+	}
+	if r.v.WaitsForCI() {
+		if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() {
+			if silent := seen.Add(p.cfg.Checks.Wait); until.IsZero() || silent.Before(until) {
+				until = silent
 			}
 		}
-		if res, acted, err := p.silence(ctx, e, pr, d); acted || err != nil {
-			return res, err
-		}
-		why := fmt.Sprintf("%s waits for %s", pr, strings.Join(v.Waits, "; "))
-		// The clock rules that can fall due with nothing new on GitHub:
-		// the reviewer's nudge and stall, and checks.wait while CI is
-		// waited for. A wait for CI re-reads the head's checks every
-		// pass (quietMark.Checks): they are what it waits for.
-		var until time.Time
-		if rc := p.cfg.Reviewer; rc != nil {
-			until = gatekeep.SilenceNext(d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
-				time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
-		}
-		if v.WaitsForCI() {
-			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() {
-				if silent := seen.Add(p.cfg.Checks.Wait); until.IsZero() || silent.Before(until) {
-					until = silent
-				}
-			}
-		}
-		p.markQuiet(q, e, live, d, repolled, until, why, v.WaitsForCI())
-		return waitFor("%s", why), nil
 	}
-	return waitFor("%s is %s", pr, v.Line()), nil
+	p.markQuiet(q, e, live, r.d, r.repolled, until, why, r.v.WaitsForCI())
+	return waitFor("%s", why), nil
 }
 
 // mergeBase merges the base into the work branch of a pull request that is
