@@ -38,6 +38,8 @@ const (
 	StepChecksQuiet Step = "checks-quiet" // no check reported within checks.wait: stop checks-silent
 	StepWait        Step = "wait"         // waiting: the reviewer's clock may nudge, else wait for Detail
 	StepHold        Step = "hold"         // blocked with nothing the loop can do: Detail says why
+	StepNothing     Step = "nothing"      // every row closed, nothing to deliver: done without a pull request, Detail says why
+	StepOpen        Step = "open"         // the work branch delivers: open (or adopt) its pull request
 )
 
 // Action is one decision: a step and what performing it needs.
@@ -165,4 +167,38 @@ func DecideJudged(f JudgedFacts) Action {
 		return Action{Step: StepWait, Detail: fmt.Sprintf("%s waits for %s", f.PR, strings.Join(v.Waits, "; "))}
 	}
 	return Action{Step: StepHold, Detail: fmt.Sprintf("%s is %s", f.PR, v.Line())}
+}
+
+// OpenFacts is what deciding to open a pull request needs once every row
+// is closed: the work branch and its comparison with the base.
+type OpenFacts struct {
+	Repo, Branch, Base string
+	// Exists is whether the work branch exists; Head is its head.
+	Exists bool
+	Head   string
+	// HadPR: the ledger recorded a pull request. AnyDone: a row is done,
+	// so work was delivered on the branch.
+	HadPR, AnyDone bool
+	// Unrelated: the branch shares no history with the base. AheadBy and
+	// Files are the comparison's.
+	Unrelated      bool
+	AheadBy, Files int
+}
+
+// DecideOpen decides whether the work branch delivers anything: a branch
+// that vanished after work was done on it, or that shares no history with
+// the base, stops boundary; one that changes no file (or was never created
+// because every row is cut) ends the entry without a pull request.
+func DecideOpen(f OpenFacts) Action {
+	switch {
+	case !f.Exists && (f.HadPR || f.AnyDone):
+		return Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", f.Branch, f.Repo)}
+	case !f.Exists:
+		return Action{Step: StepNothing, Detail: fmt.Sprintf("every row is cut and the work branch %s was never created", f.Branch)}
+	case f.Unrelated:
+		return Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: fmt.Sprintf("the work branch %s at %s shares no history with %s in %s", f.Branch, short(f.Head), f.Base, f.Repo)}
+	case f.AheadBy == 0 || f.Files == 0:
+		return Action{Step: StepNothing, Detail: fmt.Sprintf("the work branch %s at %s changes no file against %s", f.Branch, short(f.Head), f.Base)}
+	}
+	return Action{Step: StepOpen}
 }

@@ -106,3 +106,38 @@ func TestDecideJudged(t *testing.T) {
 		})
 	}
 }
+
+// Opening: whether the work branch delivers anything once every row is
+// closed (docs/delivery.md, "Nothing to deliver").
+func TestDecideOpen(t *testing.T) {
+	t.Parallel()
+	delivers := OpenFacts{Repo: "acme/api", Branch: "gallivant/x", Base: "main", Exists: true, Head: head, AnyDone: true, AheadBy: 2, Files: 3}
+	with := func(change func(*OpenFacts)) OpenFacts { f := delivers; change(&f); return f }
+	tests := []struct {
+		name string
+		f    OpenFacts
+		want Action
+	}{
+		{"the branch delivers: open", delivers, Action{Step: StepOpen}},
+		{"the branch vanished after work was done on it", with(func(f *OpenFacts) { f.Exists = false }),
+			Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: "every row is closed but the work branch gallivant/x no longer exists in acme/api"}},
+		{"the branch vanished after a pull request was recorded", with(func(f *OpenFacts) { f.Exists, f.AnyDone, f.HadPR = false, false, true }),
+			Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: "every row is closed but the work branch gallivant/x no longer exists in acme/api"}},
+		{"every row cut and no branch", with(func(f *OpenFacts) { f.Exists, f.AnyDone = false, false }),
+			Action{Step: StepNothing, Detail: "every row is cut and the work branch gallivant/x was never created"}},
+		{"unrelated history is no empty branch (issue 26)", with(func(f *OpenFacts) { f.Unrelated, f.AheadBy, f.Files = true, 0, 0 }),
+			Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: "the work branch gallivant/x at " + head[:7] + " shares no history with main in acme/api"}},
+		{"commits that change no file", with(func(f *OpenFacts) { f.Files = 0 }),
+			Action{Step: StepNothing, Detail: "the work branch gallivant/x at " + head[:7] + " changes no file against main"}},
+		{"no commits", with(func(f *OpenFacts) { f.AheadBy = 0 }),
+			Action{Step: StepNothing, Detail: "the work branch gallivant/x at " + head[:7] + " changes no file against main"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, DecideOpen(tt.f)); diff != "" {
+				t.Errorf("DecideOpen (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

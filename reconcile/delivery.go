@@ -135,33 +135,46 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return stopped, err
 	}
-	repo, base, branch := p.repoOf(e), e.spec.Base, p.branch(e)
-	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
+	f, err := p.openFacts(ctx, e)
 	if err != nil {
 		return progressed, err
 	}
-	if !ok {
-		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l.ViewRows()) {
-			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
-		}
-		return p.nothingToDeliver(e, fmt.Sprintf("every row is cut and the work branch %s was never created", branch))
-	}
-	cmp, err := p.GitHub.Compare(ctx, repo, base, head)
-	if err != nil {
-		return progressed, err
-	}
-	if cmp.Status == githubapi.CompareUnrelated {
-		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s at %s shares no history with %s in %s", branch, short(head), base, repo))
-	}
-	if cmp.AheadBy == 0 || cmp.Files == 0 {
-		return p.nothingToDeliver(e, fmt.Sprintf("the work branch %s at %s changes no file against %s", branch, short(head), base))
+	switch a := gatekeep.DecideOpen(f); a.Step {
+	case gatekeep.StepStop:
+		return stopped, p.stop(e, a.Reason, a.Detail)
+	case gatekeep.StepNothing:
+		return p.nothingToDeliver(e, a.Detail)
 	}
 	if res, held := p.holdForChain(ctx, e, "opened"); held {
 		return res, nil
 	}
-	if res, ok, err := p.verify(ctx, e, repo, branch, head); !ok || err != nil {
+	if res, ok, err := p.verify(ctx, e, f.Repo, f.Branch, f.Head); !ok || err != nil {
 		return res, err
 	}
+	return p.openOrAdopt(ctx, e, f.Repo, f.Branch, f.Base, f.Head)
+}
+
+// openFacts observes the work branch for gatekeep.DecideOpen: its head and,
+// when it exists, its comparison with the base.
+func (p *passState) openFacts(ctx context.Context, e *entry) (gatekeep.OpenFacts, error) {
+	f := gatekeep.OpenFacts{Repo: p.repoOf(e), Branch: p.branch(e), Base: e.spec.Base,
+		HadPR: e.l.Delivery.Get(ledger.KeyPR) != "", AnyDone: anyDone(e.l.ViewRows())}
+	var err error
+	if f.Head, f.Exists, err = p.GitHub.BranchHead(ctx, f.Repo, f.Branch); err != nil || !f.Exists {
+		return f, err
+	}
+	cmp, err := p.GitHub.Compare(ctx, f.Repo, f.Base, f.Head)
+	if err != nil {
+		return f, err
+	}
+	f.Unrelated, f.AheadBy, f.Files = cmp.Status == githubapi.CompareUnrelated, cmp.AheadBy, cmp.Files
+	return f, nil
+}
+
+// openOrAdopt finds the work branch's pull request — adopting it when it
+// is gallivant's own for this entry, stopping foreign-pr when it is not —
+// or opens one with the identity block and the receipt, then records it.
+func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, base, head string) (stepResult, error) {
 	found, ok, err := p.GitHub.FindPullRequest(ctx, repo, branch, base)
 	if err != nil {
 		return progressed, err
