@@ -124,7 +124,7 @@ type JudgedFacts struct {
 	DryRun bool
 }
 
-// DecideJudged is the second look: loop stops first, then
+// DecideJudged is the second look: loop stops first, then
 // the base merge of a branch that is only behind, conflicts, findings,
 // ignored feedback, and what the verdict's kind leaves.
 func DecideJudged(f JudgedFacts) Action {

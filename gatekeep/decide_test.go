@@ -20,7 +20,7 @@ func TestDecideLive(t *testing.T) {
 	}{
 		{"nothing on the live pull request: judge it", quiet, Action{Step: StepJudge}},
 		{"a resume after closed owes the reopening, even when merged", with(func(f *LiveFacts) { f.Owed, f.Merged = WriteReopen, true }), Action{Step: StepReopen}},
-		{"merged (R-9)", with(func(f *LiveFacts) { f.Merged, f.Owed = true, WriteRoundComment }), Action{Step: StepDone}},
+		{"merged", with(func(f *LiveFacts) { f.Merged, f.Owed = true, WriteRoundComment }), Action{Step: StepDone}},
 		{"a leg closed", with(func(f *LiveFacts) { f.Closed, f.Leg = true, true }), Action{Step: StepLegClosed}},
 		{"closed unmerged stops closed", with(func(f *LiveFacts) { f.Closed = true }),
 			Action{Step: StepStop, Reason: ledger.StopClosed, Detail: "acme/api#1 was closed without merging"}},
