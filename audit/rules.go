@@ -103,7 +103,11 @@ var rules = []rule{
 	{kind: "ignore", of: of(ledger.KindIgnore), replay: replayIgnore},
 	{kind: "round", of: of(ledger.KindRound), replay: replayRound},
 	{kind: "pushed round", of: of(ledger.KindPushedRound), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundPushed(s.parent, p, childHead(s), 0)) })},
-	{kind: "empty round", of: of(ledger.KindEmptyRound), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.RoundEmpty(s.parent, p)) })},
+	{kind: "empty round", of: of(ledger.KindEmptyRound), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
+		a, ac := gatekeep.RoundEmpty(s.parent, p)
+		b, bc := gatekeep.RoundInterrupted(s.parent, p)
+		return []outcome{{l: a, c: &ac}, {l: b, c: &bc}}
+	})},
 	{kind: "nudge", of: of(ledger.KindNudge), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
 		return one(gatekeep.Nudged(s.parent, p, "", s.child.Delivery.Get(ledger.KeyNudged), time.Time{}))
 	})},
@@ -533,7 +537,7 @@ func replayRound(s *step) []outcome {
 			return o
 		}
 		want := s.parent.Clone()
-		borrow(want, s.child, ledger.KeySince, ledger.KeyHead, ledger.KeyChecksHead, ledger.KeyReceipt, ledger.KeyDispatchedAt)
+		borrow(want, s.child, ledger.KeySince, ledger.KeyRoundSince, ledger.KeyHead, ledger.KeyChecksHead, ledger.KeyReceipt, ledger.KeyDispatchedAt)
 		want.Delivery.SetInt(ledger.KeyRound, k)
 		head := s.child.Delivery.Get(ledger.KeyHead)
 		return one(want, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindRound, Round: k, PR: p.Ref()}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}, {Key: ledger.TrailerHead, Value: head}}})

@@ -6,6 +6,15 @@ import (
 	"time"
 )
 
+// PRState is a pull request's state in a digest: open or closed.
+type PRState string
+
+// Pull-request states; a merged pull request is closed, with Merged set.
+const (
+	PROpen   PRState = "open"
+	PRClosed PRState = "closed"
+)
+
 // Digest is what GitHub says about one pull request, gathered by the caller.
 // Every text field (title, body, review and comment bodies, check names) is
 // untrusted data.
@@ -13,14 +22,14 @@ type Digest struct {
 	Repo   string `json:"repo"`
 	Number int    `json:"number"`
 	// State is open or closed; Merged is set for a merged (closed) PR.
-	State       string `json:"state"`
-	Merged      bool   `json:"merged"`
-	MergeCommit string `json:"merge_commit,omitempty"`
-	Draft       bool   `json:"draft"`
-	Title       string `json:"title"`
-	Body        string `json:"-"`
-	Author      string `json:"author"`
-	HeadRef     string `json:"head_ref"`
+	State       PRState `json:"state"`
+	Merged      bool    `json:"merged"`
+	MergeCommit string  `json:"merge_commit,omitempty"`
+	Draft       bool    `json:"draft"`
+	Title       string  `json:"title"`
+	Body        string  `json:"-"`
+	Author      string  `json:"author"`
+	HeadRef     string  `json:"head_ref"`
 	// HeadRepo is the repository holding the head branch (a fork's for a
 	// pull request from a fork); "" when unknown.
 	HeadRepo string `json:"head_repo,omitempty"`

@@ -186,7 +186,7 @@ func Judge(d Digest, in Input) Verdict {
 	case d.Merged:
 		v.block(BlockMerged, "merged as "+short(d.MergeCommit), "nothing: the pull request is merged")
 		return finish(v, d)
-	case d.State == "closed":
+	case d.State == PRClosed:
 		v.block(BlockClosed, "closed without merging", "reopen the pull request")
 		return finish(v, d)
 	}
@@ -365,7 +365,7 @@ func finish(v Verdict, d Digest) Verdict {
 			v.Blockers++
 		}
 	}
-	if !d.ReviewsKnown && !d.Merged && d.State != "closed" {
+	if !d.ReviewsKnown && !d.Merged && d.State != PRClosed {
 		v.Blockers = -1
 		v.waitFor(Wait{Kind: WaitReviewsReadable})
 	}

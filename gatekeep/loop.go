@@ -284,8 +284,12 @@ type RoundInput struct {
 }
 
 // RoundStarted records a review/fix round (`loop: round <k>`), the
-// write-ahead record pushed before the executor starts: the cursors move
-// past what it answers, the round count rises and dispatched-at is set.
+// write-ahead record pushed before the executor starts: the head, checks
+// and receipt cursors move, the round count rises and dispatched-at is
+// set. The feedback cursor does not move past the feedback the round
+// answers until its agent has had its say (RoundPushed, RoundEmpty):
+// `round-since:` holds where it moves to, so that a round that is
+// interrupted (RoundInterrupted) leaves that feedback unanswered and new.
 // The commit body lists the findings by id and author, never their text.
 // A round wanted past MaxRounds stops the entry `iterations` instead.
 func RoundStarted(l *ledger.Ledger, in RoundInput) (*ledger.Ledger, ledger.Commit, error) {
@@ -316,7 +320,9 @@ func RoundStarted(l *ledger.Ledger, in RoundInput) (*ledger.Ledger, ledger.Commi
 	}
 	n := l.Clone()
 	d := n.Delivery
-	d.Set(ledger.KeySince, next.Since.String())
+	if to := next.Since.String(); to != since.String() {
+		d.Set(ledger.KeyRoundSince, to)
+	}
 	d.Set(ledger.KeyHead, next.Head)
 	d.Set(ledger.KeyChecksHead, next.ChecksHead)
 	d.Set(ledger.KeyReceipt, next.Receipt)
@@ -349,12 +355,21 @@ func FindingLine(f Finding) string {
 	return fmt.Sprintf("comment %d by @%s at %s", f.ID, f.Author, clean(f.Where))
 }
 
+// answered moves the feedback cursor past what the settled round answered.
+func answered(d *ledger.Delivery) {
+	if to := d.Get(ledger.KeyRoundSince); to != "" {
+		d.Set(ledger.KeySince, to)
+	}
+	d.Set(ledger.KeyRoundSince, "")
+}
+
 // RoundPushed settles a round whose push was observed: the round counts,
-// the head cursor moves, the reviewer clock restarts and the round's
-// announcement is owed.
+// the feedback cursor moves past what it answered, the head cursor moves,
+// the reviewer clock restarts and the round's announcement is owed.
 func RoundPushed(l *ledger.Ledger, pr PR, h Head, commits int) (*ledger.Ledger, ledger.Commit) {
 	k := l.Delivery.Int(ledger.KeyRound)
 	n := l.Clone()
+	answered(n.Delivery)
 	n.Delivery.Set(ledger.KeyDispatchedAt, "")
 	n.Delivery.Set(ledger.KeyOwed, fmt.Sprintf("%s %d", WriteRoundComment, k))
 	watch(n.Delivery, h)
@@ -363,15 +378,32 @@ func RoundPushed(l *ledger.Ledger, pr PR, h Head, commits int) (*ledger.Ledger, 
 		Trailers: trailers(pr, h.SHA)}
 }
 
-// RoundEmpty settles a round that ended without a push (R-21): no round is
-// charged.
+// RoundEmpty settles a round whose agent finished without a push (R-21):
+// no round is charged, and the feedback it was given counts as answered.
 func RoundEmpty(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 	k := l.Delivery.Int(ledger.KeyRound)
 	n := l.Clone()
+	answered(n.Delivery)
 	n.Delivery.Set(ledger.KeyDispatchedAt, "")
 	n.Delivery.SetInt(ledger.KeyRound, k-1)
 	return n, ledger.Commit{Subject: fmt.Sprintf("loop: empty round %d %s", k, pr),
 		Sentence: fmt.Sprintf("Round %d of %s ended without a push; no round is charged and the loop watches again.", k, pr),
+		Trailers: trailers(pr, "")}
+}
+
+// RoundInterrupted settles a round whose dispatch is over with no outcome
+// of its agent (killed, crashed, or failed and then resumed): no round is
+// charged and the feedback cursor stays before the feedback it was to
+// answer, so that feedback is new again and the next look runs the round
+// again; no pull request is labelled ready past it.
+func RoundInterrupted(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
+	k := l.Delivery.Int(ledger.KeyRound)
+	n := l.Clone()
+	n.Delivery.Set(ledger.KeyRoundSince, "")
+	n.Delivery.Set(ledger.KeyDispatchedAt, "")
+	n.Delivery.SetInt(ledger.KeyRound, k-1)
+	return n, ledger.Commit{Subject: fmt.Sprintf("loop: empty round %d %s", k, pr),
+		Sentence: fmt.Sprintf("Round %d of %s ended without a push and without its agent's answer; no round is charged and its feedback is answered by the next round.", k, pr),
 		Trailers: trailers(pr, "")}
 }
 
@@ -397,6 +429,7 @@ func Merged(l *ledger.Ledger, pr PR, mergeCommit, baseRef string) (*ledger.Ledge
 		d.Set(ledger.KeyStop, "")
 	}
 	d.Set(ledger.KeyDispatchedAt, "")
+	d.Set(ledger.KeyRoundSince, "")
 	d.Set(ledger.KeyOwed, "")
 	d.Set(ledger.KeyRetry, "")
 	return n, ledger.Commit{Subject: "loop: done " + pr.String(),
@@ -421,7 +454,7 @@ func Replaced(l *ledger.Ledger, pr PR, why string) (*ledger.Ledger, ledger.Commi
 	n := l.Clone()
 	d := n.Delivery
 	d.SetPhase(ledger.PhaseImplement)
-	for _, k := range []string{ledger.KeyPR, ledger.KeyRound, ledger.KeyHead, ledger.KeyHeadAt, ledger.KeyChecksHead, ledger.KeySince,
+	for _, k := range []string{ledger.KeyPR, ledger.KeyRound, ledger.KeyHead, ledger.KeyHeadAt, ledger.KeyChecksHead, ledger.KeySince, ledger.KeyRoundSince,
 		ledger.KeyReceipt, ledger.KeyReviewerAsked, ledger.KeyNudged, ledger.KeyOwed, ledger.KeyRetry} {
 		d.Set(k, "")
 	}

@@ -44,6 +44,10 @@ func TestLoopTransitions(t *testing.T) {
 	roundDispatched := l.Clone()
 	roundDispatched.Delivery.SetInt(ledger.KeyRound, 2)
 	roundDispatched.Delivery.SetTime(ledger.KeyDispatchedAt, now1)
+	roundDispatched.Delivery.Set(ledger.KeyRoundSince, "2026-11-30T11:59:00Z 7")
+	legacyRound := roundDispatched.Clone() // a round recorded before round-since existed
+	legacyRound.Delivery.Set(ledger.KeyRoundSince, "")
+	legacyRound.Delivery.Set(ledger.KeySince, "2026-11-30T11:30:00Z 5")
 	failing := l.Clone()
 	failing.Delivery.Set(ledger.KeyRetry, "ready-label 4 | 502 Bad Gateway")
 	tests := []struct {
@@ -71,9 +75,16 @@ func TestLoopTransitions(t *testing.T) {
 		{"announced round", func() (*ledger.Ledger, ledger.Commit) { return Announced(owedRound, pr1, WriteRoundComment, "2") },
 			"loop: announced round 2 acme/api#1", map[string]string{"owed": ""}},
 		{"round pushed", func() (*ledger.Ledger, ledger.Commit) { return RoundPushed(roundDispatched, pr1, h1, 1) },
-			"loop: pushed round 2 acme/api#1", map[string]string{"round": "2", "dispatched-at": "", "owed": "round-comment 2", "head": head}},
-		{"empty round charges nothing (R-21)", func() (*ledger.Ledger, ledger.Commit) { return RoundEmpty(roundDispatched, pr1) },
-			"loop: empty round 2 acme/api#1", map[string]string{"round": "1", "dispatched-at": ""}},
+			"loop: pushed round 2 acme/api#1", map[string]string{"round": "2", "dispatched-at": "", "owed": "round-comment 2", "head": head,
+				"since": "2026-11-30T11:59:00Z 7", "round-since": ""}},
+		{"empty round charges nothing (R-21); its agent had its say", func() (*ledger.Ledger, ledger.Commit) { return RoundEmpty(roundDispatched, pr1) },
+			"loop: empty round 2 acme/api#1", map[string]string{"round": "1", "dispatched-at": "", "since": "2026-11-30T11:59:00Z 7", "round-since": ""}},
+		{"interrupted round keeps its feedback new (issue 26)", func() (*ledger.Ledger, ledger.Commit) { return RoundInterrupted(roundDispatched, pr1) },
+			"loop: empty round 2 acme/api#1", map[string]string{"round": "1", "dispatched-at": "", "since": "2026-11-30T10:00:00Z", "round-since": ""}},
+		{"a legacy round's cursor stays where it moved", func() (*ledger.Ledger, ledger.Commit) { return RoundPushed(legacyRound, pr1, h1, 1) },
+			"loop: pushed round 2 acme/api#1", map[string]string{"since": "2026-11-30T11:30:00Z 5", "round-since": ""}},
+		{"merged clears an outstanding round", func() (*ledger.Ledger, ledger.Commit) { return Merged(roundDispatched, pr1, head, "main") },
+			"loop: done acme/api#1", map[string]string{"dispatched-at": "", "round-since": ""}},
 		{"nudged", func() (*ledger.Ledger, ledger.Commit) { return Nudged(l, pr1, "alice", old, now1) },
 			"loop: nudge acme/api#1", map[string]string{"nudged": old}},
 		{"merged", func() (*ledger.Ledger, ledger.Commit) { return Merged(owedRound, pr1, head, "main") },
@@ -104,7 +115,8 @@ func TestLoopTransitions(t *testing.T) {
 	}
 }
 
-// RoundStarted moves the cursors past what it answers, and a round past
+// RoundStarted moves the head, checks and receipt cursors, records where
+// the feedback cursor moves once the round settles, and a round past
 // max_rounds stops `iterations` instead.
 func TestRoundStarted(t *testing.T) {
 	l := reviewLedger(t)
@@ -116,7 +128,9 @@ func TestRoundStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"round": "1", "since": "2026-11-30T11:59:00Z 7", "checks-head": old, "receipt": "bbbbbbbbbbbb", "dispatched-at": "2026-11-30T12:00:00Z"}
+	// Issue 26: the feedback cursor stays until the round's agent has had
+	// its say; round-since is where it then moves.
+	want := map[string]string{"round": "1", "since": "2026-11-30T10:00:00Z", "round-since": "2026-11-30T11:59:00Z 7", "checks-head": old, "receipt": "bbbbbbbbbbbb", "dispatched-at": "2026-11-30T12:00:00Z"}
 	got := delivery(n)
 	for k, w := range want {
 		if got[k] != w {

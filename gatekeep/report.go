@@ -295,7 +295,7 @@ func stateLine(d Digest) string {
 	switch {
 	case d.Merged:
 		return "merged as " + short(d.MergeCommit)
-	case d.State == "closed":
+	case d.State == PRClosed:
 		return "closed"
 	}
 	s := "open"

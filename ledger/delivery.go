@@ -31,6 +31,7 @@ const (
 	KeyHeadAt        = "head-at"        // when the loop first saw that head
 	KeyChecksHead    = "checks-head"    // checks_sha: head whose failing checks were dispatched
 	KeySince         = "since"          // RFC 3339 instant, then ids already dispatched at it
+	KeyRoundSince    = "round-since"    // the since the outstanding round moves the cursor to once it commits
 	KeyIgnored       = "ignored"        // the last feedback ignored: from people who may not steer
 	KeyReceipt       = "receipt"        // receipt hash when the last round started
 	KeyReviewerAsked = "reviewer-asked" // reviewer clock
@@ -56,7 +57,7 @@ const (
 
 var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
-	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
+	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop, KeySpent, KeyBudgetGranted,
 	KeyNotify, KeyNotifyFailed,
 }
@@ -193,7 +194,7 @@ func validateDelivery(key, v string) string {
 		if !isTime(v) {
 			return "must be an RFC 3339 time such as 2026-11-29T10:00:00Z"
 		}
-	case KeySince:
+	case KeySince, KeyRoundSince:
 		f := strings.Fields(v)
 		if len(f) == 0 || !isTime(f[0]) {
 			return "must be an RFC 3339 time, then the ids already dispatched at it"

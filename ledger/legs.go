@@ -23,7 +23,7 @@ import (
 // counters and stop) belong to the entry.
 var legKeys = []string{
 	KeyPhase, KeyDispatchedAt, KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince,
-	KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged, KeyOwed, KeyRetry,
+	KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged, KeyOwed, KeyRetry,
 }
 
 var memberNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)

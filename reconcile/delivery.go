@@ -135,35 +135,51 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return stopped, err
 	}
-	repo, base, branch := p.repoOf(e), e.spec.Base, p.branch(e)
-	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
+	f, err := p.openFacts(ctx, e)
 	if err != nil {
 		return progressed, err
 	}
-	if !ok {
-		if e.l.Delivery.Get(ledger.KeyPR) != "" || anyDone(e.l.ViewRows()) {
-			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", branch, repo))
-		}
-		return p.nothingToDeliver(e, fmt.Sprintf("every row is cut and the work branch %s was never created", branch))
-	}
-	cmp, err := p.GitHub.Compare(ctx, repo, base, head)
-	if err != nil {
-		return progressed, err
-	}
-	if cmp.AheadBy == 0 || cmp.Files == 0 {
-		return p.nothingToDeliver(e, fmt.Sprintf("the work branch %s at %s changes no file against %s", branch, short(head), base))
+	switch a := gatekeep.DecideOpen(f); a.Step {
+	case gatekeep.StepStop:
+		return stopped, p.stop(e, a.Reason, a.Detail)
+	case gatekeep.StepNothing:
+		return p.nothingToDeliver(e, a.Detail)
 	}
 	if res, held := p.holdForChain(ctx, e, "opened"); held {
 		return res, nil
 	}
-	if res, ok, err := p.verify(ctx, e, repo, branch, head); !ok || err != nil {
+	if res, ok, err := p.verify(ctx, e, f.Repo, f.Branch, f.Head); !ok || err != nil {
 		return res, err
 	}
+	return p.openOrAdopt(ctx, e, f.Repo, f.Branch, f.Base, f.Head)
+}
+
+// openFacts observes the work branch for gatekeep.DecideOpen: its head and,
+// when it exists, its comparison with the base.
+func (p *passState) openFacts(ctx context.Context, e *entry) (gatekeep.OpenFacts, error) {
+	f := gatekeep.OpenFacts{Repo: p.repoOf(e), Branch: p.branch(e), Base: e.spec.Base,
+		HadPR: e.l.Delivery.Get(ledger.KeyPR) != "", AnyDone: anyDone(e.l.ViewRows())}
+	var err error
+	if f.Head, f.Exists, err = p.GitHub.BranchHead(ctx, f.Repo, f.Branch); err != nil || !f.Exists {
+		return f, err
+	}
+	cmp, err := p.GitHub.Compare(ctx, f.Repo, f.Base, f.Head)
+	if err != nil {
+		return f, err
+	}
+	f.Unrelated, f.AheadBy, f.Files = cmp.Status == githubapi.CompareUnrelated, cmp.AheadBy, cmp.Files
+	return f, nil
+}
+
+// openOrAdopt finds the work branch's pull request — adopting it when it
+// is gallivant's own for this entry, stopping foreign-pr when it is not —
+// or opens one with the identity block and the receipt, then records it.
+func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, base, head string) (stepResult, error) {
 	found, ok, err := p.GitHub.FindPullRequest(ctx, repo, branch, base)
 	if err != nil {
 		return progressed, err
 	}
-	if ok && found.State == "closed" && (!found.Merged || found.HeadSHA != head) {
+	if ok && found.State == githubapi.PRClosed && (!found.Merged || found.HeadSHA != head) {
 		// A pull request closed unmerged, or merged at another head (the
 		// spec path was reused), is not this delivery's: it gets a new one.
 		ok = false
@@ -186,7 +202,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 		}
 		return waitFor("would open a pull request from %s into %s in %s", branch, base, repo), nil
 	}
-	if ok && e.l.Delivery.Get(ledger.KeyPR) == found.Ref() && found.State == "open" {
+	if ok && e.l.Delivery.Get(ledger.KeyPR) == found.Ref() && found.State == githubapi.PROpen {
 		return p.reenter(ctx, e, found)
 	}
 	pr := found
@@ -305,36 +321,55 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	if w, _, owed := gatekeep.Owed(e.l); owed && w == gatekeep.WriteReopen {
+	f := p.liveFacts(ctx, e, pr, live)
+	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
+		return p.performLive(ctx, e, pr, live, a)
+	}
+	return p.judged(ctx, e, pr, live, q)
+}
+
+// liveFacts observes what the first look decides on (gatekeep.DecideLive).
+// The chain is asked about only for a ready entry: it is what may take a
+// ready label off (R-46).
+func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) gatekeep.LiveFacts {
+	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == githubapi.PRClosed, Leg: e.leg != nil,
+		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Get(ledger.KeyHead), Draft: live.Draft}
+	f.Owed, f.OwedArg, _ = gatekeep.Owed(e.l)
+	if f.Phase == ledger.PhaseReady && !f.Merged && !f.Closed && f.Owed == "" {
+		ok, why := p.chainGate(ctx, e)
+		f.ChainHeld, f.ChainWhy = !ok, why
+	}
+	f.BodyDrift = p.body(e, live.Body) != live.Body
+	return f
+}
+
+// performLive performs the first look's action: at most one GitHub write,
+// then the transition that records it.
+func (p *passState) performLive(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, a gatekeep.Action) (stepResult, error) {
+	switch a.Step {
+	case gatekeep.StepReopen:
 		return p.reopen(ctx, e, pr, live)
-	}
-	switch {
-	case live.Merged:
+	case gatekeep.StepDone:
 		return progressed, p.done(e, pr, live)
-	case live.State == "closed" && e.leg != nil:
+	case gatekeep.StepLegClosed:
 		return stopped, p.legClosed(e, pr)
-	case live.State == "closed":
-		return stopped, p.stop(e, ledger.StopClosed, fmt.Sprintf("%s was closed without merging", pr))
-	}
-	if w, arg, owed := gatekeep.Owed(e.l); owed {
-		return p.payOwed(ctx, e, pr, w, arg)
-	}
-	if live.BaseRef != e.spec.Base {
-		return stopped, p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s targets %s; the spec delivers into %s", pr, live.BaseRef, e.spec.Base))
-	}
-	if live.HeadSHA != e.l.Delivery.Get(ledger.KeyHead) {
+	case gatekeep.StepStop:
+		return stopped, p.stop(e, a.Reason, a.Detail)
+	case gatekeep.StepPayOwed:
+		return p.payOwed(ctx, e, pr, a.Write, a.Arg)
+	case gatekeep.StepUnready:
+		return p.unready(ctx, e, pr, e.l.Delivery.Get(ledger.KeyHead), a.Detail)
+	case gatekeep.StepFollow:
 		return p.follow(ctx, e, pr, live)
-	}
-	if want := p.body(e, live.Body); want != live.Body {
+	case gatekeep.StepRewriteBody:
 		if p.DryRun {
 			return waitFor("would rewrite the identity block and receipt of %s", pr), nil
 		}
-		if err := p.GitHub.EditPullRequestBody(ctx, pr.Repo, pr.Number, want); err != nil {
+		if err := p.GitHub.EditPullRequestBody(ctx, pr.Repo, pr.Number, p.body(e, live.Body)); err != nil {
 			return p.writeFailed(ctx, e, gatekeep.WriteIdentity, pr.String(), err)
 		}
 		return progressed, p.landed(e, gatekeep.WriteIdentity, pr.String())
-	}
-	if live.Draft {
+	case gatekeep.StepUndraft:
 		// A draft is converted before the reviewer is asked (R-24): the
 		// pull request is gallivant's own (it was adopted as such).
 		if p.DryRun {
@@ -346,113 +381,128 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		n, c := gatekeep.Undrafted(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
 		return progressed, p.apply(e, n, c)
 	}
+	return progressed, fmt.Errorf("review of %s: the first look chose %q, which it does not perform", pr, a.Step)
+}
+
+// reviewRead is the second look's observation: the digest, whether its
+// mergeability was polled again, and the verdict on it.
+type reviewRead struct {
+	d        gatekeep.Digest
+	repolled bool
+	v        gatekeep.Verdict
+}
+
+// judge reads the pull request's digest from the feedback cursor, polls
+// its mergeability once more when GitHub was still computing it, and
+// judges it with the steerers and the completion gate.
+func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (reviewRead, error) {
 	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
 	if err != nil {
-		return progressed, err
+		return reviewRead{}, err
 	}
 	cur := gatekeep.Cursors{Since: since, Head: e.l.Delivery.Get(ledger.KeyHead),
 		ChecksHead: e.l.Delivery.Get(ledger.KeyChecksHead), Receipt: e.l.Delivery.Get(ledger.KeyReceipt)}
 	d, err := FetchDigest(ctx, p.GitHub, pr, cur.Since.FetchFrom())
 	if err != nil {
-		return progressed, err
+		return reviewRead{}, err
 	}
-	repolled := false
-	if d.Mergeable == nil && d.State == "open" {
+	r := reviewRead{d: d}
+	if d.Mergeable == nil && d.State == gatekeep.PROpen {
 		again, err := p.pollMergeable(ctx, pr)
 		if err != nil {
-			return progressed, err
+			return reviewRead{}, err
 		}
-		d.Mergeable, d.MergeState, repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
+		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
 	}
 	self, err := p.self(ctx)
 	if err != nil {
-		return progressed, err
+		return reviewRead{}, err
 	}
-	in := gatekeep.Input{Self: self, Repolled: repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
+	in := gatekeep.Input{Self: self, Repolled: r.repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
 		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
-	if in.Steerers, err = p.steerers(ctx, pr.Repo, d, self); err != nil {
+	if in.Steerers, err = p.steerers(ctx, pr.Repo, r.d, self); err != nil {
+		return reviewRead{}, err
+	}
+	r.v = gatekeep.Judge(r.d, in)
+	return r, nil
+}
+
+// judged is the second look: judge the digest, decide
+// (gatekeep.DecideJudged), perform.
+func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, q *quietView) (stepResult, error) {
+	r, err := p.judge(ctx, e, pr)
+	if err != nil {
 		return progressed, err
 	}
-	v := gatekeep.Judge(d, in)
-	if b, stop := v.LoopStop(); stop {
-		return stopped, p.stop(e, ledger.StopReason(b.Code), fmt.Sprintf("%s: %s", pr, b.Reason))
-	}
-	if v.BlockedBy(gatekeep.BlockGate) {
+	if _, stop := r.v.LoopStop(); !stop && r.v.BlockedBy(gatekeep.BlockGate) {
 		if changed, err := p.contractChanged(e); changed || err != nil {
 			return stopped, err
 		}
 	}
-	fs := v.ForRound()
-	if v.BlockedBy(gatekeep.BlockBehind) && len(fs) == 0 {
-		return p.mergeBase(ctx, e, pr, d)
-	}
-	if v.BlockedBy(gatekeep.BlockConflict) {
-		if gatekeep.ConflictAnswered(e.l, d.HeadSHA) {
-			return stopped, p.stop(e, ledger.StopConflict, fmt.Sprintf("%s still conflicts with %s after a conflict round on %s", pr, d.BaseRef, short(d.HeadSHA)))
-		}
-		fs = append(fs, gatekeep.ConflictFinding(d.HeadRef, d.BaseRef))
-	}
-	if len(fs) > 0 {
-		if e.l.Phase() == ledger.PhaseReady {
-			return p.unready(ctx, e, pr, live.HeadSHA, "new feedback arrived after it was marked ready")
-		}
-		return p.round(ctx, e, pr, d, fs)
-	}
-	if len(v.Ignored) > 0 && !p.DryRun {
+	seen := e.l.Delivery.Time(ledger.KeyHeadAt)
+	a := gatekeep.DecideJudged(gatekeep.JudgedFacts{PR: pr, Phase: e.l.Phase(), Verdict: r.v, HeadRef: r.d.HeadRef, HeadSHA: r.d.HeadSHA, BaseRef: r.d.BaseRef,
+		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait, DryRun: p.DryRun})
+	switch a.Step {
+	case gatekeep.StepStop:
+		return stopped, p.stop(e, a.Reason, a.Detail)
+	case gatekeep.StepMergeBase:
+		return p.mergeBase(ctx, e, pr, r.d)
+	case gatekeep.StepUnready:
+		return p.unready(ctx, e, pr, live.HeadSHA, a.Detail)
+	case gatekeep.StepRound:
+		return p.round(ctx, e, pr, r.d, a.Findings)
+	case gatekeep.StepIgnore:
 		// Recorded once (the cursor moves past it), so that `why` can say
-		// whose feedback did not count and why. Only when no feedback that
-		// counts is waiting: the cursor must not pass over it.
-		n, c, err := gatekeep.IgnoredFeedback(e.l, pr, v.Ignored)
+		// whose feedback did not count and why.
+		n, c, err := gatekeep.IgnoredFeedback(e.l, pr, r.v.Ignored)
 		if err != nil {
 			return progressed, err
 		}
 		return progressed, p.apply(e, n, c)
+	case gatekeep.StepReady:
+		return p.ready(ctx, e, pr, r.d)
+	case gatekeep.StepHoldReady:
+		// The mark of a ready pull request carries its checks, read
+		// again every pass: a check that turns red on the same head
+		// moves neither updated_at nor the head, and the label must
+		// come off at once.
+		p.markQuiet(q, e, live, r.d, r.repolled, time.Time{}, a.Detail, true)
+		return waitFor("%s", a.Detail), nil
+	case gatekeep.StepChecksQuiet:
+		return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, r.d.HeadSHA))
+	case gatekeep.StepWait:
+		return p.wait(ctx, e, pr, live, r, q, a.Detail)
 	}
-	switch v.Kind {
-	case gatekeep.Mergeable:
-		if e.l.Phase() == ledger.PhaseReady {
-			// The mark of a ready pull request carries its checks, read
-			// again every pass: a check that turns red on the same head
-			// moves neither updated_at nor the head, and the label must
-			// come off at once.
-			why := fmt.Sprintf("%s is ready; waits for a person to merge it", pr)
-			p.markQuiet(q, e, live, d, repolled, time.Time{}, why, true)
-			return waitFor("%s", why), nil
-		}
-		return p.ready(ctx, e, pr, d)
-	case gatekeep.Waiting:
-		if v.WaitsForCI() {
-			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait {
-				return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, d.HeadSHA))
+	return waitFor("%s", a.Detail), nil
+}
+
+// wait performs a waiting verdict: the reviewer's nudge and stall may fall
+// due (silence); otherwise the pull request is marked quiet until the
+// clock rules that can fall due with nothing new on GitHub — the
+// reviewer's nudge and stall, and checks.wait while CI is waited for. A
+// wait for CI re-reads the head's checks every pass (quietMark.Checks):
+// they are what it waits for.
+func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, why string) (stepResult, error) {
+	if res, acted, err := p.silence(ctx, e, pr, r.d); acted || err != nil {
+		return res, err
+	}
+	var until time.Time
+	if rc := p.cfg.Reviewer; rc != nil {
+		until = gatekeep.SilenceNext(r.d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
+			time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
+	}
+	if r.v.WaitsForCI() {
+		if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() {
+			if silent := seen.Add(p.cfg.Checks.Wait); until.IsZero() || silent.Before(until) {
+				until = silent
 			}
 		}
-		if res, acted, err := p.silence(ctx, e, pr, d); acted || err != nil {
-			return res, err
-		}
-		why := fmt.Sprintf("%s waits for %s", pr, strings.Join(v.Waits, "; "))
-		// The clock rules that can fall due with nothing new on GitHub:
-		// the reviewer's nudge and stall, and checks.wait while CI is
-		// waited for. A wait for CI re-reads the head's checks every
-		// pass (quietMark.Checks): they are what it waits for.
-		var until time.Time
-		if rc := p.cfg.Reviewer; rc != nil {
-			until = gatekeep.SilenceNext(d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
-				time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
-		}
-		if v.WaitsForCI() {
-			if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() {
-				if silent := seen.Add(p.cfg.Checks.Wait); until.IsZero() || silent.Before(until) {
-					until = silent
-				}
-			}
-		}
-		p.markQuiet(q, e, live, d, repolled, until, why, v.WaitsForCI())
-		return waitFor("%s", why), nil
 	}
-	return waitFor("%s is %s", pr, v.Line()), nil
+	p.markQuiet(q, e, live, r.d, r.repolled, until, why, r.v.WaitsForCI())
+	return waitFor("%s", why), nil
 }
 
 // mergeBase merges the base into the work branch of a pull request that is
@@ -531,7 +581,9 @@ func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		if err != nil {
 			return progressed, err
 		}
-		rewritten = cmp.Status != "ahead"
+		// A force-push of unrelated history is a rewrite too: GitHub
+		// cannot compare it at all (CompareUnrelated).
+		rewritten = cmp.Status != githubapi.CompareAhead
 	}
 	if e.l.Phase() == ledger.PhaseReady {
 		if rewritten {
@@ -597,7 +649,7 @@ func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if p.DryRun {
 		return waitFor("would reopen %s", pr), nil
 	}
-	if live.State == "open" || live.Merged {
+	if live.State == githubapi.PROpen || live.Merged {
 		n, c := gatekeep.Reopened(e.l, pr)
 		return progressed, p.apply(e, n, c)
 	}
@@ -745,7 +797,7 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 		if err != nil {
 			return progressed, err
 		}
-		if cmp.Status != "ahead" {
+		if cmp.Status != githubapi.CompareAhead {
 			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
 		}
 		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
@@ -763,6 +815,12 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	}
 	if ranHere && out.Dirty {
 		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
+	}
+	if !ranHere || !out.Finished {
+		// No answer from the round's agent: its feedback stays new and
+		// the next look runs the round again.
+		n, c := gatekeep.RoundInterrupted(e.l, pr)
+		return progressed, p.apply(e, n, c)
 	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
 	return progressed, p.apply(e, n, c)
@@ -818,7 +876,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	if reason == ledger.StopConflict && live.State == "open" && live.Mergeable == nil {
+	if reason == ledger.StopConflict && live.State == githubapi.PROpen && live.Mergeable == nil {
 		if live, err = p.pollMergeable(ctx, pr); err != nil {
 			return err
 		}
@@ -828,11 +886,11 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	case live.Merged && live.BaseRef == e.spec.Base:
 		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
 		return p.apply(e, n, c)
-	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == "open":
+	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == githubapi.PROpen:
 		why = pr.String() + " was reopened"
 	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
 		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
-	case reason == ledger.StopRetargeted && live.State == "open" && live.BaseRef == e.spec.Base:
+	case reason == ledger.StopRetargeted && live.State == githubapi.PROpen && live.BaseRef == e.spec.Base:
 		why = fmt.Sprintf("%s targets %s again", pr, e.spec.Base)
 	}
 	if why == "" {
@@ -877,7 +935,7 @@ func (p *passState) mergedIntoBase(ctx context.Context, spec string, l *ledger.L
 	if err != nil {
 		return false, fmt.Sprintf("could not confirm that %s contains %s: %v", base, short(live.MergeCommitSHA), err)
 	}
-	if cmp.Status != "ahead" && cmp.Status != "identical" {
+	if !cmp.Status.Contains() {
 		return false, fmt.Sprintf("%s does not contain the merge commit %s of %s", base, short(live.MergeCommitSHA), pr)
 	}
 	return true, ""
@@ -900,7 +958,7 @@ func (p *passState) steerers(ctx context.Context, repo string, d gatekeep.Digest
 			return nil
 		}
 		if p.perms == nil {
-			p.perms = map[string]string{}
+			p.perms = map[string]githubapi.Permission{}
 		}
 		perm, ok := p.perms[repo+" "+key]
 		if !ok {
@@ -910,7 +968,7 @@ func (p *passState) steerers(ctx context.Context, repo string, d gatekeep.Digest
 			}
 			p.perms[repo+" "+key] = perm
 		}
-		out[key] = perm == "admin" || perm == "write"
+		out[key] = perm.Writes()
 		return nil
 	}
 	for _, r := range d.Reviews {

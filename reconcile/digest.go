@@ -85,7 +85,7 @@ func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time
 
 // digestOf converts the pull request itself.
 func digestOf(p githubapi.PullRequest) gatekeep.Digest {
-	return gatekeep.Digest{Repo: p.Repo, Number: p.Number, State: p.State, Merged: p.Merged, MergeCommit: p.MergeCommitSHA,
+	return gatekeep.Digest{Repo: p.Repo, Number: p.Number, State: digestState(p.State), Merged: p.Merged, MergeCommit: p.MergeCommitSHA,
 		Draft: p.Draft, Title: p.Title, Body: p.Body, Author: p.Author, HeadRef: p.HeadRef, HeadRepo: p.HeadRepo, HeadSHA: p.HeadSHA,
 		BaseRef: p.BaseRef, BaseSHA: p.BaseSHA, Mergeable: p.Mergeable, MergeState: strings.ToLower(p.MergeableState), Labels: p.Labels}
 }
@@ -105,4 +105,12 @@ func checksOf(ch githubapi.Checks) []gatekeep.Check {
 		out = append(out, gatekeep.StatusCheck(s.Context, s.State, s.URL, required[s.Context]))
 	}
 	return out
+}
+
+// digestState is the adapter's pull-request state in the judge's terms.
+func digestState(s githubapi.PRState) gatekeep.PRState {
+	if s == githubapi.PROpen {
+		return gatekeep.PROpen
+	}
+	return gatekeep.PRClosed
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -43,7 +44,7 @@ type passState struct {
 	tails map[string]string
 	// perms caches each author's permission on a repository for the pass,
 	// keyed repo + " " + lower-cased login.
-	perms map[string]string
+	perms map[string]githubapi.Permission
 	// sched runs agents of different entries at once (schedule.go); nil
 	// runs them one at a time. aborted and halt end the pass early.
 	sched   *scheduler
@@ -363,39 +364,33 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 	return p.apply(e, n, c)
 }
 
-// chainGate reports whether a chain milestone may start, and why not.
+// chainGate reports whether a chain milestone may start, and why not
+// (chainHold, then GitHub's word on the predecessor's merge).
 func (p *passState) chainGate(ctx context.Context, e *entry) (bool, string) {
 	cp, ok := p.repo.ChainOf[e.specPath]
-	if !ok || cp.K == 1 {
+	if !ok {
 		return true, ""
 	}
-	if cp.Chain.Status != specs.StatusActive {
-		return false, fmt.Sprintf("chain %s is %s", cp.Chain.Path, cp.Chain.Status)
-	}
-	for _, m := range cp.Chain.Milestones[:cp.K-1] {
-		if msg := p.repo.ChainChanged(m.Path); msg != "" {
-			return false, "refused: " + msg
+	f := chainFacts{Pos: cp, Seeded: e.l != nil}
+	if cp.K > 1 {
+		for _, m := range cp.Chain.Milestones[:cp.K-1] {
+			if msg := p.repo.ChainChanged(m.Path); msg != "" {
+				f.Changed = msg
+				break
+			}
 		}
+		prev := cp.Chain.Milestones[cp.K-2].Path
+		f.Prev, f.PrevLedger = p.repo.Specs[prev], p.repo.Ledgers[prev]
 	}
-	if sp := p.repo.Specs[cp.Chain.Milestones[cp.K-2].Path]; sp != nil && sp.Status == specs.StatusCancelled {
-		return false, fmt.Sprintf("chain %s is stopped: milestone %d (%s) is cancelled", cp.Chain.Path, cp.K-1, sp.Path)
+	held, why, merge := chainHold(f)
+	if held {
+		return false, why
+	}
+	if !merge {
+		return true, ""
 	}
 	prev := cp.Chain.Milestones[cp.K-2].Path
-	pl := p.repo.Ledgers[prev]
-	if pl == nil {
-		return false, fmt.Sprintf("waits for milestone %d of %s (%s) to be seeded and merged", cp.K-1, cp.Chain.Path, prev)
-	}
-	if reason, _, stopped := pl.Stop(); stopped {
-		return false, fmt.Sprintf("chain %s is stopped: milestone %d (%s) stopped %s", cp.Chain.Path, cp.K-1, prev, reason)
-	}
-	if pl.Phase() != ledger.PhaseDone {
-		pr := ""
-		if v := pl.Delivery.Get(ledger.KeyPR); v != "" {
-			pr = ", " + v
-		}
-		return false, fmt.Sprintf("waits for milestone %d of %s (%s%s) to be merged", cp.K-1, cp.Chain.Path, prev, pr)
-	}
-	return p.mergedIntoBase(ctx, prev, pl)
+	return p.mergedIntoBase(ctx, prev, f.PrevLedger)
 }
 
 // requests performs every accepted request in order and reports the rest.

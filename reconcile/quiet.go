@@ -192,7 +192,7 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 			return false
 		}
 		live, ok := prs[pr.Number]
-		return ok && live.State == "open" && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
+		return ok && live.State == githubapi.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 	}
 	if !holds() || !p.checksHold(ctx, o, e, pr.Repo, m) {
 		writeMark(o.watch, pr.Repo, pr.Number, nil)
@@ -263,7 +263,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		return
 	}
 	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState != "" && d.MergeState != "unknown" && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
-		live.State == "open" && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
+		live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
 	// A ready pull request's mark always carries its checks: one without
@@ -290,14 +290,22 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 }
 
 // entrySum hashes what a review judges besides GitHub: the entry's ledger
-// as the pass holds it, its spec's file and gallivant.yaml.
+// as the pass holds it, its spec's file, gallivant.yaml and, for a chain
+// milestone, its chain's file.
 func (p *passState) entrySum(e *entry) (string, bool) {
 	spec, ok := p.docs[e.specPath]
 	if !ok {
 		return "", false
 	}
 	h := sha256.New()
-	for _, b := range [][]byte{ledger.Format(e.l), []byte(e.specPath), spec, p.docs[specs.ConfigFile]} {
+	parts := [][]byte{ledger.Format(e.l), []byte(e.specPath), spec, p.docs[specs.ConfigFile]}
+	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
+		// Being chained, or the chain's status, changes what the review
+		// may do: a ready milestone is unlabelled behind an
+		// unmerged predecessor.
+		parts = append(parts, []byte(cp.Chain.Path), p.docs[cp.Chain.Path])
+	}
+	for _, b := range parts {
 		fmt.Fprintf(h, "%d\x00", len(b))
 		h.Write(b)
 	}

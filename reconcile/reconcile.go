@@ -28,7 +28,7 @@ type GitHubClient interface {
 	CurrentUser(ctx context.Context) (string, error)
 	// Permission reports a login's permission on a repository: "admin",
 	// "write", "read" or "none". It decides whose text may steer the loop.
-	Permission(ctx context.Context, repo, login string) (string, error)
+	Permission(ctx context.Context, repo, login string) (githubapi.Permission, error)
 
 	// BranchHead is a branch's head commit; ok is false when the branch
 	// does not exist.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -225,7 +226,7 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		if err != nil {
 			return progressed, err
 		}
-		if cmp.Status != "ahead" {
+		if cmp.Status != githubapi.CompareAhead {
 			boundary = fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(pd.SHA))
 			break
 		}

@@ -67,20 +67,24 @@ func TestPermission(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Token("walt") // a user with a token and no role has write
-	for _, tc := range []struct{ login, want string }{
-		{"acme", "admin"}, // the owner
-		{"ada", "admin"},
-		{"walt", "write"},
-		{"olivia", "read"},
-		{"nobody-at-all", "none"}, // GitHub answers 404 for an unknown login
+	for _, tc := range []struct {
+		login  string
+		want   githubapi.Permission
+		writes bool
+	}{
+		{"acme", githubapi.PermAdmin, true}, // the owner
+		{"ada", githubapi.PermAdmin, true},
+		{"walt", githubapi.PermWrite, true},
+		{"olivia", githubapi.PermRead, false},
+		{"nobody-at-all", githubapi.PermNone, false}, // GitHub answers 404 for an unknown login
 	} {
 		t.Run(tc.login, func(t *testing.T) {
 			got, err := g.Permission(t.Context(), "acme/api", tc.login)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tc.want {
-				t.Errorf("Permission(%s) = %q, want %q", tc.login, got, tc.want)
+			if got != tc.want || got.Writes() != tc.writes {
+				t.Errorf("Permission(%s) = %q (writes %v), want %q (writes %v)", tc.login, got, got.Writes(), tc.want, tc.writes)
 			}
 		})
 	}

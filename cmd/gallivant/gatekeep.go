@@ -132,7 +132,7 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 func (a *app) judgePR(ctx context.Context, gh *githubapi.Client, pr gatekeep.PR, in gatekeep.Input, repo *ledger.Repo) gatekeep.Judged {
 	j := gatekeep.Judged{PR: pr}
 	d, err := reconcile.FetchDigest(ctx, gh, pr, time.Time{})
-	if err == nil && d.Mergeable == nil && d.State == "open" {
+	if err == nil && d.Mergeable == nil && d.State == gatekeep.PROpen {
 		var again githubapi.PullRequest
 		if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
 			d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)

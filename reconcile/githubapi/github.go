@@ -332,31 +332,47 @@ func (g *Client) CurrentUser(ctx context.Context) (string, error) {
 	return u.GetLogin(), classify("get the authenticated user", err)
 }
 
+// Permission is a login's access to a repository in GitHub's legacy
+// permission names.
+type Permission string
+
+// Permissions.
+const (
+	PermAdmin Permission = "admin"
+	PermWrite Permission = "write"
+	PermRead  Permission = "read"
+	PermNone  Permission = "none"
+)
+
+// Writes reports whether the permission includes write access: admin or
+// write (maintain folds into write).
+func (p Permission) Writes() bool { return p == PermAdmin || p == PermWrite }
+
 // Permission returns login's permission on repo as GitHub's legacy
-// permission names it: "admin", "write", "read" or "none". GitHub's finer
-// roles fold into these (maintain is write, triage is read), and a login
-// GitHub does not know, or hides, is "none". Callers decide who may steer
-// from it; the answer is read fresh, so callers cache it per pass.
-func (g *Client) Permission(ctx context.Context, repo, login string) (string, error) {
+// permission names it: admin, write, read or none. GitHub's finer roles
+// fold into these (maintain is write, triage is read), and a login GitHub
+// does not know, or hides, is none. Callers decide who may steer from it;
+// the answer is read fresh, so callers cache it per pass.
+func (g *Client) Permission(ctx context.Context, repo, login string) (Permission, error) {
 	o, n := splitRepo(repo)
 	p, _, err := g.c.Repositories.GetPermissionLevel(ctx, o, n, login)
 	if err != nil {
 		err = classify("read the permission of "+login+" on "+repo, err)
 		var nf *NotFoundError
 		if errors.As(err, &nf) {
-			return "none", nil
+			return PermNone, nil
 		}
 		return "", err
 	}
-	switch perm := p.GetPermission(); perm {
-	case "admin", "write", "read":
+	switch perm := Permission(p.GetPermission()); perm {
+	case PermAdmin, PermWrite, PermRead:
 		return perm, nil
 	case "maintain":
-		return "write", nil
+		return PermWrite, nil
 	case "triage":
-		return "read", nil
+		return PermRead, nil
 	}
-	return "none", nil
+	return PermNone, nil
 }
 
 // BranchHead returns a branch's head commit, or ok false when the branch
@@ -399,10 +415,27 @@ type Commit struct {
 	CommittedAt time.Time
 }
 
+// CompareStatus is how head relates to base in a comparison.
+type CompareStatus string
+
+// Comparison statuses: GitHub's four, and CompareUnrelated when GitHub
+// answers the comparison 404 because the two share no history (an
+// unrelated force-push) or base is no commit of the repository any more.
+// In every status but ahead and identical, head does not contain base.
+const (
+	CompareAhead     CompareStatus = "ahead"
+	CompareBehind    CompareStatus = "behind"
+	CompareDiverged  CompareStatus = "diverged"
+	CompareIdentical CompareStatus = "identical"
+	CompareUnrelated CompareStatus = "unrelated"
+)
+
+// Contains reports whether head contains base: head is base or ahead of it.
+func (s CompareStatus) Contains() bool { return s == CompareAhead || s == CompareIdentical }
+
 // Comparison is base...head: the commits head adds since their merge base.
 type Comparison struct {
-	// Status is ahead, behind, diverged or identical.
-	Status  string
+	Status  CompareStatus
 	AheadBy int
 	// Commits are the commits after the merge base, oldest first.
 	Commits []Commit
@@ -410,7 +443,11 @@ type Comparison struct {
 	Files int
 }
 
-// Compare returns the commits head has that base lacks.
+// Compare returns the commits head has that base lacks. A comparison
+// GitHub answers 404 is CompareUnrelated, with no commits: the callers
+// compare commits they read from the repository moments before (a head,
+// a merge commit), so what is missing is their shared history. An answer
+// other than GitHub's four statuses is an error.
 func (g *Client) Compare(ctx context.Context, repo, base, head string) (Comparison, error) {
 	o, n := splitRepo(repo)
 	var out Comparison
@@ -422,12 +459,20 @@ func (g *Client) Compare(ctx context.Context, repo, base, head string) (Comparis
 			return nil, resp, err
 		}
 		if page == 1 {
-			out = Comparison{Status: cmp.GetStatus(), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
+			out = Comparison{Status: CompareStatus(cmp.GetStatus()), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
 		}
 		return cmp.Commits, resp, nil
 	}, nil)
+	if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
+		return Comparison{Status: CompareUnrelated}, nil
+	}
 	if err != nil {
 		return Comparison{}, err
+	}
+	switch out.Status {
+	case CompareAhead, CompareBehind, CompareDiverged, CompareIdentical:
+	default:
+		return Comparison{}, fmt.Errorf("compare %s...%s in %s: GitHub answered the status %.40q, want ahead, behind, diverged or identical", short(base), short(head), repo, string(out.Status))
 	}
 	for _, c := range commits {
 		subject, body, _ := strings.Cut(c.GetCommit().GetMessage(), "\n")
@@ -475,13 +520,22 @@ func short(sha string) string {
 	return sha
 }
 
+// PRState is a pull request's state as GitHub reports it.
+type PRState string
+
+// Pull-request states. A merged pull request is closed, with Merged set.
+const (
+	PROpen   PRState = "open"
+	PRClosed PRState = "closed"
+)
+
 // PullRequest is a pull request as the reconciler and gatekeep read it.
 type PullRequest struct {
 	Repo   string
 	Number int
 	// NodeID is GitHub's global id, which GraphQL mutations take.
 	NodeID         string
-	State          string // open or closed
+	State          PRState
 	Merged         bool
 	MergeCommitSHA string
 	Draft          bool
@@ -506,7 +560,7 @@ type PullRequest struct {
 func (p PullRequest) Ref() string { return p.Repo + "#" + strconv.Itoa(p.Number) }
 
 func toPR(repo string, p *github.PullRequest) PullRequest {
-	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
+	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: PRState(p.GetState()), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
 		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
 		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}

@@ -510,3 +510,48 @@ func TestAdapterRetriesATruncatedBody(t *testing.T) {
 		})
 	}
 }
+
+// Comparison statuses are typed at the adapter (issue 26); a comparison
+// GitHub answers 404 — unrelated histories, or a base that is no commit of
+// the repository — is CompareUnrelated, not an error.
+func TestAdapterCompareStatuses(t *testing.T) {
+	s := testserver.Start(t, "acme/api")
+	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	ctx := t.Context()
+	main, _, err := g.BranchHead(ctx, "acme/api", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ahead := testserver.PushBranch(t, s, "acme/api", "feature", "a.txt")
+	dir := t.TempDir()
+	testserver.Git(t, dir, "init", "--quiet", "-b", "orphan", "w")
+	w := filepath.Join(dir, "w")
+	if err := os.WriteFile(filepath.Join(w, "o.txt"), []byte("o\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testserver.Git(t, w, "add", "-A")
+	testserver.Git(t, w, "-c", "user.name=p", "-c", "user.email=p@example.com", "commit", "--quiet", "-m", "orphan")
+	testserver.Git(t, w, "push", "--quiet", s.GitURL("acme/api"), "HEAD:refs/heads/orphan")
+	orphan := testserver.Git(t, w, "rev-parse", "HEAD")
+	for _, tt := range []struct {
+		name       string
+		base, head string
+		want       CompareStatus
+		contains   bool
+	}{
+		{"ahead", main, ahead, CompareAhead, true},
+		{"behind", ahead, main, CompareBehind, false},
+		{"identical", main, main, CompareIdentical, true},
+		{"unrelated history", main, orphan, CompareUnrelated, false},
+		{"unknown base", strings.Repeat("e", 40), ahead, CompareUnrelated, false},
+	} {
+		got, err := g.Compare(ctx, "acme/api", tt.base, tt.head)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got.Status != tt.want || got.Status.Contains() != tt.contains {
+			t.Errorf("%s: status %q (contains %v), want %q (contains %v)", tt.name, got.Status, got.Status.Contains(), tt.want, tt.contains)
+		}
+	}
+}
