@@ -88,12 +88,12 @@ func TestDecideJudged(t *testing.T) {
 		{"mergeable: label ready", with(Verdict{Kind: Mergeable}, nil), Action{Step: StepReady}},
 		{"mergeable and ready: wait for a person", with(Verdict{Kind: Mergeable}, ready),
 			Action{Step: StepHoldReady, Detail: "acme/api#1 is ready; waits for a person to merge it"}},
-		{"waiting for CI past checks.wait stops checks-silent", with(Verdict{Kind: Waiting, Waits: []string{WaitCI + " abc"}}, func(f *JudgedFacts) { f.ChecksOverdue = true }),
+		{"waiting for CI past checks.wait stops checks-silent", with(waiting(Wait{Kind: WaitFirstCI, Head: "abc"}), func(f *JudgedFacts) { f.ChecksOverdue = true }),
 			Action{Step: StepChecksQuiet, Reason: ledger.StopChecksSilent}},
-		{"waiting for CI within checks.wait", with(Verdict{Kind: Waiting, Waits: []string{WaitCI + " abc", "a review"}}, nil),
-			Action{Step: StepWait, Detail: "acme/api#1 waits for " + WaitCI + " abc; a review"}},
-		{"waiting for a review past checks.wait is no checks stop", with(Verdict{Kind: Waiting, Waits: []string{"a review"}}, func(f *JudgedFacts) { f.ChecksOverdue = true }),
-			Action{Step: StepWait, Detail: "acme/api#1 waits for a review"}},
+		{"waiting for CI within checks.wait", with(waiting(Wait{Kind: WaitFirstCI, Head: "abc"}, Wait{Kind: WaitApproval, User: "rev", Head: "abc"}), nil),
+			Action{Step: StepWait, Detail: "acme/api#1 waits for " + WaitCI + " abc; an approval by @rev of abc"}},
+		{"waiting for a review past checks.wait is no checks stop", with(waiting(Wait{Kind: WaitApproval, User: "rev", Head: "abc"}), func(f *JudgedFacts) { f.ChecksOverdue = true }),
+			Action{Step: StepWait, Detail: "acme/api#1 waits for an approval by @rev of abc"}},
 		{"blocked with nothing to do", with(Verdict{Kind: Blocked, Blocks: []Block{block(BlockGate)}, Findings: []Finding{gate}}, nil),
 			Action{Step: StepHold, Detail: "acme/api#1 is blocked - gate reason"}},
 	}
@@ -140,4 +140,13 @@ func TestDecideOpen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waiting is a waiting verdict on ws, its sentences in step with them.
+func waiting(ws ...Wait) Verdict {
+	v := Verdict{Kind: Waiting}
+	for _, w := range ws {
+		v.waitFor(w)
+	}
+	return v
 }
