@@ -89,7 +89,7 @@ func Opened(l *ledger.Ledger, in OpenInput) (*ledger.Ledger, ledger.Commit) {
 	if in.RecordedExists {
 		verb = "Recorded the existing"
 	}
-	return n, ledger.Commit{Subject: "loop: open pr " + in.PR.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindOpenPR, PR: in.PR.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s pull request %s from %s into %s with the identity block and the receipt.", verb, in.PR, in.Branch, in.Base),
 		Trailers: trailers(in.PR, in.Head.SHA)}
 }
@@ -106,7 +106,7 @@ func NothingToDeliver(l *ledger.Ledger, why string) (*ledger.Ledger, ledger.Comm
 	d.Set(ledger.KeyDispatchedAt, "")
 	d.Set(ledger.KeyOwed, "")
 	d.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: done",
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindDone}.String(),
 		Sentence: fmt.Sprintf("Nothing to deliver: %s, so no pull request was opened.", strings.TrimSuffix(why, "."))}
 }
 
@@ -132,7 +132,7 @@ func Reentered(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) 
 	n.Delivery.SetPhase(ledger.PhaseReview)
 	n.Delivery.Set(ledger.KeyRetry, "")
 	watch(n.Delivery, h)
-	return n, ledger.Commit{Subject: "loop: follow " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindFollow, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Every row is closed again; the loop watches %s again at %s.", pr, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
 }
@@ -142,7 +142,7 @@ func Reentered(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) 
 func Followed(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	watch(n.Delivery, h)
-	return n, ledger.Commit{Subject: "loop: follow " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindFollow, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("A push the loop did not make moved %s to %s; the reviewer clock restarts.", pr, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
 }
@@ -153,7 +153,7 @@ func Undrafted(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) 
 	n := l.Clone()
 	watch(n.Delivery, h)
 	n.Delivery.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: ready for review " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReadyForReview, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s was a draft; gallivant marked it ready for review at %s and the reviewer is asked again.", pr, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
 }
@@ -166,7 +166,7 @@ func BaseMerged(l *ledger.Ledger, pr PR, base string, h Head) (*ledger.Ledger, l
 	n := l.Clone()
 	watch(n.Delivery, h)
 	n.Delivery.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: merge base " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindMergeBase, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s was behind %s; gallivant merged %s into its work branch as %s (a merge commit, no rewrite).", pr, base, base, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
 }
@@ -182,7 +182,7 @@ func Unready(l *ledger.Ledger, pr PR, label, why string, h *Head) (*ledger.Ledge
 		watch(n.Delivery, *h)
 		head = h.SHA
 	}
-	return n, ledger.Commit{Subject: "loop: unready " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindUnready, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s left ready (label %s removed): %s.", pr, label, strings.TrimSuffix(why, ".")),
 		Trailers: trailers(pr, head)}
 }
@@ -194,7 +194,7 @@ func Ready(l *ledger.Ledger, pr PR, head, label string) (*ledger.Ledger, ledger.
 	n.Delivery.SetPhase(ledger.PhaseReady)
 	n.Delivery.Set(ledger.KeyRetry, "")
 	n.Delivery.Set(ledger.KeyOwed, string(WriteReadyComment)+" "+head)
-	return n, ledger.Commit{Subject: "loop: ready " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReady, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s passed the completion gate on %s and is labelled %s for a person to merge.", pr, short(head), label),
 		Trailers: trailers(pr, head)}
 }
@@ -217,11 +217,14 @@ func Announced(l *ledger.Ledger, pr PR, w Write, arg string) (*ledger.Ledger, le
 	c := ledger.Commit{Trailers: trailers(pr, "")}
 	switch w {
 	case WriteRoundComment:
-		c.Subject, c.Sentence = "loop: announced round "+arg+" "+pr.String(), fmt.Sprintf("Round %s of %s was announced on the pull request.", arg, pr)
+		// arg is the round number the owed write recorded; ledger
+		// validation keeps it a number.
+		k, _ := strconv.Atoi(arg)
+		c.Subject, c.Sentence = ledger.Subject{Kind: ledger.KindAnnounced, Write: ledger.WriteNameRoundComment, Round: k, PR: pr.Ref()}.String(), fmt.Sprintf("Round %s of %s was announced on the pull request.", arg, pr)
 	case WriteReadyComment:
-		c.Subject, c.Sentence = "loop: announced ready "+pr.String(), fmt.Sprintf("The ready notification for %s was posted once.", pr)
+		c.Subject, c.Sentence = ledger.Subject{Kind: ledger.KindAnnounced, Write: ledger.WriteNameReadyComment, PR: pr.Ref()}.String(), fmt.Sprintf("The ready notification for %s was posted once.", pr)
 	default:
-		c.Subject, c.Sentence = "loop: announced "+string(w)+" "+pr.String(), fmt.Sprintf("An owed %s write gallivant does not know was dropped.", w)
+		c.Subject, c.Sentence = ledger.Subject{Kind: ledger.KindAnnounced, Write: string(w), PR: pr.Ref()}.String(), fmt.Sprintf("An owed %s write gallivant does not know was dropped.", w)
 	}
 	return n, c
 }
@@ -252,7 +255,7 @@ func IgnoredFeedback(l *ledger.Ledger, pr PR, fs []Finding) (*ledger.Ledger, led
 		summary = summary[:200] + "…"
 	}
 	n.Delivery.Set(ledger.KeyIgnored, summary+" | not the reviewer, no write access to "+pr.Repo)
-	return n, ledger.Commit{Subject: "loop: ignore " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindIgnore, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Ignored %s on %s from people who may not steer the loop: not the configured reviewer and no write access to %s.",
 			plural(len(fs), "review or comment", "reviews and comments"), pr, pr.Repo),
 		Text: strings.Join(lines, "\n"), Trailers: trailers(pr, "")}, nil
@@ -332,7 +335,7 @@ func RoundStarted(l *ledger.Ledger, in RoundInput) (*ledger.Ledger, ledger.Commi
 	for _, f := range in.Findings {
 		lines = append(lines, "- "+FindingLine(f))
 	}
-	return n, ledger.Commit{Subject: fmt.Sprintf("loop: round %d %s", k, in.PR),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindRound, Round: k, PR: in.PR.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d of %d answers %s on %s.", k, in.MaxRounds, plural(len(in.Findings), "new finding", "new findings"), short(in.Head)),
 		Text:     strings.Join(lines, "\n"),
 		Trailers: trailers(in.PR, in.Head)}, nil
@@ -373,7 +376,7 @@ func RoundPushed(l *ledger.Ledger, pr PR, h Head, commits int) (*ledger.Ledger, 
 	n.Delivery.Set(ledger.KeyDispatchedAt, "")
 	n.Delivery.Set(ledger.KeyOwed, fmt.Sprintf("%s %d", WriteRoundComment, k))
 	watch(n.Delivery, h)
-	return n, ledger.Commit{Subject: fmt.Sprintf("loop: pushed round %d %s", k, pr),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindPushedRound, Round: k, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d pushed %s to %s; its announcement is owed.", k, plural(commits, "commit", "commits"), short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
 }
@@ -386,7 +389,7 @@ func RoundEmpty(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 	answered(n.Delivery)
 	n.Delivery.Set(ledger.KeyDispatchedAt, "")
 	n.Delivery.SetInt(ledger.KeyRound, k-1)
-	return n, ledger.Commit{Subject: fmt.Sprintf("loop: empty round %d %s", k, pr),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindEmptyRound, Round: k, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d of %s ended without a push; no round is charged and the loop watches again.", k, pr),
 		Trailers: trailers(pr, "")}
 }
@@ -402,7 +405,7 @@ func RoundInterrupted(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 	n.Delivery.Set(ledger.KeyRoundSince, "")
 	n.Delivery.Set(ledger.KeyDispatchedAt, "")
 	n.Delivery.SetInt(ledger.KeyRound, k-1)
-	return n, ledger.Commit{Subject: fmt.Sprintf("loop: empty round %d %s", k, pr),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindEmptyRound, Round: k, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d of %s ended without a push and without its agent's answer; no round is charged and its feedback is answered by the next round.", k, pr),
 		Trailers: trailers(pr, "")}
 }
@@ -412,7 +415,7 @@ func Nudged(l *ledger.Ledger, pr PR, reviewer, head string, asked time.Time) (*l
 	n := l.Clone()
 	n.Delivery.Set(ledger.KeyNudged, head)
 	n.Delivery.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: nudge " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindNudge, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Nudged @%s about %s once; the reviewer has been quiet since %s.", reviewer, short(head), asked.UTC().Format(time.RFC3339)),
 		Trailers: trailers(pr, head)}
 }
@@ -432,7 +435,7 @@ func Merged(l *ledger.Ledger, pr PR, mergeCommit, baseRef string) (*ledger.Ledge
 	d.Set(ledger.KeyRoundSince, "")
 	d.Set(ledger.KeyOwed, "")
 	d.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: done " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindDone, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s was merged into %s as %s.", pr, baseRef, short(mergeCommit)),
 		Trailers: trailers(pr, mergeCommit)}
 }
@@ -442,7 +445,7 @@ func Reopened(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	n.Delivery.Set(ledger.KeyOwed, "")
 	n.Delivery.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: reopen " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReopenPR, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Reopened %s after a person's resume; the loop watches it again.", pr),
 		Trailers: trailers(pr, "")}
 }
@@ -458,7 +461,7 @@ func Replaced(l *ledger.Ledger, pr PR, why string) (*ledger.Ledger, ledger.Commi
 		ledger.KeyReceipt, ledger.KeyReviewerAsked, ledger.KeyNudged, ledger.KeyOwed, ledger.KeyRetry} {
 		d.Set(k, "")
 	}
-	return n, ledger.Commit{Subject: "loop: replace pr " + pr.String(),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReplacePR, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("GitHub refused to reopen %s (%s); a new pull request is opened from the same work branch.", pr, strings.TrimSuffix(why, ".")),
 		Trailers: trailers(pr, "")}
 }
@@ -493,7 +496,7 @@ func WriteFailed(l *ledger.Ledger, w Write, what, msg string) (*ledger.Ledger, l
 	}
 	n := l.Clone()
 	n.Delivery.Set(ledger.KeyRetry, value)
-	return n, ledger.Commit{Subject: "loop: write failed " + string(w),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindWriteFailed, Write: string(w)}.String(),
 		Sentence: fmt.Sprintf("The %s write for %s failed (%d of %d before a stuck stop): %s.", w, what, count, StuckAfter, strings.TrimSuffix(msg, "."))}
 }
 
@@ -505,7 +508,7 @@ func WriteLanded(l *ledger.Ledger, w Write, what string) (*ledger.Ledger, ledger
 	}
 	n := l.Clone()
 	n.Delivery.Set(ledger.KeyRetry, "")
-	return n, ledger.Commit{Subject: "loop: write landed " + string(w),
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindWriteLanded, Write: string(w)}.String(),
 		Sentence: fmt.Sprintf("The %s write for %s landed; its failure count is cleared.", w, what)}, true
 }
 
@@ -514,5 +517,5 @@ func WriteLanded(l *ledger.Ledger, w Write, what string) (*ledger.Ledger, ledger
 func Resumed(l *ledger.Ledger, pr PR, why string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	n.Delivery.Set(ledger.KeyStop, "")
-	return n, ledger.Commit{Subject: "loop: resume", Sentence: "Resumed: " + why + ".", Trailers: trailers(pr, "")}
+	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindResume}.String(), Sentence: "Resumed: " + why + ".", Trailers: trailers(pr, "")}
 }

@@ -22,14 +22,10 @@ import (
 // vocabularyHome are the files that spell the vocabulary itself.
 var vocabularyHome = []string{"ledger/subject.go", "ledger/stop.go"}
 
-// vocabularyAllowance are files another change rewrites (the typed
-// delivery state and the pull-request decision, issue 26): they still
-// spell their `loop:` subjects as literals. Temporary: remove each line
-// when its file builds its subjects with Subject.
-var vocabularyAllowance = []string{
-	"gatekeep/loop.go",
-	"reconcile/delivery.go",
-}
+// vocabularyAllowance are files allowed to spell a subject or a stop
+// reason as a literal. None is: every producer builds its subject with
+// Subject and names its reason by a StopReason constant.
+var vocabularyAllowance = []string{}
 
 // TestVocabularyIsTyped type-checks every production package of the module
 // and fails on a string literal outside the vocabulary that spells a
