@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -55,17 +54,13 @@ func ParseResult(data []byte) (Result, error) {
 	}
 	seen := map[string]bool{}
 	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" {
+		// Tabs and surrounding white space are form, not substance.
+		line = strings.TrimSpace(strings.ReplaceAll(line, "\t", " "))
+		if line == "" {
 			continue
 		}
-		for _, c := range line {
-			if unicode.IsControl(c) {
-				return Result{}, fmt.Errorf("result line %d contains a control character", i+1)
-			}
-		}
-		if strings.TrimSpace(line) != line {
-			return Result{}, fmt.Errorf("result line %d has leading or trailing whitespace", i+1)
+		if col, c, bad := ledger.ControlAt(line); bad {
+			return Result{}, fmt.Errorf("result line %d: character %d is %s, a control character; a result line is plain text, for example `evidence: go test ./calc -run 'TestAdd$'; ok example.com/calc 0.004s`", i+1, col, ledger.RuneName(c))
 		}
 		if m := resultRowRE.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -74,7 +69,7 @@ func ParseResult(data []byte) (Result, error) {
 				return Result{}, fmt.Errorf("result line %d: row %d is given twice", i+1, n)
 			}
 			seen[key] = true
-			r.Rows = append(r.Rows, ResultRow{N: n, Status: m[2], Evidence: m[3]})
+			r.Rows = append(r.Rows, ResultRow{N: n, Status: m[2], Evidence: ledger.NormalizeEvidence(m[3])})
 			continue
 		}
 		key, val, ok := strings.Cut(line, ": ")
@@ -92,7 +87,7 @@ func ParseResult(data []byte) (Result, error) {
 			}
 			r.Status = val
 		case "evidence":
-			r.Evidence = val
+			r.Evidence = ledger.NormalizeEvidence(val)
 		case "decision":
 			if !strings.Contains(val, " | ") {
 				return Result{}, fmt.Errorf("result line %d: decision is `<what happened> | <next step or blocker>`", i+1)
