@@ -133,7 +133,14 @@ func TestVerifyAsOnlySelectiveCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Admit(tt.l, rowReturn(1, "done", 1, tt.evidence, "row 1 done | adds | ship", 1))
+			b, err := Brief(BriefInput{Ledger: tt.l, Spec: specOf(t, acList(len(tt.l.Rows), nil)), LedgerPath: "plans/x-ledger.md", Repo: "acme/api", Branch: "gallivant/x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if says := strings.Contains(b, "so it may\nalso be the evidence"); says != (tt.want == "") {
+				t.Errorf("the brief says the verification may be the evidence: %v; want %v", says, tt.want == "")
+			}
+			_, _, err = Admit(tt.l, rowReturn(1, "done", 1, tt.evidence, "row 1 done | adds | ship", 1))
 			switch {
 			case tt.want == "" && err != nil:
 				t.Errorf("Admit refused: %v", err)
@@ -232,4 +239,40 @@ func FuzzNormalizeEvidence(f *testing.F) {
 		}
 		_, _, _ = seedCounts(s)
 	})
+}
+
+// The repair brief after a validation miss (L-68) carries the last admitted
+// decision and, as its hint, what was refused with the accepted form: the
+// model learns what to fix. (L-43 said `none` for both; see docs/ledger.md.)
+func TestRepairBriefCarriesTheRefusal(t *testing.T) {
+	t.Parallel()
+	sp := specOf(t, acList(2, nil))
+	l := dispatched(t, ledgerOf(t, 4, []string{"done/1", "failed/1"}, seeded, "row 2 failed | header missing | add it"), 2)
+	bad := rowReturn(2, "done", 2, "go test ./...; ok", "row 2 done | header added | next", 1)
+	repaired, c, changed, err := Settle(l, Observation{Commits: []Return{bad}})
+	if err != nil || !changed || c.Subject != "loop: repair row 2" {
+		t.Fatalf("Settle = %q, %v, %v; want a repair", c.Subject, changed, err)
+	}
+	it, why, ok := repaired.Refusal(2)
+	if !ok || it != 0 || !strings.Contains(why, "whole-suite verification command") {
+		t.Fatalf("Refusal(2) = %d, %q, %v", it, why, ok)
+	}
+	next, _ := Dispatch(repaired, Action{Target: 2, Member: "home"}, shaC, now)
+	b, err := Brief(BriefInput{Ledger: next, Spec: sp, LedgerPath: "plans/x-ledger.md", Repo: "acme/api", Branch: "gallivant/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"previous decision: row 2 failed | header missing | add it\n",
+		"hint: the return of iteration 0 was refused: evidence command 'go test ./...' is the whole-suite verification command (## Verify); name a check that selects this row's criterion, for example go test ./checkout -run 'TestTax$'; push one return that fixes exactly that\n",
+	} {
+		if !strings.Contains(b, want) {
+			t.Errorf("the repair brief lacks %q:\n%s", want, b)
+		}
+	}
+	// A row with no refusal, and one whose later return was admitted,
+	// get no refusal hint.
+	if _, _, ok := next.Refusal(1); ok {
+		t.Errorf("Refusal(1) found a refusal on a done row")
+	}
 }
