@@ -762,7 +762,7 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
 	}
 	if ranHere && out.Dirty {
-		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
+		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing: %s", k, pr, dirtyWhat(out)))
 	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
 	return progressed, p.apply(e, n, c)

@@ -87,6 +87,10 @@ type Outcome struct {
 	Finished bool
 	// Dirty reports uncommitted changes left in the checkout; nothing was pushed.
 	Dirty bool
+	// DirtyPaths are the first entries of the checkout's `git status
+	// --porcelain` when Dirty (`M calc.go`, `?? notes.txt`), for the stop
+	// that names what was dirty.
+	DirtyPaths []string
 	// Commits is how many commits the run added locally.
 	Commits int
 	// Err is a harness failure: the agent could not start, exited non-zero,
@@ -366,6 +370,7 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 	ag := execGit{dir: dir, env: agentGitEnv, base: env, log: logf, cred: cred}
 	status, _ := ag.out(ctx, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status", "--porcelain")
 	out.Dirty = status != ""
+	out.DirtyPaths = porcelainPaths(status, maxDirtyPaths)
 	unlock, err := lockMirror(mirror)
 	if err != nil {
 		if out.Err == nil {
@@ -395,6 +400,30 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 			out.Kept = fmt.Sprintf("%s (%d unpushed commits)", ref, commits)
 		}
 	}
+}
+
+// maxDirtyPaths is how many entries of a dirty tree an Outcome keeps.
+const maxDirtyPaths = 10
+
+// porcelainPaths returns up to max entries of `git status --porcelain`
+// output as `<status> <path>`, then a count of the rest (`and 4 more`).
+func porcelainPaths(status string, max int) []string {
+	var out []string
+	lines := strings.Split(strings.TrimRight(status, "\n"), "\n")
+	for _, ln := range lines {
+		if strings.TrimSpace(ln) == "" {
+			continue
+		}
+		if len(out) == max {
+			out = append(out, fmt.Sprintf("and %d more", len(lines)-max))
+			break
+		}
+		// The status letters, then the path (the output's first line may
+		// have lost its leading space).
+		xy, path, _ := strings.Cut(strings.TrimLeft(ln, " "), " ")
+		out = append(out, xy+" "+strings.TrimLeft(path, " "))
+	}
+	return out
 }
 
 // prepareOrRepair prepares a fresh checkout (prepare). Before the old
