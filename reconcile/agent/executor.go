@@ -258,6 +258,11 @@ func (e CommandExecutor) mirrorDir(t Task) string {
 	return filepath.Join(e.WorkDir, "mirrors", strings.ReplaceAll(t.Repo, "/", "__"), specs.Stem(t.Spec)+".git")
 }
 
+// ErrEnded reports that a run's agent was ended because gallivant was told
+// to stop (its context was cancelled): the run record stays for the next
+// pass, which settles what the agent left or re-runs the dispatch at once.
+var ErrEnded = errors.New("the agent was ended because gallivant was interrupted; the next pass settles or re-runs its dispatch")
+
 // ErrRunAsNeedsRoot reports an executor.run_as that cannot take effect:
 // only root can start a process as another user.
 var ErrRunAsNeedsRoot = errors.New("executor.run_as needs gallivant to run as root")
@@ -352,6 +357,15 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	if isPreset(kind) && e.Agent == nil && out.Err == nil {
 		e.completeRun(ctx, dir, resultFile, kind, t, before, env, cred, logf, stdout.Bytes(), &out)
+	}
+	if ctx.Err() != nil {
+		// The reconciler was told to stop and ended the agent: the record
+		// stays, so the next pass's Recover collects what the agent left
+		// and settles or re-runs the dispatch at once (ErrEnded).
+		fmt.Fprintf(logf, "# gallivant: the agent was ended: gallivant was interrupted\n")
+		rec.Ended = true
+		_ = writeRunRecord(dir, rec)
+		return out, fmt.Errorf("%s: %w", t.What(), ErrEnded)
 	}
 	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
 	// This pass settles the run from out; a crash before this line leaves
