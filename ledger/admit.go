@@ -69,13 +69,17 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 		return nil, missf("subject %s is not `loop: row <n> done`, `loop: row <n> failed` or `loop: seed evidence`", quote(subject))
 	}
 	lines := strings.Split(strings.ReplaceAll(strings.TrimRight(body, "\n\r \t"), "\r\n", "\n"), "\n")
+	for i, ln := range lines {
+		// Tabs and trailing white space are form: a tab is a space.
+		lines[i] = strings.TrimRight(strings.ReplaceAll(ln, "\t", " "), " ")
+	}
 	lines = dropTrailers(lines)
 	if len(lines) < 2 {
 		return nil, missf("the body must start with the pending: and iteration: lines")
 	}
-	for _, ln := range lines {
-		if hasControl(ln) {
-			return nil, missf("the body contains a control character")
+	for i, ln := range lines {
+		if why := controlReason(ln); why != "" {
+			return nil, missf("body line %d: %s; a return is plain text, for example the row line `| 2 | done | 1 | go test ./calc -run 'TestAdd$'; ok example.com/calc 0.004s |`", i+1, why)
 		}
 	}
 	pd, ok := strings.CutPrefix(lines[0], "pending: ")
@@ -114,9 +118,13 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 	if len(rest) > 1 {
 		return nil, missf("exactly one decision line ends the body; found %d lines after the rows", len(rest))
 	}
-	d, err := ParseDecision(rest[0])
+	line := collapseSpace(rest[0])
+	d, err := ParseDecision(line)
+	if err != nil && rb.Target == SeedTarget {
+		d, err = naturalSeedDecision(line, rb.Rows, err)
+	}
 	if err != nil {
-		return nil, missf("decision %s: %v", quote(rest[0]), err)
+		return nil, missf("decision %s: %v", quote(line), err)
 	}
 	rb.Decision = d
 	return rb, nil
@@ -154,7 +162,7 @@ func parseReturnRow(line string) (Row, error) {
 	if err != nil || !isWholeNumber(cells[2].Text) {
 		return Row{}, missf("row %d attempts %s is not a number", n, quote(cells[2].Text))
 	}
-	return Row{N: n, Status: st, Attempts: a, Evidence: cells[3].Text}, nil
+	return Row{N: n, Status: st, Attempts: a, Evidence: NormalizeEvidence(cells[3].Text)}, nil
 }
 
 // quote renders untrusted text for a miss reason: at most 60 characters,
@@ -173,8 +181,18 @@ func quote(s string) string {
 // whole-suite verification command and never holding `|` or `&&`; at most
 // three result lines follow.
 func CheckEvidence(e string, verification []string) error {
+	return checkEvidence(e, verification, false)
+}
+
+// checkEvidence is CheckEvidence; onlyCheck admits a command equal to the
+// verification when it is itself selective and the ledger has one row: its
+// natural check is then the only selective check there can be.
+func checkEvidence(e string, verification []string, onlyCheck bool) error {
 	if e == "" {
-		return fmt.Errorf("evidence is empty")
+		return fmt.Errorf("evidence is empty; it is the check command then its result, for example %s", evidenceExample)
+	}
+	if why := controlReason(e); why != "" {
+		return fmt.Errorf("evidence %s; evidence is one line of plain text, for example %s", why, evidenceExample)
 	}
 	if msg := EvidenceProblem(e); msg != "" {
 		return fmt.Errorf("evidence %s", msg)
@@ -188,18 +206,31 @@ func CheckEvidence(e string, verification []string) error {
 		return fmt.Errorf("evidence command %s holds `|` or `&&`; it is one selective command", quote(cmd))
 	}
 	norm := strings.Join(strings.Fields(cmd), " ")
+	selective := SelectiveProblem(cmd)
 	for _, v := range verification {
-		if v != "" && v != "none" && norm == strings.Join(strings.Fields(v), " ") {
-			return fmt.Errorf("evidence command %s is the whole-suite verification command; name a selective check", quote(cmd))
+		if v != "" && v != "none" && norm == strings.Join(strings.Fields(v), " ") && (!onlyCheck || selective != "") {
+			return fmt.Errorf("evidence command %s is the whole-suite verification command (## Verify); name a check that selects this row's criterion, for example %s", quote(cmd), selectiveExample(cmd))
 		}
 	}
-	if msg := SelectiveProblem(cmd); msg != "" {
-		return fmt.Errorf("evidence command %s", msg)
+	if selective != "" {
+		return fmt.Errorf("evidence command %s", selective)
 	}
 	if len(parts)-1 > 3 {
 		return fmt.Errorf("evidence has %d result lines after the command; at most 3", len(parts)-1)
 	}
 	return nil
+}
+
+// onlyRow reports that the ledger has one row that is not cut: a
+// one-criterion spec, whose selective check may be its ## Verify.
+func (l *Ledger) onlyRow() bool {
+	n := 0
+	for _, r := range l.Rows {
+		if r.Status != Cut {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // verifications returns the whole-suite commands evidence must not repeat.
@@ -267,7 +298,7 @@ func admitRow(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	if got.Attempts != saved.Attempts+1 {
 		return nil, Commit{}, missf("row %d attempts must be %d (saved %d + 1), got %d", n, saved.Attempts+1, saved.Attempts, got.Attempts)
 	}
-	if err := CheckEvidence(got.Evidence, l.verifications()); err != nil {
+	if err := checkEvidence(got.Evidence, l.verifications(), l.onlyRow()); err != nil {
 		return nil, Commit{}, missf("%v", err)
 	}
 	if line := EvidenceFailure(got.Evidence); got.Status == Done && line != "" {
@@ -324,7 +355,7 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 		default:
 			return nil, Commit{}, missf("seed row %d goes from %s to %s; a seed only closes open rows on baseline", got.N, w.Status, got.Status)
 		}
-		if err := CheckEvidence(got.Evidence, l.verifications()); err != nil {
+		if err := checkEvidence(got.Evidence, l.verifications(), l.onlyRow()); err != nil {
 			return nil, Commit{}, missf("seed row %d: %v", got.N, err)
 		}
 		if line := EvidenceFailure(got.Evidence); got.Status == Done && line != "" {

@@ -55,6 +55,10 @@ func Brief(in BriefInput) (string, error) {
 	prev := "none"
 	if d, ok := l.PreviousResult(); ok {
 		prev = d.Line
+	} else if d, ok := l.lastResult(); ok {
+		// After a validation miss the refused return is no decision, but
+		// the repair brief still says what the last admitted one was.
+		prev = d.Line
 	}
 	hint := l.hintFor(pd.Target)
 	base := l.Base
@@ -125,9 +129,16 @@ func Brief(in BriefInput) (string, error) {
 			fmt.Fprintf(&b, "- %s\n", c)
 		}
 	}
-	fmt.Fprintf(&b, "\n## Verification\n\nThe whole-suite verification is `%s`. Never use it as evidence.\n", l.Verification)
+	if l.onlyRow() && SelectiveProblem(l.Verification) == "" {
+		fmt.Fprintf(&b, "\n## Verification\n\nThe verification is `%s`. It is selective and this spec has one criterion, so it may\nalso be the evidence.\n", l.Verification)
+	} else {
+		fmt.Fprintf(&b, "\n## Verification\n\nThe whole-suite verification is `%s`. Never use it as evidence.\n", l.Verification)
+	}
 	b.WriteString("\n## Return contract\n\n")
-	fmt.Fprintf(&b, "Push exactly one commit on `%s` in %s, with a clean tree. Its message:\n\n", in.Branch, in.Repo)
+	fmt.Fprintf(&b, "Your return is exactly one commit on top of `%s` in %s, with a clean tree. Where gallivant\n", in.Branch, in.Repo)
+	b.WriteString("runs you, it pushes that commit, and when the instructions you were run with say to write\n")
+	b.WriteString("a result file instead, write only that file: gallivant builds this commit from it. An agent\n")
+	b.WriteString("that runs elsewhere pushes the commit itself. Its message:\n\n")
 	Fence(&b, "text", returnTemplate(l, pd, attempts))
 	b.WriteString(`
 Evidence is command-first: one selective command (a test file, test id, filter or
@@ -151,10 +162,45 @@ func (l *Ledger) hintFor(target int) string {
 		case DecisionRetry:
 			return hist[i].Slot1
 		case DecisionResult:
-			return "none"
+			i = 0
 		}
 	}
+	if it, why, ok := l.Refusal(target); ok {
+		return fmt.Sprintf("the return of iteration %d was refused: %s; push one return that fixes exactly that", it, why)
+	}
 	return "none"
+}
+
+// Refusal is the validation miss a repair recorded on row n (L-68): the
+// iteration whose return was refused and the reason, while the row still
+// holds the repair's `iteration <i>: <reason>` evidence.
+func (l *Ledger) Refusal(n int) (iteration int, reason string, ok bool) {
+	r, found := l.Row(n)
+	if !found || r.Status != Failed {
+		return 0, "", false
+	}
+	rest, found := strings.CutPrefix(r.Evidence, "iteration ")
+	if !found {
+		return 0, "", false
+	}
+	num, why, found := strings.Cut(rest, ": ")
+	if !found || why == "" || !isWholeNumber(num) || len(num) > 9 {
+		return 0, "", false
+	}
+	fmt.Sscan(num, &iteration)
+	return iteration, why, true
+}
+
+// lastResult is the newest admitted result, seed or reopened decision,
+// whatever misses followed it.
+func (l *Ledger) lastResult() (Decision, bool) {
+	for i := len(l.Decisions) - 1; i >= 0; i-- {
+		switch d := l.Decisions[i]; d.Kind {
+		case DecisionResult, DecisionSeed, DecisionReopened:
+			return d, true
+		}
+	}
+	return Decision{}, false
 }
 
 func returnTemplate(l *Ledger, pd Pending, attempts int) string {

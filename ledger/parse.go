@@ -439,7 +439,7 @@ func (p *parser) row(r parse.Row, want int) (Row, bool) {
 func EvidenceProblem(e string) string {
 	switch {
 	case hasControl(e):
-		return "contains a control character; evidence is one line of plain text"
+		return "has a control character (" + controlReason(e) + "); evidence is one line of plain text"
 	case hasMarkup(e):
 		return "contains angle-bracket markup; evidence is plain text"
 	case strings.Contains(e, `\|`):

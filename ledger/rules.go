@@ -183,10 +183,8 @@ func Next(l *Ledger, s Settings) Action {
 	}
 	r, _ := l.Row(target)
 	if !l.Escalated(target) && r.Attempts >= l.EscalationThreshold(target, s.EscalateAfter) {
-		if s.EscalationModel == "" {
-			return Action{Kind: ActStop, Reason: StopNoEscalationModel, Target: target,
-				Detail: fmt.Sprintf("row %d reached the escalation threshold at %d attempts and executor.escalation_model is empty", target, r.Attempts)}
-		}
+		// With no escalation model the marker is written all the same and
+		// the escalated attempt runs on the default model: no dead end.
 		return Action{Kind: ActEscalate, Target: target, Member: member, Model: s.EscalationModel}
 	}
 	return Action{Kind: ActDispatch, Target: target, Member: member}

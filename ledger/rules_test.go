@@ -209,24 +209,36 @@ func TestEscalationMarkerThenModelOnce(t *testing.T) {
 	}
 }
 
-// A missing escalation model stops before dispatch and writes nothing else.
-func TestNoEscalationModelStops(t *testing.T) {
+// A missing escalation model is no dead end: the marker is written, the
+// commit says the attempt runs on the default model, and the next action is
+// a plain dispatch of the row (L-44, issue 27).
+func TestNoEscalationModelRunsOnTheDefault(t *testing.T) {
 	t.Parallel()
 	l := ledgerOf(t, 4, []string{"failed/3"}, seeded)
-	before := Format(l)
 	a := Next(l, Settings{EscalateAfter: 3})
-	if a.Kind != ActStop || a.Reason != "no-escalation-model" {
-		t.Fatalf("Next = %+v, want stop no-escalation-model", a)
+	if a.Kind != ActEscalate || a.Model != "" || a.Target != 1 {
+		t.Fatalf("Next = %+v, want escalate row 1 with no model", a)
 	}
-	if diff := cmp.Diff(string(before), string(Format(l))); diff != "" {
-		t.Errorf("Next changed the ledger (-want +got):\n%s", diff)
+	n, c := Escalate(l, a.Target, a.Model)
+	if want := "Row 1 reached its escalation threshold; executor.escalation_model is not set, so its escalated attempt runs on the default model."; c.Sentence != want {
+		t.Errorf("sentence %q; want %q", c.Sentence, want)
 	}
-	n, c := Stop(l, a.Reason, a.Detail, a.Target)
-	if c.Subject != "loop: stop no-escalation-model" {
-		t.Errorf("subject %q", c.Subject)
+	if got := n.Decisions[len(n.Decisions)-1].Line; got != "row 1 escalated | implModel round | allowed attempts 4" {
+		t.Errorf("marker %q", got)
 	}
-	if len(n.Decisions) != 1 || n.Rows[0].Attempts != 3 || n.Iterations != l.Iterations {
-		t.Errorf("after the stop: %d decisions, row 1 attempts %d, iterations %d; want 1, 3, %d", len(n.Decisions), n.Rows[0].Attempts, n.Iterations, l.Iterations)
+	a = Next(n, Settings{EscalateAfter: 3})
+	if a.Kind != ActDispatch || a.Target != 1 || a.Model != "" {
+		t.Fatalf("after the marker Next = %+v, want a plain dispatch of row 1", a)
+	}
+	// A ledger an older gallivant stopped no-escalation-model: resume
+	// clears it, and the next action is the escalated attempt.
+	stopped, _ := Stop(l, StopNoEscalationModel, "row 1 reached the escalation threshold", 1)
+	resumed, _, err := ApplyRequest(stopped, mustRequest(t, "resume | no model needed"), now)
+	if err != nil {
+		t.Fatalf("resume at no-escalation-model: %v", err)
+	}
+	if a := Next(resumed, Settings{EscalateAfter: 3}); a.Kind != ActEscalate {
+		t.Errorf("after resume Next = %+v, want the escalation", a)
 	}
 }
 
@@ -826,4 +838,13 @@ func FuzzParseReturn(f *testing.F) {
 			t.Fatalf("accepted a return without rows or decision")
 		}
 	})
+}
+
+func mustRequest(t testing.TB, line string) Request {
+	t.Helper()
+	r, err := ParseRequest(line)
+	if err != nil {
+		t.Fatalf("ParseRequest(%q): %v", line, err)
+	}
+	return r
 }

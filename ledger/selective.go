@@ -154,3 +154,14 @@ func EvidenceFailure(evidence string) string {
 	}
 	return ""
 }
+
+// selectiveExample is a selective check of cmd's runner, for a refusal.
+func selectiveExample(cmd string) string {
+	f := strings.Fields(cmd)
+	for _, r := range runners {
+		if _, ok := r.match(f); ok {
+			return r.example
+		}
+	}
+	return runners[0].example
+}

@@ -16,6 +16,10 @@ type Observation struct {
 	// Dirty reports that a local executor's checkout was left with
 	// uncommitted changes; nothing was pushed.
 	Dirty bool
+	// DirtyWhat says what was left dirty and why, when known: the
+	// uncommitted paths and the executor's error (a result file it could
+	// not use), for the boundary stop a person reads.
+	DirtyWhat string
 	// Orphaned reports that the run ended unseen: no process watched its
 	// agent end, and the executor's run record proves it ended (killed
 	// with its reconciler) without a commit.
@@ -37,7 +41,11 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 	i := l.Iterations - 1
 	switch {
 	case obs.Dirty:
-		n, c := Stop(l, StopBoundary, fmt.Sprintf("iteration %d left the tree dirty", i), l.Pending.Target)
+		why := fmt.Sprintf("iteration %d left the tree dirty", i)
+		if obs.DirtyWhat != "" {
+			why += ": " + obs.DirtyWhat
+		}
+		n, c := Stop(l, StopBoundary, why, l.Pending.Target)
 		return n, c, true, nil
 	case len(obs.Commits) == 0 && !obs.RunOver:
 		return nil, Commit{}, false, nil

@@ -158,9 +158,13 @@ func Escalate(l *Ledger, row int, model string) (*Ledger, Commit) {
 	n := l.Clone()
 	n.Decisions = append(n.Decisions, newEscalatedDecision(row, n.EffectiveAllowance(row)))
 	n.delivery().Set(KeyModel, model)
+	sentence := fmt.Sprintf("Row %d reached its escalation threshold; its next attempt runs on %s.", row, model)
+	if model == "" {
+		sentence = fmt.Sprintf("Row %d reached its escalation threshold; executor.escalation_model is not set, so its escalated attempt runs on the default model.", row)
+	}
 	return n, Commit{
 		Subject:  Subject{Kind: KindEscalate, Row: row}.String(),
-		Sentence: fmt.Sprintf("Row %d reached its escalation threshold; its next attempt runs on %s.", row, model),
+		Sentence: sentence,
 	}
 }
 

@@ -31,6 +31,10 @@ type (
 	WorkflowError = agent.WorkflowError
 )
 
+// ErrEnded is agent.ErrEnded: a pass's agent was ended by a second
+// interrupt, and the next pass settles or re-runs its dispatch at once.
+var ErrEnded = agent.ErrEnded
+
 // ErrRunAsNeedsRoot is agent.ErrRunAsNeedsRoot.
 var ErrRunAsNeedsRoot = agent.ErrRunAsNeedsRoot
 

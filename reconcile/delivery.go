@@ -739,6 +739,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 	brief := gatekeep.FixBrief(gatekeep.FixBriefInput{PR: pr, Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath,
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs})
+	brief += p.ciSection(ctx, e, pr, d)
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
 	if p.CloneURL != nil {
@@ -814,7 +815,7 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
 	}
 	if ranHere && out.Dirty {
-		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing", k, pr))
+		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing: %s", k, pr, dirtyWhat(out)))
 	}
 	if !ranHere || !out.Finished {
 		// No answer from the round's agent: its feedback stays new and

@@ -62,6 +62,9 @@ type GitHubClient interface {
 	// HeldWorkflowRuns names the workflow runs on sha that GitHub holds
 	// for a maintainer's approval (conclusion action_required).
 	HeldWorkflowRuns(ctx context.Context, repo, sha string) ([]string, error)
+	// CIFailures reads why the failing checks on sha fail: descriptions,
+	// check run output and the tails of Actions job logs.
+	CIFailures(ctx context.Context, repo, sha string) ([]githubapi.CIFailure, error)
 
 	// EnsureComment posts body unless a comment of gallivant's own login
 	// already carries marker; created reports a new comment.

@@ -199,7 +199,7 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
 		}
 	}
-	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty, Now: p.clock(),
+	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty, DirtyWhat: dirtyWhat(out), Now: p.clock(),
 		// This cache's run record proves the agent ended without a commit,
 		// and no process saw it end: it was killed with its reconciler. A
 		// dispatch the cache knows nothing of may have an agent elsewhere.

@@ -197,10 +197,12 @@ func TestRowLoopDirtyInterruptedNeeds(t *testing.T) {
 	tests := []struct {
 		behave Behavior
 		stop   string
+		detail string // the start of the stop's detail, when it matters
 	}{
-		{Dirty, "loop: stop boundary"},
-		{NoCommit, "loop: stop interrupted"},
-		{Needs, "loop: stop needs"},
+		// A dirty tree names what was dirty (issue 27).
+		{Dirty, "loop: stop boundary", "iteration 1 left the tree dirty: uncommitted ?? rows/; log "},
+		{NoCommit, "loop: stop interrupted", ""},
+		{Needs, "loop: stop needs", ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.behave), func(t *testing.T) {
@@ -215,6 +217,9 @@ func TestRowLoopDirtyInterruptedNeeds(t *testing.T) {
 			got := subjectsOf(r.pass())
 			if got[len(got)-1] != tt.stop {
 				t.Errorf("transitions %v, want the last to be %s", got, tt.stop)
+			}
+			if _, detail, _ := r.ledger(ledgerPath).Stop(); !strings.HasPrefix(detail, tt.detail) {
+				t.Errorf("stop detail %q, want it to start %q", detail, tt.detail)
 			}
 		})
 	}

@@ -313,7 +313,11 @@ func (s *Snapshot) Explain(spec string) []string {
 	case ledger.ActStop:
 		add("next: stop %s (%s)", a.Reason, a.Detail)
 	case ledger.ActEscalate:
-		add("next: escalate row %d; its next attempt runs on %s", a.Target, a.Model)
+		if a.Model == "" {
+			add("next: escalate row %d; with no executor.escalation_model its next attempt runs on the default model", a.Target)
+		} else {
+			add("next: escalate row %d; its next attempt runs on %s", a.Target, a.Model)
+		}
 	case ledger.ActDispatch:
 		if a.Target == ledger.SeedTarget {
 			add("next: dispatch the seed of %s", a.Member)

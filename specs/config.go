@@ -130,7 +130,7 @@ type ExecutorConfig struct {
 	// Workflow is the workflow file (or id) the workflow executor dispatches.
 	Workflow string
 	// EscalationModel is passed on an escalated attempt only; empty means
-	// there is none and the no-escalation-model stop applies.
+	// there is none and the escalated attempt runs on the default model.
 	EscalationModel string
 	// Env names the variables of gallivant's environment that the command
 	// executor passes to the agent; nothing else is passed. It never

@@ -37,7 +37,11 @@ the user cache directory). The GitHub token comes from github.token_env
 Exit status: 0 when the pass ran, even if entries stopped; 1 when it ran
 but an entry hit a problem it could not record as a stop; 2 when it could
 not run (credentials rejected, GitHub or the control remote unreachable,
-invalid configuration) or for a usage error.`,
+invalid configuration) or for a usage error.
+
+The first SIGINT or SIGTERM lets a running agent finish (at most
+executor.timeout) and starts no new one; a second ends the agent, whose
+dispatch the next pass settles or re-runs at once, and exits 2.`,
 		Example: `  gallivant reconcile
   gallivant reconcile --dry-run
   gallivant reconcile --control https://github.com/acme/control.git --format json
@@ -107,14 +111,14 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 		return err
 	}
 	w.SetShard(shard)
-	rep, err := w.Pass(cmd.Context())
+	rep, err, in := interruptible(cmd.Context(), a.listenInterrupt, w.Drain, a.io.Err, w.Pass)
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
 	}
 	if mode == performed && rep != nil {
 		a.deliverNotifications(cmd.Context(), w.Reconciler, a.logger())
 	}
-	return passExit(rep, err, w.tokenVar)
+	return interruptExit(a.io.Err, in, rep, err, w.tokenVar)
 }
 
 // wording returns the outcome of a finished pass: a pass that was to apply

@@ -147,6 +147,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
+	s.jobLogRoutes(mux, r)
 	s.appRoutes(mux, p)
 	// Anything else, whatever the method, is GitHub's JSON 404.
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })
@@ -1225,7 +1226,7 @@ func (c *ctx) checkRunJSON(cr *checkRun) checkRunJSON {
 		HTMLURL: c.s.url + "/" + c.full + "/runs/" + strconv.FormatInt(cr.ID, 10), DetailsURL: cr.DetailsURL, Status: cr.Status, StartedAt: cr.StartedAt,
 		CompletedAt: cr.CompletedAt, Name: cr.Name, App: c.s.actionsApp(),
 		CheckSuite: map[string]any{"id": cr.ID}, PullRequests: []any{},
-		Output: map[string]any{"title": nil, "summary": nil, "text": nil, "annotations_count": 0, "annotations_url": c.s.url + "/api/v3/repos/" + c.full + "/check-runs/" + strconv.FormatInt(cr.ID, 10) + "/annotations"}}
+		Output: c.outputJSON(cr)}
 	if cr.Conclusion != "" {
 		cc := cr.Conclusion
 		j.Conclusion = &cc
@@ -1235,11 +1236,12 @@ func (c *ctx) checkRunJSON(cr *checkRun) checkRunJSON {
 
 func createCheckRun(c *ctx) {
 	var in struct {
-		Name       string `json:"name"`
-		HeadSHA    string `json:"head_sha"`
-		Status     string `json:"status"`
-		Conclusion string `json:"conclusion"`
-		DetailsURL string `json:"details_url"`
+		Name       string       `json:"name"`
+		HeadSHA    string       `json:"head_sha"`
+		Status     string       `json:"status"`
+		Conclusion string       `json:"conclusion"`
+		DetailsURL string       `json:"details_url"`
+		Output     *checkOutput `json:"output"`
 	}
 	if !c.decode(&in) {
 		return
@@ -1249,7 +1251,7 @@ func createCheckRun(c *ctx) {
 		c.invalidField("CheckRun", "head_sha", "invalid", "name and an existing head_sha are required")
 		return
 	}
-	cr := &checkRun{ID: c.s.id(), HeadSHA: sha, Name: in.Name, Status: in.Status, DetailsURL: in.DetailsURL, StartedAt: c.s.now()}
+	cr := &checkRun{ID: c.s.id(), HeadSHA: sha, Name: in.Name, Status: in.Status, DetailsURL: in.DetailsURL, StartedAt: c.s.now(), Output: in.Output}
 	if !c.setCheck(cr, in.Status, in.Conclusion) {
 		return
 	}
@@ -1287,8 +1289,9 @@ func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
 func updateCheckRun(c *ctx) {
 	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
 	var in struct {
-		Status     string `json:"status"`
-		Conclusion string `json:"conclusion"`
+		Status     string       `json:"status"`
+		Conclusion string       `json:"conclusion"`
+		Output     *checkOutput `json:"output"`
 	}
 	if !c.decode(&in) {
 		return
@@ -1297,6 +1300,9 @@ func updateCheckRun(c *ctx) {
 		if cr.ID == id {
 			if !c.setCheck(cr, in.Status, in.Conclusion) {
 				return
+			}
+			if in.Output != nil {
+				cr.Output = in.Output
 			}
 			writeJSON(c.w, 200, c.checkRunJSON(cr))
 			return

@@ -185,6 +185,9 @@ type checkRun struct {
 	DetailsURL  string     `json:"details_url"`
 	StartedAt   time.Time  `json:"started_at"`
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	// Output and JobLog: see joblogs.go.
+	Output *checkOutput `json:"output,omitempty"`
+	JobLog string       `json:"job_log,omitempty"`
 }
 
 type rate struct {
@@ -499,6 +502,8 @@ func (s *Server) Handler() http.Handler {
 			s.git.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, "/api/v3/"), r.URL.Path == "/api/graphql":
 			s.serveAPI(mux, w, r)
+		case strings.HasPrefix(r.URL.Path, jobLogPrefix):
+			s.serveJobLog(w, r)
 		default:
 			writeError(w, http.StatusNotFound, "Not Found")
 		}

@@ -52,6 +52,10 @@ type runRecord struct {
 	// Kind is the executor kind that ran: a preset's return is completed
 	// from its result file by whoever settles the run.
 	Kind string `json:"kind,omitempty"`
+	// Ended reports that gallivant ended the agent when it was told to
+	// stop (ErrEnded): what the agent left half done is not a return, and
+	// the next pass re-runs the dispatch unless a commit was pushed.
+	Ended bool `json:"ended,omitempty"`
 }
 
 // lockCheckout takes the checkout's flock without waiting.
@@ -233,6 +237,13 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		}
 	}
 	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, env, cred, nil, &out)
+	if rec.Ended && out.Dirty {
+		// An agent ended mid-work left its tree half done, and collect
+		// pushed nothing: no return, so the dispatch is re-run (its
+		// unpushed commits are kept on a recovery ref when the checkout
+		// is replaced), never a boundary stop for a person.
+		out.Dirty, out.DirtyPaths, out.Commits = false, nil, 0
+	}
 	// The record stays: the transition this recovery leads to (an
 	// admission, a rerun) may lose its race or die with this pass, and the
 	// next pass must find the same proof. Recovering again is idempotent

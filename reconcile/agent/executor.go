@@ -87,6 +87,10 @@ type Outcome struct {
 	Finished bool
 	// Dirty reports uncommitted changes left in the checkout; nothing was pushed.
 	Dirty bool
+	// DirtyPaths are the first entries of the checkout's `git status
+	// --porcelain` when Dirty (`M calc.go`, `?? notes.txt`), for the stop
+	// that names what was dirty.
+	DirtyPaths []string
 	// Commits is how many commits the run added locally.
 	Commits int
 	// Err is a harness failure: the agent could not start, exited non-zero,
@@ -254,6 +258,11 @@ func (e CommandExecutor) mirrorDir(t Task) string {
 	return filepath.Join(e.WorkDir, "mirrors", strings.ReplaceAll(t.Repo, "/", "__"), specs.Stem(t.Spec)+".git")
 }
 
+// ErrEnded reports that a run's agent was ended because gallivant was told
+// to stop (its context was cancelled): the run record stays for the next
+// pass, which settles what the agent left or re-runs the dispatch at once.
+var ErrEnded = errors.New("the agent was ended because gallivant was interrupted; the next pass settles or re-runs its dispatch")
+
 // ErrRunAsNeedsRoot reports an executor.run_as that cannot take effect:
 // only root can start a process as another user.
 var ErrRunAsNeedsRoot = errors.New("executor.run_as needs gallivant to run as root")
@@ -351,6 +360,15 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	if isPreset(kind) && e.Agent == nil && out.Err == nil {
 		e.completeRun(ctx, dir, resultFile, kind, t, before, env, cred, logf, stdout.Bytes(), &out)
 	}
+	if ctx.Err() != nil {
+		// The reconciler was told to stop and ended the agent: the record
+		// stays, so the next pass's Recover collects what the agent left
+		// and settles or re-runs the dispatch at once (ErrEnded).
+		fmt.Fprintf(logf, "# gallivant: the agent was ended: gallivant was interrupted\n")
+		rec.Ended = true
+		_ = writeRunRecord(dir, rec)
+		return out, fmt.Errorf("%s: %w", t.What(), ErrEnded)
+	}
 	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
 	// This pass settles the run from out; a crash before this line leaves
 	// the record for the next pass's Recover.
@@ -368,6 +386,7 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 	ag := execGit{dir: dir, env: agentGitEnv, base: env, log: logf, cred: cred}
 	status, _ := ag.out(ctx, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status", "--porcelain")
 	out.Dirty = status != ""
+	out.DirtyPaths = porcelainPaths(status, maxDirtyPaths)
 	unlock, err := lockMirror(mirror)
 	if err != nil {
 		if out.Err == nil {
@@ -397,6 +416,30 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 			out.Kept = fmt.Sprintf("%s (%d unpushed commits)", ref, commits)
 		}
 	}
+}
+
+// maxDirtyPaths is how many entries of a dirty tree an Outcome keeps.
+const maxDirtyPaths = 10
+
+// porcelainPaths returns up to max entries of `git status --porcelain`
+// output as `<status> <path>`, then a count of the rest (`and 4 more`).
+func porcelainPaths(status string, max int) []string {
+	var out []string
+	lines := strings.Split(strings.TrimRight(status, "\n"), "\n")
+	for _, ln := range lines {
+		if strings.TrimSpace(ln) == "" {
+			continue
+		}
+		if len(out) == max {
+			out = append(out, fmt.Sprintf("and %d more", len(lines)-max))
+			break
+		}
+		// The status letters, then the path (the output's first line may
+		// have lost its leading space).
+		xy, path, _ := strings.Cut(strings.TrimLeft(ln, " "), " ")
+		out = append(out, xy+" "+strings.TrimLeft(path, " "))
+	}
+	return out
 }
 
 // prepareOrRepair prepares a fresh checkout (prepare). Before the old

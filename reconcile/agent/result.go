@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -111,14 +110,14 @@ func ParseResult(data []byte) (Result, error) {
 	}
 	seen := map[string]bool{}
 	for i, raw := range strings.Split(string(data), "\n") {
+		// Tabs, runs of white space, bullets and surrounding markdown are
+		// form, not substance.
 		line := normalizeLine(strings.TrimSuffix(raw, "\r"))
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		for col, c := range []rune(line) {
-			if unicode.IsControl(c) {
-				return Result{}, fmt.Errorf("result line %d, column %d: %U is a control character; write plain text, e.g. %q", i+1, col+1, c, resultExample)
-			}
+		if col, c, bad := ledger.ControlAt(line); bad {
+			return Result{}, fmt.Errorf("result line %d: character %d is %s, a control character; a result line is plain text, for example %q", i+1, col, ledger.RuneName(c), resultExample)
 		}
 		if m := resultRowRE.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -127,7 +126,7 @@ func ParseResult(data []byte) (Result, error) {
 				return Result{}, fmt.Errorf("result line %d: row %d is given twice; give each row once, e.g. \"row %d: done | test -f a; ok\"", i+1, n, n)
 			}
 			seen[key] = true
-			r.Rows = append(r.Rows, ResultRow{N: n, Status: m[2], Evidence: m[3]})
+			r.Rows = append(r.Rows, ResultRow{N: n, Status: m[2], Evidence: ledger.NormalizeEvidence(m[3])})
 			continue
 		}
 		key, val, ok := strings.Cut(line, ": ")
@@ -147,7 +146,7 @@ func ParseResult(data []byte) (Result, error) {
 			}
 			r.Status = v
 		case "evidence":
-			r.Evidence = val
+			r.Evidence = ledger.NormalizeEvidence(val)
 		case "decision":
 			r.Decision = val
 		default:

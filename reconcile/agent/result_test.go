@@ -40,7 +40,11 @@ func TestParseResult(t *testing.T) {
 		{"not key value", "done, all good\n", Result{}, "is not `key: value`"},
 		{"bad seed row", "row 0: open | e\ndecision: a | b\n", Result{}, "is not `row <n>: open|done | <evidence>`"},
 		{"seed and row mixed", "row 1: open | e\nstatus: done\nevidence: e\ndecision: a | b\n", Result{}, "mixes"},
-		{"control character named with its column", "status: done\nevidence: e\x1b[31m\ndecision: a | b\n", Result{}, "result line 2, column 12: U+001B is a control character; write plain text, e.g. \"status: done"},
+		{"control character", "status: done\nevidence: e\x1b[31m\ndecision: a | b\n", Result{}, "result line 2: character 12 is U+001B (ESC, the start of a terminal colour or cursor code), a control character; a result line is plain text, for example"},
+		{"tabs, trailing space and markdown are form", "status: done \t\nevidence: `go test ./calc -run TestAdd`; ok  \texample.com/calc\t0.004s\n\tdecision: adds | next row\n",
+			Result{Status: "done", Evidence: "go test ./calc -run TestAdd; ok example.com/calc 0.004s", Decision: "adds | next row"}, ""},
+		{"a seed row with tabs", "row 1: done | go test ./x -run TestA;\tok\t0.01s\ndecision: seeded one row, it passes | none\n",
+			Result{Rows: []ResultRow{{1, "done", "go test ./x -run TestA; ok 0.01s"}}, Decision: "seeded one row, it passes | none"}, ""},
 		{"too large", strings.Repeat("x", MaxResult+1), Result{}, "at most"},
 	}
 	for _, tc := range tests {
