@@ -327,6 +327,18 @@ jobs:
       contents: write          # loop: commits when no App or token is given
     steps:
       - uses: actions/checkout@v4
+      # Preflight: token scopes and access, CI for gallivant's pushes,
+      # control branch protection, the agent CLI. Its findings and fixes
+      # are in the log; a failed check does not hold the pass back.
+      - uses: gallivant/gallivant@{{ref}}
+        continue-on-error: true
+        with:
+          version: {{version}}
+          command: doctor
+          cache: "false"
+          app-id: ${{ vars.GALLIVANT_APP_ID }}
+          app-private-key: ${{ secrets.GALLIVANT_APP_PRIVATE_KEY }}
+          token: ${{ secrets.GALLIVANT_TOKEN }}
       - uses: gallivant/gallivant@{{ref}}
         with:
           version: {{version}}

@@ -262,8 +262,8 @@ func TestActionYAML(t *testing.T) {
 			}
 		}
 	}
-	if n != 2 {
-		t.Errorf("the scaffolded workflow uses the action %d times, want 2 (check and reconcile)", n)
+	if n != 3 {
+		t.Errorf("the scaffolded workflow uses the action %d times, want 3 (check, doctor and reconcile)", n)
 	}
 }
 
