@@ -137,6 +137,9 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 		if a.verbose {
 			// -v: the agents' output as it comes, line by line.
 			stream = a.io.Err
+			if a.jsonLogs() {
+				stream = newJSONLines(a.io.Err)
+			}
 		}
 		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}

@@ -23,3 +23,16 @@ func requestsLine(s *githubapi.RequestStats) string {
 	}
 	return line
 }
+
+// requestsAttrs are requestsLine's numbers as log attributes, for
+// --log-format json.
+func requestsAttrs(s *githubapi.RequestStats) []any {
+	out := []any{"requests", s.Requests, "not_modified", s.NotModified, "rate_limited", s.RateLimited}
+	if s.Remaining >= 0 && s.Limit > 0 {
+		out = append(out, "remaining", s.Remaining, "limit", s.Limit)
+		if !s.Reset.IsZero() {
+			out = append(out, "reset", s.Reset.UTC().Format(time.RFC3339))
+		}
+	}
+	return out
+}

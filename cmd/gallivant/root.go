@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -57,6 +58,8 @@ type app struct {
 	// apps are the GitHub App token sources made so far (appauth.go), by
 	// App, API, repository and installation, kept for the process.
 	apps map[string]*githubapi.AppTokens
+	// narrator writes narration as JSON under --log-format json (narrate).
+	narrator *slog.Logger
 }
 
 // exitError carries an exit code. A nil err means the command already said
@@ -93,7 +96,23 @@ func run(args []string, s streams, getenv env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := root.ExecuteContext(ctx)
+	if err != nil && a.jsonLogs() {
+		return exitCodeJSON(err, s.Err)
+	}
 	return exitCode(err, s.Err)
+}
+
+// exitCodeJSON is exitCode under --log-format json: the error is one JSON
+// record (msg "command failed", the error under "error", the status under
+// "exit").
+func exitCodeJSON(err error, stderr io.Writer) int {
+	code := exitCode(err, io.Discard)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return code
+	}
+	slog.New(slog.NewJSONHandler(stderr, nil)).Error("command failed", "error", err.Error(), "exit", code)
+	return code
 }
 
 // exitCode maps a command's error to the process exit code and prints it.
