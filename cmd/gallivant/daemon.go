@@ -76,6 +76,7 @@ dashboard at /.`,
 			if err != nil {
 				return err
 			}
+			defer a.closeProgress()
 			st := r.store
 			snap, err := loadSnapshot(cmd.Context(), st)
 			if err != nil {

@@ -109,6 +109,7 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 	}
 	w.SetShard(shard)
 	rep, err := w.Pass(cmd.Context())
+	a.closeProgress()
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // Exit codes (docs/cli.md, "Exit codes"). The process exit status is
@@ -35,10 +36,21 @@ type streams struct {
 	// TTY reports that Out is a terminal: human output is aligned and
 	// logs are written only with -v.
 	TTY bool
+	// ErrTTY reports that Err is a terminal: agents' progress is a live
+	// block there (progress.go); ErrWidth is its width in columns.
+	ErrTTY   bool
+	ErrWidth func() int
 }
 
 func stdio() streams {
-	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdout)}
+	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr),
+		ErrWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		}}
 }
 
 // env is how commands read the environment; tests pass a map.
@@ -60,6 +72,11 @@ type app struct {
 	apps map[string]*githubapi.AppTokens
 	// narrator writes narration as JSON under --log-format json (narrate).
 	narrator *slog.Logger
+	// quiet (--quiet) turns off the agents' progress lines.
+	quiet bool
+	// board shows the running agents' progress; nil until a command
+	// executor is wired (progress.go).
+	board *progressBoard
 }
 
 // exitError carries an exit code. A nil err means the command already said
@@ -144,6 +161,7 @@ records every admitted transition as a loop: commit.`,
 	}
 	root.SetVersionTemplate("gallivant {{.Version}}\n")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "write logs to standard error even when standard output is a terminal, and stream each agent's output there, prefixed by spec and row")
+	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print no progress lines while agents run")
 	root.PersistentFlags().StringVar(&a.logFmt, "log-format", "", "log format: text or json (default $GALLIVANT_LOG_FORMAT, else text)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		_, err := a.logFormat()
