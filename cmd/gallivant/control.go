@@ -95,6 +95,10 @@ type wired struct {
 	store *store.Store
 	// tokenVar names the variable the GitHub token came from.
 	tokenVar string
+	// gh and token are the GitHub client and token the executor was
+	// wired with, for rewiring it when gallivant.yaml changes (daemon).
+	gh    *githubapi.Client
+	token string
 }
 
 // reconciler wires a reconciler for the control repository. Its errors
@@ -125,6 +129,19 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
+	exec, err := a.executor(cfg, gh, token, control, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
+		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll(), KeepGoodConfig: a.keepGoodConfig})
+	return &wired{Reconciler: r, store: st, tokenVar: tokenVar, gh: gh, token: token}, nil
+}
+
+// executor wires the executor gallivant.yaml's executor: section asks for.
+// Its error means no pass can dispatch (exit 2).
+func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token, control string, dryRun bool) (reconcile.Executor, error) {
+	log := a.logger()
 	var exec reconcile.Executor = reconcile.NoneExecutor{}
 	switch cfg.Executor.Kind {
 	case specs.ExecutorCommand, specs.ExecutorClaudeCode, specs.ExecutorCodex, specs.ExecutorAider:
@@ -150,9 +167,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}
-	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
-		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll()})
-	return &wired{Reconciler: r, store: st, tokenVar: tokenVar}, nil
+	return exec, nil
 }
 
 var nameUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)

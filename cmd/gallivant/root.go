@@ -72,6 +72,9 @@ type app struct {
 	apps map[string]*githubapi.AppTokens
 	// narrator writes narration as JSON under --log-format json (narrate).
 	narrator *slog.Logger
+	// keepGoodConfig makes passes of an invalid gallivant.yaml keep the
+	// last good configuration (the daemon, daemon_config.go).
+	keepGoodConfig bool
 	// quiet (--quiet) turns off the agents' progress lines.
 	quiet bool
 	// board shows the running agents' progress; nil until a command
