@@ -71,6 +71,7 @@ dashboard at /.`,
 					return err
 				}
 				a.metrics = serve.NewMetrics()
+				a.metrics.SetBuildInfo(version(), buildRevision())
 			}
 			a.keepGoodConfig = true
 			r, err := a.reconciler(cmd.Context(), opts.Control, false)
