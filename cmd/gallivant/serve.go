@@ -95,6 +95,9 @@ func (a *app) afterPass(ctx context.Context, d *daemonServer, st *store.Store, w
 	if v, verr := serve.Capture(ctx, st, web, time.Now()); verr != nil {
 		d.log.Warn("dashboard not refreshed", "error", verr.Error())
 	} else {
+		if rep != nil {
+			v.AttachNotes(rep.Notes)
+		}
 		d.state.SetView(v)
 		a.metrics.ObserveView(v)
 	}

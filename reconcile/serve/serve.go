@@ -120,6 +120,8 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /entry/{spec...}", s.entry)
+	mux.HandleFunc("GET /api/v1/entries", s.apiEntries)
+	mux.HandleFunc("GET /api/v1/entries/{spec...}", s.apiEntry)
 	mux.HandleFunc("GET /style.css", s.style)
 	return mux
 }
