@@ -112,6 +112,9 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 	a.closeProgress()
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
+		if a.env("GITHUB_ACTIONS") == "true" && mode != due {
+			a.actionsAfterPass(cmd.Context(), w.store, a.shownReport(w, rep, mode))
+		}
 	}
 	if mode == performed && rep != nil {
 		a.deliverNotifications(cmd.Context(), w.Reconciler, a.logger())
@@ -201,6 +204,17 @@ func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 	if a.env("GITHUB_ACTIONS") == "true" {
 		a.actions(shown)
 	}
+}
+
+// shownReport is rep as printed: a pass that recorded nothing lists no
+// transition as performed.
+func (a *app) shownReport(w *wired, rep *reconcile.Report, mode outcome) *reconcile.Report {
+	if a.wording(w, rep, mode) != unrecorded {
+		return rep
+	}
+	cp := *rep
+	cp.Transitions = []reconcile.Transition{}
+	return &cp
 }
 
 // jsonReport returns rep with every list present: scripts read [] for

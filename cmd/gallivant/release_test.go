@@ -228,7 +228,7 @@ func TestActionYAML(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{"actions/cache@v4"}, uses); diff != "" {
+	if diff := cmp.Diff([]string{"actions/cache/restore@v5", "actions/cache/save@v5"}, uses); diff != "" {
 		t.Errorf("actions used (-want +got):\n%s", diff)
 	}
 	for _, m := range regexp.MustCompile(`inputs\.([a-z-]+)`).FindAllStringSubmatch(text, -1) {
