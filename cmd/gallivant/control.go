@@ -67,6 +67,16 @@ func (a *app) apiURL(cfg *specs.Config) string {
 	return cfg.GitHub.APIURL
 }
 
+// checkAPIURL refuses a GitHub API URL that is not an absolute http(s)
+// URL (GITHUB_API_URL=localhost:1234 parses as the scheme "localhost").
+func checkAPIURL(api string) error {
+	u, err := url.Parse(api)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("the GitHub API URL %q (GITHUB_API_URL, else github.api_url) is not an http or https URL; expected one like https://api.github.com/ or https://github.example.com/api/v3/", api)
+	}
+	return nil
+}
+
 // cloneURL derives a repository's git URL from the API URL: github.com
 // repositories clone from https://github.com, GitHub Enterprise (and the
 // sandbox) from the API host.
@@ -120,6 +130,9 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	token, tokenVar := creds.token, creds.from
 	log := a.logger()
 	api := a.apiURL(cfg)
+	if err := checkAPIURL(api); err != nil {
+		return nil, &exitError{code: exitCannotRun, err: err}
+	}
 	var transport http.RoundTripper
 	if a.metrics != nil {
 		transport = a.metrics.Transport(nil)

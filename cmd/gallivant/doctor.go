@@ -138,6 +138,9 @@ func (a *app) doctorFacts(ctx context.Context, snap *reconcile.Snapshot, control
 // doctorClient is a plain go-github client: doctor reads a few endpoints
 // once, without the reconciler's cache and retries.
 func doctorClient(api, token string) (*github.Client, error) {
+	if err := checkAPIURL(api); err != nil {
+		return nil, err
+	}
 	c := github.NewClient(&http.Client{Timeout: 30 * time.Second}).WithAuthToken(token)
 	if api != "" && strings.TrimRight(api, "/") != "https://api.github.com" {
 		var err error

@@ -111,3 +111,43 @@ func TestTextLogsStayProse(t *testing.T) {
 		t.Errorf("text narration = %q, want %q", got, want)
 	}
 }
+
+// Small things a person trips on (issue 31).
+func TestSmallThings(t *testing.T) {
+	t.Parallel()
+	runIt := func(args []string, env map[string]string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(args, streams{In: strings.NewReader(""), Out: &out, Err: &errb}, func(k string) string { return env[k] })
+		return code, out.String(), errb.String()
+	}
+	t.Run("an API URL without a scheme is a usage problem, exit 2", func(t *testing.T) {
+		t.Parallel()
+		ctl := t.TempDir()
+		os.WriteFile(filepath.Join(ctl, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\n"), 0o644)
+		gitCmd(t, ctl, "init", "--quiet", "--initial-branch=main")
+		gitCmd(t, ctl, "add", "-A")
+		gitCmd(t, ctl, "commit", "--quiet", "-m", "c")
+		code, _, stderr := runIt([]string{"reconcile", "--control", ctl}, map[string]string{"GITHUB_API_URL": "localhost:1234", "GITHUB_TOKEN": "t", "GALLIVANT_CACHE": t.TempDir()})
+		if code != 2 || !strings.Contains(stderr, `the GitHub API URL "localhost:1234/" (GITHUB_API_URL, else github.api_url) is not an http or https URL; expected one like https://api.github.com/`) {
+			t.Errorf("exit %d\n%s", code, stderr)
+		}
+	})
+	t.Run("PowerShell completion", func(t *testing.T) {
+		t.Parallel()
+		code, out, stderr := runIt([]string{"completion", "powershell"}, nil)
+		if code != 0 || !strings.Contains(out, "Register-ArgumentCompleter") || !strings.Contains(out, "gallivant") {
+			t.Errorf("exit %d\n%s%s", code, out[:min(len(out), 300)], stderr)
+		}
+	})
+	t.Run("the example configuration names its schema", func(t *testing.T) {
+		t.Parallel()
+		data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "examples", "control", "gallivant.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		if want := "# yaml-language-server: $schema=https://raw.githubusercontent.com/gallivant/gallivant/main/docs/schema/gallivant.schema.json"; first != want {
+			t.Errorf("first line %q, want %q", first, want)
+		}
+	})
+}
