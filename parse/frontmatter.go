@@ -79,10 +79,8 @@ func (d *Document) parseFrontmatter(src []byte) int {
 	var node yaml.Node
 	if err := yaml.Unmarshal(raw, &node); err != nil {
 		line := f.ContentLine
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			if n, convErr := strconv.Atoi(m[1]); convErr == nil {
-				line = f.yaml.Pos(n, 1).Line + f.ContentLine - 1
-			}
+		if n, ok := YAMLErrorLine(err); ok {
+			line = f.yaml.Pos(n, 1).Line + f.ContentLine - 1
 		}
 		if line >= f.EndLine {
 			line = f.EndLine - 1
@@ -98,6 +96,40 @@ func (d *Document) parseFrontmatter(src []byte) int {
 	}
 	return bodyOff
 }
+
+// YAMLErrorLine is the 1-based line a yaml.v3 syntax error names, relative
+// to the YAML it parsed. yaml.v3 reports a parser error (as opposed to a
+// scanner error) at the 0-based line of its mark, one line early; that is
+// corrected here, so the line is the one where the broken construct
+// starts.
+func YAMLErrorLine(err error) (int, bool) {
+	m := yamlLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, false
+	}
+	n, convErr := strconv.Atoi(m[1])
+	if convErr != nil {
+		return 0, false
+	}
+	for _, msg := range yamlParserErrors {
+		if strings.Contains(err.Error(), msg) {
+			return n + 1, true
+		}
+	}
+	return n, true
+}
+
+// yamlParserErrors are the messages of yaml.v3's parser (parserc.go), whose
+// lines it reports 0-based; its scanner's are 1-based.
+var yamlParserErrors = []string{
+	"did not find expected <document start>", "did not find expected node content", "did not find expected key",
+	"did not find expected '-' indicator", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found undefined tag handle", "found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+}
+
+// YAMLMessage is a yaml.v3 error's message without its "yaml: line N:"
+// prefix, whose line the caller reports as a position instead.
+func YAMLMessage(err error) string { return yamlMessage(err) }
 
 // yamlMessage strips yaml.v3's "yaml: line N:" prefix, whose line number is
 // relative to the frontmatter and would mislead next to a document position.

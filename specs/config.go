@@ -220,11 +220,10 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 1
-		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			line = d.yaml.Pos(line, 1).Line
+		if n, ok := parse.YAMLErrorLine(err); ok {
+			line = d.yaml.Pos(n, 1).Line
 		}
-		d.diags.Errorf(path, parse.Pos{Line: line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		d.diags.Errorf(path, parse.Pos{Line: line, Col: 1}, "config/syntax", "gallivant.yaml is not valid YAML: %s", parse.YAMLMessage(err))
 		return cfg, d.diags
 	}
 	if len(doc.Content) == 0 {
