@@ -71,6 +71,7 @@ dashboard at /.`,
 					return err
 				}
 				a.metrics = serve.NewMetrics()
+				a.live = serve.NewLiveRuns()
 				a.metrics.SetBuildInfo(version(), buildRevision())
 			}
 			a.keepGoodConfig = true

@@ -242,19 +242,51 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// progress returns the board the command executor reports to, nil with
-// --quiet. At a terminal (standard error, no -v stream, text logs) it is
-// the live block; elsewhere plain lines.
+// progress returns what the command executor reports runs to: the board
+// (unless --quiet) — at a terminal (standard error, no -v stream, text
+// logs) the live block, elsewhere plain lines — and the dashboard's live
+// view under daemon --listen.
 func (a *app) progress() agent.Progress {
-	if a.quiet {
+	var ps progresses
+	if a.live != nil {
+		ps = append(ps, a.live)
+	}
+	if !a.quiet {
+		if a.board == nil {
+			tty := a.io.ErrTTY && !a.verbose && !a.jsonLogs()
+			a.board = newProgressBoard(a.io.Err, tty, a.io.ErrWidth, time.Now, a.narrate)
+			a.board.start()
+		}
+		ps = append(ps, a.board)
+	}
+	switch len(ps) {
+	case 0:
 		return nil
+	case 1:
+		return ps[0]
 	}
-	if a.board == nil {
-		tty := a.io.ErrTTY && !a.verbose && !a.jsonLogs()
-		a.board = newProgressBoard(a.io.Err, tty, a.io.ErrWidth, time.Now, a.narrate)
-		a.board.start()
+	return ps
+}
+
+// progresses tells each of its Progresses, in order.
+type progresses []agent.Progress
+
+func (ps progresses) Started(r agent.Run) {
+	for _, p := range ps {
+		p.Started(r)
 	}
-	return a.board
+}
+
+func (ps progresses) Output(r agent.Run, line string) {
+	for _, p := range ps {
+		p.Output(r, line)
+	}
+}
+
+func (ps progresses) Finished(r agent.Run) {
+	for _, p := range ps {
+		p.Finished(r)
+	}
 }
 
 // closeProgress stops the board, clearing the live block.

@@ -77,6 +77,9 @@ type app struct {
 	keepGoodConfig bool
 	// quiet (--quiet) turns off the agents' progress lines.
 	quiet bool
+	// live, set by daemon --listen, keeps the running agents' output for
+	// the dashboard.
+	live *serve.LiveRuns
 	// board shows the running agents' progress; nil until a command
 	// executor is wired (progress.go).
 	board *progressBoard

@@ -69,7 +69,8 @@ func (a *app) startServer(addr, controlRepo string, debounce time.Duration, chan
 	if secret == "" {
 		log.Warn("webhooks are off: " + webhookSecretEnv + " is not set")
 	}
-	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, Changed: changed, ControlRepo: controlRepo})
+	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, Changed: changed, ControlRepo: controlRepo,
+		Live: a.live})
 	d.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	go func() {
 		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -99,6 +99,8 @@ type page struct {
 	// chosen.
 	Filters  []filterGroup
 	Filtered bool
+	// Live are the entry's running agents (the entry page).
+	Live []LiveRun
 }
 
 type passBadge struct{ Class, Label, Title string }
@@ -289,6 +291,7 @@ func (s *server) entry(w http.ResponseWriter, r *http.Request) {
 	if p.View != nil {
 		if e, ok := p.View.Entry(spec); ok {
 			p.Entry = e
+			p.Live = s.Live.Of(spec)
 			s.render(w, "entry.html", p, http.StatusOK)
 			return
 		}

@@ -36,6 +36,9 @@ type Options struct {
 	Refresh time.Duration
 	// Now is the clock for ages; time.Now when nil.
 	Now func() time.Time
+	// Live, when set, holds the running agents' output tails the entry
+	// page shows (live.go).
+	Live *LiveRuns
 }
 
 // State is what the passes leave for the handler: the last pass's record
