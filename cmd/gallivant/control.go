@@ -122,6 +122,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
+	a.warnNoConfig(snap)
 	cfg := snap.Config
 	creds, err := a.githubCredentials(ctx, cfg, a.controlRepo(control), st)
 	if err != nil {

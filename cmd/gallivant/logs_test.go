@@ -151,3 +151,34 @@ func TestSmallThings(t *testing.T) {
 		}
 	})
 }
+
+// A git repository without gallivant.yaml is read with the defaults, and
+// said to be so (issue 31: gallivant's own clone listed its testdata specs
+// as entries without a word).
+func TestNoConfigIsSaid(t *testing.T) {
+	t.Parallel()
+	ctl := t.TempDir()
+	os.MkdirAll(filepath.Join(ctl, "specs"), 0o755)
+	os.WriteFile(filepath.Join(ctl, "specs", "a.md"), []byte("# A\n\n## Acceptance criteria\n1. Works.\n"), 0o644)
+	gitCmd(t, ctl, "init", "--quiet", "--initial-branch=main")
+	gitCmd(t, ctl, "add", "-A")
+	gitCmd(t, ctl, "commit", "--quiet", "-m", "c")
+	var out, errb bytes.Buffer
+	code := run([]string{"status", "--control", ctl}, streams{In: strings.NewReader(""), Out: &out, Err: &errb}, func(k string) string {
+		return map[string]string{"GALLIVANT_CACHE": filepath.Join(ctl, ".cache")}[k]
+	})
+	if code != 0 || !strings.Contains(errb.String(), "gallivant.yaml: warning: the control repository has no gallivant.yaml at ") ||
+		!strings.Contains(errb.String(), "name one with --control (gallivant init creates one)") {
+		t.Errorf("exit %d\n%s", code, errb.String())
+	}
+	os.WriteFile(filepath.Join(ctl, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\n"), 0o644)
+	gitCmd(t, ctl, "add", "-A")
+	gitCmd(t, ctl, "commit", "--quiet", "-m", "config")
+	errb.Reset()
+	run([]string{"status", "--control", ctl}, streams{In: strings.NewReader(""), Out: &out, Err: &errb}, func(k string) string {
+		return map[string]string{"GALLIVANT_CACHE": filepath.Join(ctl, ".cache")}[k]
+	})
+	if strings.Contains(errb.String(), "warning") {
+		t.Errorf("a control repository with gallivant.yaml is warned about:\n%s", errb.String())
+	}
+}
