@@ -110,6 +110,12 @@ type Options struct {
 	// Shard, when set, limits every pass to the entries of one shard, so
 	// that several reconcilers share one control repository in parallel.
 	Shard Shard
+	// KeepGoodConfig, when set (the daemon), makes a pass whose
+	// gallivant.yaml has errors run on the last configuration this
+	// reconciler read without errors, and note the refused change as a
+	// problem; with no good configuration yet the pass cannot run, as
+	// without it.
+	KeepGoodConfig bool
 }
 
 // Reconciler runs passes over one control repository.
@@ -120,7 +126,16 @@ type Reconciler struct {
 	draining atomic.Bool
 	// docs are the control documents of the last pass, parsed.
 	docs *parseCache
+	// good is the last configuration read without errors and goodAt the
+	// control commit it came from (KeepGoodConfig).
+	good   *specs.Config
+	goodAt string
 }
+
+// SetExecutor replaces the executor for the passes that start after it:
+// the daemon applies a changed executor: section without a restart. It
+// must not be called while a pass runs.
+func (r *Reconciler) SetExecutor(e Executor) { r.o.Executor = e }
 
 // Drain makes this and every later pass start no new agent: a dispatch or
 // a pull request's delivery step that would run the executor is left due
@@ -282,8 +297,16 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		cfg, ds = specs.ParseConfig(specs.ConfigFile, data)
 		p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
 		if ds.HasErrors() {
-			return p.rep, fmt.Errorf("gallivant.yaml at %s has errors; fix them (gallivant check) before a pass can run", short(st.Head()))
+			if !r.o.KeepGoodConfig || r.good == nil {
+				return p.rep, fmt.Errorf("gallivant.yaml at %s has errors; fix them (gallivant check) before a pass can run", short(st.Head()))
+			}
+			p.note(specs.ConfigFile, true, "gallivant.yaml at %s has errors (gallivant check); the change is refused and this pass keeps the configuration of %s",
+				short(st.Head()), short(r.goodAt))
+			cfg = r.good
 		}
+	}
+	if r.o.KeepGoodConfig && cfg != r.good && !p.rep.Diagnostics.HasErrors() {
+		r.good, r.goodAt = cfg, st.Head()
 	}
 	p.cfg = cfg
 	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())

@@ -18,6 +18,9 @@ type Snapshot struct {
 	Config      *specs.Config
 	Repo        *ledger.Repo
 	Diagnostics parse.Diagnostics
+	// NoConfig is set when the commit has no gallivant.yaml: the defaults
+	// apply, and the repository may be no control repository at all.
+	NoConfig bool
 }
 
 // Load syncs the store and parses every document at its head.
@@ -34,6 +37,8 @@ func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 		var ds parse.Diagnostics
 		snap.Config, ds = specs.ParseConfig(specs.ConfigFile, data)
 		snap.Diagnostics = append(snap.Diagnostics, ds...)
+	} else {
+		snap.NoConfig = true
 	}
 	files, ds, err := st.Files(snap.Config.ScanDirs())
 	if err != nil {

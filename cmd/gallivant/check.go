@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -119,8 +120,9 @@ func (a *app) checkRun(opts *checkOptions) error {
 		return err
 	}
 	a.noteUncommitted(targets)
-	fmt.Fprintf(a.io.Err, "checked %s: %s, %s\n", plural(docs, "document", "documents"),
-		plural(all.Count(parse.SeverityError), "error", "errors"), plural(all.Count(parse.SeverityWarning), "warning", "warnings"))
+	a.narrate(slog.LevelInfo, fmt.Sprintf("checked %s: %s, %s", plural(docs, "document", "documents"),
+		plural(all.Count(parse.SeverityError), "error", "errors"), plural(all.Count(parse.SeverityWarning), "warning", "warnings")),
+		"check summary", "documents", docs, "errors", all.Count(parse.SeverityError), "warnings", all.Count(parse.SeverityWarning))
 	if all.HasErrors() {
 		return silent(exitFindings)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +76,10 @@ func (a *app) noteUncommitted(targets []target) {
 	verb := "differ"
 	if len(all) == 1 {
 		verb = "differs"
+	}
+	if a.jsonLogs() {
+		a.narrate(slog.LevelWarn, "", "uncommitted documents", "documents", all)
+		return
 	}
 	fmt.Fprintf(a.io.Err, "check read the working files; %s %s from the committed tree, which is all reconcile reads (commit them to make them count):\n",
 		plural(len(all), "document", "documents"), verb)

@@ -10,9 +10,9 @@ import (
 
 func (a *app) newCompletionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "completion bash|zsh|fish",
+		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print a shell completion script",
-		Long: `completion prints a completion script for bash, zsh or fish on standard
+		Long: `completion prints a completion script for bash, zsh, fish or PowerShell on standard
 output. It completes commands and flags, and SPEC arguments (of why, log,
 task and status) with the specs of the control repository named by
 --control, or of the current directory.
@@ -21,8 +21,9 @@ bash needs the bash-completion package; zsh needs compinit enabled.`,
 		Example: `  source <(gallivant completion bash)
   gallivant completion bash > ~/.local/share/bash-completion/completions/gallivant
   gallivant completion zsh > "${fpath[1]}/_gallivant"
-  gallivant completion fish > ~/.config/fish/completions/gallivant.fish`,
-		ValidArgs: []string{"bash", "zsh", "fish"},
+  gallivant completion fish > ~/.config/fish/completions/gallivant.fish
+  gallivant completion powershell | Out-String | Invoke-Expression`,
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
@@ -31,6 +32,8 @@ bash needs the bash-completion package; zsh needs compinit enabled.`,
 				return root.GenBashCompletionV2(a.io.Out, true)
 			case "zsh":
 				return root.GenZshCompletion(a.io.Out)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(a.io.Out)
 			default:
 				return root.GenFishCompletion(a.io.Out, true)
 			}

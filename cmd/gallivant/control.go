@@ -67,6 +67,16 @@ func (a *app) apiURL(cfg *specs.Config) string {
 	return cfg.GitHub.APIURL
 }
 
+// checkAPIURL refuses a GitHub API URL that is not an absolute http(s)
+// URL (GITHUB_API_URL=localhost:1234 parses as the scheme "localhost").
+func checkAPIURL(api string) error {
+	u, err := url.Parse(api)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("the GitHub API URL %q (GITHUB_API_URL, else github.api_url) is not an http or https URL; expected one like https://api.github.com/ or https://github.example.com/api/v3/", api)
+	}
+	return nil
+}
+
 // cloneURL derives a repository's git URL from the API URL: github.com
 // repositories clone from https://github.com, GitHub Enterprise (and the
 // sandbox) from the API host.
@@ -95,6 +105,10 @@ type wired struct {
 	store *store.Store
 	// tokenVar names the variable the GitHub token came from.
 	tokenVar string
+	// gh and token are the GitHub client and token the executor was
+	// wired with, for rewiring it when gallivant.yaml changes (daemon).
+	gh    *githubapi.Client
+	token string
 }
 
 // reconciler wires a reconciler for the control repository. Its errors
@@ -108,6 +122,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
+	a.warnNoConfig(snap)
 	cfg := snap.Config
 	creds, err := a.githubCredentials(ctx, cfg, a.controlRepo(control), st)
 	if err != nil {
@@ -116,6 +131,9 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	token, tokenVar := creds.token, creds.from
 	log := a.logger()
 	api := a.apiURL(cfg)
+	if err := checkAPIURL(api); err != nil {
+		return nil, &exitError{code: exitCannotRun, err: err}
+	}
 	var transport http.RoundTripper
 	if a.metrics != nil {
 		transport = a.metrics.Transport(nil)
@@ -125,6 +143,19 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
+	exec, err := a.executor(cfg, gh, token, control, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
+		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll(), KeepGoodConfig: a.keepGoodConfig})
+	return &wired{Reconciler: r, store: st, tokenVar: tokenVar, gh: gh, token: token}, nil
+}
+
+// executor wires the executor gallivant.yaml's executor: section asks for.
+// Its error means no pass can dispatch (exit 2).
+func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token, control string, dryRun bool) (reconcile.Executor, error) {
+	log := a.logger()
 	var exec reconcile.Executor = reconcile.NoneExecutor{}
 	switch cfg.Executor.Kind {
 	case specs.ExecutorCommand, specs.ExecutorClaudeCode, specs.ExecutorCodex, specs.ExecutorAider:
@@ -137,8 +168,11 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 		if a.verbose {
 			// -v: the agents' output as it comes, line by line.
 			stream = a.io.Err
+			if a.jsonLogs() {
+				stream = newJSONLines(a.io.Err)
+			}
 		}
-		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
+		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Progress: a.progress(), Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
 		exec = ce
 		if a.metrics != nil {
@@ -147,9 +181,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}
-	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
-		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll()})
-	return &wired{Reconciler: r, store: st, tokenVar: tokenVar}, nil
+	return exec, nil
 }
 
 var nameUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)

@@ -71,11 +71,15 @@ dashboard at /.`,
 					return err
 				}
 				a.metrics = serve.NewMetrics()
+				a.live = serve.NewLiveRuns()
+				a.metrics.SetBuildInfo(version(), buildRevision())
 			}
+			a.keepGoodConfig = true
 			r, err := a.reconciler(cmd.Context(), opts.Control, false)
 			if err != nil {
 				return err
 			}
+			defer a.closeProgress()
 			st := r.store
 			snap, err := loadSnapshot(cmd.Context(), st)
 			if err != nil {
@@ -90,6 +94,7 @@ dashboard at /.`,
 				return usageError("--schedule %q: %v", schedule, err)
 			}
 			log := a.logger()
+			live := a.newDaemonConfig(r, opts.Control, snap.Config, snap.Commit, opts.Schedule != "", log)
 			var srv *daemonServer
 			if addr != "" {
 				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, r.Changed, log); err != nil {
@@ -114,19 +119,9 @@ dashboard at /.`,
 				case <-passCtx.Done():
 				}
 			}()
-			slot := &passSlot{log: log, pass: func() error {
-				start := time.Now()
-				rep, err := r.Pass(passCtx)
-				took := time.Since(start)
-				if rep != nil {
-					a.printReport(rep, "text", a.wording(r, rep, performed))
-					a.deliverNotifications(passCtx, r.Reconciler, log)
-				}
-				if srv != nil {
-					a.afterPass(passCtx, srv, st, web, rep, err, took)
-				}
-				return err
-			}}
+			slot := &passSlot{log: log}
+			live.reschedule = slot.reschedule
+			slot.pass = func() error { return a.daemonPass(passCtx, r, live, srv, web, log) }
 			var trig *serve.Trigger
 			if srv != nil {
 				trig = srv.trigger
@@ -148,6 +143,24 @@ dashboard at /.`,
 	return cmd
 }
 
+// daemonPass is one pass of the daemon: gallivant.yaml re-read and its
+// executor and schedule applied (daemon_config.go), the pass, its report
+// and notifications, and what the server shows (srv may be nil).
+func (a *app) daemonPass(ctx context.Context, r *wired, live *daemonConfig, srv *daemonServer, web string, log *slog.Logger) error {
+	live.reload(ctx)
+	start := time.Now()
+	rep, err := r.Pass(ctx)
+	took := time.Since(start)
+	if rep != nil {
+		a.printReport(rep, "text", a.wording(r, rep, performed))
+		a.deliverNotifications(ctx, r.Reconciler, log)
+	}
+	if srv != nil {
+		a.afterPass(ctx, srv, r.store, web, rep, err, took)
+	}
+	return err
+}
+
 // runDaemon runs pass once, then on every tick of sched until ctx ends,
 // skipping a tick while a pass is running, and returns after the running
 // pass has finished.
@@ -166,6 +179,21 @@ type passSlot struct {
 	panics atomic.Int64
 	// onPanic, when set, hears of a recovered panic (the metrics).
 	onPanic func(v any)
+	// cron and entry are the schedule runSlot runs passes on.
+	cronMu sync.Mutex
+	cron   *cron.Cron
+	entry  cron.EntryID
+}
+
+// reschedule makes the slot's ticks follow sched from now on.
+func (s *passSlot) reschedule(sched cron.Schedule) {
+	s.cronMu.Lock()
+	defer s.cronMu.Unlock()
+	if s.cron == nil {
+		return
+	}
+	s.cron.Remove(s.entry)
+	s.entry = s.cron.Schedule(sched, cron.FuncJob(func() { s.run(false, "schedule") }))
 }
 
 // run runs one pass. A schedule tick does not wait for a running pass
@@ -199,7 +227,10 @@ func (s *passSlot) run(wait bool, why string) {
 // triggered by webhooks between ticks.
 func runSlot(ctx context.Context, sched cron.Schedule, slot *passSlot, trig *serve.Trigger) {
 	c := cron.New()
-	c.Schedule(sched, cron.FuncJob(func() { slot.run(false, "schedule") }))
+	slot.cronMu.Lock()
+	slot.cron = c
+	slot.entry = c.Schedule(sched, cron.FuncJob(func() { slot.run(false, "schedule") }))
+	slot.cronMu.Unlock()
 	c.Start()
 	var others sync.WaitGroup
 	others.Add(1)

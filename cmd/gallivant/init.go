@@ -310,8 +310,9 @@ jobs:
   check:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
+    timeout-minutes: 10
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@v6
       - uses: gallivant/gallivant@{{ref}}
         with:
           version: {{version}}
@@ -319,6 +320,9 @@ jobs:
   reconcile:
     if: github.event_name != 'pull_request'
     runs-on: ubuntu-latest
+    # Above executor.timeout (60m by default) plus the pass around it; a
+    # hung job is cut off instead of holding the concurrency group for 6h.
+    timeout-minutes: 90
     # Passes are safe to overlap, but queueing them wastes no minutes.
     concurrency:
       group: gallivant-reconcile
@@ -326,7 +330,19 @@ jobs:
     permissions:
       contents: write          # loop: commits when no App or token is given
     steps:
-      - uses: actions/checkout@v4
+      - uses: actions/checkout@v6
+      # Preflight: token scopes and access, CI for gallivant's pushes,
+      # control branch protection, the agent CLI. Its findings and fixes
+      # are in the log; a failed check does not hold the pass back.
+      - uses: gallivant/gallivant@{{ref}}
+        continue-on-error: true
+        with:
+          version: {{version}}
+          command: doctor
+          cache: "false"
+          app-id: ${{ vars.GALLIVANT_APP_ID }}
+          app-private-key: ${{ secrets.GALLIVANT_APP_PRIVATE_KEY }}
+          token: ${{ secrets.GALLIVANT_TOKEN }}
       - uses: gallivant/gallivant@{{ref}}
         with:
           version: {{version}}

@@ -21,9 +21,10 @@ func (a *app) deliverNotifications(ctx context.Context, r *reconcile.Reconciler,
 	for _, n := range res {
 		switch n.Outcome {
 		case reconcile.NotifyDelivered:
-			fmt.Fprintf(a.io.Err, "%s: notified %s: %s\n", n.Spec, n.Target, n.Event)
+			a.narrate(slog.LevelInfo, fmt.Sprintf("%s: notified %s: %s", n.Spec, n.Target, n.Event), "notified", "spec", n.Spec, "target", n.Target, "event", n.Event)
 		default:
-			fmt.Fprintf(a.io.Err, "%s: notification to %s (%s) %s: %s\n", n.Spec, n.Target, n.Event, n.Outcome, n.Error)
+			a.narrate(slog.LevelWarn, fmt.Sprintf("%s: notification to %s (%s) %s: %s", n.Spec, n.Target, n.Event, n.Outcome, n.Error),
+				"notification not delivered", "spec", n.Spec, "target", n.Target, "event", n.Event, "outcome", string(n.Outcome), "error", n.Error)
 		}
 	}
 	if err != nil {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
@@ -61,6 +65,57 @@ func (a *app) logger() *slog.Logger {
 		return slog.New(slog.NewJSONHandler(a.io.Err, opts))
 	}
 	return slog.New(slog.NewTextHandler(a.io.Err, opts))
+}
+
+// jsonLogs reports whether --log-format (or $GALLIVANT_LOG_FORMAT) is
+// json: then every line gallivant writes on standard error is one JSON
+// object.
+func (a *app) jsonLogs() bool {
+	f, err := a.logFormat()
+	return err == nil && f == "json"
+}
+
+// narrate writes one line of narration on standard error — a wait, a
+// problem, a summary — that a person reads whatever -v says: text as is,
+// or under --log-format json one JSON object whose msg is constant and
+// whose details are the attributes (docs/cli.md, "Output and logs").
+func (a *app) narrate(level slog.Level, text, msg string, attrs ...any) {
+	if !a.jsonLogs() {
+		fmt.Fprintln(a.io.Err, text)
+		return
+	}
+	if a.narrator == nil {
+		a.narrator = slog.New(slog.NewJSONHandler(a.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	a.narrator.Log(context.Background(), level, msg, attrs...)
+}
+
+// jsonLines turns what is written to it into one JSON record per line
+// (msg "agent output", the line under "line"): the agents' output that -v
+// streams, under --log-format json.
+type jsonLines struct {
+	mu   sync.Mutex
+	log  *slog.Logger
+	part []byte
+}
+
+func newJSONLines(w io.Writer) *jsonLines {
+	return &jsonLines{log: slog.New(slog.NewJSONHandler(w, nil))}
+}
+
+func (j *jsonLines) Write(b []byte) (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.part = append(j.part, b...)
+	for {
+		i := bytes.IndexByte(j.part, '\n')
+		if i < 0 {
+			break
+		}
+		j.log.Info("agent output", "line", string(bytes.TrimRight(j.part[:i], "\r")))
+		j.part = j.part[i+1:]
+	}
+	return len(b), nil
 }
 
 // passExit decides the exit status of reconcile, diff and daemon --once

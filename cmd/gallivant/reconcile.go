@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -112,8 +113,12 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 	}
 	w.SetShard(shard)
 	rep, err, in := interruptible(cmd.Context(), a.listenInterrupt, w.Drain, a.io.Err, w.Pass)
+	a.closeProgress()
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))
+		if a.env("GITHUB_ACTIONS") == "true" && mode != due {
+			a.actionsAfterPass(cmd.Context(), w.store, a.shownReport(w, rep, mode))
+		}
 	}
 	if mode == performed && rep != nil {
 		a.deliverNotifications(cmd.Context(), w.Reconciler, a.logger())
@@ -138,17 +143,18 @@ func (a *app) wording(w *wired, rep *reconcile.Report, mode outcome) outcome {
 func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 	shown := rep
 	if len(rep.Uncommitted) > 0 {
-		fmt.Fprintf(a.io.Err, "not seen (uncommitted; commit them to make them count): %s\n", strings.Join(rep.Uncommitted, ", "))
+		a.narrate(slog.LevelWarn, fmt.Sprintf("not seen (uncommitted; commit them to make them count): %s", strings.Join(rep.Uncommitted, ", ")),
+			"not seen", "files", rep.Uncommitted)
 	}
 	// What the pass committed but could not push is not on the control
 	// branch: it is listed as not recorded, never printed as performed.
 	for _, t := range rep.Unrecorded {
-		fmt.Fprintf(a.io.Err, "%s: not recorded: %s\n", t.Spec, t.Subject)
+		a.narrate(slog.LevelWarn, fmt.Sprintf("%s: not recorded: %s", t.Spec, t.Subject), "not recorded", "spec", t.Spec, "subject", t.Subject)
 	}
 	if mode == unrecorded {
 		cp := *rep
 		for _, t := range rep.Transitions {
-			fmt.Fprintf(a.io.Err, "%s: not recorded: %s\n", t.Spec, t.Subject)
+			a.narrate(slog.LevelWarn, fmt.Sprintf("%s: not recorded: %s", t.Spec, t.Subject), "not recorded", "spec", t.Spec, "subject", t.Subject)
 		}
 		cp.Transitions = []reconcile.Transition{}
 		shown = &cp
@@ -167,14 +173,15 @@ func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 		}
 	}
 	for _, n := range rep.Notes {
-		kind := "waiting"
+		kind, level := "waiting", slog.LevelInfo
 		if n.Problem {
-			kind = "problem"
+			kind, level = "problem", slog.LevelWarn
 		}
-		fmt.Fprintf(a.io.Err, "%s: %s: %s\n", n.Spec, kind, n.Message)
+		a.narrate(level, fmt.Sprintf("%s: %s: %s", n.Spec, kind, n.Message), kind, "spec", n.Spec, "message", n.Message)
 	}
 	for _, rf := range rep.Refusals {
-		fmt.Fprintf(a.io.Err, "%s: request %q not performed: %s\n", rf.Ledger, rf.Request, rf.Reason)
+		a.narrate(slog.LevelWarn, fmt.Sprintf("%s: request %q not performed: %s", rf.Ledger, rf.Request, rf.Reason),
+			"request not performed", "ledger", rf.Ledger, "request", rf.Request, "reason", rf.Reason)
 	}
 	if errs := rep.Diagnostics.Count(parse.SeverityError); errs > 0 {
 		files := map[string]bool{}
@@ -187,19 +194,31 @@ func (a *app) printReport(rep *reconcile.Report, format string, mode outcome) {
 		if len(files) == 1 {
 			verb = "has"
 		}
-		fmt.Fprintf(a.io.Err, "%s %s %s; run gallivant check\n", plural(len(files), "document", "documents"), verb, plural(errs, "error", "errors"))
+		a.narrate(slog.LevelWarn, fmt.Sprintf("%s %s %s; run gallivant check", plural(len(files), "document", "documents"), verb, plural(errs, "error", "errors")),
+			"documents have errors", "documents", len(files), "errors", errs)
 	}
 	n := len(rep.Transitions)
 	if mode == unrecorded {
 		n += len(rep.Unrecorded)
 	}
-	fmt.Fprintln(a.io.Err, summaryLine(rep.Control, n, mode))
+	a.narrate(slog.LevelInfo, summaryLine(rep.Control, n, mode), "pass summary", "control", rep.Control, "transitions", n, "outcome", strings.ReplaceAll(string(mode), " ", "-"))
 	if line := requestsLine(rep.Requests); line != "" {
-		fmt.Fprintln(a.io.Err, line)
+		a.narrate(slog.LevelInfo, line, "github requests", requestsAttrs(rep.Requests)...)
 	}
 	if a.env("GITHUB_ACTIONS") == "true" {
 		a.actions(shown)
 	}
+}
+
+// shownReport is rep as printed: a pass that recorded nothing lists no
+// transition as performed.
+func (a *app) shownReport(w *wired, rep *reconcile.Report, mode outcome) *reconcile.Report {
+	if a.wording(w, rep, mode) != unrecorded {
+		return rep
+	}
+	cp := *rep
+	cp.Transitions = []reconcile.Transition{}
+	return &cp
 }
 
 // jsonReport returns rep with every list present: scripts read [] for
@@ -252,7 +271,7 @@ func (a *app) actions(rep *reconcile.Report) {
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		fmt.Fprintf(a.io.Err, "gallivant: cannot write the job summary: %v\n", err)
+		a.narrate(slog.LevelError, fmt.Sprintf("gallivant: cannot write the job summary: %v", err), "job summary not written", "error", err.Error())
 		return
 	}
 	defer f.Close()

@@ -228,7 +228,7 @@ func TestActionYAML(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{"actions/cache@v4"}, uses); diff != "" {
+	if diff := cmp.Diff([]string{"actions/cache/restore@v5", "actions/cache/save@v5"}, uses); diff != "" {
 		t.Errorf("actions used (-want +got):\n%s", diff)
 	}
 	for _, m := range regexp.MustCompile(`inputs\.([a-z-]+)`).FindAllStringSubmatch(text, -1) {
@@ -262,8 +262,8 @@ func TestActionYAML(t *testing.T) {
 			}
 		}
 	}
-	if n != 2 {
-		t.Errorf("the scaffolded workflow uses the action %d times, want 2 (check and reconcile)", n)
+	if n != 3 {
+		t.Errorf("the scaffolded workflow uses the action %d times, want 3 (check, doctor and reconcile)", n)
 	}
 }
 

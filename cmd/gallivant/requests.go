@@ -14,7 +14,7 @@ func requestsLine(s *githubapi.RequestStats) string {
 	if s == nil {
 		return ""
 	}
-	line := fmt.Sprintf("github: %s, %d answered 304, %d rate-limited", plural(s.Requests, "request", "requests"), s.NotModified, s.RateLimited)
+	line := fmt.Sprintf("github: %s, %d answered 304, %d charged", plural(s.Requests, "request", "requests"), s.NotModified, s.RateLimited)
 	if s.Remaining >= 0 && s.Limit > 0 {
 		line += fmt.Sprintf("; %d of %d left", s.Remaining, s.Limit)
 		if !s.Reset.IsZero() {
@@ -22,4 +22,17 @@ func requestsLine(s *githubapi.RequestStats) string {
 		}
 	}
 	return line
+}
+
+// requestsAttrs are requestsLine's numbers as log attributes, for
+// --log-format json.
+func requestsAttrs(s *githubapi.RequestStats) []any {
+	out := []any{"requests", s.Requests, "not_modified", s.NotModified, "charged", s.RateLimited}
+	if s.Remaining >= 0 && s.Limit > 0 {
+		out = append(out, "remaining", s.Remaining, "limit", s.Limit)
+		if !s.Reset.IsZero() {
+			out = append(out, "reset", s.Reset.UTC().Format(time.RFC3339))
+		}
+	}
+	return out
 }

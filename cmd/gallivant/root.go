@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // Exit codes (docs/cli.md, "Exit codes"). The process exit status is
@@ -34,10 +36,21 @@ type streams struct {
 	// TTY reports that Out is a terminal: human output is aligned and
 	// logs are written only with -v.
 	TTY bool
+	// ErrTTY reports that Err is a terminal: agents' progress is a live
+	// block there (progress.go); ErrWidth is its width in columns.
+	ErrTTY   bool
+	ErrWidth func() int
 }
 
 func stdio() streams {
-	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdout)}
+	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr),
+		ErrWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		}}
 }
 
 // env is how commands read the environment; tests pass a map.
@@ -57,6 +70,19 @@ type app struct {
 	// apps are the GitHub App token sources made so far (appauth.go), by
 	// App, API, repository and installation, kept for the process.
 	apps map[string]*githubapi.AppTokens
+	// narrator writes narration as JSON under --log-format json (narrate).
+	narrator *slog.Logger
+	// keepGoodConfig makes passes of an invalid gallivant.yaml keep the
+	// last good configuration (the daemon, daemon_config.go).
+	keepGoodConfig bool
+	// quiet (--quiet) turns off the agents' progress lines.
+	quiet bool
+	// live, set by daemon --listen, keeps the running agents' output for
+	// the dashboard.
+	live *serve.LiveRuns
+	// board shows the running agents' progress; nil until a command
+	// executor is wired (progress.go).
+	board *progressBoard
 }
 
 // exitError carries an exit code. A nil err means the command already said
@@ -93,7 +119,23 @@ func run(args []string, s streams, getenv env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := root.ExecuteContext(ctx)
+	if err != nil && a.jsonLogs() {
+		return exitCodeJSON(err, s.Err)
+	}
 	return exitCode(err, s.Err)
+}
+
+// exitCodeJSON is exitCode under --log-format json: the error is one JSON
+// record (msg "command failed", the error under "error", the status under
+// "exit").
+func exitCodeJSON(err error, stderr io.Writer) int {
+	code := exitCode(err, io.Discard)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return code
+	}
+	slog.New(slog.NewJSONHandler(stderr, nil)).Error("command failed", "error", err.Error(), "exit", code)
+	return code
 }
 
 // exitCode maps a command's error to the process exit code and prints it.
@@ -125,6 +167,7 @@ records every admitted transition as a loop: commit.`,
 	}
 	root.SetVersionTemplate("gallivant {{.Version}}\n")
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "write logs to standard error even when standard output is a terminal, and stream each agent's output there, prefixed by spec and row")
+	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print no progress lines while agents run")
 	root.PersistentFlags().StringVar(&a.logFmt, "log-format", "", "log format: text or json (default $GALLIVANT_LOG_FORMAT, else text)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		_, err := a.logFormat()
@@ -148,6 +191,7 @@ records every admitted transition as a loop: commit.`,
 		a.newVerifyCmd(),
 		a.newTaskCmd(),
 		a.newDaemonCmd(),
+		a.newDoctorCmd(),
 		a.newDemoCmd(),
 		a.newVersionCmd(),
 		a.newCompletionCmd(),

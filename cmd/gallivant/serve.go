@@ -69,7 +69,8 @@ func (a *app) startServer(addr, controlRepo string, debounce time.Duration, chan
 	if secret == "" {
 		log.Warn("webhooks are off: " + webhookSecretEnv + " is not set")
 	}
-	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, Changed: changed, ControlRepo: controlRepo})
+	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, Changed: changed, ControlRepo: controlRepo,
+		Live: a.live})
 	d.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	go func() {
 		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -95,6 +96,9 @@ func (a *app) afterPass(ctx context.Context, d *daemonServer, st *store.Store, w
 	if v, verr := serve.Capture(ctx, st, web, time.Now()); verr != nil {
 		d.log.Warn("dashboard not refreshed", "error", verr.Error())
 	} else {
+		if rep != nil {
+			v.AttachNotes(rep.Notes)
+		}
 		d.state.SetView(v)
 		a.metrics.ObserveView(v)
 	}

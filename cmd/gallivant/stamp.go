@@ -1,5 +1,7 @@
 package main
 
+import "runtime/debug"
+
 // Set by release builds (.goreleaser.yaml, Dockerfile) with
 //
 //	-ldflags "-X main.stampVersion=v1.2.3 -X main.stampCommit=<sha> -X main.stampDate=<RFC 3339>"
@@ -22,4 +24,20 @@ func versionLine() string {
 		return v + " (commit " + stampCommit + ")"
 	}
 	return v
+}
+
+// buildRevision is the commit the binary was built from: the release
+// stamp, else the VCS revision go build recorded, else "".
+func buildRevision() string {
+	if stampCommit != "" {
+		return stampCommit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ func (a *app) snapshot(cmd *cobra.Command, control string) (*reconcile.Snapshot,
 	if err != nil {
 		return nil, nil, &exitError{code: exitCannotRun, err: err}
 	}
+	a.warnNoConfig(snap)
 	return snap, st, nil
 }
 
@@ -417,4 +419,16 @@ func loadSnapshot(ctx context.Context, st *store.Store) (*reconcile.Snapshot, er
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
 	return snap, nil
+}
+
+// warnNoConfig says so when the control repository has no gallivant.yaml:
+// a git repository that is no control repository (a clone of some project)
+// would otherwise be read with the defaults without a word.
+func (a *app) warnNoConfig(snap *reconcile.Snapshot) {
+	if !snap.NoConfig {
+		return
+	}
+	msg := fmt.Sprintf("the control repository has no %s at %s, so the defaults apply; if this is not a control repository, name one with --control (gallivant init creates one)",
+		specs.ConfigFile, shortSHA(snap.Commit))
+	a.narrate(slog.LevelWarn, specs.ConfigFile+": warning: "+msg, "no configuration", "commit", snap.Commit, "message", msg)
 }

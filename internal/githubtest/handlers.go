@@ -115,7 +115,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 		writeJSON(c.w, 200, map[string]any{"resources": map[string]any{"core": core, "search": search}, "rate": core})
 	}))
 	r := p + "/repos/{owner}/{repo}"
-	mux.HandleFunc("GET "+r, s.handle(true, func(c *ctx) { writeJSON(c.w, 200, c.s.repoJSON(c.repo)) }))
+	mux.HandleFunc("GET "+r, s.handle(true, getRepo))
 	mux.HandleFunc("GET "+r+"/collaborators/{username}/permission", s.handle(true, getPermission))
 	mux.HandleFunc("GET "+r+"/branches", s.handle(true, listBranches))
 	mux.HandleFunc("GET "+r+"/branches/{branch...}", s.handle(true, getBranch))
@@ -148,6 +148,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
 	s.jobLogRoutes(mux, r)
+	mux.HandleFunc("GET "+r+"/actions/permissions", s.handle(true, getActionsPermissions))
 	s.appRoutes(mux, p)
 	// Anything else, whatever the method, is GitHub's JSON 404.
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "Not Found") })

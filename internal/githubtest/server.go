@@ -67,6 +67,10 @@ type state struct {
 	// Roles are users' permissions on every repository (login → admin,
 	// write or read); a user with a token and no role has write.
 	Roles map[string]string `json:"roles,omitempty"`
+	// Scopes are the classic OAuth scopes a login's token reports in
+	// X-OAuth-Scopes (scopes.go); a login without an entry reports none,
+	// as a fine-grained token does.
+	Scopes map[string][]string `json:"scopes,omitempty"`
 }
 
 type repo struct {
@@ -86,6 +90,9 @@ type repo struct {
 	WorkflowRuns  []*WorkflowRun         `json:"workflow_runs,omitempty"`
 	Protection    map[string]*Protection `json:"protection"` // branch → rules
 	LabelIDs      map[string]int64       `json:"label_ids"`
+	// ActionsDisabled turns GitHub Actions off for the repository
+	// (scopes.go).
+	ActionsDisabled bool `json:"actions_disabled,omitempty"`
 }
 
 // Protection is a branch's protection: the status contexts and check names
@@ -595,6 +602,7 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 	}
 	counts := entry.Path != "/rate_limit"
 	s.mu.Lock()
+	s.setScopeHeaders(w.Header(), login)
 	rl := s.rateOf(login)
 	exhausted := counts && rl.used >= s.limit
 	s.setRateHeaders(w.Header(), rl)

@@ -241,6 +241,9 @@ type CommandExecutor struct {
 	// Stream, when set, receives the agent's output as it comes, each line
 	// prefixed with the spec and the row or round (-v).
 	Stream io.Writer
+	// Progress, when set, is told when each agent run starts, each line
+	// it prints, and when it ends: a terminal's live view (progress.go).
+	Progress Progress
 }
 
 func (e CommandExecutor) log() *slog.Logger {
@@ -336,6 +339,11 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	stdout.max = 8 << 20
 	stopBeat := e.heartbeat(t, logPath)
 	defer stopBeat()
+	run := Run{Spec: t.Spec, Task: label(t), Started: e.now()}
+	if e.Progress != nil {
+		e.Progress.Started(run)
+		defer e.Progress.Finished(run)
+	}
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
 	} else if err := prepareResult(resultFile, cred); err != nil {
@@ -749,6 +757,11 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFi
 	if pw := e.stream(t); pw != nil {
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(logf, stdout, pw), io.MultiWriter(logf, pw)
 		defer pw.Flush()
+	}
+	if e.Progress != nil {
+		lw := &lineWriter{emit: func(line string) { e.Progress.Output(Run{Spec: t.Spec, Task: label(t)}, line) }}
+		cmd.Stdout, cmd.Stderr = io.MultiWriter(cmd.Stdout, lw), io.MultiWriter(cmd.Stderr, lw)
+		defer lw.Flush()
 	}
 	// Standard input is the brief (the prompt, for a preset); an agent
 	// that does not read it sees it closed once it was written.

@@ -76,6 +76,72 @@ func (e CommandExecutor) heartbeat(t Task, logPath string) (stop func()) {
 	}
 }
 
+// Run names one agent run for a Progress: the spec, the task (row <n>,
+// seed, round <k>) and when it started.
+type Run struct {
+	Spec, Task string
+	Started    time.Time
+}
+
+// Key identifies the run among those going at once: one per spec.
+func (r Run) Key() string { return r.Spec + " " + r.Task }
+
+// Progress is told about agent runs as they go. Its methods are called
+// from the goroutines that run agents, so they must be safe for
+// concurrent use; Output gets each line of the agent's output (standard
+// output and error) without its newline, as printed.
+type Progress interface {
+	Started(Run)
+	Output(r Run, line string)
+	Finished(Run)
+}
+
+func (e CommandExecutor) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+// lineWriter calls emit with each whole line written to it; Flush emits an
+// unfinished last line. Its Write is called from the goroutines that copy
+// the agent's standard output and standard error, hence the lock.
+type lineWriter struct {
+	mu   sync.Mutex
+	emit func(string)
+	part []byte
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.part = append(l.part, b...)
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			break
+		}
+		l.emit(string(bytes.TrimRight(l.part[:i], "\r")))
+		l.part = l.part[i+1:]
+	}
+	if len(l.part) > 64<<10 {
+		// A line without end: show what there is, keep memory bounded.
+		l.emit(string(l.part))
+		l.part = nil
+	}
+	return len(b), nil
+}
+
+// Flush emits what is left of an unfinished line.
+func (l *lineWriter) Flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.part) > 0 {
+		l.emit(string(l.part))
+		l.part = nil
+	}
+}
+
 // streamMu keeps lines of agents that run at once whole on the stream.
 var streamMu sync.Mutex
 

@@ -151,3 +151,54 @@ func TestRoundResumesSession(t *testing.T) {
 		})
 	}
 }
+
+// recordingProgress keeps what a Progress is told, in order.
+type recordingProgress struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (p *recordingProgress) add(s string) { p.mu.Lock(); p.events = append(p.events, s); p.mu.Unlock() }
+func (p *recordingProgress) Started(r Run) {
+	p.add("started " + r.Key() + " at " + r.Started.Format(time.RFC3339))
+}
+func (p *recordingProgress) Output(r Run, line string) { p.add("output " + r.Key() + ": " + line) }
+func (p *recordingProgress) Finished(r Run)            { p.add("finished " + r.Key()) }
+
+// Progress hears of the run's start (on the executor's clock), every line
+// the agent prints, and its end, in that order.
+func TestProgressToldOfRun(t *testing.T) {
+	bin := standin.Write(t)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	remote, base := remoteRepo(t)
+	p := &recordingProgress{}
+	clock := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	e := CommandExecutor{Kind: "codex", Timeout: time.Minute, WorkDir: t.TempDir(), Progress: p, Now: func() time.Time { return clock }}
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", CloneURL: remote, Branch: "gallivant/feature", Base: "main",
+		Pending: ledger.Pending{Target: 1, Member: "home", SHA: base}, Iteration: 4, Brief: strings.ReplaceAll(rowBrief, "%s", base)}
+	if _, err := e.Run(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.events) < 3 {
+		t.Fatalf("events %q", p.events)
+	}
+	if got, want := p.events[0], "started specs/feature.md row 1 at 2026-11-30T10:00:00Z"; got != want {
+		t.Errorf("first event %q, want %q", got, want)
+	}
+	if got, want := p.events[len(p.events)-1], "finished specs/feature.md row 1"; got != want {
+		t.Errorf("last event %q, want %q", got, want)
+	}
+	want := `output specs/feature.md row 1: {"type":"thread.started","thread_id":"codex-thread-1"}`
+	found := false
+	for _, ev := range p.events[1 : len(p.events)-1] {
+		if !strings.HasPrefix(ev, "output specs/feature.md row 1: ") {
+			t.Errorf("between start and end: %q", ev)
+		}
+		found = found || ev == want
+	}
+	if !found {
+		t.Errorf("events %q lack %q", p.events, want)
+	}
+}

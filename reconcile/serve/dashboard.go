@@ -2,11 +2,16 @@ package serve
 
 import (
 	"embed"
+	"encoding/json"
 	"html/template"
 	"net/http"
+	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gallivant/gallivant/reconcile"
 )
 
 //go:embed web
@@ -90,9 +95,116 @@ type page struct {
 	Pass           *passBadge
 	Phases         []phaseCount
 	Entry          *Entry
+	// Filters are the index's filter links; Filtered is set when one is
+	// chosen.
+	Filters  []filterGroup
+	Filtered bool
+	// Live are the entry's running agents (the entry page).
+	Live []LiveRun
 }
 
 type passBadge struct{ Class, Label, Title string }
+
+// filterGroup is one row of filter links: by phase, stop or repository.
+type filterGroup struct {
+	Name  string
+	Links []filterLink
+}
+
+type filterLink struct {
+	Label, Href string
+	Active      bool
+}
+
+// entryFilter is the index's and the API's query: ?phase=, ?stop=,
+// ?repo=; empty matches everything.
+type entryFilter struct{ Phase, Stop, Repo string }
+
+func filterOf(r *http.Request) entryFilter {
+	q := r.URL.Query()
+	return entryFilter{Phase: q.Get("phase"), Stop: q.Get("stop"), Repo: q.Get("repo")}
+}
+
+func (f entryFilter) match(e Entry) bool {
+	if f.Phase != "" && e.Phase != f.Phase && LabelValue(e.Phase) != f.Phase {
+		return false
+	}
+	if f.Stop != "" && (e.Stop == nil || e.Stop.Reason != f.Stop) {
+		return false
+	}
+	if f.Repo != "" && !strings.EqualFold(e.Repo, f.Repo) {
+		return false
+	}
+	return true
+}
+
+// filter returns the entries f matches, in order.
+func (f entryFilter) filter(es []Entry) []Entry {
+	out := []Entry{}
+	for _, e := range es {
+		if f.match(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// groups are the filter links for the values the entries have; each link
+// keeps the other groups' choices.
+func (f entryFilter) groups(es []Entry) []filterGroup {
+	vals := map[string]map[string]bool{"phase": {}, "stop": {}, "repository": {}}
+	for _, e := range es {
+		vals["phase"][LabelValue(e.Phase)] = true
+		if e.Stop != nil {
+			vals["stop"][e.Stop.Reason] = true
+		}
+		if e.Repo != "" {
+			vals["repository"][e.Repo] = true
+		}
+	}
+	href := func(g entryFilter) string {
+		q := url.Values{}
+		for k, v := range map[string]string{"phase": g.Phase, "stop": g.Stop, "repo": g.Repo} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if len(q) == 0 {
+			return "/"
+		}
+		return "/?" + q.Encode()
+	}
+	var out []filterGroup
+	for _, name := range []string{"phase", "stop", "repository"} {
+		if len(vals[name]) == 0 {
+			continue
+		}
+		cur := map[string]string{"phase": f.Phase, "stop": f.Stop, "repository": f.Repo}[name]
+		set := func(v string) entryFilter {
+			g := f
+			switch name {
+			case "phase":
+				g.Phase = v
+			case "stop":
+				g.Stop = v
+			default:
+				g.Repo = v
+			}
+			return g
+		}
+		grp := filterGroup{Name: name, Links: []filterLink{{Label: "all", Href: href(set("")), Active: cur == ""}}}
+		var keys []string
+		for v := range vals[name] {
+			keys = append(keys, v)
+		}
+		sort.Strings(keys)
+		for _, v := range keys {
+			grp.Links = append(grp.Links, filterLink{Label: v, Href: href(set(v)), Active: strings.EqualFold(cur, v)})
+		}
+		out = append(out, grp)
+	}
+	return out
+}
 
 type phaseCount struct {
 	Phase string
@@ -131,9 +243,12 @@ func (s *server) render(w http.ResponseWriter, name string, p *page, status int)
 
 // index lists every entry, stopped ones first: they are what a person
 // must act on.
-func (s *server) index(w http.ResponseWriter, _ *http.Request) {
+func (s *server) index(w http.ResponseWriter, r *http.Request) {
 	p := s.page("gallivant")
+	f := filterOf(r)
 	if v := p.View; v != nil {
+		p.Filters = f.groups(v.Entries)
+		p.Filtered = f != entryFilter{}
 		counts := map[string]int{}
 		var stopped int
 		for _, e := range v.Entries {
@@ -149,7 +264,7 @@ func (s *server) index(w http.ResponseWriter, _ *http.Request) {
 			}
 		}
 		sorted := *v
-		sorted.Entries = append([]Entry(nil), v.Entries...)
+		sorted.Entries = f.filter(v.Entries)
 		stable(sorted.Entries, func(e Entry) bool { return e.Stop != nil })
 		p.View = &sorted
 	}
@@ -176,6 +291,7 @@ func (s *server) entry(w http.ResponseWriter, r *http.Request) {
 	if p.View != nil {
 		if e, ok := p.View.Entry(spec); ok {
 			p.Entry = e
+			p.Live = s.Live.Of(spec)
 			s.render(w, "entry.html", p, http.StatusOK)
 			return
 		}
@@ -193,4 +309,52 @@ func (s *server) style(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/css; charset=utf-8")
 	w.Header().Set("Cache-Control", "max-age=300")
 	_, _ = w.Write(css)
+}
+
+// apiEntries answers GET /api/v1/entries: every entry as `gallivant
+// status --format json` prints it, filtered like the index (?phase=,
+// ?stop=, ?repo=).
+func (s *server) apiEntries(w http.ResponseWriter, r *http.Request) {
+	v := s.State.View()
+	if v == nil {
+		apiError(w, http.StatusServiceUnavailable, "no pass has finished yet")
+		return
+	}
+	out := []reconcile.EntryStatus{}
+	for _, e := range filterOf(r).filter(v.Entries) {
+		out = append(out, e.EntryStatus)
+	}
+	apiJSON(w, http.StatusOK, out)
+}
+
+// apiEntry answers GET /api/v1/entries/{spec...}: one entry as `gallivant
+// status SPEC --format json` prints it.
+func (s *server) apiEntry(w http.ResponseWriter, r *http.Request) {
+	v := s.State.View()
+	if v == nil {
+		apiError(w, http.StatusServiceUnavailable, "no pass has finished yet")
+		return
+	}
+	e, ok := v.Entry(r.PathValue("spec"))
+	if !ok {
+		apiError(w, http.StatusNotFound, "no entry for spec "+strconv.Quote(r.PathValue("spec")))
+		return
+	}
+	apiJSON(w, http.StatusOK, e.EntryStatus)
+}
+
+func apiJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func apiError(w http.ResponseWriter, status int, msg string) {
+	apiJSON(w, status, map[string]string{"error": msg})
 }

@@ -36,6 +36,7 @@ type Metrics struct {
 	agentDuration prometheus.Histogram
 	webhooks      *prometheus.CounterVec
 	notifications *prometheus.CounterVec
+	entry         *entryMetrics // metrics_entries.go
 }
 
 // NewMetrics registers every collector, with the Go runtime's and the
@@ -60,7 +61,7 @@ func NewMetrics() *Metrics {
 			Name: "gallivant_stopped_entries", Help: "Stopped entries by stop reason after the last pass.",
 		}, []string{"reason"}),
 		ghRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "gallivant_github_requests_total", Help: "GitHub API responses on the wire by outcome: 2xx, 304, 4xx, 5xx, rate-limited, error (no response).",
+			Name: "gallivant_github_requests_total", Help: "GitHub API responses on the wire by outcome: 2xx, 304, 4xx, 5xx, throttled (refused for the rate limit), error (no response).",
 		}, []string{"outcome"}),
 		ghRemaining: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "gallivant_github_rate_remaining", Help: "X-RateLimit-Remaining of the last GitHub response that carried it.",
@@ -79,6 +80,8 @@ func NewMetrics() *Metrics {
 			Name: "gallivant_notifications_total", Help: "Notification delivery attempts by outcome: delivered, retry, failed (gave up).",
 		}, []string{"outcome"}),
 	}
+	m.entry = newEntryMetrics()
+	m.reg.MustRegister(m.entry.collectors()...)
 	m.reg.MustRegister(m.passDuration, m.passes, m.transitions, m.entries, m.stopped, m.ghRequests, m.ghRemaining,
 		m.agentInFlight, m.agentDuration, m.webhooks, m.notifications,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -87,7 +90,7 @@ func NewMetrics() *Metrics {
 	for _, r := range []string{ResultOK, ResultProblems, ResultFailed, ResultPanicked} {
 		m.passes.WithLabelValues(r)
 	}
-	for _, o := range []string{"2xx", "304", "4xx", "5xx", "rate-limited", "error"} {
+	for _, o := range []string{"2xx", "304", "4xx", "5xx", "throttled", "error"} {
 		m.ghRequests.WithLabelValues(o)
 	}
 	for _, o := range []string{WebhookTriggered, WebhookIgnored, WebhookUnauthorized, WebhookMalformed, WebhookDisabled} {
@@ -129,6 +132,7 @@ func (m *Metrics) ObservePass(rep *reconcile.Report, result string, took time.Du
 		m.passDuration.Observe(took.Seconds())
 	}
 	m.passes.WithLabelValues(result).Inc()
+	m.observePassEnd(result, time.Now())
 	if rep == nil {
 		return
 	}
@@ -153,11 +157,12 @@ func (m *Metrics) ObserveView(v *View) {
 	m.entries.Reset()
 	m.stopped.Reset()
 	for _, e := range v.Entries {
-		m.entries.WithLabelValues(e.Phase).Inc()
+		m.entries.WithLabelValues(LabelValue(e.Phase)).Inc()
 		if e.Stop != nil {
-			m.stopped.WithLabelValues(e.Stop.Reason).Inc()
+			m.stopped.WithLabelValues(LabelValue(e.Stop.Reason)).Inc()
 		}
 	}
+	m.observeEntries(v)
 }
 
 // ObserveWebhook counts one delivery.
@@ -191,14 +196,14 @@ func (m *Metrics) Transport(next http.RoundTripper) http.RoundTripper {
 }
 
 // responseOutcome buckets a response; a 403 or 429 that says the rate
-// limit is spent (remaining 0, or Retry-After) is rate-limited, not 4xx.
+// limit is spent (remaining 0, or Retry-After) is throttled, not 4xx.
 func responseOutcome(resp *http.Response) string {
 	switch c := resp.StatusCode; {
 	case c == http.StatusNotModified:
 		return "304"
 	case (c == http.StatusForbidden || c == http.StatusTooManyRequests) &&
 		(resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != ""):
-		return "rate-limited"
+		return "throttled"
 	case c >= 500:
 		return "5xx"
 	case c >= 400:

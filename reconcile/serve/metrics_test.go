@@ -70,13 +70,13 @@ func TestTransportCountsOutcomes(t *testing.T) {
 	defer ts.Close()
 	got := scrape(t, ts.URL)
 	want := map[string]float64{
-		`gallivant_github_requests_total{outcome="2xx"}`:          1,
-		`gallivant_github_requests_total{outcome="304"}`:          1,
-		`gallivant_github_requests_total{outcome="4xx"}`:          2,
-		`gallivant_github_requests_total{outcome="5xx"}`:          1,
-		`gallivant_github_requests_total{outcome="rate-limited"}`: 2,
-		`gallivant_github_requests_total{outcome="error"}`:        1,
-		`gallivant_github_rate_remaining`:                         4321,
+		`gallivant_github_requests_total{outcome="2xx"}`:       1,
+		`gallivant_github_requests_total{outcome="304"}`:       1,
+		`gallivant_github_requests_total{outcome="4xx"}`:       2,
+		`gallivant_github_requests_total{outcome="5xx"}`:       1,
+		`gallivant_github_requests_total{outcome="throttled"}`: 2,
+		`gallivant_github_requests_total{outcome="error"}`:     1,
+		`gallivant_github_rate_remaining`:                      4321,
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -109,7 +109,7 @@ func TestPassMetrics(t *testing.T) {
 		`gallivant_pass_duration_seconds_count`:              2,
 		`gallivant_entries{phase="review"}`:                  2,
 		`gallivant_entries{phase="implement"}`:               1,
-		`gallivant_entries{phase="not seeded"}`:              1,
+		`gallivant_entries{phase="not-seeded"}`:              1,
 		`gallivant_stopped_entries{reason="allowance"}`:      1,
 		`gallivant_agent_runs_in_flight`:                     1,
 		`gallivant_notifications_total{outcome="delivered"}`: 0,

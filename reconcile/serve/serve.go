@@ -36,6 +36,9 @@ type Options struct {
 	Refresh time.Duration
 	// Now is the clock for ages; time.Now when nil.
 	Now func() time.Time
+	// Live, when set, holds the running agents' output tails the entry
+	// page shows (live.go).
+	Live *LiveRuns
 }
 
 // State is what the passes leave for the handler: the last pass's record
@@ -120,6 +123,8 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /entry/{spec...}", s.entry)
+	mux.HandleFunc("GET /api/v1/entries", s.apiEntries)
+	mux.HandleFunc("GET /api/v1/entries/{spec...}", s.apiEntry)
 	mux.HandleFunc("GET /style.css", s.style)
 	return mux
 }

@@ -59,6 +59,25 @@ type Entry struct {
 	// LegLinks are a coordinated entry's legs with their pull requests'
 	// web addresses.
 	LegLinks []LegLink
+	// Waits and LastProblems are what the last pass noted of the entry:
+	// what it waits for, and the problems it hit (AttachNotes).
+	Waits, LastProblems []string
+}
+
+// AttachNotes puts a pass's notes on the entries they name: waits and
+// problems; a problem naming no entry (gallivant.yaml) joins Problems.
+func (v *View) AttachNotes(notes []reconcile.Note) {
+	for _, n := range notes {
+		e, ok := v.Entry(n.Spec)
+		switch {
+		case ok && n.Problem:
+			e.LastProblems = append(e.LastProblems, n.Message)
+		case ok:
+			e.Waits = append(e.Waits, n.Message)
+		case n.Problem:
+			v.Problems = append(v.Problems, n.Spec+": "+n.Message)
+		}
+	}
 }
 
 // LegLink is one leg of a coordinated entry as the dashboard shows it.
