@@ -23,7 +23,7 @@ type Return struct {
 	ChangedFiles int
 }
 
-// ReturnBody is a parsed result commit (grammars.md section 6).
+// ReturnBody is a parsed result commit (docs/ledger.md "The return commit").
 type ReturnBody struct {
 	// Target is the row number, or SeedTarget for `loop: seed evidence`.
 	Target int
@@ -176,7 +176,7 @@ func quote(s string) string {
 	return "'" + s + "'"
 }
 
-// CheckEvidence checks command-first evidence (grammars.md section 6): the
+// CheckEvidence checks command-first evidence (docs/ledger.md "The return commit"): the
 // text up to the first `;` is one runnable, selective command, never a
 // whole-suite verification command and never holding `|` or `&&`; at most
 // three result lines follow.
@@ -242,7 +242,7 @@ func (l *Ledger) verifications() []string {
 	return out
 }
 
-// Admit validates a return against the outstanding dispatch (lifecycle.md
+// Admit validates a return against the outstanding dispatch (docs/ledger.md
 // "Settling a dispatch", L-61..L-67) and records it: `loop: record <member>
 // row <n>` or `loop: record <member> seed`. A return that breaks the
 // contract yields a *Miss and no ledger; the caller repairs (a row) or

@@ -11,7 +11,7 @@ import (
 const ReopenedByAmendment = "reopened by amendment"
 
 // Amend reconciles a ledger to an edited spec after a `resnapshot` request
-// (lifecycle.md "Spec changes"): appended ACs become new rows, a new
+// (docs/ledger.md "Spec changes"): appended ACs become new rows, a new
 // deviates:/deferred:/elsewhere: disposition cuts its row, a disposition
 // that no longer cuts reopens the row, and a reworded AC whose row was done
 // reopens it with evidence `reopened by amendment`. Attempts, iterations

@@ -29,7 +29,7 @@ type Observation struct {
 }
 
 // Settle decides what an observation means for the outstanding dispatch
-// (lifecycle.md "Settling a dispatch"): wait (ok false), stop `interrupted`
+// (docs/ledger.md "Settling a dispatch"): wait (ok false), stop `interrupted`
 // or `boundary`, admit the one return, repair a row miss, or stop
 // `seed-refused` on a seed miss; an orphaned run that never answered is
 // rerun once (Rerun) before it stops `interrupted`. The tuple stays at interrupted and boundary

@@ -136,7 +136,7 @@ type form struct {
 	words []string
 }
 
-// forms is the grammar of transition subjects (grammars.md section 7), in
+// forms is the grammar of transition subjects (docs/ledger.md "Transition subjects"), in
 // the order parsing tries them. A kind with two forms lists the fuller one
 // first where the value decides (done with or without a pull request,
 // announced with a round).

@@ -41,7 +41,7 @@ func TestNormalizeEvidence(t *testing.T) {
 
 // A verbatim `go test` line with tabs, a trailing tab and a decision with a
 // doubled space is form, not substance: admitted, and stored as plain text
-// that the ledger parses back (grammars.md section 6, L-61..L-67).
+// that the ledger parses back (docs/ledger.md "The return commit", L-61..L-67).
 func TestAdmitVerbatimGoTestLine(t *testing.T) {
 	t.Parallel()
 	l := dispatched(t, ledgerOf(t, 4, []string{"done/1", "failed/1"}, seeded, "row 2 failed | header missing | add it"), 2)

@@ -300,7 +300,7 @@ func (p *passState) self(ctx context.Context) (string, error) {
 }
 
 // review watches a recorded pull request and performs what is due, in the
-// order of lifecycle.md: settle a round, terminal states, an owed write, a
+// order of docs/delivery.md "Each pass in review": settle a round, terminal states, an owed write, a
 // retarget, a person's push, gallivant's body regions, the base, then the
 // verdict — a round, the ready label, a nudge, or a stop.
 func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
