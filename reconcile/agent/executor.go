@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -589,16 +588,6 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 	return start, nil
 }
 
-// chownTree gives a tree to the agent's user, never following symlinks.
-func chownTree(root string, uid, gid int) error {
-	return filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, gid)
-	})
-}
-
 // checkoutHead reads a checkout's HEAD with go-git, bounded to its .git.
 func checkoutHead(dir string) (string, error) {
 	dotgit := filepath.Join(dir, ".git")
@@ -710,33 +699,44 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFi
 	// The agent holds the checkout's lock (as fd 3): if this process dies,
 	// the next pass sees the agent is still at work.
 	cmd.ExtraFiles = []*os.File{lock}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
-	}
-	started(cmd.Process.Pid)
-	err = cmd.Wait()
-	// The run is over when the agent exits: whatever it left running in
-	// its process group would hold the checkout's lock (and the checkout)
-	// for the next run.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if err != nil {
+	if err := runAgentProcess(cmd, cred, func(pid int) { started(pid) }); err != nil {
 		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
 	}
 	return nil
 }
 
 // agentCommand is a process of the agent's: in dir, with the agent's
-// environment and user, output to out, in its own process group so that a
-// timeout (ctx) stops all of it.
+// environment and user, output to out, leading its own session (and, as
+// root, PID namespace) so that a timeout (ctx) stops all of it. Run it
+// with runAgentProcess.
 func agentCommand(ctx context.Context, dir string, env []string, cred *syscall.Credential, out io.Writer, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	cmd.SysProcAttr = agentSysProcAttr(cred)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
+}
+
+// runAgentProcess starts and waits for an agent's process (agentCommand)
+// and, once it has exited, ends every process it left (endRun): the run
+// is over before gallivant touches the checkout again. started, when set,
+// hears the process id.
+func runAgentProcess(cmd *exec.Cmd, cred *syscall.Credential, started func(pid int)) error {
+	scope := beginRun(cred)
+	done, err := startTracked(cmd)
+	if err != nil {
+		return err
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
+	err = cmd.Wait()
+	done()
+	endRun(cmd.Process.Pid, scope)
+	return err
 }
 
 // agentEnv is the agent's environment: the allow-listed variables of
@@ -785,6 +785,9 @@ type execGit struct {
 	dir string
 	env []string
 	// base is the environment env is added to; os.Environ() when nil.
+	// A git with a base is the agent's (its environment): it runs as a
+	// process of the agent's, and whatever it starts in the checkout the
+	// agent wrote ends with it (runAgentProcess).
 	base []string
 	log  *os.File
 	// cred runs git as another user: the agent's.
@@ -795,19 +798,29 @@ type execGit struct {
 func (g execGit) in(dir string) execGit { g.dir = dir; return g }
 
 func (g execGit) out(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	bin, err := gitPath()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = g.dir
 	base := g.base
 	if base == nil {
 		base = os.Environ()
 	}
 	cmd.Env = append(append([]string(nil), base...), g.env...)
-	if g.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: g.cred}
-	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	if g.base != nil {
+		cmd.SysProcAttr = agentSysProcAttr(g.cred)
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		err = runAgentProcess(cmd, g.cred, nil)
+	} else {
+		if g.cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: g.cred}
+		}
+		err = cmd.Run()
+	}
 	if g.log != nil && stderr.Len() > 0 {
 		g.log.Write(stderr.Bytes())
 	}
