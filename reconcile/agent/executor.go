@@ -373,6 +373,12 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 		return
 	}
 	defer unlock()
+	if err := e.seal(mirror); err != nil {
+		if out.Err == nil {
+			out.Err = err
+		}
+		return
+	}
 	head, commits, err := copyCommits(dir, mirror, before)
 	if err != nil {
 		if out.Err == nil {
@@ -411,6 +417,9 @@ func (e CommandExecutor) prepareOrRepair(ctx context.Context, m execGit, mirror,
 	if locks := removeStaleGitLocks(mirror); len(locks) > 0 {
 		e.log().Warn("removed stale git lock files from the mirror", "mirror", mirror, "locks", strings.Join(locks, " "))
 	}
+	if err := e.seal(mirror); err != nil {
+		return "", err
+	}
 	if kept := e.keepOldCheckout(ctx, m, mirror, dir, t); kept != "" {
 		out.Kept = kept
 		e.log().Warn("kept unpushed commits of an earlier run on a recovery ref", "dir", dir, "kept", kept)
@@ -428,6 +437,21 @@ func (e CommandExecutor) prepareOrRepair(ctx context.Context, m execGit, mirror,
 		return "", fmt.Errorf("set the damaged mirror aside: %w", err)
 	}
 	return e.prepare(ctx, m, mirror, dir, t, cred)
+}
+
+// seal runs sealMirror on an existing mirror and logs what it refused.
+func (e CommandExecutor) seal(mirror string) error {
+	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
+		return nil
+	}
+	refused, err := sealMirror(mirror)
+	if len(refused) > 0 {
+		e.log().Warn("refused configuration gallivant never wrote in its mirror, and rewrote it", "mirror", mirror, "refused", strings.Join(refused, " "))
+	}
+	if err != nil {
+		return fmt.Errorf("seal the mirror's configuration: %w", err)
+	}
+	return nil
 }
 
 // lockMirror takes the mirror's flock, waiting for it: reconcilers that
@@ -770,9 +794,12 @@ var agentGitEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1"}
 
 // git runs git in gallivant's own repositories: with the credential (in
 // the environment, never argv or a URL, so it shows in no process list and
-// no log) and with hooks disabled, so no file the agent wrote can run.
+// no log), with hooks disabled, so no file the agent wrote can run, and
+// with no system or global configuration, which a same-user agent could
+// have written (the mirror's own is sealMirror's).
 func (e CommandExecutor) git(dir string, log *os.File) execGit {
-	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null"}
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null"}
 	if e.Token != "" {
 		basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + e.Token))
 		env = append(env, "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_1=http.extraHeader", "GIT_CONFIG_VALUE_1=Authorization: Basic "+basic)
