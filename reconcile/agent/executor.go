@@ -22,7 +22,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/revlist"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -631,17 +631,28 @@ func checkoutHead(dir string) (string, error) {
 }
 
 // copyCommits copies the objects of the agent's commits (those reachable
-// from the checkout's HEAD and not from before) into the mirror and returns
-// the head and how many commits were added. It reads the checkout with
-// go-git, bounded to its .git directory: no git process, no hook and no
-// configuration of the checkout runs as gallivant, and alternates or
-// symlinks cannot reach gallivant's own files.
+// from the checkout's HEAD and not in the mirror) into the mirror and
+// returns the head and how many commits were added. It reads the checkout
+// with go-git, bounded to its .git directory: no git process, no hook and
+// no configuration of the checkout runs as gallivant, and alternates or
+// symlinks cannot reach gallivant's own files. Every object's size is read
+// from its header and checked before it is inflated (defaultIngestLimits):
+// an oversized return fails with a *ReturnTooLargeError naming the object.
 func copyCommits(dir, mirror, before string) (string, int, error) {
+	return copyCommitsWithin(dir, mirror, before, defaultIngestLimits)
+}
+
+func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, int, error) {
 	dotgit := filepath.Join(dir, ".git")
 	if fi, err := os.Lstat(dotgit); err != nil || !fi.IsDir() {
 		return "", 0, fmt.Errorf("the checkout's .git is no longer a directory")
 	}
 	bound := osfs.New(dotgit, osfs.WithBoundOS())
+	sizer, err := newObjectSizer(bound, lim.Object)
+	if err != nil {
+		return "", 0, err
+	}
+	defer sizer.close()
 	src, err := git.Open(filesystem.NewStorageWithOptions(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
 	if err != nil {
 		return "", 0, err
@@ -658,22 +669,68 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	var ignore []plumbing.Hash
-	if before != "" {
-		ignore = []plumbing.Hash{plumbing.NewHash(before)}
-	}
-	hashes, err := revlist.ObjectsWithStorageForIgnores(src.Storer, dst.Storer, []plumbing.Hash{head}, ignore)
-	if err != nil {
-		return "", 0, err
-	}
+	// Walk from the head down to what the mirror has, checking each
+	// object's size before reading it; only commits, trees and tags are
+	// read here.
+	var order []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	stack := []plumbing.Hash{head}
+	var total int64
 	commits := 0
-	for _, h := range hashes {
-		o, err := src.Storer.EncodedObject(plumbing.AnyObject, h)
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[h] || h.String() == before || dst.Storer.HasEncodedObject(h) == nil {
+			continue
+		}
+		seen[h] = true
+		typ, size, err := sizer.size(h.String())
 		if err != nil {
 			return "", 0, err
 		}
-		if o.Type() == plumbing.CommitObject {
+		if total += size; total > lim.Return {
+			return "", 0, &ReturnTooLargeError{Object: h.String(), Type: typ, Size: total, Limit: lim.Return, Whole: true}
+		}
+		if len(order) >= lim.Objects {
+			return "", 0, &ReturnTooLargeError{Object: h.String(), Type: typ, Size: int64(len(order) + 1), Limit: int64(lim.Objects), Count: true}
+		}
+		order = append(order, h)
+		switch typ {
+		case "commit":
 			commits++
+			c, err := src.CommitObject(h)
+			if err != nil {
+				return "", 0, err
+			}
+			stack = append(stack, c.TreeHash)
+			stack = append(stack, c.ParentHashes...)
+		case "tree":
+			tr, err := src.TreeObject(h)
+			if err != nil {
+				return "", 0, err
+			}
+			for _, e := range tr.Entries {
+				if e.Mode != filemode.Submodule {
+					stack = append(stack, e.Hash)
+				}
+			}
+		case "tag":
+			tg, err := src.TagObject(h)
+			if err != nil {
+				return "", 0, err
+			}
+			stack = append(stack, tg.Target)
+		}
+	}
+	// What an object needs is written before it, so that an interrupted
+	// copy never leaves a commit without its tree in the mirror.
+	for i := len(order) - 1; i >= 0; i-- {
+		if _, _, err := sizer.size(order[i].String()); err != nil {
+			return "", 0, err
+		}
+		o, err := src.Storer.EncodedObject(plumbing.AnyObject, order[i])
+		if err != nil {
+			return "", 0, err
 		}
 		if _, err := dst.Storer.SetEncodedObject(o); err != nil {
 			return "", 0, err
