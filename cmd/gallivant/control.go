@@ -95,6 +95,8 @@ type wired struct {
 	store *store.Store
 	// tokenVar names the variable the GitHub token came from.
 	tokenVar string
+	// gh is the GitHub adapter the reconciler uses.
+	gh *githubapi.Client
 }
 
 // reconciler wires a reconciler for the control repository. Its errors
@@ -149,7 +151,7 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	}
 	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
 		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll()})
-	return &wired{Reconciler: r, store: st, tokenVar: tokenVar}, nil
+	return &wired{Reconciler: r, store: st, tokenVar: tokenVar, gh: gh}, nil
 }
 
 var nameUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)

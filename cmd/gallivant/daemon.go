@@ -92,7 +92,7 @@ dashboard at /.`,
 			log := a.logger()
 			var srv *daemonServer
 			if addr != "" {
-				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, r.Changed, log); err != nil {
+				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, r.Changed, maySteer(r.gh), log); err != nil {
 					return err
 				}
 				defer srv.stop()
