@@ -868,7 +868,8 @@ func (e CommandExecutor) git(dir string, log *os.File) execGit {
 type execGit struct {
 	dir string
 	env []string
-	// base is the environment env is added to; os.Environ() when nil.
+	// base is the environment env is added to; when nil, gallivant's
+	// own minus every secret (specs.SecretEnv).
 	// A git with a base is the agent's (its environment): it runs as a
 	// process of the agent's, and whatever it starts in the checkout the
 	// agent wrote ends with it (runAgentProcess).
@@ -890,7 +891,13 @@ func (g execGit) out(ctx context.Context, args ...string) (string, error) {
 	cmd.Dir = g.dir
 	base := g.base
 	if base == nil {
-		base = os.Environ()
+		// gallivant's own git needs none of gallivant's secrets beyond the
+		// one credential env hands it.
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); !specs.SecretEnv(k, "") {
+				base = append(base, kv)
+			}
+		}
 	}
 	cmd.Env = append(append([]string(nil), base...), g.env...)
 	var stdout, stderr bytes.Buffer

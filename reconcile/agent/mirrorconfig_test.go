@@ -86,3 +86,27 @@ func TestSealMirror(t *testing.T) {
 		t.Errorf("a sealed mirror refused %v", refused)
 	}
 }
+
+// gallivant's own git gets none of gallivant's secrets in its environment
+// (a same-user process could read a child's /proc/<pid>/environ), only
+// the one credential it needs, and no global configuration.
+func TestMirrorGitEnvironmentHoldsNoSecret(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghs_secret_in_env")
+	t.Setenv("GALLIVANT_APP_PRIVATE_KEY", "-----BEGIN KEY-----")
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'url.evil.insteadof'='https://'")
+	e := CommandExecutor{Token: "tok"}
+	env, err := e.git(t.TempDir(), nil).out(context.Background(), "-c", "alias.e=!env", "e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"ghs_secret_in_env", "BEGIN KEY", "url.evil"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("gallivant's git environment holds %q", bad)
+		}
+	}
+	for _, want := range []string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_VALUE_1=Authorization: Basic "} {
+		if !strings.Contains(env, want) {
+			t.Errorf("gallivant's git environment lacks %q", want)
+		}
+	}
+}
