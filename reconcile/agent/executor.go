@@ -855,11 +855,17 @@ var agentGitEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1"}
 // with no system or global configuration, which a same-user agent could
 // have written (the mirror's own is sealMirror's).
 func (e CommandExecutor) git(dir string, log *os.File) execGit {
-	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null"}
+	// Automatic maintenance runs in the foreground: a detached one would
+	// be reparented to gallivant (a child subreaper) and could be taken
+	// for an agent's leftover.
+	cfg := [][2]string{{"core.hooksPath", "/dev/null"}, {"gc.autoDetach", "false"}, {"maintenance.autoDetach", "false"}}
 	if e.Token != "" {
 		basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + e.Token))
-		env = append(env, "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_1=http.extraHeader", "GIT_CONFIG_VALUE_1=Authorization: Basic "+basic)
+		cfg = append(cfg, [2]string{"http.extraHeader", "Authorization: Basic " + basic})
+	}
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_COUNT=" + strconv.Itoa(len(cfg))}
+	for i, kv := range cfg {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
 	}
 	return execGit{dir: dir, env: env, log: log}
 }

@@ -26,8 +26,10 @@ import (
 //     every child of gallivant in a session that is neither gallivant's
 //     nor a running agent's, is killed, until none is left.
 //   - For executor.run_as, every process of the agent's uid that did not
-//     exist when the run began and does not descend from another running
-//     agent is killed.
+//     exist when the run began, does not descend from another running
+//     agent, and has only processes of that uid between it and gallivant
+//     or init is killed: a process of that user under another reconciler
+//     (another root process) is that reconciler's.
 
 // prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER.
 const prSetChildSubreaper = 36
@@ -111,7 +113,7 @@ func beginRun(cred *syscall.Credential) runScope {
 	s.uid = int(cred.Uid)
 	s.before = map[procKey]bool{}
 	for _, p := range processes() {
-		if p.ruid == s.uid || p.euid == s.uid {
+		if p.isUser(s.uid) {
 			s.before[procKey{p.pid, p.start}] = true
 		}
 	}
@@ -168,6 +170,23 @@ func endRun(sid int, s runScope) int {
 			running[g] = g != sid
 		}
 		live.Unlock()
+		// stray: p's ancestors up to gallivant or init are all the
+		// agent user's. A process of that user under another of
+		// gallivant's processes, or under another reconciler or service
+		// (another user's process), is not this run's.
+		stray := func(p proc, uid int) bool {
+			for i := 0; i < 64; i++ {
+				if p.ppid == self || p.ppid <= 1 {
+					return true
+				}
+				q, ok := byPid[p.ppid]
+				if !ok || !q.isUser(uid) {
+					return false
+				}
+				p = q
+			}
+			return false
+		}
 		// underRunning: p descends from another agent that still runs.
 		underRunning := func(p proc) bool {
 			for i := 0; i < 64 && p.pid > 1; i++ {
@@ -189,7 +208,7 @@ func endRun(sid int, s runScope) int {
 			}
 			session := p.sid == sid
 			orphan := p.ppid == self && p.sid != selfSid && !running[p.sid]
-			ours := s.uid >= 0 && (p.ruid == s.uid || p.euid == s.uid) && !s.before[procKey{p.pid, p.start}] && !underRunning(p)
+			ours := s.uid >= 0 && p.isUser(s.uid) && !s.before[procKey{p.pid, p.start}] && !underRunning(p) && stray(p, s.uid)
 			if session || orphan || ours {
 				victims = append(victims, p.pid)
 			}
@@ -258,6 +277,9 @@ func processes() []proc {
 	}
 	return out
 }
+
+// isUser reports a process whose real or effective uid is uid.
+func (p proc) isUser(uid int) bool { return p.ruid == uid || p.euid == uid }
 
 // readProc parses /proc/<pid>/stat and the real and effective uid of
 // /proc/<pid>/status; a process that is gone reads false.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -135,6 +136,27 @@ func TestEndRunSweepsTheAgentUser(t *testing.T) {
 	during := start("during")
 	other := start("another agent")
 	defer track(other)()
+	// A process of the agent's user under another root process (another
+	// reconciler's agent) is not this run's.
+	foreign := exec.Command("/bin/sh", "-c", "setpriv --reuid="+u.Uid+" --regid="+u.Gid+" --clear-groups sh -c 'sleep 300; : "+mark+"-foreign' & wait")
+	if err := foreign.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { foreign.Process.Kill(); foreign.Wait() }()
+	var foreignPid int
+	for i := 0; i < 200 && foreignPid == 0; i++ {
+		for _, pid := range markedProcesses(mark + "-foreign") {
+			if p, ok := readProc(pid); ok && p.ruid == uid {
+				foreignPid = pid
+			}
+		}
+		if foreignPid == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if foreignPid == 0 {
+		t.Fatal("the other reconciler's agent process did not start")
+	}
 	// The sweep is for run_as; an unrelated session id stands for the
 	// agent's own, which has ended.
 	endRun(1<<30, scope)
@@ -148,6 +170,9 @@ func TestEndRunSweepsTheAgentUser(t *testing.T) {
 	}
 	if _, ok := readProc(other); !ok {
 		t.Errorf("the process of another running agent (pid %d) was killed", other)
+	}
+	if _, ok := readProc(foreignPid); !ok || statState(foreignPid) == "Z" {
+		t.Errorf("the agent user's process under another root process (pid %d) was killed", foreignPid)
 	}
 	for _, pid := range []int{old, other} {
 		syscall.Kill(pid, syscall.SIGKILL)
