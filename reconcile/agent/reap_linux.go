@@ -153,9 +153,14 @@ func track(pid int) func() {
 // does not belong to another running agent. It returns how many
 // processes it killed.
 func endRun(sid int, s runScope) int {
-	_ = syscall.Kill(-sid, syscall.SIGKILL)
 	self := os.Getpid()
-	selfSid, _ := getsid(0)
+	selfSid, err := getsid(0)
+	if sid <= 1 || sid == self || err != nil {
+		// Nothing here is an agent's session: kill(-1) would be every
+		// process, kill(-self) gallivant.
+		return 0
+	}
+	_ = syscall.Kill(-sid, syscall.SIGKILL)
 	killed := 0
 	for round := 0; round < 100; round++ {
 		spawning.Lock()
@@ -201,9 +206,16 @@ func endRun(sid int, s runScope) int {
 			}
 			return false
 		}
+		// gallivant's own ancestors, and every process of gallivant's own
+		// session (an agent leads a session of its own), are never a
+		// run's, whatever they look like.
+		ancestors := map[int]bool{}
+		for p, ok := byPid[self]; ok && p.ppid > 1 && len(ancestors) < 64; p, ok = byPid[p.ppid] {
+			ancestors[p.ppid] = true
+		}
 		var victims []int
 		for _, p := range procs {
-			if p.pid == self {
+			if p.pid <= 1 || p.pid == self || ancestors[p.pid] || p.sid == selfSid {
 				continue
 			}
 			session := p.sid == sid
