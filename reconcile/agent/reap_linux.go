@@ -14,11 +14,8 @@ import (
 // again, every process the agent started has ended, whatever it did with
 // sessions or process groups.
 //
-// Three mechanisms, strongest first:
+// Two mechanisms:
 //
-//   - As root, the agent starts as the first process of a new PID
-//     namespace: when it exits, the kernel kills every process of the
-//     namespace, and its Wait returns only after they are gone.
 //   - The agent leads a session of its own, and gallivant is a child
 //     subreaper (PR_SET_CHILD_SUBREAPER): a process of the agent's that
 //     detaches (a double fork, setsid) is reparented to gallivant, not to
@@ -30,6 +27,10 @@ import (
 //     agent, and has only processes of that uid between it and gallivant
 //     or init is killed: a process of that user under another reconciler
 //     (another root process) is that reconciler's.
+//
+// A PID namespace would be stronger, but the agent would see itself as
+// pid 1: an agent (or a test) that reports $$ and is later killed by that
+// number would have kill(-1) end every process of the machine.
 
 // prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER.
 const prSetChildSubreaper = 36
@@ -44,39 +45,13 @@ func becomeSubreaper() {
 	})
 }
 
-var (
-	pidnsOnce sync.Once
-	pidnsOK   bool
-)
-
-// pidNamespaces reports whether this process can start a child in a new
-// PID namespace (root with CAP_SYS_ADMIN; a container may withhold it).
-func pidNamespaces() bool {
-	pidnsOnce.Do(func() {
-		if os.Geteuid() != 0 {
-			return
-		}
-		git, err := gitPath()
-		if err != nil {
-			return
-		}
-		cmd := exec.Command(git, "--version")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
-		pidnsOK = cmd.Run() == nil
-	})
-	return pidnsOK
-}
-
 // agentSysProcAttr is the process attributes of an agent's process: its
-// own session (and so process group), the agent's user, and where it can be had a PID
-// namespace of its own.
+// own session (and so process group) and the agent's user. No PID
+// namespace: an agent that reports its own pid ($$) must see the pid the
+// rest of the machine sees.
 func agentSysProcAttr(cred *syscall.Credential) *syscall.SysProcAttr {
 	becomeSubreaper()
-	a := &syscall.SysProcAttr{Setsid: true, Credential: cred}
-	if pidNamespaces() {
-		a.Cloneflags = syscall.CLONE_NEWPID
-	}
-	return a
+	return &syscall.SysProcAttr{Setsid: true, Credential: cred}
 }
 
 // live holds the sessions of the agent processes running now (an agent's
