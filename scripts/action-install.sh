@@ -6,7 +6,14 @@
 # there is no release, as for a branch), it falls back to `go install` of
 # the same version. A checksum mismatch is an error, never a fallback.
 #
-# Environment: GALLIVANT_VERSION (v1.2.3 or latest), RUNNER_OS, RUNNER_ARCH,
+# Without a version it installs the Action's own: the release its ref
+# names (GALLIVANT_ACTION_REF, github.action_ref, when that is vX.Y.Z),
+# else a build of the Action's own checkout ($GITHUB_ACTION_PATH), which
+# GitHub fetched at the ref the workflow pinned; version source builds
+# that checkout always. A release archive is checked only against its
+# release's checksums.txt (docs/github.md says why no second source).
+#
+# Environment: GALLIVANT_VERSION (v1.2.3, latest, source or empty), RUNNER_OS, RUNNER_ARCH,
 # RUNNER_TEMP, GITHUB_PATH, GITHUB_OUTPUT (set by Actions); GITHUB_TOKEN
 # (optional, for the latest-release lookup); GALLIVANT_RELEASES (the
 # releases' base URL, https://github.com/gallivant/gallivant/releases, which
@@ -16,7 +23,18 @@ set -euo pipefail
 module=github.com/gallivant/gallivant/cmd/gallivant
 releases=${GALLIVANT_RELEASES:-https://github.com/gallivant/gallivant/releases}
 api=${GALLIVANT_API:-${GITHUB_API_URL:-https://api.github.com}}
-version=${GALLIVANT_VERSION:-latest}
+version=${GALLIVANT_VERSION:-}
+if [ -z "$version" ]; then
+	ref=${GALLIVANT_ACTION_REF:-}
+	if [[ "$ref" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+		version=$ref
+	elif [ -n "${GITHUB_ACTION_PATH:-}" ] && [ -f "$GITHUB_ACTION_PATH/go.mod" ]; then
+		version=source
+	else
+		echo "gallivant: no version to install: pin the Action to a release (uses: gallivant/gallivant@vX.Y.Z) or set its version input" >&2
+		exit 1
+	fi
+fi
 bin="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/gallivant-bin"
 mkdir -p "$bin"
 
@@ -44,7 +62,18 @@ exe=gallivant
 ext=tar.gz
 if [ "$os" = windows ]; then exe=gallivant.exe; ext=zip; fi
 installed=""
-if [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]]; then
+if [ "$version" = source ]; then
+	if [ -z "${GITHUB_ACTION_PATH:-}" ] || [ ! -f "$GITHUB_ACTION_PATH/go.mod" ]; then
+		echo "gallivant: version source needs the Action's own checkout (GITHUB_ACTION_PATH)" >&2
+		exit 1
+	fi
+	if ! command -v go >/dev/null; then
+		echo "gallivant: building the Action's own source needs Go; add actions/setup-go before this action, or pin the Action to a release tag" >&2
+		exit 1
+	fi
+	(cd "$GITHUB_ACTION_PATH" && CGO_ENABLED=0 go build -trimpath -o "$bin/$exe" ./cmd/gallivant)
+	installed="built from the Action's own source at ${GALLIVANT_ACTION_REF:-its ref}"
+elif [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]]; then
 	archive="gallivant_${version#v}_${os}_${arch}.${ext}"
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
@@ -66,7 +95,7 @@ if [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+ ]]; then
 		echo "gallivant: no release archive $archive for $version; building it with go install" >&2
 	fi
 fi
-if [ -z "$installed" ]; then
+if [ -z "$installed" ] && [ "$version" != source ]; then
 	if ! command -v go >/dev/null; then
 		echo "gallivant: no release archive for $version and no Go to build it; add actions/setup-go before this action" >&2
 		exit 1

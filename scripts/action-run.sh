@@ -12,9 +12,18 @@ fi
 # empty token, not the input's default: use the job's token then.
 export GITHUB_TOKEN="${GITHUB_TOKEN:-${GALLIVANT_DEFAULT_TOKEN:-}}"
 unset GALLIVANT_DEFAULT_TOKEN
+# A credential in a URL of the command (--control https://user:TOKEN@…)
+# is masked in the job's log and left out of the summary.
+for a in "${args[@]}"; do
+	if [[ "$a" =~ ://([^/@[:space:]]+)@ ]]; then
+		userinfo=${BASH_REMATCH[1]}
+		echo "::add-mask::${userinfo#*:}"
+	fi
+done
 gallivant "${args[@]}"
 status=$?
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-	printf '\n<sub>gallivant %s · `gallivant %s` exited %d</sub>\n' "${GALLIVANT_INSTALLED:-?}" "${args[*]}" "$status" >>"$GITHUB_STEP_SUMMARY"
+	shown=$(printf '%s' "${args[*]}" | sed -E 's#://[^/@[:space:]]+@#://#g')
+	printf '\n<sub>gallivant %s · `gallivant %s` exited %d</sub>\n' "${GALLIVANT_INSTALLED:-?}" "$shown" "$status" >>"$GITHUB_STEP_SUMMARY"
 fi
 exit "$status"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -283,6 +284,11 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 			return
 		}
 		seen[rel] = true
+		if bad := unsafeNameRune(rel); bad != "" {
+			diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/name",
+				"the file name holds %s; a document's path may hold only %s, since workflows put it in shell commands (for example specs/add-login.md)", bad, safeNameSet)
+			return
+		}
 		f, ds := readDoc(root, rel)
 		diags = append(diags, ds...)
 		if f != nil {
@@ -327,6 +333,23 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, diags
+}
+
+// safeNameSet describes the characters a document's path may hold.
+const safeNameSet = "letters a-z and A-Z, digits, '.', '_', '-' and '/'"
+
+// unsafeNameRune returns the first character of rel outside safeNameSet,
+// quoted, or "" when there is none: a spec's path reaches the inputs of
+// workflow dispatches and the shell commands of workflows that use them.
+func unsafeNameRune(rel string) string {
+	for _, r := range rel {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '/':
+		default:
+			return strconv.QuoteRune(r)
+		}
+	}
+	return ""
 }
 
 // isDocument reports whether a file name is a markdown document gallivant

@@ -47,7 +47,9 @@ func (a *app) openStore(ctx context.Context, control string) (*store.Store, erro
 			return nil, &exitError{code: exitCannotRun, err: err}
 		}
 	}
-	st, err := store.Open(ctx, store.Options{Control: control, CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
+	// Credentials a restart took out of argv (reexecWithoutControlCredentials)
+	// reach the store alone.
+	st, err := store.Open(ctx, store.Options{Control: withControlCredentials(control, a.env(controlCredentialsEnv)), CacheDir: a.cacheDir(), Token: token, Log: a.logger(),
 		AuthorName: a.env("GALLIVANT_AUTHOR_NAME"), AuthorEmail: a.env("GALLIVANT_AUTHOR_EMAIL")})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}

@@ -97,7 +97,7 @@ dashboard at /.`,
 			live := a.newDaemonConfig(r, opts.Control, snap.Config, snap.Commit, opts.Schedule != "", log)
 			var srv *daemonServer
 			if addr != "" {
-				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, r.Changed, log); err != nil {
+				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, r.Changed, maySteer(r.gh), log); err != nil {
 					return err
 				}
 				defer srv.stop()

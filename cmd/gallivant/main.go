@@ -6,4 +6,18 @@ package main
 
 import "os"
 
-func main() { os.Exit(run(os.Args[1:], stdio(), os.Getenv)) }
+func main() {
+	harden()
+	getenv := os.Getenv
+	if cred, ok := takeControlCredentials(); ok {
+		getenv = func(k string) string {
+			if k == controlCredentialsEnv {
+				return cred
+			}
+			return os.Getenv(k)
+		}
+	} else {
+		reexecWithoutControlCredentials(os.Args, os.Stderr)
+	}
+	os.Exit(run(os.Args[1:], stdio(), getenv))
+}

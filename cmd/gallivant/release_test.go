@@ -186,6 +186,7 @@ type action struct {
 		Using string `yaml:"using"`
 		Steps []struct {
 			Uses string            `yaml:"uses"`
+			If   string            `yaml:"if"`
 			Run  string            `yaml:"run"`
 			With map[string]string `yaml:"with"`
 			Env  map[string]string `yaml:"env"`
@@ -327,7 +328,14 @@ func TestActionInstallScript(t *testing.T) {
 	}
 	// A go that "installs" by writing a fake gallivant into GOBIN.
 	fakeGo := t.TempDir()
-	goScript := "#!/bin/sh\necho \"$@\" >> \"$GOCALLS\"\nv=${2##*@}\nprintf '#!/bin/sh\\necho gallivant %s\\n' \"$v\" > \"$GOBIN/gallivant\"\n"
+	goScript := "#!/bin/sh\necho \"$@\" >> \"$GOCALLS\"\nif [ \"$1\" = build ]; then printf '#!/bin/sh\\necho gallivant source-%s\\n' \"$(basename \"$PWD\")\" > \"$4\"; exit 0; fi\nv=${2##*@}\nprintf '#!/bin/sh\\necho gallivant %s\\n' \"$v\" > \"$GOBIN/gallivant\"\n"
+	actionPath := filepath.Join(t.TempDir(), "action")
+	if err := os.MkdirAll(actionPath, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(actionPath, "go.mod"), []byte("module github.com/gallivant/gallivant\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(fakeGo, "go"), []byte(goScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -339,13 +347,22 @@ func TestActionInstallScript(t *testing.T) {
 		wantVersion   string
 		wantGoCall    string
 		wantErr       string
+		// actionRef is github.action_ref; noActionPath leaves
+		// GITHUB_ACTION_PATH unset.
+		actionRef    string
+		noActionPath bool
 	}{
-		{"release archive", "v9.8.7", false, true, "v9.8.7", "", ""},
-		{"latest resolves to the newest release", "latest", false, true, "v9.8.7", "", ""},
-		{"checksum mismatch is refused, not built", "v6.6.6", true, false, "", "", "does not match the release's checksums.txt"},
-		{"no archive: go install of the same version", "v1.2.3", true, true, "v1.2.3", "install github.com/gallivant/gallivant/cmd/gallivant@v1.2.3", ""},
-		{"a branch: go install", "main", true, true, "main", "install github.com/gallivant/gallivant/cmd/gallivant@main", ""},
-		{"no archive and no go", "v1.2.3", false, false, "", "", "no Go to build it"},
+		{"release archive", "v9.8.7", false, true, "v9.8.7", "", "", "", false},
+		// Issue 29: by default the Action installs its own version.
+		{"default: the release the Action's tag names", "", false, true, "v9.8.7", "", "", "v9.8.7", false},
+		{"default at a major tag: the Action's own source", "", true, true, "source-action", "build -trimpath -o " + "BIN ./cmd/gallivant", "", "v1", false},
+		{"default with no ref and no checkout", "", true, false, "", "", "pin the Action to a release", "", true},
+		{"source without Go", "source", false, false, "", "", "needs Go", "", false},
+		{"latest resolves to the newest release", "latest", false, true, "v9.8.7", "", "", "", false},
+		{"checksum mismatch is refused, not built", "v6.6.6", true, false, "", "", "does not match the release's checksums.txt", "", false},
+		{"no archive: go install of the same version", "v1.2.3", true, true, "v1.2.3", "install github.com/gallivant/gallivant/cmd/gallivant@v1.2.3", "", "", false},
+		{"a branch: go install", "main", true, true, "main", "install github.com/gallivant/gallivant/cmd/gallivant@main", "", "", false},
+		{"no archive and no go", "v1.2.3", false, false, "", "", "no Go to build it", "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -357,7 +374,10 @@ func TestActionInstallScript(t *testing.T) {
 			cmd := exec.Command("bash", script)
 			cmd.Env = []string{"PATH=" + path, "HOME=" + tmp, "RUNNER_OS=Linux", "RUNNER_ARCH=" + arch, "RUNNER_TEMP=" + tmp,
 				"GITHUB_PATH=" + filepath.Join(tmp, "path"), "GITHUB_OUTPUT=" + filepath.Join(tmp, "output"), "GOCALLS=" + filepath.Join(tmp, "gocalls"),
-				"GALLIVANT_VERSION=" + tc.version, "GALLIVANT_RELEASES=file://" + releases, "GALLIVANT_API=file://" + api}
+				"GALLIVANT_VERSION=" + tc.version, "GALLIVANT_RELEASES=file://" + releases, "GALLIVANT_API=file://" + api, "GALLIVANT_ACTION_REF=" + tc.actionRef}
+			if !tc.noActionPath {
+				cmd.Env = append(cmd.Env, "GITHUB_ACTION_PATH="+actionPath)
+			}
 			out, err := cmd.CombinedOutput()
 			if tc.wantOK != (err == nil) {
 				t.Fatalf("install: %v, want ok %v\n%s", err, tc.wantOK, out)
@@ -366,7 +386,8 @@ func TestActionInstallScript(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tc.wantErr, out)
 			}
 			calls, _ := os.ReadFile(filepath.Join(tmp, "gocalls"))
-			if diff := cmp.Diff(tc.wantGoCall, strings.TrimSpace(string(calls))); diff != "" {
+			wantCall := strings.ReplaceAll(tc.wantGoCall, "BIN", filepath.Join(tmp, "gallivant-bin", "gallivant"))
+			if diff := cmp.Diff(wantCall, strings.TrimSpace(string(calls))); diff != "" {
 				t.Errorf("go calls (-want +got):\n%s", diff)
 			}
 			if !tc.wantOK {
@@ -423,5 +444,48 @@ func TestActionRunScript(t *testing.T) {
 	summary, _ := os.ReadFile(filepath.Join(tmp, "summary"))
 	if !strings.Contains(string(summary), "gallivant v9.8.7 · `gallivant status --format json $(touch pwned)` exited 3") {
 		t.Errorf("summary %q", summary)
+	}
+}
+
+// Issue 29: a credential in the command's URL never reaches the job
+// summary, and is masked in the log before gallivant runs.
+func TestActionRunScriptKeepsCredentialsOutOfTheSummary(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash")
+	}
+	script, err := filepath.Abs(filepath.Join(repoRoot, "scripts", "action-run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "gallivant"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("bash", script)
+	cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "GITHUB_STEP_SUMMARY=" + filepath.Join(tmp, "summary"),
+		"GALLIVANT_COMMAND=reconcile --control https://x-access-token:ghs_S3CRET@github.com/acme/control.git", "GALLIVANT_INSTALLED=v9.8.7", "GITHUB_TOKEN=t"}
+	cmd.Dir = tmp
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	summary, _ := os.ReadFile(filepath.Join(tmp, "summary"))
+	if strings.Contains(string(summary), "S3CRET") || !strings.Contains(string(summary), "`gallivant reconcile --control https://github.com/acme/control.git` exited 0") {
+		t.Errorf("summary %q", summary)
+	}
+	if !strings.HasPrefix(string(out), "::add-mask::ghs_S3CRET\n") {
+		t.Errorf("the credential is not masked before gallivant runs: %q", out)
+	}
+}
+
+// Issue 29 (suspected, confirmed): the cache step never runs on a pull
+// request's events, whose workflows could read trusted runs' mirrors.
+func TestActionCacheNotOnPullRequests(t *testing.T) {
+	a, _ := readAction(t)
+	for _, s := range a.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/cache") && !strings.Contains(s.If, "!startsWith(github.event_name, 'pull_request')") {
+			t.Errorf("the cache step runs on pull-request events: if %q", s.If)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/gallivant/gallivant/reconcile/store"
 )
@@ -18,6 +19,39 @@ import (
 // webhookSecretEnv holds the GitHub webhook secret. It is a GALLIVANT_
 // variable, so specs.SecretEnv keeps it from every agent.
 const webhookSecretEnv = "GALLIVANT_WEBHOOK_SECRET"
+
+// httpHostsEnv names further Host names a daemon bound to loopback
+// answers (comma-separated), for a reverse proxy that keeps its own.
+const httpHostsEnv = "GALLIVANT_HTTP_HOSTS"
+
+// isLoopback reports a listener bound to a loopback address only.
+func isLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// splitHosts is GALLIVANT_HTTP_HOSTS as a list.
+func splitHosts(s string) []string {
+	var out []string
+	for _, h := range strings.Split(s, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// maySteer is the webhook's test of a comment's or review's sender:
+// write access or more to the repository (docs/delivery.md).
+func maySteer(gh *githubapi.Client) func(context.Context, string, string) (bool, error) {
+	if gh == nil {
+		return nil
+	}
+	return func(ctx context.Context, repo, login string) (bool, error) {
+		p, err := gh.Permission(ctx, repo, login)
+		return p == "admin" || p == "write", err
+	}
+}
 
 // listenAddr makes a bare port (9402 or :9402) a loopback address: the
 // dashboard and the metrics are for this machine unless a host is named.
@@ -59,7 +93,7 @@ type daemonServer struct {
 }
 
 // startServer listens on addr and serves in the background until stop.
-func (a *app) startServer(addr, controlRepo string, debounce time.Duration, changed func(string), log *slog.Logger) (*daemonServer, error) {
+func (a *app) startServer(addr, controlRepo string, debounce time.Duration, changed func(string), steer func(context.Context, string, string) (bool, error), log *slog.Logger) (*daemonServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("--listen: %w", err)}
@@ -70,7 +104,7 @@ func (a *app) startServer(addr, controlRepo string, debounce time.Duration, chan
 		log.Warn("webhooks are off: " + webhookSecretEnv + " is not set")
 	}
 	h := serve.Handler(serve.Options{Log: log, Metrics: a.metrics, State: d.state, Secret: []byte(secret), Kick: d.trigger.Kick, Changed: changed, ControlRepo: controlRepo,
-		Live: a.live})
+		Live: a.live, MaySteer: steer, LoopbackOnly: isLoopback(ln.Addr()), Hosts: splitHosts(a.env(httpHostsEnv))})
 	d.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, WriteTimeout: time.Minute}
 	go func() {
 		if err := d.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

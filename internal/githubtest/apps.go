@@ -2,8 +2,10 @@ package githubtest
 
 import (
 	"crypto/rsa"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -41,6 +43,22 @@ type installation struct {
 type installationToken struct {
 	login   string
 	expires time.Time
+	// permissions is what the token was minted with: the installation's
+	// unless the request narrowed them.
+	permissions map[string]string
+}
+
+// InstallationTokenPermissions returns the permissions each installation
+// token minted so far was asked for (nil: all the installation's), in no
+// particular order.
+func (s *Server) InstallationTokenPermissions() []map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]string
+	for _, t := range s.appsLocked().tokens {
+		out = append(out, t.permissions)
+	}
+	return out
 }
 
 // RegisterApp registers a GitHub App: its id, its slug (its bot user is
@@ -88,7 +106,7 @@ func (s *Server) appsLocked() *apps {
 // JWT, which may only call the App endpoints.
 const appLoginPrefix = "app/"
 
-var jwtPaths = regexp.MustCompile(`^/api/v3/(app|app/installations/[0-9]+/access_tokens|repos/[^/]+/[^/]+/installation)$`)
+var jwtPaths = regexp.MustCompile(`^/api/v3/(app|app/installations/[0-9]+(/access_tokens)?|repos/[^/]+/[^/]+/installation)$`)
 
 // authenticateApp authenticates a request the token table does not know:
 // an unexpired installation token (as its bot user), or, on the App
@@ -175,6 +193,21 @@ func (s *Server) appRoutes(mux *http.ServeMux, p string) {
 	mux.HandleFunc("GET "+p+"/app", s.handle(false, getApp))
 	mux.HandleFunc("GET "+p+"/repos/{owner}/{repo}/installation", s.handle(true, getRepoInstallation))
 	mux.HandleFunc("POST "+p+"/app/installations/{id}/access_tokens", s.handle(false, createInstallationToken))
+	mux.HandleFunc("GET "+p+"/app/installations/{id}", s.handle(false, getInstallation))
+}
+
+func getInstallation(c *ctx) {
+	a := c.appOf()
+	if a == nil {
+		return
+	}
+	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	in, ok := c.s.appsLocked().inst[id]
+	if !ok || in.appID != a.id {
+		writeError(c.w, http.StatusNotFound, "Not Found")
+		return
+	}
+	writeJSON(c.w, http.StatusOK, c.installationJSON(a, in))
 }
 
 // getUser answers GET /user; an installation token is not a user, and
@@ -242,10 +275,32 @@ func createInstallationToken(c *ctx) {
 		writeError(c.w, http.StatusNotFound, "Not Found")
 		return
 	}
+	// GitHub narrows a token to the permissions asked for, and refuses
+	// one asked for more than the installation was granted.
+	var body struct {
+		Permissions map[string]string `json:"permissions"`
+	}
+	if data, _ := io.ReadAll(io.LimitReader(c.r.Body, 1<<20)); len(data) > 0 {
+		if err := json.Unmarshal(data, &body); err != nil {
+			writeError(c.w, http.StatusBadRequest, "Problems parsing JSON")
+			return
+		}
+	}
+	perms := appPermissions
+	if body.Permissions != nil {
+		level := map[string]int{"read": 1, "write": 2, "admin": 3}
+		for k, v := range body.Permissions {
+			if level[v] == 0 || level[v] > level[appPermissions[k]] {
+				writeError(c.w, http.StatusUnprocessableEntity, "The permissions requested are not granted to this installation.")
+				return
+			}
+		}
+		perms = body.Permissions
+	}
 	tok := newToken()
 	expires := c.s.clock().Add(reg.ttl).UTC().Truncate(time.Second)
-	reg.tokens[tok] = &installationToken{login: a.slug + "[bot]", expires: expires}
-	writeJSON(c.w, http.StatusCreated, map[string]any{"token": tok, "expires_at": expires, "permissions": appPermissions, "repository_selection": "all"})
+	reg.tokens[tok] = &installationToken{login: a.slug + "[bot]", expires: expires, permissions: body.Permissions}
+	writeJSON(c.w, http.StatusCreated, map[string]any{"token": tok, "expires_at": expires, "permissions": perms, "repository_selection": "all"})
 }
 
 // gitCredentialsOK reports whether a git request may go on. The stand-in

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -23,7 +22,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/revlist"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -403,6 +402,12 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 		return
 	}
 	defer unlock()
+	if err := e.seal(mirror); err != nil {
+		if out.Err == nil {
+			out.Err = err
+		}
+		return
+	}
 	head, commits, err := copyCommits(dir, mirror, before)
 	if err != nil {
 		if out.Err == nil {
@@ -465,6 +470,9 @@ func (e CommandExecutor) prepareOrRepair(ctx context.Context, m execGit, mirror,
 	if locks := removeStaleGitLocks(mirror); len(locks) > 0 {
 		e.log().Warn("removed stale git lock files from the mirror", "mirror", mirror, "locks", strings.Join(locks, " "))
 	}
+	if err := e.seal(mirror); err != nil {
+		return "", err
+	}
 	if kept := e.keepOldCheckout(ctx, m, mirror, dir, t); kept != "" {
 		out.Kept = kept
 		e.log().Warn("kept unpushed commits of an earlier run on a recovery ref", "dir", dir, "kept", kept)
@@ -482,6 +490,21 @@ func (e CommandExecutor) prepareOrRepair(ctx context.Context, m execGit, mirror,
 		return "", fmt.Errorf("set the damaged mirror aside: %w", err)
 	}
 	return e.prepare(ctx, m, mirror, dir, t, cred)
+}
+
+// seal runs sealMirror on an existing mirror and logs what it refused.
+func (e CommandExecutor) seal(mirror string) error {
+	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
+		return nil
+	}
+	refused, err := sealMirror(mirror)
+	if len(refused) > 0 {
+		e.log().Warn("refused configuration gallivant never wrote in its mirror, and rewrote it", "mirror", mirror, "refused", strings.Join(refused, " "))
+	}
+	if err != nil {
+		return fmt.Errorf("seal the mirror's configuration: %w", err)
+	}
+	return nil
 }
 
 // lockMirror takes the mirror's flock, waiting for it: reconcilers that
@@ -642,16 +665,6 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 	return start, nil
 }
 
-// chownTree gives a tree to the agent's user, never following symlinks.
-func chownTree(root string, uid, gid int) error {
-	return filepath.WalkDir(root, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, gid)
-	})
-}
-
 // checkoutHead reads a checkout's HEAD with go-git, bounded to its .git.
 func checkoutHead(dir string) (string, error) {
 	dotgit := filepath.Join(dir, ".git")
@@ -671,17 +684,28 @@ func checkoutHead(dir string) (string, error) {
 }
 
 // copyCommits copies the objects of the agent's commits (those reachable
-// from the checkout's HEAD and not from before) into the mirror and returns
-// the head and how many commits were added. It reads the checkout with
-// go-git, bounded to its .git directory: no git process, no hook and no
-// configuration of the checkout runs as gallivant, and alternates or
-// symlinks cannot reach gallivant's own files.
+// from the checkout's HEAD and not in the mirror) into the mirror and
+// returns the head and how many commits were added. It reads the checkout
+// with go-git, bounded to its .git directory: no git process, no hook and
+// no configuration of the checkout runs as gallivant, and alternates or
+// symlinks cannot reach gallivant's own files. Every object's size is read
+// from its header and checked before it is inflated (defaultIngestLimits):
+// an oversized return fails with a *ReturnTooLargeError naming the object.
 func copyCommits(dir, mirror, before string) (string, int, error) {
+	return copyCommitsWithin(dir, mirror, before, defaultIngestLimits)
+}
+
+func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, int, error) {
 	dotgit := filepath.Join(dir, ".git")
 	if fi, err := os.Lstat(dotgit); err != nil || !fi.IsDir() {
 		return "", 0, fmt.Errorf("the checkout's .git is no longer a directory")
 	}
 	bound := osfs.New(dotgit, osfs.WithBoundOS())
+	sizer, err := newObjectSizer(bound, lim.Object)
+	if err != nil {
+		return "", 0, err
+	}
+	defer sizer.close()
 	src, err := git.Open(filesystem.NewStorageWithOptions(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
 	if err != nil {
 		return "", 0, err
@@ -698,22 +722,68 @@ func copyCommits(dir, mirror, before string) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	var ignore []plumbing.Hash
-	if before != "" {
-		ignore = []plumbing.Hash{plumbing.NewHash(before)}
-	}
-	hashes, err := revlist.ObjectsWithStorageForIgnores(src.Storer, dst.Storer, []plumbing.Hash{head}, ignore)
-	if err != nil {
-		return "", 0, err
-	}
+	// Walk from the head down to what the mirror has, checking each
+	// object's size before reading it; only commits, trees and tags are
+	// read here.
+	var order []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	stack := []plumbing.Hash{head}
+	var total int64
 	commits := 0
-	for _, h := range hashes {
-		o, err := src.Storer.EncodedObject(plumbing.AnyObject, h)
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[h] || h.String() == before || dst.Storer.HasEncodedObject(h) == nil {
+			continue
+		}
+		seen[h] = true
+		typ, size, err := sizer.size(h.String())
 		if err != nil {
 			return "", 0, err
 		}
-		if o.Type() == plumbing.CommitObject {
+		if total += size; total > lim.Return {
+			return "", 0, &ReturnTooLargeError{Object: h.String(), Type: typ, Size: total, Limit: lim.Return, Whole: true}
+		}
+		if len(order) >= lim.Objects {
+			return "", 0, &ReturnTooLargeError{Object: h.String(), Type: typ, Size: int64(len(order) + 1), Limit: int64(lim.Objects), Count: true}
+		}
+		order = append(order, h)
+		switch typ {
+		case "commit":
 			commits++
+			c, err := src.CommitObject(h)
+			if err != nil {
+				return "", 0, err
+			}
+			stack = append(stack, c.TreeHash)
+			stack = append(stack, c.ParentHashes...)
+		case "tree":
+			tr, err := src.TreeObject(h)
+			if err != nil {
+				return "", 0, err
+			}
+			for _, e := range tr.Entries {
+				if e.Mode != filemode.Submodule {
+					stack = append(stack, e.Hash)
+				}
+			}
+		case "tag":
+			tg, err := src.TagObject(h)
+			if err != nil {
+				return "", 0, err
+			}
+			stack = append(stack, tg.Target)
+		}
+	}
+	// What an object needs is written before it, so that an interrupted
+	// copy never leaves a commit without its tree in the mirror.
+	for i := len(order) - 1; i >= 0; i-- {
+		if _, _, err := sizer.size(order[i].String()); err != nil {
+			return "", 0, err
+		}
+		o, err := src.Storer.EncodedObject(plumbing.AnyObject, order[i])
+		if err != nil {
+			return "", 0, err
 		}
 		if _, err := dst.Storer.SetEncodedObject(o); err != nil {
 			return "", 0, err
@@ -769,33 +839,44 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFi
 	// The agent holds the checkout's lock (as fd 3): if this process dies,
 	// the next pass sees the agent is still at work.
 	cmd.ExtraFiles = []*os.File{lock}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
-	}
-	started(cmd.Process.Pid)
-	err = cmd.Wait()
-	// The run is over when the agent exits: whatever it left running in
-	// its process group would hold the checkout's lock (and the checkout)
-	// for the next run.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if err != nil {
+	if err := runAgentProcess(cmd, cred, func(pid int) { started(pid) }); err != nil {
 		return fmt.Errorf("the agent %s: %w", inv.argv[0], err)
 	}
 	return nil
 }
 
 // agentCommand is a process of the agent's: in dir, with the agent's
-// environment and user, output to out, in its own process group so that a
-// timeout (ctx) stops all of it.
+// environment and user, output to out, leading its own session (and, as
+// root, PID namespace) so that a timeout (ctx) stops all of it. Run it
+// with runAgentProcess.
 func agentCommand(ctx context.Context, dir string, env []string, cred *syscall.Credential, out io.Writer, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	cmd.SysProcAttr = agentSysProcAttr(cred)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
+}
+
+// runAgentProcess starts and waits for an agent's process (agentCommand)
+// and, once it has exited, ends every process it left (endRun): the run
+// is over before gallivant touches the checkout again. started, when set,
+// hears the process id.
+func runAgentProcess(cmd *exec.Cmd, cred *syscall.Credential, started func(pid int)) error {
+	scope := beginRun(cred)
+	done, err := startTracked(cmd)
+	if err != nil {
+		return err
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
+	err = cmd.Wait()
+	done()
+	endRun(cmd.Process.Pid, scope)
+	return err
 }
 
 // agentEnv is the agent's environment: the allow-listed variables of
@@ -829,12 +910,21 @@ var agentGitEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1"}
 
 // git runs git in gallivant's own repositories: with the credential (in
 // the environment, never argv or a URL, so it shows in no process list and
-// no log) and with hooks disabled, so no file the agent wrote can run.
+// no log), with hooks disabled, so no file the agent wrote can run, and
+// with no system or global configuration, which a same-user agent could
+// have written (the mirror's own is sealMirror's).
 func (e CommandExecutor) git(dir string, log *os.File) execGit {
-	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/dev/null"}
+	// Automatic maintenance runs in the foreground: a detached one would
+	// be reparented to gallivant (a child subreaper) and could be taken
+	// for an agent's leftover.
+	cfg := [][2]string{{"core.hooksPath", "/dev/null"}, {"gc.autoDetach", "false"}, {"maintenance.autoDetach", "false"}}
 	if e.Token != "" {
 		basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + e.Token))
-		env = append(env, "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_1=http.extraHeader", "GIT_CONFIG_VALUE_1=Authorization: Basic "+basic)
+		cfg = append(cfg, [2]string{"http.extraHeader", "Authorization: Basic " + basic})
+	}
+	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_COUNT=" + strconv.Itoa(len(cfg))}
+	for i, kv := range cfg {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
 	}
 	return execGit{dir: dir, env: env, log: log}
 }
@@ -843,7 +933,11 @@ func (e CommandExecutor) git(dir string, log *os.File) execGit {
 type execGit struct {
 	dir string
 	env []string
-	// base is the environment env is added to; os.Environ() when nil.
+	// base is the environment env is added to; when nil, gallivant's
+	// own minus every secret (specs.SecretEnv).
+	// A git with a base is the agent's (its environment): it runs as a
+	// process of the agent's, and whatever it starts in the checkout the
+	// agent wrote ends with it (runAgentProcess).
 	base []string
 	log  *os.File
 	// cred runs git as another user: the agent's.
@@ -854,19 +948,35 @@ type execGit struct {
 func (g execGit) in(dir string) execGit { g.dir = dir; return g }
 
 func (g execGit) out(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	bin, err := gitPath()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = g.dir
 	base := g.base
 	if base == nil {
-		base = os.Environ()
+		// gallivant's own git needs none of gallivant's secrets beyond the
+		// one credential env hands it.
+		for _, kv := range os.Environ() {
+			if k, _, _ := strings.Cut(kv, "="); !specs.SecretEnv(k, "") {
+				base = append(base, kv)
+			}
+		}
 	}
 	cmd.Env = append(append([]string(nil), base...), g.env...)
-	if g.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: g.cred}
-	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	if g.base != nil {
+		cmd.SysProcAttr = agentSysProcAttr(g.cred)
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		err = runAgentProcess(cmd, g.cred, nil)
+	} else {
+		if g.cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: g.cred}
+		}
+		err = cmd.Run()
+	}
 	if g.log != nil && stderr.Len() > 0 {
 		g.log.Write(stderr.Bytes())
 	}

@@ -67,7 +67,7 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands []string) 
 		var tail tailBuffer
 		runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 		cmd := agentCommand(runCtx, dir, env, cred, io.MultiWriter(logf, &tail), "sh", "-c", c)
-		err := cmd.Run()
+		err := runAgentProcess(cmd, cred, nil)
 		timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded)
 		cancel()
 		if ctx.Err() != nil {

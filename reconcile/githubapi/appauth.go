@@ -60,6 +60,56 @@ type AppTokens struct {
 	slug         string
 	token        string
 	expires      time.Time
+	// granted is what the installation was granted, perms what its
+	// tokens ask for (scopePermissions).
+	granted, perms *github.InstallationPermissions
+}
+
+// neededPermissions are the permissions gallivant uses, at the level it
+// uses them: pushing work branches and merging (contents), pull requests,
+// their labels and comments (issues), gatekeep's check run and statuses,
+// workflow dispatches and runs (actions), required checks of branch
+// protection (administration, read), and commits that change workflow
+// files (workflows).
+var neededPermissions = []struct {
+	name  string
+	level string
+	field func(*github.InstallationPermissions) **string
+}{
+	{"contents", "write", func(p *github.InstallationPermissions) **string { return &p.Contents }},
+	{"pull_requests", "write", func(p *github.InstallationPermissions) **string { return &p.PullRequests }},
+	{"issues", "write", func(p *github.InstallationPermissions) **string { return &p.Issues }},
+	{"checks", "write", func(p *github.InstallationPermissions) **string { return &p.Checks }},
+	{"statuses", "write", func(p *github.InstallationPermissions) **string { return &p.Statuses }},
+	{"actions", "write", func(p *github.InstallationPermissions) **string { return &p.Actions }},
+	{"administration", "read", func(p *github.InstallationPermissions) **string { return &p.Administration }},
+	{"workflows", "write", func(p *github.InstallationPermissions) **string { return &p.Workflows }},
+	{"metadata", "read", func(p *github.InstallationPermissions) **string { return &p.Metadata }},
+}
+
+// scopePermissions is what an installation token asks for: each
+// permission gallivant needs, at the lower of its level and the one the
+// installation was granted; nothing else the installation may hold
+// (members, secrets, administration beyond reading, …). GitHub refuses a
+// token asked for more than was granted, hence the intersection.
+func scopePermissions(granted *github.InstallationPermissions) *github.InstallationPermissions {
+	level := map[string]int{"read": 1, "write": 2, "admin": 3}
+	out := &github.InstallationPermissions{}
+	if granted == nil {
+		granted = &github.InstallationPermissions{}
+	}
+	for _, n := range neededPermissions {
+		g := *n.field(granted)
+		if g == nil || level[*g] == 0 {
+			continue
+		}
+		v := n.level
+		if level[*g] < level[v] {
+			v = *g
+		}
+		*n.field(out) = github.String(v)
+	}
+	return out
 }
 
 // ErrAppAuth marks a failure to authenticate as the GitHub App: a key
@@ -187,8 +237,20 @@ func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, erro
 			return "", appError(fmt.Sprintf("find app %d's installation on %s (install the app on it)", a.opts.AppID, a.opts.Repo), err)
 		}
 		a.installation = in.GetID()
+		a.granted = in.GetPermissions()
 	}
-	it, _, err := a.api.Apps.CreateInstallationToken(ctx, a.installation, nil)
+	if a.perms == nil {
+		granted := a.granted
+		if granted == nil {
+			in, _, err := a.api.Apps.GetInstallation(ctx, a.installation)
+			if err != nil {
+				return "", appError(fmt.Sprintf("read app %d's installation %d", a.opts.AppID, a.installation), err)
+			}
+			granted = in.GetPermissions()
+		}
+		a.perms = scopePermissions(granted)
+	}
+	it, _, err := a.api.Apps.CreateInstallationToken(ctx, a.installation, &github.InstallationTokenOptions{Permissions: a.perms})
 	if err != nil {
 		return "", appError(fmt.Sprintf("create an installation token for app %d, installation %d", a.opts.AppID, a.installation), err)
 	}

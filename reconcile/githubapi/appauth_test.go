@@ -189,3 +189,34 @@ func FuzzParseAppKey(f *testing.F) {
 		}
 	})
 }
+
+// Issue 29 (suspected, confirmed: tokens were minted with every
+// permission of the installation): a token asks only for what gallivant
+// uses, at no more than the installation was granted (the stand-in grants
+// checks and statuses read only), whether the installation is found on
+// the repository or named by its id.
+func TestAppTokensAskOnlyForNeededPermissions(t *testing.T) {
+	want := map[string]string{"contents": "write", "pull_requests": "write", "issues": "write", "checks": "read",
+		"statuses": "read", "actions": "write", "metadata": "read"}
+	for _, byID := range []bool{false, true} {
+		s, apps, clock := appRig(t, "acme/control")
+		if byID {
+			key := appTestKey(t)
+			id := s.InstallApp(42, "other")
+			var err error
+			if apps, err = NewAppTokens(AppOptions{APIURL: s.APIURL(), AppID: 42, Key: key, InstallationID: id, Now: clock.Now}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := apps.Token(context.Background()); err != nil {
+			t.Fatalf("by id %v: %v", byID, err)
+		}
+		got := s.InstallationTokenPermissions()
+		if len(got) != 1 {
+			t.Fatalf("by id %v: %d tokens minted", byID, len(got))
+		}
+		if diff := cmp.Diff(want, got[0]); diff != "" {
+			t.Errorf("by id %v: the token asked for (-want +got):\n%s", byID, diff)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -12,7 +15,8 @@ import (
 const (
 	WebhookTriggered    = "triggered"    // valid, about gallivant's work: a pass was asked for
 	WebhookIgnored      = "ignored"      // valid, but about something gallivant does not own, or an event it does not read
-	WebhookUnauthorized = "unauthorized" // missing or wrong X-Hub-Signature-256
+	WebhookUnauthorized = "unauthorized" // missing or wrong X-Hub-Signature-256 (a SHA-1 X-Hub-Signature alone is refused)
+	WebhookStranger     = "stranger"     // valid, about gallivant's work, but from a login that may not steer: no pass
 	WebhookMalformed    = "malformed"    // signed, but the payload does not parse as its event
 	WebhookDisabled     = "disabled"     // no secret is configured
 )
@@ -33,6 +37,14 @@ func (s *server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxPayload)
+	if r.Header.Get(github.SHA256SignatureHeader) == "" {
+		// go-github falls back to the SHA-1 X-Hub-Signature, which GitHub
+		// keeps only for compatibility: refused.
+		s.Metrics.ObserveWebhook(WebhookUnauthorized)
+		s.Log.Warn("webhook refused", "delivery", delivery, "event", event, "reason", "signature", "error", "no X-Hub-Signature-256 (a SHA-1 X-Hub-Signature alone is not accepted)")
+		http.Error(w, "signature missing: X-Hub-Signature-256 is required", http.StatusUnauthorized)
+		return
+	}
 	payload, err := github.ValidatePayload(r, s.Secret)
 	if err != nil {
 		s.Metrics.ObserveWebhook(WebhookUnauthorized)
@@ -54,6 +66,12 @@ func (s *server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if why := s.relevant(ev); why != "" {
+		if repo, login := steerer(ev); login != "" && !s.maySteer(r.Context(), repo, login) {
+			s.Metrics.ObserveWebhook(WebhookStranger)
+			s.Log.Info("webhook ignored", "delivery", delivery, "event", event, "about", why, "reason", "from a login that may not steer", "login", login)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
 		s.Metrics.ObserveWebhook(WebhookTriggered)
 		s.Log.Info("webhook triggers a pass", "delivery", delivery, "event", event, "about", why)
 		if repo := repoOf(ev); repo != "" && s.Changed != nil {
@@ -149,4 +167,70 @@ func repoOf(ev any) string {
 		return e.GetRepo().GetFullName()
 	}
 	return ""
+}
+
+// steerer is the repository and the login of a delivery that only a
+// person who may steer can make count: a comment, a review, a review
+// comment or thread. Other deliveries ("" login) are GitHub's own news
+// (pushes, checks, pull request state) and trigger a pass as they are.
+func steerer(ev any) (repo, login string) {
+	switch e := ev.(type) {
+	case *github.IssueCommentEvent:
+		return e.GetRepo().GetFullName(), e.GetSender().GetLogin()
+	case *github.PullRequestReviewEvent:
+		return e.GetRepo().GetFullName(), e.GetSender().GetLogin()
+	case *github.PullRequestReviewCommentEvent:
+		return e.GetRepo().GetFullName(), e.GetSender().GetLogin()
+	case *github.PullRequestReviewThreadEvent:
+		return e.GetRepo().GetFullName(), e.GetSender().GetLogin()
+	}
+	return "", ""
+}
+
+// steerTTL is how long an answer of MaySteer is kept: a stranger's
+// comments cost one permission request per login and repository, not one
+// per delivery.
+const steerTTL = 10 * time.Minute
+
+// steerCache keeps MaySteer's answers for steerTTL.
+type steerCache struct {
+	mu      sync.Mutex
+	answers map[string]steerAnswer
+}
+
+type steerAnswer struct {
+	may bool
+	at  time.Time
+}
+
+// maySteer asks Options.MaySteer, through the cache; with no MaySteer
+// every login may. An error of the lookup counts as may-not: a pass is
+// only put off to the next tick.
+func (s *server) maySteer(ctx context.Context, repo, login string) bool {
+	if s.MaySteer == nil {
+		return true
+	}
+	key := strings.ToLower(repo + "\x00" + login)
+	now := s.Now()
+	s.steer.mu.Lock()
+	a, ok := s.steer.answers[key]
+	s.steer.mu.Unlock()
+	if ok && now.Sub(a.at) < steerTTL {
+		return a.may
+	}
+	may, err := s.MaySteer(ctx, repo, login)
+	if err != nil {
+		s.Log.Warn("webhook sender's permission unknown", "repo", repo, "login", login, "error", err.Error())
+		return false
+	}
+	s.steer.mu.Lock()
+	if s.steer.answers == nil {
+		s.steer.answers = map[string]steerAnswer{}
+	}
+	if len(s.steer.answers) > 10000 {
+		clear(s.steer.answers)
+	}
+	s.steer.answers[key] = steerAnswer{may: may, at: now}
+	s.steer.mu.Unlock()
+	return may
 }

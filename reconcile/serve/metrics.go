@@ -93,7 +93,7 @@ func NewMetrics() *Metrics {
 	for _, o := range []string{"2xx", "304", "4xx", "5xx", "throttled", "error"} {
 		m.ghRequests.WithLabelValues(o)
 	}
-	for _, o := range []string{WebhookTriggered, WebhookIgnored, WebhookUnauthorized, WebhookMalformed, WebhookDisabled} {
+	for _, o := range []string{WebhookTriggered, WebhookIgnored, WebhookStranger, WebhookUnauthorized, WebhookMalformed, WebhookDisabled} {
 		m.webhooks.WithLabelValues(o)
 	}
 	for _, o := range []string{reconcile.NotifyDelivered, reconcile.NotifyRetry, reconcile.NotifyFailed} {

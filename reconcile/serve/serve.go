@@ -6,9 +6,13 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -32,6 +36,18 @@ type Options struct {
 	// control branch triggers a pass. Empty or local/… matches a push to
 	// the control branch of any repository.
 	ControlRepo string
+	// MaySteer, when set, says whether a login may steer the loop in a
+	// repository (write access or more): a comment or review delivered by
+	// webhook from one that may not triggers no pass. Answers are kept
+	// ten minutes.
+	MaySteer func(ctx context.Context, repo, login string) (bool, error)
+	// LoopbackOnly answers only requests whose Host is a loopback name
+	// (localhost, 127.0.0.1, [::1], with any port) or one of Hosts, and
+	// 421 to every other: a daemon bound to loopback is then out of reach
+	// of a web page that rebinds its own DNS name to 127.0.0.1.
+	LoopbackOnly bool
+	// Hosts are further Host names LoopbackOnly accepts.
+	Hosts []string
 	// Refresh is how often the dashboard reloads itself; 30s when 0.
 	Refresh time.Duration
 	// Now is the clock for ages; time.Now when nil.
@@ -89,6 +105,7 @@ func (s *State) View() *View {
 
 type server struct {
 	Options
+	steer steerCache
 }
 
 // Handler serves /hooks/github, /metrics, /healthz, /readyz and the
@@ -126,7 +143,47 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /api/v1/entries", s.apiEntries)
 	mux.HandleFunc("GET /api/v1/entries/{spec...}", s.apiEntry)
 	mux.HandleFunc("GET /style.css", s.style)
+	if o.LoopbackOnly {
+		return s.hostCheck(mux)
+	}
 	return mux
+}
+
+// hostCheck refuses a request whose Host is not a loopback name or one
+// of Options.Hosts (421 Misdirected Request).
+func (s *server) hostCheck(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			s.Log.Warn("request refused", "host", quoteHost(r.Host), "path", r.URL.Path, "reason", "Host is not a loopback name")
+			http.Error(w, "this daemon answers only loopback Host names (and GALLIVANT_HTTP_HOSTS)", http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed reports a Host header LoopbackOnly accepts.
+func (s *server) hostAllowed(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.ToLower(strings.TrimSuffix(strings.Trim(name, "[]"), "."))
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return true
+	}
+	if ip := net.ParseIP(name); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	return slices.ContainsFunc(s.Hosts, func(h string) bool { return strings.EqualFold(h, name) })
+}
+
+// quoteHost bounds a Host header for the log.
+func quoteHost(h string) string {
+	if len(h) > 100 {
+		h = h[:100] + "…"
+	}
+	return strings.ToValidUTF8(h, "?")
 }
 
 // readiness is /readyz's JSON body.
