@@ -15,6 +15,8 @@ type sandboxOptions struct {
 	Repos     []string
 	Users     []string
 	Outsiders []string
+	// Protects are branch protection specs (githubtest.ParseProtect).
+	Protects []string
 	// EnvFile, when set, receives the printed lines once the sandbox
 	// listens (see writeEnvFile).
 	EnvFile   string
@@ -28,7 +30,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--env-file FILE] [--rate-limit 5000]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--rate-limit 5000]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -42,6 +44,13 @@ prints shell-sourceable lines
 
 and serves until interrupted. Everything persists under --dir across restarts.
 
+Git over HTTP authenticates as on GitHub: anyone may fetch, a push needs a
+token with push access (the token as the password, any user name), and
+--protect owner/name:branch protects a branch the way GitHub does, for the
+API's merges and for git pushes: options reviews=N (1 by default), check=NAME,
+strict, ruleset, bypass=APP (an App slug on the ruleset's bypass list),
+enforce-admins and allow-force-push.
+
 --env-file FILE writes the same lines to FILE once the sandbox listens. FILE
 is removed at start and appears whole (written aside, then renamed), so a
 script can wait for it to exist and then source it. The API answers under
@@ -50,7 +59,8 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
   while [ ! -f /tmp/sb.env ]; do sleep 0.1; done
   set -a; . /tmp/sb.env; set +a
   curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL/repos/acme/api"
-  gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory`,
+  gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory
+  gallivant sandbox --dir /tmp/sb --repo acme/control --protect acme/control:main,ruleset,bypass=gallivant`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Dir == "" {
@@ -67,6 +77,22 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 				if err := s.CreateRepo(r, "main"); err != nil {
 					return usageError("--repo %s: %v", r, err)
 				}
+			}
+			for _, spec := range opts.Protects {
+				full, branch, p, err := githubtest.ParseProtect(spec)
+				if err != nil {
+					return usageError("--protect %v", err)
+				}
+				known := ""
+				for _, r := range s.Repos() {
+					if strings.EqualFold(r, full) {
+						known = r
+					}
+				}
+				if known == "" {
+					return usageError("--protect %s: no repository %s here; create it with --repo %s", spec, full, full)
+				}
+				s.Protect(known, branch, p)
 			}
 			// Users are created before serving so that a bad login is a
 			// usage error, not a half-started sandbox.
@@ -123,6 +149,7 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 	cmd.Flags().StringArrayVar(&opts.Repos, "repo", nil, "repository to create, owner/name (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Users, "user", nil, "another user with write access to every repository; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Outsiders, "outsider", nil, "a read-only user: may comment, review and open pull requests; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Protects, "protect", nil, "protect a branch, "+githubtest.ProtectSyntax+"; alone: one approving review and no force-push (repeatable)")
 	cmd.Flags().StringVar(&opts.EnvFile, "env-file", "", "also write the printed lines to this file, atomically, once listening")
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	return cmd

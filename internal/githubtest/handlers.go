@@ -178,6 +178,10 @@ func (c *ctx) branchJSON(name, sha string) map[string]any {
 
 func getBranch(c *ctx) {
 	name := c.r.PathValue("branch")
+	if b, ok := strings.CutSuffix(name, "/protection"); ok {
+		c.branchProtection(b)
+		return
+	}
 	if b, ok := strings.CutSuffix(name, "/protection/required_status_checks"); ok {
 		pr := c.repo.Protection[b]
 		if c.s.roleOf(c.repo, c.login) != RoleAdmin {

@@ -30,6 +30,7 @@ var servedOperations = []string{
 	"GET /repos/{owner}/{repo}",
 	"GET /repos/{owner}/{repo}/branches",
 	"GET /repos/{owner}/{repo}/branches/{branch}",
+	"GET /repos/{owner}/{repo}/branches/{branch}/protection",
 	"GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks",
 	"GET /repos/{owner}/{repo}/rules/branches/{branch}",
 	"GET /repos/{owner}/{repo}/contents/{path}",

@@ -45,7 +45,7 @@ type Options struct {
 type Server struct {
 	dir   string
 	clock func() time.Time
-	git   http.Handler
+	git   *cgi.Handler
 
 	mu      sync.Mutex
 	st      *state
@@ -98,6 +98,21 @@ type Protection struct {
 	// /repos/{o}/{r}/rules/branches/{branch}, and the admin-only branch
 	// protection endpoint answers 404, as on GitHub.
 	Ruleset bool `json:"ruleset,omitempty"`
+	// RequiredReviews is how many approving reviews a pull request into
+	// the branch needs; above 0 the branch also takes changes through
+	// pull requests only, so a direct push to it is refused.
+	RequiredReviews int `json:"required_reviews,omitempty"`
+	// AllowForcePushes lets a push rewrite the branch. GitHub's classic
+	// protection refuses force-pushes and deletions unless it is set; a
+	// ruleset without it carries the non_fast_forward and deletion rules.
+	AllowForcePushes bool `json:"allow_force_pushes,omitempty"`
+	// EnforceAdmins applies classic protection to administrators too;
+	// without it an admin's push is let through, as on GitHub.
+	EnforceAdmins bool `json:"enforce_admins,omitempty"`
+	// BypassApps are the slugs of the GitHub Apps on the ruleset's bypass
+	// list: their installation tokens push past every rule. Nobody else
+	// bypasses a ruleset, administrators included.
+	BypassApps []string `json:"bypass_apps,omitempty"`
 }
 
 // Dispatch is a recorded workflow_dispatch.
@@ -197,7 +212,17 @@ func New(opts Options) (*Server, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("githubtest: Options.Dir is required")
 	}
+	// git-http-backend runs in its own directory, so a relative --dir
+	// would send git over HTTP somewhere else than the API.
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("githubtest: %w", err)
+	}
+	opts.Dir = dir
 	if err := os.MkdirAll(filepath.Join(opts.Dir, "repos"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeHooks(opts.Dir); err != nil {
 		return nil, err
 	}
 	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1}
@@ -230,7 +255,9 @@ func New(opts Options) (*Server, error) {
 	s.git = &cgi.Handler{
 		Path: backend,
 		Root: "/",
-		Env:  append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1"}, gitEnv...),
+		Env: append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1",
+			// Every repository's pushes go through the protection hook.
+			"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + filepath.Join(opts.Dir, "hooks")}, gitEnv...),
 	}
 	return s, s.save()
 }
@@ -274,11 +301,23 @@ func (s *Server) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(s.dir, "state.json.tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// state.json holds every token: readable by its owner only, from the
+	// moment it exists (CreateTemp makes it 0600).
+	f, err := os.CreateTemp(s.dir, ".state.json.*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(s.dir, "state.json"))
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(s.dir, "state.json"))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func (s *Server) id() int64 { s.st.NextID++; return s.st.NextID }
@@ -310,6 +349,13 @@ func (s *Server) APIURL() string { return s.URL() + "/api/v3/" }
 // GitURL returns the smart-HTTP clone URL of a repository, laid out as on
 // GitHub Enterprise: <url>/owner/name.git.
 func (s *Server) GitURL(fullName string) string { return s.URL() + "/" + fullName + ".git" }
+
+// GitURLWithToken returns the clone URL of a repository carrying token as
+// its credentials (user x-access-token), as a person or CI job embeds an
+// installation token on GitHub; git over HTTP needs a token to push.
+func (s *Server) GitURLWithToken(fullName, token string) string {
+	return strings.Replace(s.GitURL(fullName), "://", "://x-access-token:"+token+"@", 1)
+}
 
 // RepoDir returns the bare repository's directory, for file:// remotes.
 func (s *Server) RepoDir(fullName string) string {
@@ -479,7 +525,7 @@ func (s *Server) rateOf(login string) *rate {
 }
 
 // gitPathRE matches smart-HTTP git paths: /owner/name.git/...
-var gitPathRE = regexp.MustCompile(`^/[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+\.git(/|$)`)
+var gitPathRE = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)\.git(/.*)?$`)
 
 // Handler returns the server's HTTP handler: the REST API under /api/v3/,
 // GraphQL at /api/graphql (as GitHub Enterprise serves them) and smart-HTTP
@@ -491,12 +537,7 @@ func (s *Server) Handler() http.Handler {
 		apiPrefix(r)
 		switch {
 		case gitPathRE.MatchString(r.URL.Path) && !strings.Contains(r.URL.Path, ".."):
-			if !s.gitCredentialsOK(r) {
-				w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
-				http.Error(w, "Invalid username or token. Password authentication is not supported for Git operations.", http.StatusUnauthorized)
-				return
-			}
-			s.git.ServeHTTP(w, r)
+			s.serveGit(w, r)
 		case strings.HasPrefix(r.URL.Path, "/api/v3/"), r.URL.Path == "/api/graphql":
 			s.serveAPI(mux, w, r)
 		default:
