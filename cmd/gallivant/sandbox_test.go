@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -70,7 +71,8 @@ func TestSandbox(t *testing.T) {
 	t.Parallel()
 	bin := gallivantBinary(t)
 	dir := t.TempDir()
-	cmd, env := startSandbox(t, bin, dir, 2, "acme/api", "Acme/web.app")
+	cmd, env := startSandboxUntil(t, bin, []string{"--dir", dir, "--repo", "acme/api", "--repo", "Acme/web.app", "--user", "teammate"},
+		func(env map[string]string, k string) bool { return k == "GITHUB_TOKEN_TEAMMATE" })
 	api, tok, gitURL := env["GITHUB_API_URL"], env["GITHUB_TOKEN"], env["GIT_URL_ACME_API"]
 	if !strings.HasPrefix(api, "http://127.0.0.1:") || !strings.HasSuffix(api, "/api/v3/") || tok == "" || gitURL == "" || env["GIT_URL_ACME_WEB_APP"] == "" {
 		t.Fatalf("sandbox printed %v", env)
@@ -126,10 +128,11 @@ func TestSandbox(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("sandbox exit: %v", err)
 	}
-	// State persists across restarts: same token, same repositories.
-	cmd2, env2 := startSandbox(t, bin, dir, 2)
+	// State persists across restarts: same token, same repositories, and
+	// the users of an earlier start (their tokens still work).
+	cmd2, env2 := startSandboxUntil(t, bin, []string{"--dir", dir}, func(env map[string]string, k string) bool { return k == "GITHUB_TOKEN_TEAMMATE" })
 	defer func() { cmd2.Process.Signal(os.Interrupt); cmd2.Wait() }()
-	if env2["GITHUB_TOKEN"] != tok || env2["GIT_URL_ACME_API"] == "" {
+	if env2["GITHUB_TOKEN"] != tok || env2["GIT_URL_ACME_API"] == "" || env2["GITHUB_TOKEN_TEAMMATE"] != env["GITHUB_TOKEN_TEAMMATE"] {
 		t.Errorf("after restart: %v", env2)
 	}
 	api, tok = env2["GITHUB_API_URL"], env2["GITHUB_TOKEN"]
@@ -183,5 +186,19 @@ func TestSandboxProtect(t *testing.T) {
 	}
 	if out, err := run("push", url, "HEAD:refs/heads/feature"); err != nil {
 		t.Errorf("a push to an unprotected branch: %v\n%s", err, out)
+	}
+}
+
+// --public-url must be scheme://host[:port]; anything else is a usage error
+// naming what is expected.
+func TestSandboxPublicURLIsChecked(t *testing.T) {
+	t.Parallel()
+	bin := gallivantBinary(t)
+	for _, bad := range []string{"sb.example.com", "ftp://sb.example.com", "https://sb.example.com/api", "https://u:p@sb.example.com", "https://"} {
+		out, err := exec.Command(bin, "sandbox", "--dir", t.TempDir(), "--public-url", bad).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--public-url") || !strings.Contains(string(out), "e.g. https://sb") {
+			t.Errorf("--public-url %q: %v\n%s", bad, err, out)
+		}
 	}
 }

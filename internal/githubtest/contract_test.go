@@ -286,6 +286,19 @@ func TestContract(t *testing.T) {
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{"sha": headA}), 200)
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{}), 405)
 	c.want(c.do(merge, "PUT", r+"/pulls/99/merge", map[string]string{}), 404)
+	// main moved with the merge: pull request 2 is behind it.
+	const ub = "PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch"
+	c.want(c.do(ub, "PUT", r+"/pulls/2/update-branch", map[string]string{"expected_head_sha": main}), 422)
+	c.want(c.do(ub, "PUT", r+"/pulls/2/update-branch", map[string]string{"expected_head_sha": headB}), 202)
+	const perm = "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
+	c.want(c.do(perm, "GET", r+"/collaborators/reviewer/permission", nil), 200)
+	c.want(c.do(perm, "GET", r+"/collaborators/nobody-here/permission", nil), 404)
+	outsider := &contractRun{t: t, s: s, base: s.URL(), token: s.Token("reader")}
+	if _, err := s.SetRole("reader", githubtest.RoleRead); err != nil {
+		t.Fatal(err)
+	}
+	outsider.want(outsider.do(perm, "GET", r+"/collaborators/reviewer/permission", nil), 403)
+	c.log = append(c.log, outsider.log...)
 
 	// The App endpoints, with a JWT signed by a registered App.
 	key := appKey(t)

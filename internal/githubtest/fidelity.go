@@ -476,6 +476,10 @@ func (c *ctx) mergeRefusal(p *pull, sha, method string) (string, bool) {
 		return "", false
 	}
 	if prot := c.repo.Protection[p.Base]; prot != nil {
+		if why := c.reviewsMissing(p, prot); why != "" {
+			writeError(c.w, 405, why)
+			return "", false
+		}
 		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
 			writeError(c.w, 405, "Required status checks have not succeeded.")
 			return "", false

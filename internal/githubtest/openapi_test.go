@@ -50,6 +50,8 @@ var servedOperations = []string{
 	"PATCH /repos/{owner}/{repo}/pulls/{pull_number}",
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
 	"PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge",
+	"PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch",
+	"GET /repos/{owner}/{repo}/collaborators/{username}/permission",
 	"GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
 	"POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
 	"PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals",

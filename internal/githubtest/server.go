@@ -38,6 +38,10 @@ type Options struct {
 	Clock func() time.Time
 	// RateLimit is the primary rate limit per user and hour, 5000 when 0.
 	RateLimit int
+	// PublicURL, when set, is the base address clients reach the server
+	// at (behind a proxy): every absolute URL in answers uses it, and
+	// Serve does not replace it with the listen address.
+	PublicURL string
 }
 
 // Server is the GitHub stand-in. Create it with New, serve Handler, and set
@@ -55,8 +59,12 @@ type Server struct {
 	limit   int
 	rates   map[string]*rate
 	mergeAt int // null reads before mergeability is computed
-	dirty   bool
-	apps    *apps // GitHub Apps (apps.go); nil until one is registered
+	// updateWait is how many requests to a repository still see the old
+	// head after an update-branch is accepted.
+	updateWait int
+	publicURL  string // Options.PublicURL
+	dirty      bool
+	apps       *apps // GitHub Apps (apps.go); nil until one is registered
 }
 
 // state is everything that persists in state.json.
@@ -146,6 +154,8 @@ type pull struct {
 	MergeKey       string     `json:"merge_key,omitempty"`
 	MergeWait      int        `json:"merge_wait,omitempty"`
 	Conflict       *bool      `json:"conflict,omitempty"`
+	// Update is an accepted update-branch not yet run.
+	Update *branchUpdate `json:"update,omitempty"`
 }
 
 type issueComment struct {
@@ -225,7 +235,9 @@ func New(opts Options) (*Server, error) {
 	if err := writeHooks(opts.Dir); err != nil {
 		return nil, err
 	}
-	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1}
+	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1, updateWait: 1,
+		publicURL: strings.TrimRight(opts.PublicURL, "/")}
+	s.url = s.publicURL
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -424,6 +436,25 @@ func (s *Server) roleOf(r *repo, login string) string {
 	return RoleNone
 }
 
+// Users returns every login with a token other than the default one,
+// sorted, with its token: the users a restarted sandbox still knows.
+func (s *Server) Users() [][2]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := map[string]string{}
+	for t, l := range s.st.Tokens {
+		if l != DefaultLogin && (best[l] == "" || t < best[l]) {
+			best[l] = t
+		}
+	}
+	var out [][2]string
+	for l, t := range best {
+		out = append(out, [2]string{l, t})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
 // MainToken returns the token of the default login.
 func (s *Server) MainToken() string {
 	s.mu.Lock()
@@ -491,6 +522,15 @@ func (s *Server) SetMergeabilityDelay(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mergeAt = n
+}
+
+// SetUpdateBranchDelay sets how many requests to a repository (1 by
+// default) still see a pull request's old head after GitHub accepted an
+// update-branch with 202; the merge lands on the request after them.
+func (s *Server) SetUpdateBranchDelay(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updateWait = max(0, n)
 }
 
 // Dispatches returns the workflow dispatches recorded for a repository.
