@@ -1423,7 +1423,11 @@ func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
 		status = "completed"
 	}
 	switch status {
-	case "queued", "in_progress", "completed", "waiting", "requested", "pending":
+	case "queued", "in_progress", "completed":
+	case "waiting", "requested", "pending":
+		// Documented: only GitHub Actions sets these, never a token.
+		c.invalidField("CheckRun", "status", "invalid", "Only GitHub Actions can set a status of waiting, pending, or requested.")
+		return false
 	default:
 		c.invalidField("CheckRun", "status", "invalid", "")
 		return false

@@ -304,3 +304,22 @@ func TestCommitAsSHA(t *testing.T) {
 		}
 	}
 }
+
+// A token cannot create or set a check run waiting, requested or pending:
+// only GitHub Actions can (issue 30 item 6).
+func TestCheckRunStatusesOnlyActionsSets(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
+	w := clone(t, s, "acme/api")
+	head := pushFile(t, w, "f", "f.txt", "f\n")
+	for _, status := range []string{"waiting", "requested", "pending"} {
+		st, v := call(t, s, "ci", "POST", "/repos/acme/api/check-runs", map[string]string{"name": "build", "head_sha": head, "status": status})
+		errs, _ := field(v, "errors").([]any)
+		if st != 422 || len(errs) != 1 || !strings.Contains(fmt.Sprint(field(errs[0], "message")), "Only GitHub Actions") {
+			t.Errorf("create %s: %d %v, want 422", status, st, v)
+		}
+	}
+	if st, v := call(t, s, "ci", "POST", "/repos/acme/api/check-runs", map[string]string{"name": "build", "head_sha": head, "status": "queued"}); st != 201 {
+		t.Errorf("create queued: %d %v", st, v)
+	}
+}
