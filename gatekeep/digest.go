@@ -3,6 +3,7 @@ package gatekeep
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -66,10 +67,11 @@ type Digest struct {
 // Ref renders owner/name#n.
 func (d Digest) Ref() string { return d.Repo + "#" + strconv.Itoa(d.Number) }
 
-// HasLabel reports whether the pull request carries label.
+// HasLabel reports whether the pull request carries label. GitHub keeps
+// one label per name in any case, so the name matches regardless of case.
 func (d Digest) HasLabel(label string) bool {
 	for _, l := range d.Labels {
-		if l == label {
+		if strings.EqualFold(l, label) {
 			return true
 		}
 	}

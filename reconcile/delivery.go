@@ -251,7 +251,7 @@ func (p *passState) nothingToDeliver(e *entry, why string) (stepResult, error) {
 func (p *passState) reenter(ctx context.Context, e *entry, live githubapi.PullRequest) (stepResult, error) {
 	pr := gatekeep.PR{Repo: live.Repo, Number: live.Number}
 	for _, l := range live.Labels {
-		if l == p.cfg.Labels.Ready {
+		if strings.EqualFold(l, p.cfg.Labels.Ready) { // GitHub: one label per name in any case
 			if err := p.GitHub.RemoveLabel(ctx, pr.Repo, pr.Number, l); err != nil {
 				return p.writeFailed(ctx, e, gatekeep.WriteUnreadyLabel, pr.String(), err)
 			}
@@ -575,7 +575,7 @@ func (p *passState) done(e *entry, pr gatekeep.PR, live githubapi.PullRequest) e
 // entry stops `boundary` on the new head (gatekeep.Rewritten).
 func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (stepResult, error) {
 	old := e.l.Delivery.Get(ledger.KeyHead)
-	rewritten := false
+	rewritten, baseMerge := false, false
 	if old != "" && old != live.HeadSHA {
 		cmp, err := p.GitHub.Compare(ctx, pr.Repo, old, live.HeadSHA)
 		if err != nil {
@@ -584,6 +584,7 @@ func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		// A force-push of unrelated history is a rewrite too: GitHub
 		// cannot compare it at all (CompareUnrelated).
 		rewritten = cmp.Status != githubapi.CompareAhead
+		baseMerge = githubBaseMerge(cmp, old, live.BaseRef, live.HeadRef) // basemerge.go
 	}
 	if e.l.Phase() == ledger.PhaseReady {
 		if rewritten {
@@ -597,6 +598,10 @@ func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if rewritten {
 		n, c := gatekeep.Rewritten(e.l, pr, old, p.observeHead(ctx, pr.Repo, live.HeadSHA))
 		return stopped, p.apply(e, n, c)
+	}
+	if baseMerge {
+		n, c := gatekeep.BaseMerged(e.l, pr, live.BaseRef, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+		return progressed, p.apply(e, n, c)
 	}
 	n, c := gatekeep.Followed(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
 	return progressed, p.apply(e, n, c)

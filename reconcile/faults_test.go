@@ -158,7 +158,7 @@ func TestStoreInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	gh, _ := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
-	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Agent: r.agent}
+	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: r.agent}
 	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet, MergePoll: time.Millisecond}).Pass(context.Background())
 	if err != nil || len(rep.Transitions) != 5+len(delivered) {
 		t.Fatalf("in-place pass: %v %v", err, subjectsOf(rep))

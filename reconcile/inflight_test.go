@@ -84,7 +84,7 @@ func TestResumeAdmitsAReturnAlreadyThere(t *testing.T) {
 	// work branch and pushed.
 	task := r.runs[runs-1]
 	dir := t.TempDir()
-	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURL("acme/api"), "w")
+	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURLWithToken("acme/api", r.gh.MainToken()), "w")
 	if err := ScriptedAgent(func(string, int, string) Behavior { return Done })(t.Context(), dir+"/w", task); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestLateReturnClearsInterrupted(t *testing.T) {
 	runs := len(r.runs)
 	task := r.runs[runs-1]
 	dir := t.TempDir()
-	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURL("acme/api"), "w")
+	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURLWithToken("acme/api", r.gh.MainToken()), "w")
 	if err := ScriptedAgent(func(string, int, string) Behavior { return Done })(t.Context(), dir+"/w", task); err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func sortedPaths(s *githubtest.Server) []string {
 func pushCommit(t *testing.T, s *githubtest.Server, repo, branch string) string {
 	t.Helper()
 	dir := t.TempDir()
-	run(t, dir, "git", "clone", "--quiet", "--branch", branch, s.GitURL(repo), "w")
+	run(t, dir, "git", "clone", "--quiet", "--branch", branch, s.GitURLWithToken(repo, s.MainToken()), "w")
 	w := filepath.Join(dir, "w")
 	run(t, w, "git", "commit", "--quiet", "--allow-empty", "-m", "agent")
 	run(t, w, "git", "push", "--quiet", "origin", "HEAD:refs/heads/"+branch)

@@ -139,7 +139,7 @@ func BenchmarkPassAdmits100(b *testing.B) {
 	// per work branch, one push.
 	for ri, repo := range repos {
 		dir := b.TempDir()
-		run(b, dir, "git", "clone", "--quiet", r.gh.GitURL(repo), "w")
+		run(b, dir, "git", "clone", "--quiet", r.gh.GitURLWithToken(repo, r.gh.MainToken()), "w")
 		w := filepath.Join(dir, "w")
 		var branches []string
 		for i := ri; i < 100; i += len(repos) {

@@ -126,7 +126,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Agent: func(ctx context.Context, dir string, t Task) error {
+	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: func(ctx context.Context, dir string, t Task) error {
 		r.mu.Lock()
 		r.runs = append(r.runs, t)
 		r.mu.Unlock()

@@ -437,7 +437,7 @@ func TestAsyncExecutor(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURL("acme/api"), "w")
+	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURLWithToken("acme/api", r.gh.MainToken()), "w")
 	if err := ScriptedAgent(func(string, int, string) Behavior { return Done })(t.Context(), dir+"/w", Task{Spec: "specs/feature.md", Brief: brief}); err != nil {
 		t.Fatal(err)
 	}

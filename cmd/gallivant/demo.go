@@ -124,7 +124,7 @@ func (d *demo) run() error {
 		return err
 	}
 	people := newDemoPeople(d.gh)
-	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Agent: demoAgent}
+	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Token: d.gh.MainToken(), Agent: demoAgent}
 	// The legend: what the lines mean and where the words are explained.
 	fmt.Fprintf(d.a.io.Out, "gallivant demo: specs in a control repository driven through a scripted agent and a local GitHub; words like row, seed, cut, allowance, iteration: %s\n", glossary)
 	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")

@@ -87,6 +87,8 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("GITHUB_API_URL", s.APIURL())
 	ts.Setenv("GITHUB_TOKEN", s.MainToken())
 	ts.Setenv("GIT_URL", srv.URL)
+	// What a person pushes with: git over HTTP needs a token to push.
+	ts.Setenv("GIT_PUSH_URL", strings.Replace(srv.URL, "://", "://x-access-token:"+s.MainToken()+"@", 1))
 }
 
 // cmdGitRepo turns a directory of the script into a git repository with

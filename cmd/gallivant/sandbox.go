@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -15,10 +16,32 @@ type sandboxOptions struct {
 	Repos     []string
 	Users     []string
 	Outsiders []string
+	// Protects are branch protection specs (githubtest.ParseProtect).
+	Protects []string
 	// EnvFile, when set, receives the printed lines once the sandbox
 	// listens (see writeEnvFile).
 	EnvFile   string
 	RateLimit int
+	// PublicURL is the base address behind a proxy (--public-url).
+	PublicURL string
+}
+
+// publicURL checks a --public-url: an absolute http or https URL of a host,
+// with no path beyond "/", query or fragment.
+func publicURL(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%q: %v (expected scheme://host[:port], e.g. https://sb.example.com)", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return "", fmt.Errorf("%q: expected an http or https URL of a host, e.g. https://sb.example.com", raw)
+	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return "", fmt.Errorf("%q: expected scheme://host[:port] with no path, query, fragment or credentials, e.g. https://sb.example.com", raw)
+	}
+	return u.Scheme + "://" + u.Host, nil
 }
 
 // loginRE is GitHub's login syntax: letters, digits and single inner
@@ -28,7 +51,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--env-file FILE] [--rate-limit 5000]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--rate-limit 5000]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -42,6 +65,13 @@ prints shell-sourceable lines
 
 and serves until interrupted. Everything persists under --dir across restarts.
 
+Git over HTTP authenticates as on GitHub: anyone may fetch, a push needs a
+token with push access (the token as the password, any user name), and
+--protect owner/name:branch protects a branch the way GitHub does, for the
+API's merges and for git pushes: options reviews=N (1 by default), check=NAME,
+strict, ruleset, bypass=APP (an App slug on the ruleset's bypass list),
+enforce-admins and allow-force-push.
+
 --env-file FILE writes the same lines to FILE once the sandbox listens. FILE
 is removed at start and appears whole (written aside, then renamed), so a
 script can wait for it to exist and then source it. The API answers under
@@ -50,7 +80,8 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
   while [ ! -f /tmp/sb.env ]; do sleep 0.1; done
   set -a; . /tmp/sb.env; set +a
   curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL/repos/acme/api"
-  gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory`,
+  gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory
+  gallivant sandbox --dir /tmp/sb --repo acme/control --protect acme/control:main,ruleset,bypass=gallivant`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Dir == "" {
@@ -59,7 +90,11 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 			if opts.RateLimit < 1 {
 				return usageError("--rate-limit must be at least 1, got %d", opts.RateLimit)
 			}
-			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit})
+			public, err := publicURL(opts.PublicURL)
+			if err != nil {
+				return usageError("--public-url %v", err)
+			}
+			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit, PublicURL: public})
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -68,14 +103,28 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 					return usageError("--repo %s: %v", r, err)
 				}
 			}
+			for _, spec := range opts.Protects {
+				full, branch, p, err := githubtest.ParseProtect(spec)
+				if err != nil {
+					return usageError("--protect %v", err)
+				}
+				known := ""
+				for _, r := range s.Repos() {
+					if strings.EqualFold(r, full) {
+						known = r
+					}
+				}
+				if known == "" {
+					return usageError("--protect %s: no repository %s here; create it with --repo %s", spec, full, full)
+				}
+				s.Protect(known, branch, p)
+			}
 			// Users are created before serving so that a bad login is a
 			// usage error, not a half-started sandbox.
-			type user struct{ login, token string }
-			var users []user
 			seen := map[string]string{}
-			for _, u := range append(append([]string(nil), opts.Users...), opts.Outsiders...) {
+			for i, u := range append(append([]string(nil), opts.Users...), opts.Outsiders...) {
 				flag, role := "--user", githubtest.RoleWrite
-				if len(users) >= len(opts.Users) {
+				if i >= len(opts.Users) {
 					flag, role = "--outsider", githubtest.RoleRead
 				}
 				if !loginRE.MatchString(u) {
@@ -85,11 +134,9 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 					return usageError("%s %s: the login is already given with %s", flag, u, prev)
 				}
 				seen[strings.ToLower(u)] = flag
-				tok, err := s.SetRole(u, role)
-				if err != nil {
+				if _, err := s.SetRole(u, role); err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
-				users = append(users, user{u, tok})
 			}
 			if err := removeEnvFile(opts.EnvFile); err != nil {
 				return usageError("--env-file: %v", err)
@@ -102,14 +149,20 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 				for _, r := range s.Repos() {
 					fmt.Fprintf(&env, "GIT_URL_%s=%s\n", envName(r), s.GitURL(r))
 				}
-				for _, u := range users {
-					fmt.Fprintf(&env, "GITHUB_TOKEN_%s=%s\n", envName(u.login), u.token)
+				// Every user the sandbox knows, also those of an earlier
+				// start: their tokens still work.
+				for _, u := range s.Users() {
+					fmt.Fprintf(&env, "GITHUB_TOKEN_%s=%s\n", envName(u[0]), u[1])
 				}
 				fmt.Fprint(a.io.Out, env.String())
 				if envErr = writeEnvFile(opts.EnvFile, env.String()); envErr != nil {
 					fmt.Fprintf(a.io.Err, "gallivant: --env-file: %v\n", envErr)
 				}
-				fmt.Fprintf(a.io.Err, "sandbox serving on %s; interrupt to stop\n", url)
+				if opts.PublicURL != "" {
+					fmt.Fprintf(a.io.Err, "sandbox serving on %s as %s; interrupt to stop\n", url, s.URL())
+				} else {
+					fmt.Fprintf(a.io.Err, "sandbox serving on %s; interrupt to stop\n", url)
+				}
 			})
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
@@ -123,7 +176,9 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 	cmd.Flags().StringArrayVar(&opts.Repos, "repo", nil, "repository to create, owner/name (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Users, "user", nil, "another user with write access to every repository; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Outsiders, "outsider", nil, "a read-only user: may comment, review and open pull requests; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Protects, "protect", nil, "protect a branch, "+githubtest.ProtectSyntax+"; alone: one approving review and no force-push (repeatable)")
 	cmd.Flags().StringVar(&opts.EnvFile, "env-file", "", "also write the printed lines to this file, atomically, once listening")
+	cmd.Flags().StringVar(&opts.PublicURL, "public-url", "", "the base URL clients reach the sandbox at, behind a proxy (scheme://host[:port]); every absolute URL it answers uses it")
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	return cmd
 }

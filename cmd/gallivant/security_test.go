@@ -24,10 +24,12 @@ import (
 // config, the GitHub stand-in's state with the workflow-dispatch inputs,
 // the control repository's new commits): it is in none.
 func TestControlURLCredentialNeverLeaks(t *testing.T) {
-	const secret = "s3cr3t-in-the-url"
 	bin := gallivantBinary(t)
 	state := t.TempDir()
 	gh := testserver.StartWith(t, githubtest.Options{Dir: state}, "acme/api", "acme/control")
+	// A valid credential (git over HTTP checks it) that the stand-in keeps
+	// in memory only, so that its state on disk is searched for it too.
+	secret := testserver.InstallationToken(t, gh, 77, "ci-app", "acme")
 	// The workflow declares every input the workflow executor sends, as
 	// GitHub requires of a dispatch.
 	wf := "on:\n  workflow_dispatch:\n    inputs:\n"
@@ -39,7 +41,7 @@ func TestControlURLCredentialNeverLeaks(t *testing.T) {
 	}
 	work := t.TempDir()
 	ctl := filepath.Join(work, "ctl")
-	gitCmd(t, work, "clone", "--quiet", gh.GitURL("acme/control"), ctl)
+	gitCmd(t, work, "clone", "--quiet", gh.GitURLWithToken("acme/control", gh.MainToken()), ctl)
 	os.MkdirAll(filepath.Join(ctl, "specs"), 0o755)
 	os.WriteFile(filepath.Join(ctl, "gallivant.yaml"), []byte("defaults:\n  repo: acme/api\nexecutor:\n  kind: workflow\n  workflow: agent.yml\n"), 0o644)
 	os.WriteFile(filepath.Join(ctl, "specs", "a.md"), []byte("# A\n\n## Acceptance criteria\n1. Works.\n"), 0o644)

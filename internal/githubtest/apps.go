@@ -302,22 +302,3 @@ func createInstallationToken(c *ctx) {
 	reg.tokens[tok] = &installationToken{login: a.slug + "[bot]", expires: expires, permissions: body.Permissions}
 	writeJSON(c.w, http.StatusCreated, map[string]any{"token": tok, "expires_at": expires, "permissions": perms, "repository_selection": "all"})
 }
-
-// gitCredentialsOK reports whether a git request may go on. The stand-in
-// serves git to anyone (its repositories are public) and does not check
-// personal tokens there, which tests put in URLs freely; but it refuses an
-// installation token once it has expired, as GitHub does, so that a client
-// that does not refresh one fails here as it would there.
-func (s *Server) gitCredentialsOK(r *http.Request) bool {
-	_, tok, ok := r.BasicAuth()
-	if !ok {
-		tok, ok = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	}
-	if !ok {
-		return true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	it, minted := s.appsLocked().tokens[tok]
-	return !minted || s.clock().Before(it.expires)
-}

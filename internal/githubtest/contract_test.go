@@ -146,6 +146,8 @@ func TestContract(t *testing.T) {
 	headA := git(t, w, "rev-parse", "HEAD")
 	headB := commitOn(t, w, "feature/b", "c.txt", "c\n")
 	s.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	s.Protect("acme/api", "stable", githubtest.Protection{RequiredContexts: []string{"ci"}, RequiredReviews: 1, EnforceAdmins: true})
+	s.Protect("acme/api", "release", githubtest.Protection{RequiredContexts: []string{"ci"}, RequiredReviews: 2, Ruleset: true})
 
 	const r = "/repos/acme/api"
 	c.want(c.do("GET /user", "GET", "/user", nil), 200)
@@ -158,6 +160,12 @@ func TestContract(t *testing.T) {
 	const rsc = "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
 	c.want(c.do(rsc, "GET", r+"/branches/main/protection/required_status_checks", nil), 200)
 	c.want(c.do(rsc, "GET", r+"/branches/feature/a/protection/required_status_checks", nil), 404)
+	const bp = "GET /repos/{owner}/{repo}/branches/{branch}/protection"
+	c.want(c.do(bp, "GET", r+"/branches/main/protection", nil), 200)
+	c.want(c.do(bp, "GET", r+"/branches/stable/protection", nil), 200)
+	c.want(c.do(bp, "GET", r+"/branches/release/protection", nil), 404)
+	c.want(reviewer.do(bp, "GET", r+"/branches/main/protection", nil), 404)
+	c.want(c.do("GET /repos/{owner}/{repo}/rules/branches/{branch}", "GET", r+"/rules/branches/release", nil), 200)
 	c.want(c.do("GET /repos/{owner}/{repo}/rules/branches/{branch}", "GET", r+"/rules/branches/main", nil), 200)
 	c.want(c.do("GET /repos/{owner}/{repo}/rules/branches/{branch}", "GET", r+"/rules/branches/feature/a", nil), 200)
 	c.want(c.do("GET /repos/{owner}/{repo}/contents/{path}", "GET", r+"/contents/.github/workflows/agent.yml?ref=main", nil), 200)
@@ -278,6 +286,19 @@ func TestContract(t *testing.T) {
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{"sha": headA}), 200)
 	c.want(c.do(merge, "PUT", r+"/pulls/1/merge", map[string]string{}), 405)
 	c.want(c.do(merge, "PUT", r+"/pulls/99/merge", map[string]string{}), 404)
+	// main moved with the merge: pull request 2 is behind it.
+	const ub = "PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch"
+	c.want(c.do(ub, "PUT", r+"/pulls/2/update-branch", map[string]string{"expected_head_sha": main}), 422)
+	c.want(c.do(ub, "PUT", r+"/pulls/2/update-branch", map[string]string{"expected_head_sha": headB}), 202)
+	const perm = "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
+	c.want(c.do(perm, "GET", r+"/collaborators/reviewer/permission", nil), 200)
+	c.want(c.do(perm, "GET", r+"/collaborators/nobody-here/permission", nil), 404)
+	outsider := &contractRun{t: t, s: s, base: s.URL(), token: s.Token("reader")}
+	if _, err := s.SetRole("reader", githubtest.RoleRead); err != nil {
+		t.Fatal(err)
+	}
+	outsider.want(outsider.do(perm, "GET", r+"/collaborators/reviewer/permission", nil), 403)
+	c.log = append(c.log, outsider.log...)
 
 	// The App endpoints, with a JWT signed by a registered App.
 	key := appKey(t)

@@ -39,14 +39,69 @@ type ruleJSON struct {
 func branchRules(c *ctx) {
 	out := []ruleJSON{}
 	if p := c.repo.Protection[c.r.PathValue("branch")]; p != nil && p.Ruleset {
-		checks := []map[string]string{}
-		for _, name := range p.RequiredContexts {
-			checks = append(checks, map[string]string{"context": name})
+		rule := func(typ string, params map[string]any) {
+			out = append(out, ruleJSON{Type: typ, Parameters: params, RulesetSourceType: "Repository", RulesetSource: c.full, RulesetID: c.repo.ID})
 		}
-		out = append(out, ruleJSON{Type: "required_status_checks", RulesetSourceType: "Repository", RulesetSource: c.full, RulesetID: c.repo.ID,
-			Parameters: map[string]any{"required_status_checks": checks, "strict_required_status_checks_policy": p.Strict}})
+		if !p.AllowForcePushes {
+			rule("deletion", nil)
+			rule("non_fast_forward", nil)
+		}
+		if p.RequiredReviews > 0 {
+			rule("pull_request", map[string]any{"dismiss_stale_reviews_on_push": false, "require_code_owner_review": false,
+				"require_last_push_approval": false, "required_approving_review_count": p.RequiredReviews, "required_review_thread_resolution": false})
+		}
+		if len(p.RequiredContexts) > 0 {
+			checks := []map[string]string{}
+			for _, name := range p.RequiredContexts {
+				checks = append(checks, map[string]string{"context": name})
+			}
+			rule("required_status_checks", map[string]any{"required_status_checks": checks, "strict_required_status_checks_policy": p.Strict})
+		}
 	}
 	paginate(c, out)
+}
+
+// branchProtection answers GET /repos/{o}/{r}/branches/{b}/protection:
+// classic protection, readable by administrators only (everyone else gets
+// 404, as if the branch were unprotected); a ruleset is not classic
+// protection.
+func (c *ctx) branchProtection(branch string) {
+	p := c.repo.Protection[branch]
+	if c.s.roleOf(c.repo, c.login) != RoleAdmin {
+		writeError(c.w, 404, "Not Found")
+		return
+	}
+	if p == nil || p.Ruleset {
+		writeError(c.w, 404, "Branch not protected")
+		return
+	}
+	u := c.s.url + "/api/v3/repos/" + c.full + "/branches/" + branch + "/protection"
+	enabled := func(b bool) map[string]bool { return map[string]bool{"enabled": b} }
+	j := map[string]any{
+		"url":                              u,
+		"enforce_admins":                   map[string]any{"url": u + "/enforce_admins", "enabled": p.EnforceAdmins},
+		"required_signatures":              map[string]any{"url": u + "/required_signatures", "enabled": false},
+		"allow_force_pushes":               enabled(p.AllowForcePushes),
+		"allow_deletions":                  enabled(p.AllowForcePushes),
+		"required_linear_history":          enabled(false),
+		"required_conversation_resolution": enabled(false),
+		"block_creations":                  enabled(false),
+		"lock_branch":                      enabled(false),
+		"allow_fork_syncing":               enabled(false),
+	}
+	if len(p.RequiredContexts) > 0 {
+		checks := []map[string]any{}
+		for _, name := range p.RequiredContexts {
+			checks = append(checks, map[string]any{"context": name, "app_id": nil})
+		}
+		j["required_status_checks"] = map[string]any{"url": u + "/required_status_checks", "contexts_url": u + "/required_status_checks/contexts",
+			"strict": p.Strict, "contexts": p.RequiredContexts, "checks": checks, "enforcement_level": "non_admins"}
+	}
+	if p.RequiredReviews > 0 {
+		j["required_pull_request_reviews"] = map[string]any{"url": u + "/required_pull_request_reviews", "dismiss_stale_reviews": false,
+			"require_code_owner_reviews": false, "required_approving_review_count": p.RequiredReviews, "require_last_push_approval": false}
+	}
+	writeJSON(c.w, 200, j)
 }
 
 // contentJSON is one entry of GET /repos/{o}/{r}/contents/{path}.
@@ -421,6 +476,10 @@ func (c *ctx) mergeRefusal(p *pull, sha, method string) (string, bool) {
 		return "", false
 	}
 	if prot := c.repo.Protection[p.Base]; prot != nil {
+		if why := c.reviewsMissing(p, prot); why != "" {
+			writeError(c.w, 405, why)
+			return "", false
+		}
 		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
 			writeError(c.w, 405, "Required status checks have not succeeded.")
 			return "", false

@@ -3,8 +3,10 @@ package githubtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +39,7 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 				return
 			}
 			c.git = gitRepo{dir: s.RepoDir(c.full)}
+			c.runUpdates()
 		}
 		if needRepo && r.Method != http.MethodGet && needsWrite(r) && s.roleOf(c.repo, login) == RoleRead {
 			// GitHub answers a read-only user's write with 403 or, for
@@ -68,6 +71,11 @@ func needsWrite(r *http.Request) bool {
 // getPermission answers GET /repos/{owner}/{repo}/collaborators/{username}/permission
 // with the legacy permission (admin, write, read, none) and the role name.
 func getPermission(c *ctx) {
+	if role := c.s.roleOf(c.repo, c.login); role != RoleAdmin && role != RoleWrite {
+		// GitHub: reading collaborators needs push access.
+		writeError(c.w, http.StatusForbidden, "Must have push access to view repository collaborators.")
+		return
+	}
 	login := c.r.PathValue("username")
 	known := c.s.tokenOf(login) != "" || strings.EqualFold(login, c.repo.Owner)
 	if !known {
@@ -76,7 +84,17 @@ func getPermission(c *ctx) {
 	}
 	perm := c.s.roleOf(c.repo, login)
 	roleName := map[string]string{RoleAdmin: "admin", RoleWrite: "write", RoleRead: "read", RoleNone: "none"}[perm]
-	writeJSON(c.w, 200, map[string]any{"permission": perm, "role_name": roleName, "user": c.s.user(login)})
+	// The user is a collaborator: its permissions and role name too.
+	writeJSON(c.w, 200, map[string]any{"permission": perm, "role_name": roleName, "user": collaboratorJSON{userJSON: c.s.user(login), RoleName: roleName,
+		Permissions: map[string]bool{"admin": perm == RoleAdmin, "maintain": perm == RoleAdmin, "push": perm == RoleAdmin || perm == RoleWrite,
+			"triage": perm != RoleNone, "pull": perm != RoleNone}}})
+}
+
+// collaboratorJSON is a user as the collaborator routes show it.
+type collaboratorJSON struct {
+	*userJSON
+	Permissions map[string]bool `json:"permissions"`
+	RoleName    string          `json:"role_name"`
 }
 
 func (c *ctx) decode(v any) bool {
@@ -180,6 +198,10 @@ func (c *ctx) branchJSON(name, sha string) map[string]any {
 
 func getBranch(c *ctx) {
 	name := c.r.PathValue("branch")
+	if b, ok := strings.CutSuffix(name, "/protection"); ok {
+		c.branchProtection(b)
+		return
+	}
 	if b, ok := strings.CutSuffix(name, "/protection/required_status_checks"); ok {
 		pr := c.repo.Protection[b]
 		if c.s.roleOf(c.repo, c.login) != RoleAdmin {
@@ -342,8 +364,9 @@ func getCommitRoutes(c *ctx) {
 		writeError(c.w, 500, err.Error())
 		return
 	}
-	if strings.Contains(c.r.Header.Get("Accept"), "application/vnd.github.v3.sha") {
-		c.w.Header().Set("Content-Type", "application/vnd.github.v3.sha; charset=utf-8")
+	// GitHub answers the bare SHA to both spellings of the media type.
+	if accept := c.r.Header.Get("Accept"); strings.Contains(accept, "application/vnd.github.v3.sha") || strings.Contains(accept, "application/vnd.github.sha") {
+		c.w.Header().Set("Content-Type", "application/vnd.github.sha; charset=utf-8")
 		_, _ = io.WriteString(c.w, sha)
 		return
 	}
@@ -553,18 +576,78 @@ func (c *ctx) mergeability(p *pull) (*bool, string) {
 	case p.Draft:
 		return &ok, "draft"
 	}
+	var required []string
 	if prot := c.repo.Protection[p.Base]; prot != nil {
-		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) {
+		required = prot.RequiredContexts
+		if !c.requiredPass(p.HeadSHA, prot.RequiredContexts) || c.reviewsMissing(p, prot) != "" {
 			return &ok, "blocked"
 		}
 		if prot.Strict && !c.git.isAncestor(p.BaseSHA, p.HeadSHA) {
 			return &ok, "behind"
 		}
 	}
-	if c.anyFailing(p.HeadSHA) {
+	// GitHub: unstable is a failing or pending commit status or check
+	// outside the required ones.
+	if c.anyFailing(p.HeadSHA) || c.anyPending(p.HeadSHA, required) {
 		return &ok, "unstable"
 	}
 	return &ok, "clean"
+}
+
+// reviewsMissing says why a pull request lacks the reviews its base's
+// protection requires, "" when it has them: the latest approving or
+// change-requesting review of each user with push access counts (the
+// author cannot review their own pull request), a change request blocks,
+// and at least RequiredReviews approvals are needed.
+func (c *ctx) reviewsMissing(p *pull, prot *Protection) string {
+	if prot.RequiredReviews == 0 {
+		return ""
+	}
+	latest := map[string]string{}
+	for _, rv := range c.repo.Reviews {
+		if rv.Number != p.Number || rv.User == p.User {
+			continue
+		}
+		if role := c.s.roleOf(c.repo, rv.User); role != RoleAdmin && role != RoleWrite {
+			continue
+		}
+		switch rv.State {
+		case "APPROVED", "CHANGES_REQUESTED", "DISMISSED":
+			latest[strings.ToLower(rv.User)] = rv.State
+		}
+	}
+	approved := 0
+	for _, st := range latest {
+		if st == "CHANGES_REQUESTED" {
+			return "Changes have been requested."
+		}
+		if st == "APPROVED" {
+			approved++
+		}
+	}
+	if approved < prot.RequiredReviews {
+		if prot.RequiredReviews == 1 {
+			return "At least 1 approving review is required by reviewers with write access."
+		}
+		return fmt.Sprintf("At least %d approving reviews are required by reviewers with write access.", prot.RequiredReviews)
+	}
+	return ""
+}
+
+// anyPending reports a commit status or check run still pending, queued or
+// in progress that is not one of the required ones.
+func (c *ctx) anyPending(sha string, required []string) bool {
+	for _, st := range c.statusesFor(sha, true) {
+		if st.State == "pending" && !slices.Contains(required, st.Context) {
+			return true
+		}
+	}
+	for _, cr := range c.runsOf(sha) {
+		if cr.Status != "completed" && !slices.Contains(required, cr.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *ctx) requiredPass(sha string, required []string) bool {
@@ -714,6 +797,12 @@ func updatePull(c *ctx) {
 		c.invalidField("PullRequest", "state", "invalid", "state must be open or closed")
 		return
 	}
+	if in.State != nil && *in.State == "open" && p.State == "closed" {
+		if why := c.reopenRefusal(p); why != "" {
+			c.invalidField("PullRequest", "state", "custom", why)
+			return
+		}
+	}
 	if in.Base != nil {
 		if bs, _ := c.git.branches(); bs[*in.Base] == "" {
 			c.invalidField("PullRequest", "base", "invalid", "Proposed base branch '"+*in.Base+"' was not found")
@@ -737,11 +826,38 @@ func updatePull(c *ctx) {
 				p.State, p.ClosedAt = "closed", &now
 			}
 		case "open":
+			if p.State == "closed" {
+				// The head may have moved on (a fast-forward) while
+				// the pull request was closed.
+				if bs, _ := c.git.branches(); bs[p.Head] != "" {
+					p.HeadSHA = bs[p.Head]
+				}
+				c.s.dirty = true
+			}
 			p.State, p.ClosedAt = "open", nil
 		}
 	}
 	p.UpdatedAt = c.s.now()
 	writeJSON(c.w, 200, c.pullJSON(p, true))
+}
+
+// reopenRefusal says why GitHub refuses to reopen a closed pull request,
+// "" when it may be reopened: a merged one never is, nor one whose head
+// branch was deleted or force-pushed (its head is no longer the commit the
+// pull request had or a descendant of it).
+func (c *ctx) reopenRefusal(p *pull) string {
+	if p.Merged {
+		return "state cannot be changed. The pull request has already been merged."
+	}
+	bs, _ := c.git.branches()
+	head, ok := bs[p.Head]
+	switch {
+	case !ok:
+		return "state cannot be changed. The " + p.Head + " branch has been deleted."
+	case head != p.HeadSHA && !c.git.isAncestor(p.HeadSHA, head):
+		return "state cannot be changed. The " + p.Head + " branch was force-pushed or recreated."
+	}
+	return ""
 }
 
 func pullFiles(c *ctx) {
@@ -1070,6 +1186,47 @@ func updateIssueComment(c *ctx) {
 	writeError(c.w, 404, "Not Found")
 }
 
+// labelNames reads the labels of an add-labels body in the shapes GitHub
+// documents: ["a"], {"labels": ["a"]}, [{"name": "a"}] and
+// {"labels": [{"name": "a"}]}.
+func labelNames(body []byte) ([]string, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(body, &items) != nil {
+		var obj struct{ Labels []json.RawMessage }
+		if json.Unmarshal(body, &obj) != nil {
+			return nil, false
+		}
+		items = obj.Labels
+	}
+	names := make([]string, 0, len(items))
+	for _, it := range items {
+		var name string
+		if json.Unmarshal(it, &name) != nil {
+			var obj struct{ Name string }
+			if json.Unmarshal(it, &obj) != nil {
+				return nil, false
+			}
+			name = obj.Name
+		}
+		names = append(names, name)
+	}
+	return names, true
+}
+
+// labelName returns the repository's spelling of a label name, or name
+// when the repository has no label of that name in any case.
+func (r *repo) labelName(name string) string {
+	if _, ok := r.LabelIDs[name]; ok {
+		return name
+	}
+	for have := range r.LabelIDs {
+		if strings.EqualFold(have, name) {
+			return have
+		}
+	}
+	return name
+}
+
 func (c *ctx) labelsOf(n int) []labelJSON {
 	out := []labelJSON{}
 	for _, l := range c.repo.Labels[strconv.Itoa(n)] {
@@ -1092,14 +1249,10 @@ func addLabels(c *ctx) {
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(c.r.Body, 1<<20))
-	var names []string
-	if json.Unmarshal(body, &names) != nil {
-		var obj struct{ Labels []string }
-		if json.Unmarshal(body, &obj) != nil {
-			writeError(c.w, 400, "Problems parsing JSON")
-			return
-		}
-		names = obj.Labels
+	names, ok := labelNames(body)
+	if !ok {
+		writeError(c.w, 400, "Problems parsing JSON")
+		return
 	}
 	if len(names) == 0 {
 		c.invalidField("Label", "labels", "missing_field", "labels must name at least one label")
@@ -1111,9 +1264,12 @@ func addLabels(c *ctx) {
 			c.invalidField("Label", "name", "missing_field", "")
 			return
 		}
+		// One label per name in any case: an existing label keeps its
+		// spelling, as on GitHub.
+		n = c.repo.labelName(n)
 		found := false
 		for _, have := range c.repo.Labels[key] {
-			found = found || have == n
+			found = found || strings.EqualFold(have, n)
 		}
 		if !found {
 			c.repo.Labels[key] = append(c.repo.Labels[key], n)
@@ -1131,7 +1287,7 @@ func removeLabel(c *ctx) {
 	key, name := strconv.Itoa(p.Number), c.r.PathValue("name")
 	ls := c.repo.Labels[key]
 	for i, l := range ls {
-		if l == name {
+		if strings.EqualFold(l, name) {
 			c.repo.Labels[key] = append(ls[:i:i], ls[i+1:]...)
 			p.UpdatedAt = c.s.now()
 			writeJSON(c.w, 200, c.labelsOf(p.Number))
@@ -1189,7 +1345,7 @@ func (c *ctx) combinedStatus(sha string) {
 	}
 	writeJSON(c.w, 200, map[string]any{"state": state, "statuses": pageOf(c, sts, 100, 100), "sha": sha, "total_count": len(sts),
 		"url":        c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha + "/status",
-		"repository": c.s.repoJSON(c.repo), "commit_url": c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha})
+		"repository": c.s.minimalRepoJSON(c.repo), "commit_url": c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha})
 }
 
 func createStatus(c *ctx) {
@@ -1270,7 +1426,11 @@ func (c *ctx) setCheck(cr *checkRun, status, conclusion string) bool {
 		status = "completed"
 	}
 	switch status {
-	case "queued", "in_progress", "completed", "waiting", "requested", "pending":
+	case "queued", "in_progress", "completed":
+	case "waiting", "requested", "pending":
+		// Documented: only GitHub Actions sets these, never a token.
+		c.invalidField("CheckRun", "status", "invalid", "Only GitHub Actions can set a status of waiting, pending, or requested.")
+		return false
 	default:
 		c.invalidField("CheckRun", "status", "invalid", "")
 		return false

@@ -82,6 +82,17 @@ func (s *Server) privateUser(login string) privateUserJSON {
 // repoJSON renders a repository as GitHub's full-repository and
 // repository schemas describe it: every required field, with the counters
 // and URLs a real repository has, null where GitHub sends null.
+// minimalRepoJSON is the repository as GitHub embeds it in a combined
+// status (minimal-repository): without the counts that change with every
+// pull request, so that a commit's combined status keeps its ETag while
+// nothing about the commit changes.
+func (s *Server) minimalRepoJSON(r *repo) map[string]any {
+	out := s.repoJSON(r)
+	delete(out, "open_issues")
+	delete(out, "open_issues_count")
+	return out
+}
+
 func (s *Server) repoJSON(r *repo) map[string]any {
 	full := r.Owner + "/" + r.Name
 	api := s.url + "/api/v3/repos/" + full

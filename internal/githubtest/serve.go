@@ -9,8 +9,9 @@ import (
 )
 
 // Serve listens on addr, which must be a loopback address, and serves until
-// ctx ends; then it shuts down cleanly. ready is called with the base URL
-// once the listener is up.
+// ctx ends; then it shuts down cleanly. ready is called with the address
+// it listens at (http://host:port) once the listener is up; answers use
+// Options.PublicURL instead when it is set.
 func (s *Server) Serve(ctx context.Context, addr string, ready func(url string)) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -23,12 +24,15 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(url string))
 	if err != nil {
 		return err
 	}
-	s.SetURL("http://" + ln.Addr().String())
+	listen := "http://" + ln.Addr().String()
+	if s.publicURL == "" {
+		s.SetURL(listen)
+	}
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	if ready != nil {
-		ready(s.URL())
+		ready(listen)
 	}
 	select {
 	case <-ctx.Done():

@@ -38,6 +38,10 @@ type Options struct {
 	Clock func() time.Time
 	// RateLimit is the primary rate limit per user and hour, 5000 when 0.
 	RateLimit int
+	// PublicURL, when set, is the base address clients reach the server
+	// at (behind a proxy): every absolute URL in answers uses it, and
+	// Serve does not replace it with the listen address.
+	PublicURL string
 }
 
 // Server is the GitHub stand-in. Create it with New, serve Handler, and set
@@ -45,7 +49,7 @@ type Options struct {
 type Server struct {
 	dir   string
 	clock func() time.Time
-	git   http.Handler
+	git   *cgi.Handler
 
 	mu      sync.Mutex
 	st      *state
@@ -55,8 +59,12 @@ type Server struct {
 	limit   int
 	rates   map[string]*rate
 	mergeAt int // null reads before mergeability is computed
-	dirty   bool
-	apps    *apps // GitHub Apps (apps.go); nil until one is registered
+	// updateWait is how many requests to a repository still see the old
+	// head after an update-branch is accepted.
+	updateWait int
+	publicURL  string // Options.PublicURL
+	dirty      bool
+	apps       *apps // GitHub Apps (apps.go); nil until one is registered
 }
 
 // state is everything that persists in state.json.
@@ -105,6 +113,21 @@ type Protection struct {
 	// /repos/{o}/{r}/rules/branches/{branch}, and the admin-only branch
 	// protection endpoint answers 404, as on GitHub.
 	Ruleset bool `json:"ruleset,omitempty"`
+	// RequiredReviews is how many approving reviews a pull request into
+	// the branch needs; above 0 the branch also takes changes through
+	// pull requests only, so a direct push to it is refused.
+	RequiredReviews int `json:"required_reviews,omitempty"`
+	// AllowForcePushes lets a push rewrite the branch. GitHub's classic
+	// protection refuses force-pushes and deletions unless it is set; a
+	// ruleset without it carries the non_fast_forward and deletion rules.
+	AllowForcePushes bool `json:"allow_force_pushes,omitempty"`
+	// EnforceAdmins applies classic protection to administrators too;
+	// without it an admin's push is let through, as on GitHub.
+	EnforceAdmins bool `json:"enforce_admins,omitempty"`
+	// BypassApps are the slugs of the GitHub Apps on the ruleset's bypass
+	// list: their installation tokens push past every rule. Nobody else
+	// bypasses a ruleset, administrators included.
+	BypassApps []string `json:"bypass_apps,omitempty"`
 }
 
 // Dispatch is a recorded workflow_dispatch.
@@ -138,6 +161,8 @@ type pull struct {
 	MergeKey       string     `json:"merge_key,omitempty"`
 	MergeWait      int        `json:"merge_wait,omitempty"`
 	Conflict       *bool      `json:"conflict,omitempty"`
+	// Update is an accepted update-branch not yet run.
+	Update *branchUpdate `json:"update,omitempty"`
 }
 
 type issueComment struct {
@@ -207,10 +232,22 @@ func New(opts Options) (*Server, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("githubtest: Options.Dir is required")
 	}
+	// git-http-backend runs in its own directory, so a relative --dir
+	// would send git over HTTP somewhere else than the API.
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("githubtest: %w", err)
+	}
+	opts.Dir = dir
 	if err := os.MkdirAll(filepath.Join(opts.Dir, "repos"), 0o755); err != nil {
 		return nil, err
 	}
-	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1}
+	if err := writeHooks(opts.Dir); err != nil {
+		return nil, err
+	}
+	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1, updateWait: 1,
+		publicURL: strings.TrimRight(opts.PublicURL, "/")}
+	s.url = s.publicURL
 	if s.clock == nil {
 		s.clock = time.Now
 	}
@@ -240,7 +277,9 @@ func New(opts Options) (*Server, error) {
 	s.git = &cgi.Handler{
 		Path: backend,
 		Root: "/",
-		Env:  append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1"}, gitEnv...),
+		Env: append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1",
+			// Every repository's pushes go through the protection hook.
+			"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + filepath.Join(opts.Dir, "hooks")}, gitEnv...),
 	}
 	return s, s.save()
 }
@@ -284,11 +323,23 @@ func (s *Server) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(s.dir, "state.json.tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// state.json holds every token: readable by its owner only, from the
+	// moment it exists (CreateTemp makes it 0600).
+	f, err := os.CreateTemp(s.dir, ".state.json.*")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(s.dir, "state.json"))
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(s.dir, "state.json"))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func (s *Server) id() int64 { s.st.NextID++; return s.st.NextID }
@@ -320,6 +371,13 @@ func (s *Server) APIURL() string { return s.URL() + "/api/v3/" }
 // GitURL returns the smart-HTTP clone URL of a repository, laid out as on
 // GitHub Enterprise: <url>/owner/name.git.
 func (s *Server) GitURL(fullName string) string { return s.URL() + "/" + fullName + ".git" }
+
+// GitURLWithToken returns the clone URL of a repository carrying token as
+// its credentials (user x-access-token), as a person or CI job embeds an
+// installation token on GitHub; git over HTTP needs a token to push.
+func (s *Server) GitURLWithToken(fullName, token string) string {
+	return strings.Replace(s.GitURL(fullName), "://", "://x-access-token:"+token+"@", 1)
+}
 
 // RepoDir returns the bare repository's directory, for file:// remotes.
 func (s *Server) RepoDir(fullName string) string {
@@ -386,6 +444,25 @@ func (s *Server) roleOf(r *repo, login string) string {
 		return RoleWrite
 	}
 	return RoleNone
+}
+
+// Users returns every login with a token other than the default one,
+// sorted, with its token: the users a restarted sandbox still knows.
+func (s *Server) Users() [][2]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := map[string]string{}
+	for t, l := range s.st.Tokens {
+		if l != DefaultLogin && (best[l] == "" || t < best[l]) {
+			best[l] = t
+		}
+	}
+	var out [][2]string
+	for l, t := range best {
+		out = append(out, [2]string{l, t})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
 }
 
 // MainToken returns the token of the default login.
@@ -457,6 +534,15 @@ func (s *Server) SetMergeabilityDelay(n int) {
 	s.mergeAt = n
 }
 
+// SetUpdateBranchDelay sets how many requests to a repository (1 by
+// default) still see a pull request's old head after GitHub accepted an
+// update-branch with 202; the merge lands on the request after them.
+func (s *Server) SetUpdateBranchDelay(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updateWait = max(0, n)
+}
+
 // Dispatches returns the workflow dispatches recorded for a repository.
 func (s *Server) Dispatches(fullName string) []Dispatch {
 	s.mu.Lock()
@@ -489,7 +575,7 @@ func (s *Server) rateOf(login string) *rate {
 }
 
 // gitPathRE matches smart-HTTP git paths: /owner/name.git/...
-var gitPathRE = regexp.MustCompile(`^/[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+\.git(/|$)`)
+var gitPathRE = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)\.git(/.*)?$`)
 
 // Handler returns the server's HTTP handler: the REST API under /api/v3/,
 // GraphQL at /api/graphql (as GitHub Enterprise serves them) and smart-HTTP
@@ -501,12 +587,7 @@ func (s *Server) Handler() http.Handler {
 		apiPrefix(r)
 		switch {
 		case gitPathRE.MatchString(r.URL.Path) && !strings.Contains(r.URL.Path, ".."):
-			if !s.gitCredentialsOK(r) {
-				w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
-				http.Error(w, "Invalid username or token. Password authentication is not supported for Git operations.", http.StatusUnauthorized)
-				return
-			}
-			s.git.ServeHTTP(w, r)
+			s.serveGit(w, r)
 		case strings.HasPrefix(r.URL.Path, "/api/v3/"), r.URL.Path == "/api/graphql":
 			s.serveAPI(mux, w, r)
 		case strings.HasPrefix(r.URL.Path, jobLogPrefix):

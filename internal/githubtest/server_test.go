@@ -36,7 +36,7 @@ func git(t testing.TB, dir string, args ...string) string {
 // clone clones over smart HTTP (git http-backend) and returns the work tree.
 func clone(t testing.TB, s *githubtest.Server, repo string) string {
 	dir := t.TempDir()
-	git(t, dir, "clone", "--quiet", s.GitURL(repo), "w")
+	git(t, dir, "clone", "--quiet", s.GitURLWithToken(repo, s.MainToken()), "w")
 	return filepath.Join(dir, "w")
 }
 

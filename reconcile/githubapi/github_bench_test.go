@@ -22,7 +22,7 @@ func BenchmarkDiscoveryUnchanged(b *testing.B) {
 	raw := s.Client("dev")
 	for _, repo := range repos {
 		dir := b.TempDir()
-		testserver.Git(b, dir, "clone", "--quiet", s.GitURL(repo), "w")
+		testserver.Git(b, dir, "clone", "--quiet", s.GitURLWithToken(repo, s.MainToken()), "w")
 		w := filepath.Join(dir, "w")
 		os.WriteFile(filepath.Join(w, "change.txt"), []byte("x\n"), 0o644)
 		testserver.Git(b, w, "add", "-A")

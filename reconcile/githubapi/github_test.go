@@ -398,7 +398,7 @@ func TestAdapterComparePaginates(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
 	dir := t.TempDir()
-	testserver.Git(t, dir, "clone", "--quiet", s.GitURL("acme/api"), "w")
+	testserver.Git(t, dir, "clone", "--quiet", s.GitURLWithToken("acme/api", s.MainToken()), "w")
 	w := filepath.Join(dir, "w")
 	testserver.Git(t, w, "checkout", "--quiet", "-B", "long")
 	for i := range 130 {

@@ -601,14 +601,18 @@ func (s *Store) Push(ctx context.Context) error {
 		return nil
 	}
 	spec := config.RefSpec(ref.String() + ":" + ref.String())
+	msgs := &remoteMessages{}
 	err := s.repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: s.auth, RefSpecs: []config.RefSpec{spec},
-		RequireRemoteRefs: []config.RefSpec{config.RefSpec(s.head.String() + ":" + ref.String())}})
+		RequireRemoteRefs: []config.RefSpec{config.RefSpec(s.head.String() + ":" + ref.String())}, Progress: msgs})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
 		s.head = s.tip
 		return nil
 	case rejected(err):
 		return fmt.Errorf("%w: %v", ErrPushRejected, scrub(err))
+	}
+	if perr := refusedByProtection(s.branch, msgs); perr != nil {
+		return perr
 	}
 	return fmt.Errorf("push the control branch: %w", scrub(err))
 }

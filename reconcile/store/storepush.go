@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
@@ -54,6 +55,12 @@ func (s *Store) sendPack(ctx context.Context, ref plumbing.ReferenceName) (err e
 		return fmt.Errorf("%w: %s is at %s, not %s", ErrPushRejected, ref.Short(), short(remote.String()), short(s.head.String()))
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
+	// The remote's messages say why a push is refused (storerefused.go).
+	msgs := &remoteMessages{}
+	if ar.Capabilities.Supports(capability.Sideband64k) {
+		req.Capabilities.Set(capability.Sideband64k)
+		req.Progress = msgs
+	}
 	req.Commands = []*packp.Command{{Name: ref, Old: s.head, New: s.tip}}
 	rd, wr := io.Pipe()
 	req.Packfile = rd
@@ -72,6 +79,9 @@ func (s *Store) sendPack(ctx context.Context, ref plumbing.ReferenceName) (err e
 		if rejected(err) {
 			return fmt.Errorf("%w: %v", ErrPushRejected, scrub(err))
 		}
+		if perr := refusedByProtection(ref.Short(), msgs); perr != nil {
+			return perr
+		}
 		return fmt.Errorf("push the control branch: %w", scrub(err))
 	}
 	if err := <-done; err != nil {
@@ -84,6 +94,9 @@ func (s *Store) sendPack(ctx context.Context, ref plumbing.ReferenceName) (err e
 			// else (an unpack failure, a declining hook) is not.
 			if rejected(err) {
 				return fmt.Errorf("%w: %v", ErrPushRejected, scrub(err))
+			}
+			if perr := refusedByProtection(ref.Short(), msgs); perr != nil {
+				return perr
 			}
 			return fmt.Errorf("push the control branch: %w", scrub(err))
 		}

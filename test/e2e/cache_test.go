@@ -75,7 +75,7 @@ func newCacheWorld(t *testing.T) *cacheWorld {
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
 		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
 	src := filepath.Join(dir, "src")
-	gitIn(t, dir, "clone", "--quiet", w.control, src)
+	gitIn(t, dir, "clone", "--quiet", strings.Replace(w.control, "://", "://x-access-token:"+sb["GITHUB_TOKEN"]+"@", 1), src)
 	files := map[string]string{
 		"gallivant.yaml": cacheConfig,
 		// Labelled ready, then merged by a person: done.

@@ -152,7 +152,7 @@ func newWorld(t *testing.T, p profile) *world {
 		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
 	// Approve the specs: one push to the control repository.
 	src := filepath.Join(w.dir, "src")
-	gitIn(t, w.dir, "clone", "--quiet", w.control, src)
+	gitIn(t, w.dir, "clone", "--quiet", strings.Replace(w.control, "://", "://x-access-token:"+env["GITHUB_TOKEN"]+"@", 1), src)
 	files := map[string]string{
 		// timeout and grace are short so that a dispatch whose agent was
 		// killed with its reconciler is called interrupted within seconds.

@@ -32,7 +32,7 @@ func Git(tb testing.TB, dir string, args ...string) string {
 func PushBranch(tb testing.TB, s *githubtest.Server, repo, branch string, files ...string) string {
 	tb.Helper()
 	dir := tb.TempDir()
-	Git(tb, dir, "clone", "--quiet", s.GitURL(repo), "w")
+	Git(tb, dir, "clone", "--quiet", s.GitURLWithToken(repo, s.MainToken()), "w")
 	w := filepath.Join(dir, "w")
 	Git(tb, w, "checkout", "--quiet", "-B", branch)
 	for _, f := range files {
