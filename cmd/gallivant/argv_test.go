@@ -97,8 +97,10 @@ func TestSameUserAgentReadsNeitherArgvNorEnviron(t *testing.T) {
 	}
 	uid, _ := strconv.Atoi(nobody.Uid)
 	gid, _ := strconv.Atoi(nobody.Gid)
-	const secret = "s3cr3t-in-the-url"
 	gh := testserver.Start(t, "acme/api", "acme/control")
+	// The credential in the URL is a real token: the stand-in refuses
+	// pushes without one, as GitHub does.
+	secret := gh.MainToken()
 	base := t.TempDir()
 	for _, d := range []string{filepath.Dir(base), base} {
 		os.Chmod(d, 0o755)
@@ -118,7 +120,9 @@ func TestSameUserAgentReadsNeitherArgvNorEnviron(t *testing.T) {
 	os.WriteFile(filepath.Join(ctl, "specs", "a.md"), []byte("# A\n\n## Acceptance criteria\n1. Works.\n"), 0o644)
 	gitCmd(t, ctl, "add", "-A")
 	gitCmd(t, ctl, "commit", "--quiet", "-m", "Approve")
-	gitCmd(t, ctl, "push", "--quiet", "origin", "HEAD:main")
+	// The token goes on this one push's command line, not into the clone's
+	// config, where the agent could read it.
+	gitCmd(t, ctl, "push", "--quiet", gh.GitURLWithToken("acme/control", secret), "HEAD:main")
 
 	control := strings.Replace(gh.GitURL("acme/control"), "http://", "http://x-access-token:"+secret+"@", 1)
 	cmd := exec.Command(bin, "reconcile", "--control", control)
