@@ -31,7 +31,7 @@ func newChainWorld(t *testing.T, config string, files map[string]string) (*cache
 		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
 		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
 	src := filepath.Join(dir, "src")
-	gitIn(t, dir, "clone", "--quiet", w.control, src)
+	gitIn(t, dir, "clone", "--quiet", withToken(w.control, sb["GITHUB_TOKEN"]), src)
 	files["gallivant.yaml"] = config
 	controlEdit(t, src, files)
 	return w, src
@@ -212,7 +212,7 @@ func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
 	}
 	gitIn(t, o, "add", "-A")
 	gitIn(t, o, "commit", "--quiet", "-m", "Unrelated history")
-	gitIn(t, o, "push", "--quiet", "--force", w.sandbox["GIT_URL_ACME_WEB"], "HEAD:refs/heads/gallivant/web")
+	gitIn(t, o, "push", "--quiet", "--force", withToken(w.sandbox["GIT_URL_ACME_WEB"], w.sandbox["GITHUB_TOKEN"]), "HEAD:refs/heads/gallivant/web")
 	pushed := gitIn(t, o, "rev-parse", "HEAD")
 	p := w.pass()
 	if !w.did("specs/web.md", "loop: stop boundary") {
@@ -237,4 +237,10 @@ func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
 	if !strings.HasPrefix(stop, "stop: boundary | ") || !strings.Contains(stop, pushed[:7]) {
 		t.Errorf("the ledger's stop does not name the pushed head %s: %q", pushed[:7], stop)
 	}
+}
+
+// withToken is a git URL of the sandbox with token in it: the sandbox, as
+// GitHub, refuses a push without one.
+func withToken(url, token string) string {
+	return strings.Replace(url, "://", "://x-access-token:"+token+"@", 1)
 }

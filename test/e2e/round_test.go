@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // startSandboxWith is startSandbox with further users of write access:
@@ -89,7 +90,7 @@ func TestCrashedRoundIsRerunAfterResume(t *testing.T) {
 	// A short timeout, so that the failed dispatch is over within seconds.
 	config := strings.NewReplacer("timeout: 30s", "timeout: 2s\n  grace: 1s", "env: [PATH, HOME, AGENT,", "env: [PATH, HOME, AGENT, AGENT_REAL, FAIL_ROUND,").Replace(cacheConfig)
 	src := filepath.Join(dir, "src")
-	gitIn(t, dir, "clone", "--quiet", w.control, src)
+	gitIn(t, dir, "clone", "--quiet", withToken(w.control, w.sandbox["GITHUB_TOKEN"]), src)
 	controlEdit(t, src, map[string]string{"gallivant.yaml": config, "specs/feature.md": "# Feature\n\n## Acceptance criteria\n1. Feature one.\n"})
 	w.settle()
 	if !w.did("specs/feature.md", "loop: ready acme/api#1") {
@@ -111,8 +112,11 @@ func TestCrashedRoundIsRerunAfterResume(t *testing.T) {
 	controlEdit(t, src, map[string]string{"plans/feature-ledger.md": ledgerWithRequest(t, src, "resume | the agent's machine was rebooted")})
 	// Passes until the round ran again; the failed dispatch is over after
 	// executor.timeout and grace (3s).
+	// The bound is real time, not a number of passes: an idle pass takes
+	// milliseconds on a quiet machine, so sixty of them can all fall
+	// inside the 3s the failed dispatch needs to be over.
 	rerun := false
-	for i := 0; i < 60 && !rerun; i++ {
+	for deadline := time.Now().Add(60 * time.Second); !rerun && time.Now().Before(deadline); {
 		w.pass()
 		if slices.Contains(w.performed, "specs/feature.md loop: ready acme/api#2") {
 			break
