@@ -531,7 +531,7 @@ func TestAdapterCompareStatuses(t *testing.T) {
 	}
 	testserver.Git(t, w, "add", "-A")
 	testserver.Git(t, w, "-c", "user.name=p", "-c", "user.email=p@example.com", "commit", "--quiet", "-m", "orphan")
-	testserver.Git(t, w, "push", "--quiet", s.GitURL("acme/api"), "HEAD:refs/heads/orphan")
+	testserver.Git(t, w, "push", "--quiet", s.GitURLWithToken("acme/api", s.MainToken()), "HEAD:refs/heads/orphan")
 	orphan := testserver.Git(t, w, "rev-parse", "HEAD")
 	for _, tt := range []struct {
 		name       string
