@@ -88,13 +88,7 @@ func (g *Client) CIFailures(ctx context.Context, repo, sha string) ([]CIFailure,
 		}
 		out = append(out, f)
 	}
-	statuses, err := readPages("read the combined status of "+short(sha)+" in "+repo, func(page int) ([]*github.RepoStatus, *github.Response, error) {
-		cs, resp, err := g.c.Repositories.GetCombinedStatus(ctx, o, n, sha, &github.ListOptions{PerPage: perPage, Page: page})
-		if err != nil {
-			return nil, resp, err
-		}
-		return cs.Statuses, resp, nil
-	}, nil)
+	statuses, err := g.statuses(ctx, repo, o, n, sha)
 	if err != nil {
 		return nil, err
 	}

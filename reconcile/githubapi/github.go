@@ -846,13 +846,7 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 	for _, r := range runs {
 		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetDetailsURL()})
 	}
-	statuses, err := readPages("read the combined status of "+short(sha)+" in "+repo, func(page int) ([]*github.RepoStatus, *github.Response, error) {
-		cs, resp, err := g.c.Repositories.GetCombinedStatus(ctx, o, n, sha, &github.ListOptions{PerPage: perPage, Page: page})
-		if err != nil {
-			return nil, resp, err
-		}
-		return cs.Statuses, resp, nil
-	}, nil)
+	statuses, err := g.statuses(ctx, repo, o, n, sha)
 	if err != nil {
 		return out, err
 	}
@@ -1018,4 +1012,16 @@ func (g *Client) DiscoverPullRequests(ctx context.Context, repo string) ([]PullR
 		out = append(out, pr)
 	}
 	return out, nil
+}
+
+// statuses reads every commit status of sha in repo (o/n), all pages of the
+// combined status.
+func (g *Client) statuses(ctx context.Context, repo, o, n, sha string) ([]*github.RepoStatus, error) {
+	return readPages("read the combined status of "+short(sha)+" in "+repo, func(page int) ([]*github.RepoStatus, *github.Response, error) {
+		cs, resp, err := g.c.Repositories.GetCombinedStatus(ctx, o, n, sha, &github.ListOptions{PerPage: perPage, Page: page})
+		if err != nil {
+			return nil, resp, err
+		}
+		return cs.Statuses, resp, nil
+	}, nil)
 }
