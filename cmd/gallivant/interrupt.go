@@ -33,7 +33,7 @@ type interrupted struct {
 // counted twice), which cancels the pass. The helper goroutine ends with
 // the pass.
 func interruptible(ctx context.Context, listen func() (<-chan os.Signal, func()), drain func(), w io.Writer,
-	pass func(context.Context) (*reconcile.Report, error)) (*reconcile.Report, error, interrupted) {
+	pass func(context.Context) (*reconcile.Report, error)) (*reconcile.Report, interrupted, error) {
 	passCtx, abort := context.WithCancel(context.WithoutCancel(ctx))
 	defer abort()
 	done := make(chan struct{})
@@ -60,7 +60,7 @@ func interruptible(ctx context.Context, listen func() (<-chan os.Signal, func())
 	}()
 	rep, err := pass(passCtx)
 	close(done)
-	return rep, err, <-state
+	return rep, <-state, err
 }
 
 // interruptExit words the end of an interrupted pass: an ended agent is

@@ -38,7 +38,7 @@ func TestInterruptible(t *testing.T) {
 			listen := func() (<-chan os.Signal, func()) { close(listening); return second, func() {} }
 			drained := make(chan struct{})
 			var out bytes.Buffer
-			rep, err, in := interruptible(ctx, listen, func() { close(drained) }, &out, func(passCtx context.Context) (*reconcile.Report, error) {
+			rep, in, err := interruptible(ctx, listen, func() { close(drained) }, &out, func(passCtx context.Context) (*reconcile.Report, error) {
 				switch tt.interrupt {
 				case 0:
 					return &reconcile.Report{}, nil

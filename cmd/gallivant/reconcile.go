@@ -112,7 +112,7 @@ func (a *app) reconcileRun(cmd *cobra.Command, opts *reconcileOptions, mode outc
 		return err
 	}
 	w.SetShard(shard)
-	rep, err, in := interruptible(cmd.Context(), a.listenInterrupt, w.Drain, a.io.Err, w.Pass)
+	rep, in, err := interruptible(cmd.Context(), a.listenInterrupt, w.Drain, a.io.Err, w.Pass)
 	a.closeProgress()
 	if rep != nil {
 		a.printReport(rep, opts.Format, a.wording(w, rep, mode))

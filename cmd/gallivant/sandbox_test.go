@@ -29,17 +29,6 @@ func gallivantBinary(t *testing.T) string {
 	return bin
 }
 
-// startSandbox runs `gallivant sandbox` and returns its environment lines.
-func startSandbox(t *testing.T, bin, dir string, wantURLs int, repos ...string) (*exec.Cmd, map[string]string) {
-	args := []string{"--dir", dir}
-	for _, r := range repos {
-		args = append(args, "--repo", r)
-	}
-	return startSandboxUntil(t, bin, args, func(env map[string]string, k string) bool {
-		return strings.HasPrefix(k, "GIT_URL_") && len(env) >= 2+wantURLs
-	})
-}
-
 // startSandboxUntil runs `gallivant sandbox args...` and reads its
 // environment lines until done says they are all there.
 func startSandboxUntil(t *testing.T, bin string, args []string, done func(env map[string]string, key string) bool) (*exec.Cmd, map[string]string) {
