@@ -239,7 +239,9 @@ var errNoBranch = errors.New("the control branch does not exist on the remote")
 
 // fetchHead fetches the clone and plans from the control branch head.
 func (s *Store) fetchHead(ctx context.Context) error {
-	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", Auth: s.auth, Force: true, Prune: true,
+	// RemoteURL: the clone's config is not trusted for the URL the
+	// credentials go to (a same-user agent could rewrite origin's url).
+	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
 	s.notePacks()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
@@ -602,7 +604,7 @@ func (s *Store) Push(ctx context.Context) error {
 	}
 	spec := config.RefSpec(ref.String() + ":" + ref.String())
 	msgs := &remoteMessages{}
-	err := s.repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", Auth: s.auth, RefSpecs: []config.RefSpec{spec},
+	err := s.repo.PushContext(ctx, &git.PushOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, RefSpecs: []config.RefSpec{spec},
 		RequireRemoteRefs: []config.RefSpec{config.RefSpec(s.head.String() + ":" + ref.String())}, Progress: msgs})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
