@@ -399,7 +399,7 @@ func (p *passState) requests(ctx context.Context, e *entry) error {
 		applied := false
 		for _, rs := range e.l.RequestStates() {
 			if rs.Err != nil {
-				p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rs.Request.Line, Reason: "malformed: " + rs.Err.Error()})
+				p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rs.Request.Line, Reason: "malformed: " + rs.Err.Error(), Malformed: true})
 				continue
 			}
 			if rs.Refusal != "" {

@@ -181,6 +181,9 @@ type Refusal struct {
 	Ledger  string `json:"ledger"`
 	Request string `json:"request"`
 	Reason  string `json:"reason"`
+	// Malformed is set when the line is no request at all (what `check`
+	// reports as an error), as opposed to a request refused in this state.
+	Malformed bool `json:"malformed,omitempty"`
 }
 
 // Note is something a pass wants a person to know about an entry: what it

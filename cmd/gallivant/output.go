@@ -148,6 +148,13 @@ func passExit(rep *reconcile.Report, err error, tokenVar string) error {
 				return silent(exitFindings)
 			}
 		}
+		// A malformed request is an error `check` reports; the pass
+		// names it and, like check, does not exit 0.
+		for _, rf := range rep.Refusals {
+			if rf.Malformed {
+				return silent(exitFindings)
+			}
+		}
 	}
 	return nil
 }
