@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -691,6 +692,21 @@ func checkoutHead(dir string) (string, error) {
 // symlinks cannot reach gallivant's own files. Every object's size is read
 // from its header and checked before it is inflated (defaultIngestLimits):
 // an oversized return fails with a *ReturnTooLargeError naming the object.
+// ancestorOf reports whether c is before or an ancestor of it in repo;
+// with no before (the base is unknown) every commit the mirror holds is
+// taken for the base's.
+func ancestorOf(repo *git.Repository, c *object.Commit, before string) bool {
+	if before == "" {
+		return true
+	}
+	b, err := repo.CommitObject(plumbing.NewHash(before))
+	if err != nil {
+		return false
+	}
+	ok, err := c.IsAncestor(b)
+	return err == nil && ok
+}
+
 func copyCommits(dir, mirror, before string) (string, int, error) {
 	return copyCommitsWithin(dir, mirror, before, defaultIngestLimits)
 }
@@ -733,10 +749,21 @@ func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, in
 	for len(stack) > 0 {
 		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[h] || h.String() == before || dst.Storer.HasEncodedObject(h) == nil {
+		if seen[h] || h.String() == before {
 			continue
 		}
 		seen[h] = true
+		if dst.Storer.HasEncodedObject(h) == nil {
+			// The mirror has it: nothing to copy. A commit it has is still
+			// this run's when it is no ancestor of before: a
+			// byte-identical commit another run copied first (two agents
+			// that wrote the same commit in the same second).
+			if c, err := dst.CommitObject(h); err == nil && !ancestorOf(dst, c, before) {
+				commits++
+				stack = append(stack, c.ParentHashes...)
+			}
+			continue
+		}
 		typ, size, err := sizer.size(h.String())
 		if err != nil {
 			return "", 0, err

@@ -181,3 +181,22 @@ func gitCommand(dir string, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	return cmd
 }
+
+// Two agents that write byte-identical commits on the same base (the same
+// return in the same second) each made one commit: the second copy finds
+// the commit already in the mirror and still counts it as its run's.
+func TestIdenticalCommitOfAnotherRunCounts(t *testing.T) {
+	t.Parallel()
+	dir, mirror := checkoutWithCommit(t, map[string]string{"a.txt": "a\n"}, false)
+	before := gitIn(t, dir, "rev-parse", "HEAD~1")
+	head := gitIn(t, dir, "rev-parse", "HEAD")
+	if got, n, err := copyCommitsWithin(dir, mirror, before, defaultIngestLimits); err != nil || got != head || n != 1 {
+		t.Fatalf("first copy: %s %d %v, want %s 1", got, n, err, head)
+	}
+	if got, n, err := copyCommitsWithin(dir, mirror, before, defaultIngestLimits); err != nil || got != head || n != 1 {
+		t.Fatalf("copy of a commit the mirror already holds: %s %d %v, want %s 1", got, n, err, head)
+	}
+	if got, n, err := copyCommitsWithin(dir, mirror, head, defaultIngestLimits); err != nil || got != head || n != 0 {
+		t.Fatalf("copy with nothing new: %s %d %v, want %s 0", got, n, err, head)
+	}
+}
