@@ -70,6 +70,10 @@ type doctorJSON struct {
 }
 
 func (a *app) doctorRun(ctx context.Context, cmd *cobra.Command, opts *doctorOptions) error {
+	// One deadline for every read doctor makes, rather than a client
+	// timeout per request.
+	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
 	snap, _, err := a.snapshot(cmd, opts.Control)
 	if err != nil {
 		return err
@@ -135,13 +139,17 @@ func (a *app) doctorFacts(ctx context.Context, snap *reconcile.Snapshot, control
 	return f
 }
 
+// doctorTimeout bounds all of doctor's reads together.
+const doctorTimeout = 2 * time.Minute
+
 // doctorClient is a plain go-github client: doctor reads a few endpoints
-// once, without the reconciler's cache and retries.
+// once, without the reconciler's cache and retries, under doctorRun's
+// deadline.
 func doctorClient(api, token string) (*github.Client, error) {
 	if err := checkAPIURL(api); err != nil {
 		return nil, err
 	}
-	c := github.NewClient(&http.Client{Timeout: 30 * time.Second}).WithAuthToken(token)
+	c := github.NewClient(&http.Client{}).WithAuthToken(token)
 	if api != "" && strings.TrimRight(api, "/") != "https://api.github.com" {
 		var err error
 		if c, err = c.WithEnterpriseURLs(api, api); err != nil {
