@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/google/go-github/v66/github"
 )
 
 // Why CI is red. A fix round for red CI is only as good as what its agent
@@ -62,14 +60,7 @@ func failing(conclusion string) bool {
 // the log expired) leaves LogProblem set and is no error.
 func (g *Client) CIFailures(ctx context.Context, repo, sha string) ([]CIFailure, error) {
 	o, n := splitRepo(repo)
-	latest := "latest"
-	runs, err := readPages("list check runs of "+short(sha)+" in "+repo, func(page int) ([]*github.CheckRun, *github.Response, error) {
-		res, resp, err := g.c.Checks.ListCheckRunsForRef(ctx, o, n, sha, &github.ListCheckRunsOptions{Filter: &latest, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
-		if err != nil {
-			return nil, resp, err
-		}
-		return res.CheckRuns, resp, nil
-	}, nil)
+	runs, err := g.checkRuns(ctx, repo, o, n, sha)
 	if err != nil {
 		return nil, err
 	}

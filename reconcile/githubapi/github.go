@@ -832,14 +832,7 @@ type Checks struct {
 func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks, error) {
 	o, n := splitRepo(repo)
 	var out Checks
-	latest := "latest"
-	runs, err := readPages("list check runs of "+short(sha)+" in "+repo, func(page int) ([]*github.CheckRun, *github.Response, error) {
-		res, resp, err := g.c.Checks.ListCheckRunsForRef(ctx, o, n, sha, &github.ListCheckRunsOptions{Filter: &latest, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
-		if err != nil {
-			return nil, resp, err
-		}
-		return res.CheckRuns, resp, nil
-	}, nil)
+	runs, err := g.checkRuns(ctx, repo, o, n, sha)
 	if err != nil {
 		return out, err
 	}
@@ -1023,5 +1016,18 @@ func (g *Client) statuses(ctx context.Context, repo, o, n, sha string) ([]*githu
 			return nil, resp, err
 		}
 		return cs.Statuses, resp, nil
+	}, nil)
+}
+
+// checkRuns reads the latest check run of each name on sha in repo (o/n),
+// every page.
+func (g *Client) checkRuns(ctx context.Context, repo, o, n, sha string) ([]*github.CheckRun, error) {
+	latest := "latest"
+	return readPages("list check runs of "+short(sha)+" in "+repo, func(page int) ([]*github.CheckRun, *github.Response, error) {
+		res, resp, err := g.c.Checks.ListCheckRunsForRef(ctx, o, n, sha, &github.ListCheckRunsOptions{Filter: &latest, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
+		if err != nil {
+			return nil, resp, err
+		}
+		return res.CheckRuns, resp, nil
 	}, nil)
 }
