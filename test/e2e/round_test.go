@@ -1,52 +1,14 @@
 package e2e
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
-
-// startSandboxWith is startSandbox with further users of write access:
-// it returns every line the sandbox printed by name, GITHUB_TOKEN_<LOGIN>
-// among them.
-func startSandboxWith(t *testing.T, dir string, users []string, repos ...string) map[string]string {
-	t.Helper()
-	args := []string{"sandbox", "--dir", dir, "--rate-limit", "1000000"}
-	for _, r := range repos {
-		args = append(args, "--repo", r)
-	}
-	for _, u := range users {
-		args = append(args, "--user", u)
-	}
-	sb := exec.Command(bin, args...)
-	out, err := sb.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb.Stderr = io.Discard
-	if err := sb.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Process.Signal(syscall.SIGTERM); sb.Wait() })
-	env := map[string]string{}
-	sc := bufio.NewScanner(out)
-	for len(env) < 2+len(repos)+len(users) && sc.Scan() {
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go io.Copy(io.Discard, out)
-	if env["GITHUB_API_URL"] == "" || env["GITHUB_TOKEN"] == "" {
-		t.Fatalf("the sandbox did not start: %v", env)
-	}
-	return env
-}
 
 // roundAgent runs agentScript for the rows; a review round commits a fix,
 // except that it fails at once while the file $FAIL_ROUND exists, as an
@@ -80,7 +42,7 @@ func TestCrashedRoundIsRerunAfterResume(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sb := startSandboxWith(t, filepath.Join(dir, "sandbox"), []string{"bob"}, "acme/api", "acme/control")
+	sb := startSandboxUsers(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob"}, "acme/api", "acme/control")
 	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
 	w.env = append(os.Environ(), "GITHUB_API_URL="+sb["GITHUB_API_URL"], "GITHUB_TOKEN="+sb["GITHUB_TOKEN"], "GH_TOKEN=",
 		"GALLIVANT_CACHE="+w.cache, "AGENT="+agent, "AGENT_REAL="+real, "FAIL_ROUND="+fail, "RUNLOG="+filepath.Join(dir, "runs.log"), "AGENT_SLEEP=0",

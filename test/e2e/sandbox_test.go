@@ -17,9 +17,19 @@ import (
 // (GITHUB_API_URL, GITHUB_TOKEN, GIT_URL_<OWNER>_<NAME>) by name.
 func startSandbox(t *testing.T, dir string, rateLimit int, repos ...string) map[string]string {
 	t.Helper()
+	return startSandboxUsers(t, dir, rateLimit, nil, repos...)
+}
+
+// startSandboxUsers is startSandbox with further users of write access;
+// their tokens are among the lines returned (GITHUB_TOKEN_<LOGIN>).
+func startSandboxUsers(t *testing.T, dir string, rateLimit int, users []string, repos ...string) map[string]string {
+	t.Helper()
 	args := []string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}
 	for _, r := range repos {
 		args = append(args, "--repo", r)
+	}
+	for _, u := range users {
+		args = append(args, "--user", u)
 	}
 	sb := exec.Command(bin, args...)
 	out, err := sb.StdoutPipe()
@@ -33,7 +43,7 @@ func startSandbox(t *testing.T, dir string, rateLimit int, repos ...string) map[
 	t.Cleanup(func() { sb.Process.Signal(syscall.SIGTERM); sb.Wait() })
 	env := map[string]string{}
 	sc := bufio.NewScanner(out)
-	for len(env) < 2+len(repos) && sc.Scan() {
+	for len(env) < 2+len(repos)+len(users) && sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), "=")
 		env[k] = v
 	}
