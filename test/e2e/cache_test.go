@@ -69,13 +69,9 @@ func newCacheWorld(t *testing.T) *cacheWorld {
 	// GitHub's own limit: every process is charged as on GitHub.
 	sb := startSandbox(t, filepath.Join(dir, "sandbox"), 5000, "acme/api", "acme/web", "acme/control")
 	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
-	w.env = append(os.Environ(), "GITHUB_API_URL="+sb["GITHUB_API_URL"], "GITHUB_TOKEN="+sb["GITHUB_TOKEN"], "GH_TOKEN=",
-		"GALLIVANT_CACHE="+w.cache, "AGENT="+agent, "RUNLOG="+filepath.Join(dir, "runs.log"), "AGENT_SLEEP=0",
-		"GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=", "GALLIVANT_AUTHOR_NAME=cache-test",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
+	w.env = worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), "cache-test")
 	src := filepath.Join(dir, "src")
-	gitIn(t, dir, "clone", "--quiet", strings.Replace(w.control, "://", "://x-access-token:"+sb["GITHUB_TOKEN"]+"@", 1), src)
+	gitIn(t, dir, "clone", "--quiet", withToken(w.control, sb["GITHUB_TOKEN"]), src)
 	files := map[string]string{
 		"gallivant.yaml": cacheConfig,
 		// Labelled ready, then merged by a person: done.
@@ -324,4 +320,21 @@ func TestSecondProcessSpendsNoRateLimit(t *testing.T) {
 			t.Errorf("the state file's mode is %v; want 0600 (it says what the token may read)", perm)
 		}
 	})
+}
+
+// worldEnv is the environment of gallivant and its agent in a world on the
+// sandbox sb: the stand-in's API and token, the cache, the agent script and
+// its run log, and a git that reads no configuration of the machine's.
+func worldEnv(sb map[string]string, cache, agent, runlog, author string) []string {
+	return append(os.Environ(), "GITHUB_API_URL="+sb["GITHUB_API_URL"], "GITHUB_TOKEN="+sb["GITHUB_TOKEN"], "GH_TOKEN=",
+		"GALLIVANT_CACHE="+cache, "AGENT="+agent, "RUNLOG="+runlog, "AGENT_SLEEP=0",
+		"GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=", "GALLIVANT_AUTHOR_NAME="+author,
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
+}
+
+// withToken is a git URL of the sandbox with token in it: the sandbox, as
+// GitHub, refuses a push without one.
+func withToken(url, token string) string {
+	return strings.Replace(url, "://", "://x-access-token:"+token+"@", 1)
 }

@@ -25,11 +25,7 @@ func newChainWorld(t *testing.T, config string, files map[string]string) (*cache
 	}
 	sb := startSandbox(t, filepath.Join(dir, "sandbox"), 1000000, "acme/api", "acme/web", "acme/control")
 	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
-	w.env = append(os.Environ(), "GITHUB_API_URL="+sb["GITHUB_API_URL"], "GITHUB_TOKEN="+sb["GITHUB_TOKEN"], "GH_TOKEN=",
-		"GALLIVANT_CACHE="+w.cache, "AGENT="+agent, "RUNLOG="+filepath.Join(dir, "runs.log"), "AGENT_SLEEP=0",
-		"GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=", "GALLIVANT_AUTHOR_NAME=chain-test",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
+	w.env = worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), "chain-test")
 	src := filepath.Join(dir, "src")
 	gitIn(t, dir, "clone", "--quiet", withToken(w.control, sb["GITHUB_TOKEN"]), src)
 	files["gallivant.yaml"] = config
@@ -237,10 +233,4 @@ func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
 	if !strings.HasPrefix(stop, "stop: boundary | ") || !strings.Contains(stop, pushed[:7]) {
 		t.Errorf("the ledger's stop does not name the pushed head %s: %q", pushed[:7], stop)
 	}
-}
-
-// withToken is a git URL of the sandbox with token in it: the sandbox, as
-// GitHub, refuses a push without one.
-func withToken(url, token string) string {
-	return strings.Replace(url, "://", "://x-access-token:"+token+"@", 1)
 }

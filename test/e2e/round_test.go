@@ -44,11 +44,7 @@ func TestCrashedRoundIsRerunAfterResume(t *testing.T) {
 	}
 	sb := startSandboxUsers(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob"}, "acme/api", "acme/control")
 	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
-	w.env = append(os.Environ(), "GITHUB_API_URL="+sb["GITHUB_API_URL"], "GITHUB_TOKEN="+sb["GITHUB_TOKEN"], "GH_TOKEN=",
-		"GALLIVANT_CACHE="+w.cache, "AGENT="+agent, "AGENT_REAL="+real, "FAIL_ROUND="+fail, "RUNLOG="+filepath.Join(dir, "runs.log"), "AGENT_SLEEP=0",
-		"GALLIVANT_MERGE_POLL=50ms", "GITHUB_ACTIONS=", "GALLIVANT_AUTHOR_NAME=round-test",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
-		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
+	w.env = append(worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), "round-test"), "AGENT_REAL="+real, "FAIL_ROUND="+fail)
 	// A short timeout, so that the failed dispatch is over within seconds.
 	config := strings.NewReplacer("timeout: 30s", "timeout: 2s\n  grace: 1s", "env: [PATH, HOME, AGENT,", "env: [PATH, HOME, AGENT, AGENT_REAL, FAIL_ROUND,").Replace(cacheConfig)
 	src := filepath.Join(dir, "src")
