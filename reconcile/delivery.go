@@ -508,7 +508,9 @@ func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live git
 // mergeBase merges the base into the work branch of a pull request that is
 // behind it: GitHub's update-branch makes a merge commit, never a
 // rebase or a force-push. A conflict becomes a conflict round on the next
-// look; the new head is recorded as gallivant's own.
+// look; the new head is recorded as gallivant's own. A head that moved
+// before GitHub took the request (ErrHeadMoved) is a wait, not a failed
+// write.
 func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, error) {
 	if p.DryRun {
 		return waitFor("would merge %s into the work branch of %s", d.BaseRef, pr), nil
@@ -517,6 +519,11 @@ func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d g
 	if errors.Is(err, githubapi.ErrMergeConflict) {
 		fs := []gatekeep.Finding{gatekeep.ConflictFinding(d.HeadRef, d.BaseRef)}
 		return p.round(ctx, e, pr, d, fs)
+	}
+	if errors.Is(err, githubapi.ErrHeadMoved) {
+		// A push, or the background merge of an earlier update-branch,
+		// landed after the head was read: the next look reads it.
+		return waitFor("the work branch of %s moved since it was read; it is read again next pass", pr), nil
 	}
 	if err != nil {
 		return p.writeFailed(ctx, e, gatekeep.WriteUpdateBranch, pr.String(), err)

@@ -17,10 +17,17 @@ import (
 // pull request's head branch because they conflict.
 var ErrMergeConflict = errors.New("the base and the head branch conflict")
 
+// ErrHeadMoved reports that GitHub refused an update-branch because the
+// pull request's head is no longer the expected head (422 "expected head
+// sha didn't match current head ref"): a push, or a background
+// update-branch GitHub had accepted earlier, landed after the head was
+// read.
+var ErrHeadMoved = errors.New("the head branch moved since it was read")
+
 // UpdateBranch asks GitHub to merge the base branch into a pull request's
 // head branch (a merge commit, never a rebase), only if the head is still
 // expectedHead. GitHub answers 202 and performs the merge; a conflict is
-// ErrMergeConflict.
+// ErrMergeConflict, a head other than expectedHead ErrHeadMoved.
 func (g *Client) UpdateBranch(ctx context.Context, repo string, number int, expectedHead string) error {
 	o, n := splitRepo(repo)
 	_, _, err := g.c.PullRequests.UpdateBranch(ctx, o, n, number, &github.PullRequestBranchUpdateOptions{ExpectedHeadSHA: &expectedHead})
@@ -29,9 +36,13 @@ func (g *Client) UpdateBranch(ctx context.Context, repo string, number int, expe
 		return nil
 	}
 	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity &&
-		strings.Contains(strings.ToLower(er.Message), "conflict") {
-		return fmt.Errorf("merge the base into %s#%d: %w", repo, number, ErrMergeConflict)
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity {
+		switch msg := strings.ToLower(er.Message); {
+		case strings.Contains(msg, "conflict"):
+			return fmt.Errorf("merge the base into %s#%d: %w", repo, number, ErrMergeConflict)
+		case strings.Contains(msg, "expected head sha"):
+			return fmt.Errorf("merge the base into %s#%d: %w", repo, number, ErrHeadMoved)
+		}
 	}
 	return classify(fmt.Sprintf("merge the base into %s#%d", repo, number), err)
 }
