@@ -24,7 +24,14 @@ func startSandbox(t *testing.T, dir string, rateLimit int, repos ...string) map[
 // their tokens are among the lines returned (GITHUB_TOKEN_<LOGIN>).
 func startSandboxUsers(t *testing.T, dir string, rateLimit int, users []string, repos ...string) map[string]string {
 	t.Helper()
-	args := []string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}
+	return startSandboxFlags(t, dir, rateLimit, users, nil, repos...)
+}
+
+// startSandboxFlags is startSandboxUsers with further flags of `gallivant
+// sandbox` that print nothing (--protect, --webhook).
+func startSandboxFlags(t *testing.T, dir string, rateLimit int, users, flags []string, repos ...string) map[string]string {
+	t.Helper()
+	args := append([]string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}, flags...)
 	for _, r := range repos {
 		args = append(args, "--repo", r)
 	}
