@@ -24,6 +24,10 @@ type sandboxOptions struct {
 	RateLimit int
 	// PublicURL is the base address behind a proxy (--public-url).
 	PublicURL string
+	// Webhooks are receivers of every repository's events (--webhook),
+	// signed with the secret in the variable WebhookSecretEnv names.
+	Webhooks         []string
+	WebhookSecretEnv string
 }
 
 // publicURL checks a --public-url: an absolute http or https URL of a host,
@@ -51,7 +55,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--rate-limit 5000]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--webhook URL ...] [--rate-limit 5000]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -72,6 +76,14 @@ API's merges and for git pushes: options reviews=N (1 by default), check=NAME,
 strict, ruleset, bypass=APP (an App slug on the ruleset's bypass list),
 enforce-admins and allow-force-push.
 
+--webhook URL delivers every repository's events (push, pull_request,
+pull_request_review, issue_comment, check_run, status) to URL, a loopback
+address such as gallivant daemon's http://127.0.0.1:9402/hooks/github, with
+GitHub's headers and X-Hub-Signature-256 made with the secret in
+$GALLIVANT_WEBHOOK_SECRET (--webhook-secret-env names another variable; the
+secret never goes on the command line). Repositories can also get hooks
+through POST /repos/{owner}/{repo}/hooks, as on GitHub.
+
 --env-file FILE writes the same lines to FILE once the sandbox listens. FILE
 is removed at start and appears whole (written aside, then renamed), so a
 script can wait for it to exist and then source it. The API answers under
@@ -81,7 +93,8 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
   set -a; . /tmp/sb.env; set +a
   curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL/repos/acme/api"
   gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory
-  gallivant sandbox --dir /tmp/sb --repo acme/control --protect acme/control:main,ruleset,bypass=gallivant`,
+  gallivant sandbox --dir /tmp/sb --repo acme/control --protect acme/control:main,ruleset,bypass=gallivant
+  GALLIVANT_WEBHOOK_SECRET=s3cret gallivant sandbox --dir /tmp/sb --repo acme/api --webhook http://127.0.0.1:9402/hooks/github`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Dir == "" {
@@ -118,6 +131,9 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 					return usageError("--protect %s: no repository %s here; create it with --repo %s", spec, full, full)
 				}
 				s.Protect(known, branch, p)
+			}
+			if err := a.sandboxHooks(s, opts); err != nil {
+				return err
 			}
 			// Users are created before serving so that a bad login is a
 			// usage error, not a half-started sandbox.
@@ -180,7 +196,34 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 	cmd.Flags().StringVar(&opts.EnvFile, "env-file", "", "also write the printed lines to this file, atomically, once listening")
 	cmd.Flags().StringVar(&opts.PublicURL, "public-url", "", "the base URL clients reach the sandbox at, behind a proxy (scheme://host[:port]); every absolute URL it answers uses it")
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
+	cmd.Flags().StringArrayVar(&opts.Webhooks, "webhook", nil, "deliver every repository's events to this loopback URL, signed (repeatable)")
+	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", webhookSecretEnv, "the environment variable holding the webhook secret")
 	return cmd
+}
+
+// sandboxHooks subscribes each --webhook to every repository of s. The
+// secret comes from the environment: a delivery without a signature is
+// one gallivant's daemon refuses, so it is required.
+func (a *app) sandboxHooks(s *githubtest.Server, opts *sandboxOptions) error {
+	if len(opts.Webhooks) == 0 {
+		return nil
+	}
+	secret := a.env(opts.WebhookSecretEnv)
+	if secret == "" {
+		return usageError("--webhook needs the webhook secret in $%s (gallivant daemon refuses unsigned deliveries), e.g. %s=$(openssl rand -hex 20)",
+			opts.WebhookSecretEnv, opts.WebhookSecretEnv)
+	}
+	for _, u := range opts.Webhooks {
+		if err := githubtest.CheckHookURL(u); err != nil {
+			return usageError("--webhook %v", err)
+		}
+		for _, r := range s.Repos() {
+			if _, err := s.AddHook(r, u, secret); err != nil {
+				return usageError("--webhook %s: %v", u, err)
+			}
+		}
+	}
+	return nil
 }
 
 // envName turns owner/name into OWNER_NAME with every other character as _.

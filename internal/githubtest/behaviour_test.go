@@ -442,7 +442,7 @@ func TestPerPageEverywhere(t *testing.T) {
 func TestUnknownRoutesAnswerJSON(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
 	for _, tc := range []struct{ method, path string }{
-		{"GET", "/repos/acme/api/hooks"},
+		{"GET", "/repos/acme/api/forks"},
 		{"DELETE", "/repos/acme/api/pulls/1"},
 		{"GET", "/nothing"},
 	} {

@@ -130,9 +130,29 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 			s.mu.Unlock()
 		}
 	}
+	var before *repoMark
+	var c *ctx
+	if push && r.Method == http.MethodPost {
+		s.mu.Lock()
+		c = &ctx{s: s, repo: rp, full: name, git: gitRepo{dir: s.RepoDir(name)}, login: login}
+		before = c.mark()
+		s.mu.Unlock()
+	}
 	h := *s.git
 	h.Env = append(slices.Clone(h.Env), "STANDIN_RULES="+rules)
 	h.ServeHTTP(w, r)
+	if before != nil {
+		// A push is announced as GitHub announces it: the push, and the
+		// pull requests it moved, closed or merged.
+		s.mu.Lock()
+		c.sync()
+		c.announce(before)
+		s.mu.Unlock()
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		s.deliver(r.Context())
+	}
 }
 
 // bufferBody reads a request body whole into a temporary file and sets the

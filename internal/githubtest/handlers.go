@@ -39,7 +39,9 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 				return
 			}
 			c.git = gitRepo{dir: s.RepoDir(c.full)}
+			before := c.mark()
 			c.runUpdates()
+			defer c.announce(before)
 		}
 		if needRepo && r.Method != http.MethodGet && needsWrite(r) && s.roleOf(c.repo, login) == RoleRead {
 			// GitHub answers a read-only user's write with 403 or, for
@@ -165,6 +167,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
+	s.hookRoutes(mux, r)
 	s.jobLogRoutes(mux, r)
 	mux.HandleFunc("GET "+r+"/actions/permissions", s.handle(true, getActionsPermissions))
 	s.appRoutes(mux, p)

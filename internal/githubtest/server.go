@@ -65,6 +65,10 @@ type Server struct {
 	publicURL  string // Options.PublicURL
 	dirty      bool
 	apps       *apps // GitHub Apps (apps.go); nil until one is registered
+	// outbox holds the webhook deliveries of the request under way, sent
+	// once it is answered; deliveries records those sent (webhooks.go).
+	outbox     []outgoing
+	deliveries []Delivery
 }
 
 // state is everything that persists in state.json.
@@ -101,6 +105,8 @@ type repo struct {
 	// ActionsDisabled turns GitHub Actions off for the repository
 	// (scopes.go).
 	ActionsDisabled bool `json:"actions_disabled,omitempty"`
+	// Hooks are the repository's webhooks (webhooks.go).
+	Hooks []*hook `json:"hooks,omitempty"`
 }
 
 // Protection is a branch's protection: the status contexts and check names
@@ -736,6 +742,11 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 	logIt(rec.status, counted, false)
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body.Bytes())
+	// Webhooks go out once the request that caused them is answered.
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	s.deliver(r.Context())
 }
 
 func etagMatch(header, etag string) bool {
