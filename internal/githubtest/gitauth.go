@@ -98,7 +98,9 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 	case push && login == "":
 		gitDenied(w, http.StatusUnauthorized, "Invalid username or token. Password authentication is not supported for Git operations.")
 		return
-	case push && role != RoleAdmin && role != RoleWrite:
+	case push && role != RoleAdmin && role != RoleWrite && !(role == RoleRead && s.maintainerAny(name, rp, login)):
+		// A reader of a fork pushes only as a maintainer of a pull
+		// request from it that allows edits (pushRules decides per ref).
 		gitDenied(w, http.StatusForbidden, fmt.Sprintf("Permission to %s.git denied to %s.", name, login))
 		return
 	}
@@ -251,8 +253,18 @@ func (c *ctx) pushRules(cmds []pushCommand) string {
 		msg = strings.NewReplacer("\t", " ", "\n", " ").Replace(msg)
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", ref, kind, msg)
 	}
+	maintainer := c.repo.Parent != "" && c.s.roleOf(c.repo, c.login) == RoleRead
 	for _, cmd := range cmds {
+		if strings.HasPrefix(cmd.Ref, "refs/pull/") {
+			// GitHub keeps refs/pull/* itself.
+			row(cmd.Ref, ruleAlways, "deny updating a hidden ref")
+			continue
+		}
 		branch, ok := strings.CutPrefix(cmd.Ref, "refs/heads/")
+		if maintainer && (!ok || !c.s.maintainerPush(c.full, c.repo, branch, c.login)) {
+			row(cmd.Ref, ruleAlways, "Permission to "+c.full+".git denied to "+c.login+".")
+			continue
+		}
 		if !ok {
 			continue
 		}

@@ -168,6 +168,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
 	s.hookRoutes(mux, r)
+	s.forkRoutes(mux, r)
 	s.jobLogRoutes(mux, r)
 	mux.HandleFunc("GET "+r+"/actions/permissions", s.handle(true, getActionsPermissions))
 	s.appRoutes(mux, p)
@@ -473,13 +474,22 @@ func (c *ctx) sync() map[string]string {
 		if p.State != "open" {
 			continue
 		}
-		if c.autoState(p, bs) {
+		view := c.pullView(p, bs)
+		if p.HeadRepo != "" {
+			// A fork's head commits are copied in before anything
+			// compares or merges them.
+			if sha, ok := view[p.Head]; ok && sha != p.HeadSHA {
+				c.pullRefAt(p, sha)
+			}
+		}
+		if c.autoState(p, view) {
 			continue
 		}
-		if sha, ok := bs[p.Head]; ok && sha != p.HeadSHA {
+		if sha, ok := view[p.Head]; ok && sha != p.HeadSHA {
 			p.HeadSHA = sha
 			p.UpdatedAt = c.s.now()
 			c.s.dirty = true
+			c.pullRef(p)
 		}
 		if sha, ok := bs[p.Base]; ok && sha != p.BaseSHA {
 			p.BaseSHA = sha
@@ -502,7 +512,7 @@ func (c *ctx) pullJSON(p *pull, full bool) pullJSON {
 		CommentsURL: api + "/issues/" + num + "/comments", StatusesURL: api + "/statuses/" + p.HeadSHA,
 		Number: p.Number, State: p.State, Title: p.Title, Assignees: []userJSON{}, RequestedReviewers: []userJSON{}, RequestedTeams: []struct{}{},
 		User: c.s.user(p.User), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, ClosedAt: p.ClosedAt, MergedAt: p.MergedAt, Draft: p.Draft,
-		Head: branchRefJSON{Label: c.repo.Owner + ":" + p.Head, Ref: p.Head, SHA: p.HeadSHA, User: c.s.user(c.repo.Owner), Repo: rj},
+		Head: branchRefJSON{Label: c.headOwner(p) + ":" + p.Head, Ref: p.Head, SHA: p.HeadSHA, User: c.s.user(c.headOwner(p)), Repo: c.headRepoJSON(p, rj)},
 		Base: branchRefJSON{Label: c.repo.Owner + ":" + p.Base, Ref: p.Base, SHA: p.BaseSHA, User: c.s.user(c.repo.Owner), Repo: rj},
 		Links: map[string]any{"self": href(self), "html": href(html), "issue": href(api + "/issues/" + num), "comments": href(api + "/issues/" + num + "/comments"),
 			"review_comments": href(self + "/comments"), "review_comment": href(api + "/pulls/comments{/number}"), "commits": href(self + "/commits"),
@@ -521,7 +531,7 @@ func (c *ctx) pullJSON(p *pull, full bool) pullJSON {
 		j.Labels = append(j.Labels, c.s.labelJSON(c.repo, l))
 	}
 	if full {
-		d := &pullDetailJSON{Merged: p.Merged, MergedBy: c.s.user(p.MergedBy)}
+		d := &pullDetailJSON{Merged: p.Merged, MergedBy: c.s.user(p.MergedBy), MaintainerCanModify: p.MaintainerCanModify}
 		d.Mergeable, d.MergeableState = c.mergeability(p)
 		d.Rebaseable = d.Mergeable
 		// A merged pull request keeps the commits it had; its head may
@@ -704,8 +714,13 @@ func listPulls(c *ctx) {
 		if state != "all" && p.State != state {
 			continue
 		}
-		if h := q.Get("head"); h != "" && h != c.repo.Owner+":"+p.Head {
-			continue
+		if h := q.Get("head"); h != "" {
+			// user:ref-name; the user matches in any case, as GitHub's
+			// logins do.
+			owner, ref, _ := strings.Cut(h, ":")
+			if !strings.EqualFold(owner, c.headOwner(p)) || ref != p.Head {
+				continue
+			}
 		}
 		if b := q.Get("base"); b != "" && b != p.Base {
 			continue
@@ -747,14 +762,25 @@ func createPull(c *ctx) {
 	var in struct {
 		Title, Head, Base, Body string
 		Draft                   bool
+		MaintainerCanModify     bool `json:"maintainer_can_modify"`
 	}
 	if !c.decode(&in) {
 		return
 	}
 	bs := c.sync()
-	head := strings.TrimPrefix(in.Head, c.repo.Owner+":")
-	headSHA, ok1 := bs[head]
+	fork, head, headSHA, ok1 := c.forkHead(in.Head, bs)
 	baseSHA, ok2 := bs[in.Base]
+	number := c.repo.NextNumber
+	if ok1 && fork != "" {
+		// The fork's commits are copied in as refs/pull/N/head first,
+		// so that they can be compared.
+		c.pullRefAt(&pull{Number: number, HeadRepo: fork, Head: head}, headSHA)
+		defer func() {
+			if c.repo.NextNumber == number {
+				_, _ = c.git.exec(nil, nil, "update-ref", "-d", "refs/pull/"+strconv.Itoa(number)+"/head")
+			}
+		}()
+	}
 	switch {
 	case in.Title == "":
 		c.invalidField("PullRequest", "title", "missing_field", "")
@@ -770,16 +796,18 @@ func createPull(c *ctx) {
 		return
 	}
 	for _, p := range c.repo.Pulls {
-		if p.State == "open" && p.Head == head && p.Base == in.Base {
-			c.invalidField("PullRequest", "", "custom", "A pull request already exists for "+c.repo.Owner+":"+head+".")
+		if p.State == "open" && p.Head == head && strings.EqualFold(p.HeadRepo, fork) && p.Base == in.Base {
+			c.invalidField("PullRequest", "", "custom", "A pull request already exists for "+c.headOwner(p)+":"+head+".")
 			return
 		}
 	}
 	now := c.s.now()
 	p := &pull{ID: c.s.id(), Number: c.repo.NextNumber, Title: in.Title, Body: in.Body, User: c.login, Head: head, Base: in.Base,
-		HeadSHA: headSHA, BaseSHA: baseSHA, State: "open", Draft: in.Draft, CreatedAt: now, UpdatedAt: now}
+		HeadSHA: headSHA, BaseSHA: baseSHA, State: "open", Draft: in.Draft, CreatedAt: now, UpdatedAt: now,
+		HeadRepo: fork, MaintainerCanModify: fork != "" && in.MaintainerCanModify}
 	c.repo.NextNumber++
 	c.repo.Pulls = append(c.repo.Pulls, p)
+	c.pullRef(p)
 	c.location(c.s.url + "/api/v3/repos/" + c.full + "/pulls/" + strconv.Itoa(p.Number))
 	writeJSON(c.w, 201, c.pullJSON(p, true))
 }
@@ -832,8 +860,10 @@ func updatePull(c *ctx) {
 			if p.State == "closed" {
 				// The head may have moved on (a fast-forward) while
 				// the pull request was closed.
-				if bs, _ := c.git.branches(); bs[p.Head] != "" {
+				bs, _ := c.git.branches()
+				if bs = c.pullView(p, bs); bs[p.Head] != "" {
 					p.HeadSHA = bs[p.Head]
+					c.pullRef(p)
 				}
 				c.s.dirty = true
 			}
@@ -853,7 +883,10 @@ func (c *ctx) reopenRefusal(p *pull) string {
 		return "state cannot be changed. The pull request has already been merged."
 	}
 	bs, _ := c.git.branches()
-	head, ok := bs[p.Head]
+	head, ok := c.pullView(p, bs)[p.Head]
+	if ok && p.HeadRepo != "" {
+		c.pullRefAt(p, head)
+	}
 	switch {
 	case !ok:
 		return "state cannot be changed. The " + p.Head + " branch has been deleted."
@@ -900,7 +933,7 @@ func mergePull(c *ctx) {
 	}
 	title := in.CommitTitle
 	if title == "" {
-		title = "Merge pull request #" + strconv.Itoa(p.Number) + " from " + c.repo.Owner + "/" + p.Head
+		title = "Merge pull request #" + strconv.Itoa(p.Number) + " from " + c.headOwner(p) + "/" + p.Head
 	}
 	msg := title
 	if in.CommitMessage != "" {

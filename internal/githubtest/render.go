@@ -99,7 +99,7 @@ func (s *Server) repoJSON(r *repo) map[string]any {
 	created := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	out := map[string]any{
 		"id": r.ID, "node_id": "R_" + full, "name": r.Name, "full_name": full, "private": false, "owner": s.user(r.Owner),
-		"html_url": s.url + "/" + full, "description": nil, "fork": false, "url": api,
+		"html_url": s.url + "/" + full, "description": nil, "fork": r.Parent != "", "url": api,
 		"archive_url": api + "/{archive_format}{/ref}", "assignees_url": api + "/assignees{/user}", "blobs_url": api + "/git/blobs{/sha}",
 		"branches_url": api + "/branches{/branch}", "collaborators_url": api + "/collaborators{/collaborator}", "comments_url": api + "/comments{/number}",
 		"commits_url": api + "/commits{/sha}", "compare_url": api + "/compare/{base}...{head}", "contents_url": api + "/contents/{+path}",

@@ -107,6 +107,8 @@ type repo struct {
 	ActionsDisabled bool `json:"actions_disabled,omitempty"`
 	// Hooks are the repository's webhooks (webhooks.go).
 	Hooks []*hook `json:"hooks,omitempty"`
+	// Parent is the repository this one is a fork of (forks.go).
+	Parent string `json:"parent,omitempty"`
 }
 
 // Protection is a branch's protection: the status contexts and check names
@@ -169,6 +171,10 @@ type pull struct {
 	Conflict       *bool      `json:"conflict,omitempty"`
 	// Update is an accepted update-branch not yet run.
 	Update *branchUpdate `json:"update,omitempty"`
+	// HeadRepo is the fork the head branch is in, "" for this repository;
+	// MaintainerCanModify lets the parent's writers push to it (forks.go).
+	HeadRepo            string `json:"head_repo,omitempty"`
+	MaintainerCanModify bool   `json:"maintainer_can_modify,omitempty"`
 }
 
 type issueComment struct {
@@ -438,7 +444,18 @@ func (s *Server) roleOf(r *repo, login string) string {
 	if login == "" {
 		return RoleNone
 	}
-	if strings.EqualFold(login, r.Owner) || strings.EqualFold(login, DefaultLogin) {
+	if strings.EqualFold(login, r.Owner) {
+		return RoleAdmin
+	}
+	if r.Parent != "" {
+		// A fork is its owner's: everyone else reads it (maintainers
+		// may push to a pull request's head, see maintainerPush).
+		if s.tokenOf(login) != "" || s.isInstallationLogin(login) {
+			return RoleRead
+		}
+		return RoleNone
+	}
+	if strings.EqualFold(login, DefaultLogin) {
 		// The main token administers every repository, as the account
 		// that set the sandbox up would.
 		return RoleAdmin

@@ -1,6 +1,9 @@
 package githubtest
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // updateBranch serves PUT /repos/{o}/{r}/pulls/{n}/update-branch: GitHub
 // answers 202 and merges the base branch into the pull request's head
@@ -22,6 +25,12 @@ func updateBranch(c *ctx) {
 	}
 	if p.State != "open" {
 		writeError(c.w, 422, "Pull request is not open")
+		return
+	}
+	if p.HeadRepo != "" && !strings.EqualFold(c.login, c.headOwner(p)) && !p.MaintainerCanModify {
+		// The job pushes to the fork: only its owner may, or the base's
+		// writers when the pull request allows maintainer edits.
+		writeError(c.w, 403, "You do not have permission to push to the head branch of this pull request.")
 		return
 	}
 	if in.ExpectedHeadSHA != "" && in.ExpectedHeadSHA != p.HeadSHA {
@@ -85,9 +94,16 @@ func (c *ctx) runUpdates() {
 		if err != nil {
 			continue
 		}
-		if err := c.git.updateRef(p.Head, sha, u.Head); err != nil {
+		if p.HeadRepo != "" {
+			// The merge goes to the fork's branch, if it is still
+			// where the job found it.
+			if _, err := c.git.exec(nil, nil, "push", "--quiet", "--force-with-lease=refs/heads/"+p.Head+":"+u.Head, "--", c.s.RepoDir(p.HeadRepo), sha+":refs/heads/"+p.Head); err != nil {
+				continue
+			}
+		} else if err := c.git.updateRef(p.Head, sha, u.Head); err != nil {
 			continue
 		}
 		p.HeadSHA, p.UpdatedAt = sha, c.s.now()
+		c.pullRef(p)
 	}
 }
