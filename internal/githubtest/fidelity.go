@@ -189,17 +189,19 @@ func getContents(c *ctx) {
 // refs/<ref>; GitHub matches a prefix, not a path segment.
 func matchingRefs(c *ctx) {
 	prefix := "refs/" + c.r.PathValue("ref")
-	bs, _ := c.git.branches()
+	refs, _ := readRefs(c.git.dir)
 	var names []string
-	for n := range bs {
-		if strings.HasPrefix("refs/heads/"+n, prefix) {
+	for n := range refs {
+		// Branches and tags; refs/pull/* is not served here, as on
+		// GitHub.
+		if (strings.HasPrefix(n, "refs/heads/") || strings.HasPrefix(n, "refs/tags/")) && strings.HasPrefix(n, prefix) {
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
 	out := []map[string]any{}
 	for _, n := range names {
-		out = append(out, c.refJSON(n, bs[n]))
+		out = append(out, c.fullRefJSON(n, refs[n]))
 	}
 	paginate(c, out)
 }

@@ -207,3 +207,39 @@ func (s *Server) maintainerAny(full string, fork *repo, login string) bool {
 	defer s.mu.Unlock()
 	return s.maintainerPush(full, fork, "", login)
 }
+
+// compareSide resolves one side of compare/{base}...{head}: a ref or SHA
+// of this repository, "owner:ref" with this repository's owner in any
+// case, or "owner:branch" of owner's fork of it (its commits copied in,
+// as GitHub compares across a repository's network).
+func (c *ctx) compareSide(side string) (string, bool) {
+	owner, ref, qualified := strings.Cut(side, ":")
+	if !qualified || strings.EqualFold(owner, c.repo.Owner) {
+		if !qualified {
+			ref = side
+		}
+		return c.git.resolve(ref)
+	}
+	name, r := c.s.lookupRepo(owner + "/" + c.repo.Name)
+	if r == nil || !strings.EqualFold(r.Parent, c.full) {
+		return "", false
+	}
+	sha, ok := gitRepo{dir: c.s.RepoDir(name)}.resolve(ref)
+	if !ok {
+		return "", false
+	}
+	if _, err := c.git.exec(nil, nil, "fetch", "--quiet", "--no-tags", "--", c.s.RepoDir(name), sha); err != nil {
+		return "", false
+	}
+	return sha, true
+}
+
+// inPull reports whether sha is one of the pull request's commits: its
+// head or an ancestor of it that the base does not already contain.
+func (c *ctx) inPull(p *pull, sha string) bool {
+	if sha == p.HeadSHA {
+		return true
+	}
+	mb, ok := c.git.mergeBase(p.BaseSHA, p.HeadSHA)
+	return ok && c.git.isAncestor(sha, p.HeadSHA) && !c.git.isAncestor(sha, mb)
+}

@@ -262,19 +262,52 @@ func nonNil(s []string) []string {
 }
 
 func (c *ctx) refJSON(name, sha string) map[string]any {
-	return map[string]any{"ref": "refs/heads/" + name, "node_id": "REF_" + name, "url": c.s.url + "/api/v3/repos/" + c.full + "/git/refs/heads/" + name,
-		"object": map[string]string{"type": "commit", "sha": sha, "url": c.s.url + "/api/v3/repos/" + c.full + "/git/commits/" + sha}}
+	return c.fullRefJSON("refs/heads/"+name, sha)
+}
+
+// fullRefJSON is a git reference (refs/heads/… or refs/tags/…); an
+// annotated tag's object is the tag, as GitHub answers.
+func (c *ctx) fullRefJSON(ref, sha string) map[string]any {
+	typ, path := "commit", "/git/commits/"
+	if strings.HasPrefix(ref, "refs/tags/") {
+		if t, err := c.git.exec(nil, nil, "cat-file", "-t", sha); err == nil && strings.TrimSpace(t) == "tag" {
+			typ, path = "tag", "/git/tags/"
+		}
+	}
+	return map[string]any{"ref": ref, "node_id": "REF_" + strings.TrimPrefix(ref, "refs/"), "url": c.s.url + "/api/v3/repos/" + c.full + "/git/" + ref,
+		"object": map[string]string{"type": typ, "sha": sha, "url": c.s.url + "/api/v3/repos/" + c.full + path + sha}}
+}
+
+// refPath turns the {ref} of /git/ref(s)/{ref} into a full ref name:
+// heads/<branch> or tags/<tag>, the references GitHub's git refs API
+// serves; ok is false for anything else.
+func refPath(ref string) (string, bool) {
+	for _, p := range []string{"heads/", "tags/"} {
+		if name, ok := strings.CutPrefix(ref, p); ok && name != "" && !strings.Contains(name, "..") {
+			return "refs/" + ref, true
+		}
+	}
+	return "", false
+}
+
+// lookupRef is a full ref's target, read from the repository's files.
+func (c *ctx) lookupRef(full string) (string, bool) {
+	refs, err := readRefs(c.git.dir)
+	if err != nil {
+		return "", false
+	}
+	sha, ok := refs[full]
+	return sha, ok
 }
 
 func getRef(c *ctx) {
-	name, ok := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
-	bs, _ := c.git.branches()
-	sha, found := bs[name]
+	full, ok := refPath(c.r.PathValue("ref"))
+	sha, found := c.lookupRef(full)
 	if !ok || !found {
 		writeError(c.w, 404, "Not Found")
 		return
 	}
-	writeJSON(c.w, 200, c.refJSON(name, sha))
+	writeJSON(c.w, 200, c.fullRefJSON(full, sha))
 }
 
 func createRef(c *ctx) {
@@ -282,18 +315,27 @@ func createRef(c *ctx) {
 	if !c.decode(&in) {
 		return
 	}
-	name, ok := strings.CutPrefix(in.Ref, "refs/heads/")
-	sha, found := c.git.resolve(in.SHA)
-	if !ok || name == "" || !found || len(in.SHA) != 40 {
+	full, ok := refPath(strings.TrimPrefix(in.Ref, "refs/"))
+	ok = ok && strings.HasPrefix(in.Ref, "refs/")
+	sha := in.SHA
+	found := false
+	if strings.HasPrefix(full, "refs/tags/") {
+		// A tag may name any object (an annotated tag's object too).
+		t, err := c.git.exec(nil, nil, "cat-file", "-t", in.SHA)
+		found = err == nil && strings.TrimSpace(t) != ""
+	} else {
+		sha, found = c.git.resolve(in.SHA)
+	}
+	if !ok || !found || len(in.SHA) != 40 {
 		writeError(c.w, 422, "Reference update failed")
 		return
 	}
-	if err := c.git.createRef(name, sha); err != nil {
+	if _, err := c.git.out("update-ref", full, sha, strings.Repeat("0", 40)); err != nil {
 		writeError(c.w, 422, "Reference already exists")
 		return
 	}
-	c.location(c.s.url + "/api/v3/repos/" + c.full + "/git/refs/heads/" + name)
-	writeJSON(c.w, 201, c.refJSON(name, sha))
+	c.location(c.s.url + "/api/v3/repos/" + c.full + "/git/" + full)
+	writeJSON(c.w, 201, c.fullRefJSON(full, sha))
 }
 
 func updateRef(c *ctx) {
@@ -304,11 +346,10 @@ func updateRef(c *ctx) {
 	if !c.decode(&in) {
 		return
 	}
-	name, _ := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
-	bs, _ := c.git.branches()
-	old, found := bs[name]
-	sha, ok := c.git.resolve(in.SHA)
-	if !found || !ok {
+	full, ok := refPath(c.r.PathValue("ref"))
+	old, found := c.lookupRef(full)
+	sha, resolved := c.git.resolve(in.SHA)
+	if !ok || !found || !resolved {
 		writeError(c.w, 422, "Reference does not exist")
 		return
 	}
@@ -316,20 +357,20 @@ func updateRef(c *ctx) {
 		writeError(c.w, 422, "Update is not a fast forward")
 		return
 	}
-	if err := c.git.updateRef(name, sha, old); err != nil {
+	if _, err := c.git.out("update-ref", full, sha, old); err != nil {
 		writeError(c.w, 422, "Reference update failed")
 		return
 	}
-	writeJSON(c.w, 200, c.refJSON(name, sha))
+	writeJSON(c.w, 200, c.fullRefJSON(full, sha))
 }
 
 func deleteRef(c *ctx) {
-	name, _ := strings.CutPrefix(c.r.PathValue("ref"), "heads/")
-	if bs, _ := c.git.branches(); bs[name] == "" {
+	full, ok := refPath(c.r.PathValue("ref"))
+	if _, found := c.lookupRef(full); !ok || !found {
 		writeError(c.w, 422, "Reference does not exist")
 		return
 	}
-	if err := c.git.deleteRef(name); err != nil {
+	if _, err := c.git.out("update-ref", "-d", full); err != nil {
 		writeError(c.w, 422, "Reference does not exist")
 		return
 	}
@@ -400,9 +441,8 @@ func compare(c *ctx) {
 		writeError(c.w, 404, "Not Found")
 		return
 	}
-	bs, hs := strings.TrimPrefix(base, c.repo.Owner+":"), strings.TrimPrefix(head, c.repo.Owner+":")
-	baseSHA, ok1 := c.git.resolve(bs)
-	headSHA, ok2 := c.git.resolve(hs)
+	baseSHA, ok1 := c.compareSide(base)
+	headSHA, ok2 := c.compareSide(head)
 	if !ok1 || !ok2 {
 		writeError(c.w, 404, "Not Found")
 		return
@@ -727,8 +767,19 @@ func listPulls(c *ctx) {
 		}
 		ps = append(ps, p)
 	}
-	desc := q.Get("direction") != "asc"
-	switch q.Get("sort") {
+	// GitHub: direction defaults to desc when sort is created or not
+	// given, otherwise to asc.
+	sortBy, dir := q.Get("sort"), q.Get("direction")
+	switch {
+	case sortBy != "" && sortBy != "created" && sortBy != "updated" && sortBy != "popularity" && sortBy != "long-running":
+		c.invalidField("PullRequest", "sort", "invalid", "sort must be created, updated, popularity or long-running")
+		return
+	case dir != "" && dir != "asc" && dir != "desc":
+		c.invalidField("PullRequest", "direction", "invalid", "direction must be asc or desc")
+		return
+	}
+	desc := dir == "desc" || (dir == "" && (sortBy == "" || sortBy == "created"))
+	switch sortBy {
 	case "updated":
 		sort.SliceStable(ps, func(i, j int) bool {
 			if ps[i].UpdatedAt.Equal(ps[j].UpdatedAt) {
@@ -737,9 +788,6 @@ func listPulls(c *ctx) {
 			return ps[i].UpdatedAt.After(ps[j].UpdatedAt) == desc
 		})
 	default:
-		if q.Get("direction") == "" {
-			desc = true
-		}
 		sort.SliceStable(ps, func(i, j int) bool { return (ps[i].Number > ps[j].Number) == desc })
 	}
 	out := make([]pullJSON, 0, len(ps))
@@ -1015,7 +1063,7 @@ func createReview(c *ctx) {
 	commit := p.HeadSHA
 	if in.CommitID != "" {
 		sha, ok := c.git.resolve(in.CommitID)
-		if !ok {
+		if !ok || !c.inPull(p, sha) {
 			c.invalidField("PullRequestReview", "commit_id", "invalid", "commit_id is not part of the pull request")
 			return
 		}
@@ -1136,7 +1184,7 @@ func createReviewComment(c *ctx) {
 		return
 	}
 	commit, ok := c.git.resolve(in.CommitID)
-	if !ok {
+	if !ok || !c.inPull(p, commit) {
 		c.invalidField("PullRequestReviewComment", "commit_id", "invalid", "commit_id is not part of the pull request")
 		return
 	}
@@ -1354,10 +1402,12 @@ func (c *ctx) statusesFor(sha string, latest bool) []statusJSON {
 	seen := map[string]bool{}
 	for i := len(c.repo.Statuses) - 1; i >= 0; i-- {
 		st := c.repo.Statuses[i]
-		if st.SHA != sha || (latest && seen[st.Context]) {
+		// Contexts are one per name in any case, as on GitHub: "CI"
+		// replaces "ci".
+		if st.SHA != sha || (latest && seen[strings.ToLower(st.Context)]) {
 			continue
 		}
-		seen[st.Context] = true
+		seen[strings.ToLower(st.Context)] = true
 		out = append(out, c.statusJSON(st))
 	}
 	return out

@@ -587,6 +587,13 @@ func (s *Server) SetRemaining(login string, remaining int) {
 	r.used = max(0, s.limit-remaining)
 }
 
+// anonymousRate keys the unauthenticated rate limit, anonymousLimit its
+// requests an hour, as on GitHub.
+const (
+	anonymousRate  = "\x00anonymous"
+	anonymousLimit = 60
+)
+
 func (s *Server) rateOf(login string) *rate {
 	r := s.rates[login]
 	now := s.now()
@@ -698,8 +705,20 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		s.mu.Unlock()
 	}
 	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
+	w.Header().Set("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP")
 	w.Header().Set("X-GitHub-Request-Id", strconv.FormatInt(time.Now().UnixNano(), 36))
 	if !ok {
+		// GitHub answers a bad token with the unauthenticated limit's
+		// headers: 60 requests an hour, this one among them.
+		s.mu.Lock()
+		anon := s.rateOf(anonymousRate)
+		anon.used++
+		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(anonymousLimit))
+		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(max(0, anonymousLimit-anon.used)))
+		w.Header().Set("X-RateLimit-Used", strconv.Itoa(anon.used))
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(anon.reset.Unix(), 10))
+		w.Header().Set("X-RateLimit-Resource", "core")
+		s.mu.Unlock()
 		logIt(http.StatusUnauthorized, false, false)
 		writeError(w, http.StatusUnauthorized, "Bad credentials")
 		return
@@ -737,7 +756,9 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		w.Header()[k] = v
 	}
 	if r.Method == http.MethodGet && rec.status == http.StatusOK {
-		sum := sha256.Sum256(rec.body.Bytes())
+		// GitHub's ETags vary with the token (Vary: Authorization): the
+		// same answer to another token has another ETag.
+		sum := sha256.Sum256(append([]byte(r.Header.Get("Authorization")+"\x00"), rec.body.Bytes()...))
 		etag := `"` + hex.EncodeToString(sum[:20]) + `"`
 		w.Header().Set("ETag", etag)
 		if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
