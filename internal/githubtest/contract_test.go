@@ -315,6 +315,22 @@ func TestContract(t *testing.T) {
 	}
 	app.want(app.do("GET /repos/{owner}/{repo}/installation", "GET", "/repos/other/repo/installation", nil), 404)
 
+	// Webhooks, last: every later change would be delivered. Port 9
+	// refuses the deliveries at once.
+	const hooks, delHook = "GET /repos/{owner}/{repo}/hooks", "DELETE /repos/{owner}/{repo}/hooks/{hook_id}"
+	c.want(c.do(hooks, "GET", r+"/hooks", nil), 200)
+	const addHook = "POST /repos/{owner}/{repo}/hooks"
+	c.want(c.do(addHook, "POST", r+"/hooks", map[string]any{"config": map[string]string{"url": "http://example.com/hook"}}), 422)
+	hook := c.want(c.do(addHook, "POST", r+"/hooks", map[string]any{"name": "web", "events": []string{"pull_request", "push"},
+		"config": map[string]string{"url": "http://127.0.0.1:9/hook", "content_type": "json", "secret": "s"}}), 201).json(t)
+	c.want(c.do(hooks, "GET", r+"/hooks", nil), 200)
+	reviewer.want(reviewer.do(hooks, "GET", r+"/hooks", nil), 404)
+	c.want(c.do(delHook, "DELETE", fmt.Sprintf("%s/hooks/%v", r, hook["id"]), nil), 204)
+	c.want(c.do(delHook, "DELETE", r+"/hooks/1", nil), 404)
+	const forks = "POST /repos/{owner}/{repo}/forks"
+	reviewer.want(reviewer.do(forks, "POST", r+"/forks", nil), 202)
+	reviewer.want(reviewer.do(forks, "POST", "/repos/acme/nope/forks", nil), 404)
+
 	report := judge(sub, append(append(c.log, reviewer.log...), app.log...))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-84s %-6s %-6s %-7s %-6s %s\n", "operation", "status", "schema", "headers", "errors", "requests")

@@ -71,6 +71,10 @@ var servedOperations = []string{
 	"GET /app",
 	"GET /repos/{owner}/{repo}/installation",
 	"POST /app/installations/{installation_id}/access_tokens",
+	"GET /repos/{owner}/{repo}/hooks",
+	"POST /repos/{owner}/{repo}/hooks",
+	"DELETE /repos/{owner}/{repo}/hooks/{hook_id}",
+	"POST /repos/{owner}/{repo}/forks",
 }
 
 // subset is the committed extract of the description.
