@@ -77,7 +77,7 @@ strict, ruleset, bypass=APP (an App slug on the ruleset's bypass list),
 enforce-admins and allow-force-push.
 
 --webhook URL delivers every repository's events (push, pull_request,
-pull_request_review, issue_comment, check_run, status) to URL, a loopback
+pull_request_review, issue_comment, check_run, check_suite, status) to URL, a loopback
 address such as gallivant daemon's http://127.0.0.1:9402/hooks/github, with
 GitHub's headers and X-Hub-Signature-256 made with the secret in
 $GALLIVANT_WEBHOOK_SECRET (--webhook-secret-env names another variable; the

@@ -26,12 +26,12 @@ import (
 // update-branch, a push over HTTP — is announced the same way.
 
 // hookEvents are the events the stand-in delivers. GitHub's "*" means all.
-var hookEvents = []string{"push", "pull_request", "pull_request_review", "issue_comment", "check_run", "status"}
+var hookEvents = []string{"push", "pull_request", "pull_request_review", "issue_comment", "check_run", "check_suite", "status"}
 
 // otherEvents are further repository webhook events GitHub accepts in a
 // hook's events; the stand-in takes them (a hook asking for them is
 // valid) and never delivers them.
-var otherEvents = []string{"check_suite", "create", "delete", "deployment", "deployment_status", "fork", "issues", "label", "member",
+var otherEvents = []string{"create", "delete", "deployment", "deployment_status", "fork", "issues", "label", "member",
 	"milestone", "pull_request_review_comment", "pull_request_review_thread", "release", "repository", "star", "watch",
 	"workflow_dispatch", "workflow_job", "workflow_run"}
 
@@ -463,6 +463,7 @@ func (c *ctx) announce(before *repoMark) {
 	for _, st := range c.repo.Statuses[min(before.statuses, len(c.repo.Statuses)):] {
 		send("status", "", c.statusEvent(st, after))
 	}
+	suiteDone := map[string]bool{}
 	for _, cr := range c.repo.CheckRuns {
 		was, seen := before.checkRuns[cr.ID]
 		action := ""
@@ -473,9 +474,42 @@ func (c *ctx) announce(before *repoMark) {
 			action = "completed"
 		}
 		if action != "" {
-			send("check_run", action, map[string]any{"check_run": c.checkRunEvent(cr, after)})
+			ev := c.checkRunEvent(cr, after)
+			send("check_run", action, map[string]any{"check_run": ev})
+			if cr.Status == "completed" && !suiteDone[cr.HeadSHA] && c.suiteCompleted(cr.HeadSHA) {
+				suiteDone[cr.HeadSHA] = true
+				send("check_suite", "completed", map[string]any{"check_suite": c.checkSuiteEvent(cr.HeadSHA, ev)})
+			}
 		}
 	}
+}
+
+// suiteCompleted reports whether every check run on sha has completed:
+// the stand-in's one check suite (GitHub Actions') per commit is then
+// completed.
+func (c *ctx) suiteCompleted(sha string) bool {
+	for _, cr := range c.repo.CheckRuns {
+		if cr.HeadSHA == sha && cr.Status != "completed" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSuiteEvent is the check suite of the check runs on sha, as
+// check_suite events carry it: its conclusion is the worst of theirs.
+func (c *ctx) checkSuiteEvent(sha string, run checkRunJSON) map[string]any {
+	rank := map[string]int{"success": 0, "neutral": 1, "skipped": 1, "stale": 2, "cancelled": 3, "timed_out": 4, "action_required": 5, "failure": 6, "startup_failure": 6}
+	conclusion := "success"
+	for _, cr := range c.repo.CheckRuns {
+		if cr.HeadSHA == sha && rank[cr.Conclusion] > rank[conclusion] {
+			conclusion = cr.Conclusion
+		}
+	}
+	return map[string]any{"id": run.CheckSuite["id"], "node_id": "CS_" + sha[:12], "head_branch": run.CheckSuite["head_branch"], "head_sha": sha,
+		"status": "completed", "conclusion": conclusion, "url": c.s.url + "/api/v3/repos/" + c.full + "/check-suites/" + sha[:12],
+		"pull_requests": run.PullRequests, "app": c.s.actionsApp(), "created_at": run.StartedAt, "updated_at": run.CompletedAt,
+		"latest_check_runs_count": 0, "check_runs_url": c.s.url + "/api/v3/repos/" + c.full + "/commits/" + sha + "/check-runs"}
 }
 
 // announcePushes queues a push event for each branch that moved, was

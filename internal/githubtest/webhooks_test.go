@@ -77,8 +77,8 @@ func kinds(rs []received) []string {
 // receives GitHub's events with GitHub's headers and signatures: ping on
 // creation, then push for a git push, pull_request for opening,
 // labelling and merging, issue_comment for a comment on the pull request
-// (its issue carries pull_request), pull_request_review, status and
-// check_run with the pull request they concern.
+// (its issue carries pull_request), pull_request_review, status, and
+// check_run and check_suite with the pull request they concern.
 func TestWebhookDeliveries(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, "acme/api")
@@ -133,10 +133,15 @@ func TestWebhookDeliveries(t *testing.T) {
 	}
 
 	call(t, s, githubtest.DefaultLogin, "POST", "/repos/acme/api/check-runs", map[string]string{"name": "build", "head_sha": head, "status": "completed", "conclusion": "success"})
-	check := next(t, ch, 1)
+	check := next(t, ch, 2)
 	if ce, ok := check[0].ev.(*github.CheckRunEvent); !ok || check[0].action != "created" || len(ce.GetCheckRun().PullRequests) != 1 ||
 		ce.GetCheckRun().PullRequests[0].GetNumber() != n || ce.GetCheckRun().GetCheckSuite().GetHeadBranch() != "f" {
 		t.Errorf("check run: %s %#v", check[0].action, check[0].ev)
+	}
+	// Its suite (the commit's only one) completed with it.
+	if se, ok := check[1].ev.(*github.CheckSuiteEvent); !ok || check[1].action != "completed" || se.GetCheckSuite().GetConclusion() != "success" ||
+		se.GetCheckSuite().GetHeadBranch() != "f" || len(se.GetCheckSuite().PullRequests) != 1 {
+		t.Errorf("check suite: %s %#v", check[1].action, check[1].ev)
 	}
 
 	call(t, s, githubtest.DefaultLogin, "POST", "/repos/acme/api/issues/"+itoa(n)+"/labels", map[string]any{"labels": []string{"ready-for-human"}})
@@ -161,8 +166,8 @@ func TestWebhookDeliveries(t *testing.T) {
 		}
 		ids[d.ID] = true
 	}
-	if len(ids) != 10 {
-		t.Errorf("the server recorded %d deliveries, want 10", len(ids))
+	if len(ids) != 11 {
+		t.Errorf("the server recorded %d deliveries, want 11", len(ids))
 	}
 }
 
