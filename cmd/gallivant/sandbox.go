@@ -1,10 +1,13 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/spf13/cobra"
@@ -28,6 +31,8 @@ type sandboxOptions struct {
 	// signed with the secret in the variable WebhookSecretEnv names.
 	Webhooks         []string
 	WebhookSecretEnv string
+	// TLS serves HTTPS with a self-signed certificate (--tls).
+	TLS bool
 }
 
 // publicURL checks a --public-url: an absolute http or https URL of a host,
@@ -55,7 +60,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--webhook URL ...] [--rate-limit 5000]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--webhook URL ...] [--tls] [--rate-limit 5000]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -84,6 +89,13 @@ $GALLIVANT_WEBHOOK_SECRET (--webhook-secret-env names another variable; the
 secret never goes on the command line). Repositories can also get hooks
 through POST /repos/{owner}/{repo}/hooks, as on GitHub.
 
+--tls serves HTTPS instead, with a self-signed certificate for localhost,
+127.0.0.1 and ::1 kept in DIR/tls (a restart keeps it), and also prints
+SSL_CERT_FILE and GIT_SSL_CAINFO (the certificate), GH_HOST and
+GH_ENTERPRISE_TOKEN, so that after sourcing the lines the GitHub CLI's
+gh api and git reach the sandbox as an Enterprise host. SSL_CERT_FILE
+replaces the system's roots in that shell.
+
 --env-file FILE writes the same lines to FILE once the sandbox listens. FILE
 is removed at start and appears whole (written aside, then renamed), so a
 script can wait for it to exist and then source it. The API answers under
@@ -107,7 +119,14 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 			if err != nil {
 				return usageError("--public-url %v", err)
 			}
-			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit, PublicURL: public})
+			var tlsCfg *tls.Config
+			var certFile string
+			if opts.TLS {
+				if tlsCfg, certFile, err = githubtest.SelfSigned(filepath.Join(opts.Dir, "tls"), time.Now()); err != nil {
+					return &exitError{code: exitUsage, err: fmt.Errorf("--tls: %w", err)}
+				}
+			}
+			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit, PublicURL: public, TLS: tlsCfg})
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -170,6 +189,12 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 				for _, u := range s.Users() {
 					fmt.Fprintf(&env, "GITHUB_TOKEN_%s=%s\n", envName(u[0]), u[1])
 				}
+				if certFile != "" {
+					// What the GitHub CLI and git need to reach an
+					// Enterprise host over HTTPS with this certificate.
+					host := strings.TrimPrefix(strings.TrimPrefix(s.URL(), "https://"), "http://")
+					fmt.Fprintf(&env, "SSL_CERT_FILE=%s\nGIT_SSL_CAINFO=%s\nGH_HOST=%s\nGH_ENTERPRISE_TOKEN=%s\n", certFile, certFile, host, s.MainToken())
+				}
 				fmt.Fprint(a.io.Out, env.String())
 				if envErr = writeEnvFile(opts.EnvFile, env.String()); envErr != nil {
 					fmt.Fprintf(a.io.Err, "gallivant: --env-file: %v\n", envErr)
@@ -197,6 +222,7 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 	cmd.Flags().StringVar(&opts.PublicURL, "public-url", "", "the base URL clients reach the sandbox at, behind a proxy (scheme://host[:port]); every absolute URL it answers uses it")
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	cmd.Flags().StringArrayVar(&opts.Webhooks, "webhook", nil, "deliver every repository's events to this loopback URL, signed (repeatable)")
+	cmd.Flags().BoolVar(&opts.TLS, "tls", false, "serve HTTPS with a self-signed certificate kept under --dir/tls, and print SSL_CERT_FILE, GIT_SSL_CAINFO, GH_HOST and GH_ENTERPRISE_TOKEN for gh and git")
 	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", webhookSecretEnv, "the environment variable holding the webhook secret")
 	return cmd
 }

@@ -2,6 +2,7 @@ package githubtest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -25,6 +26,10 @@ func (s *Server) Serve(ctx context.Context, addr string, ready func(url string))
 		return err
 	}
 	listen := "http://" + ln.Addr().String()
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
+		listen = "https://" + ln.Addr().String()
+	}
 	if s.publicURL == "" {
 		s.SetURL(listen)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,8 @@ type Options struct {
 	// at (behind a proxy): every absolute URL in answers uses it, and
 	// Serve does not replace it with the listen address.
 	PublicURL string
+	// TLS, when set, makes Serve answer HTTPS (SelfSigned makes one).
+	TLS *tls.Config
 }
 
 // Server is the GitHub stand-in. Create it with New, serve Handler, and set
@@ -64,7 +67,8 @@ type Server struct {
 	updateWait int
 	publicURL  string // Options.PublicURL
 	dirty      bool
-	apps       *apps // GitHub Apps (apps.go); nil until one is registered
+	apps       *apps       // GitHub Apps (apps.go); nil until one is registered
+	tls        *tls.Config // Options.TLS
 	// outbox holds the webhook deliveries of the request under way, sent
 	// once it is answered; deliveries records those sent (webhooks.go).
 	outbox     []outgoing
@@ -258,7 +262,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: opts.Dir, clock: opts.Clock, limit: opts.RateLimit, rates: map[string]*rate{}, mergeAt: 1, updateWait: 1,
-		publicURL: strings.TrimRight(opts.PublicURL, "/")}
+		publicURL: strings.TrimRight(opts.PublicURL, "/"), tls: opts.TLS}
 	s.url = s.publicURL
 	if s.clock == nil {
 		s.clock = time.Now
