@@ -8,6 +8,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -126,6 +127,11 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
+	if _, held := p.agentsHeld(ctx, e); held {
+		// A rerun or a resumed dispatch, committed while the agents'
+		// environment fails: taken back before any agent starts.
+		return p.withdrawUnavailable(e, p.env.held, "none: no agent started")
+	}
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
@@ -242,6 +248,11 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, p.apply(e, n, c)
 	}
 	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
+		if agent.IsEnvironment(out.Err) {
+			// Not the entry's failure: one problem of the pass, and the
+			// target is due again (envfail.go).
+			return progressed, p.withdrawUnavailable(e, out.Err, out.Log)
+		}
 		n, c := ledger.Stop(e.l, ledger.StopHarnessError, fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
