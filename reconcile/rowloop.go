@@ -142,6 +142,9 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
 		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
 		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
+	if left, ok := ledger.RemainingDollars(e.l, e.spec); ok {
+		task.MaxBudgetMicros = max(left, 1)
+	}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(repo)
 	}

@@ -105,7 +105,8 @@ if [ -f "$here/final" ]; then : > "$GALLIVANT_RESULT"; final=$(cat "$here/final"
 `
 
 // claude parses `claude -p [--output-format f] [--permission-mode m]
-// [--model m] [--resume id]` with the prompt on standard input.
+// [--model m] [--max-budget-usd amount] [--resume id]` with the prompt on
+// standard input.
 const claude = `#!/bin/sh
 cli=claude; version="2.1.197 (Claude Code)"
 ` + preflight + `
@@ -117,6 +118,8 @@ while [ $# -gt 0 ]; do
     --output-format) shift; format=$1 ;;
     --permission-mode) shift; mode=$1 ;;
     --model) shift; model=$1 ;;
+    --max-budget-usd) shift
+      case "$1" in ""|-*|*[!0-9.]*) echo "error: --max-budget-usd needs an amount" >&2; exit 2 ;; esac ;;
     --resume|-r) shift ;;
     -*) echo "error: unknown option '$1'" >&2; exit 2 ;;
     *) echo "claude stand-in: a prompt argument was given; gallivant sends it on stdin" >&2; exit 2 ;;
