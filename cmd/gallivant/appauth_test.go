@@ -6,7 +6,9 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"os"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -39,4 +41,27 @@ func cmdGHApp(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	// $APPKEY holds the PEM too, as a CI secret passed in the environment.
 	ts.Setenv("APPKEY", string(block))
+}
+
+// cmdGHAppTokens prints, one line per installation token the stand-in
+// minted, the repositories it was narrowed to, space-separated and sorted,
+// or "all": `ghapptokens`.
+func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := servers.Load(ts)
+	if neg || len(args) != 0 || !ok {
+		ts.Fatalf("usage: ghapptokens (after github)")
+	}
+	var lines []string
+	for _, repos := range v.(*githubtest.Server).InstallationTokenRepositories() {
+		if repos == nil {
+			lines = append(lines, "all")
+			continue
+		}
+		sort.Strings(repos)
+		lines = append(lines, strings.Join(repos, " "))
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		ts.Stdout().Write([]byte(l + "\n"))
+	}
 }

@@ -50,16 +50,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":   cmdExitcode,
-			"github":     cmdGitHub,
-			"gitrepo":    cmdGitRepo,
-			"ghstatus":   cmdGHStatus,
-			"freeport":   cmdFreePort,
-			"httpget":    cmdHTTPGet,
-			"ghcopypr":   cmdGHCopyPR,
-			"yamlget":    cmdYAMLGet,
-			"ghapp":      cmdGHApp,
-			"ghrequests": cmdGHRequests,
+			"exitcode":    cmdExitcode,
+			"github":      cmdGitHub,
+			"gitrepo":     cmdGitRepo,
+			"ghstatus":    cmdGHStatus,
+			"freeport":    cmdFreePort,
+			"httpget":     cmdHTTPGet,
+			"ghcopypr":    cmdGHCopyPR,
+			"yamlget":     cmdYAMLGet,
+			"ghapp":       cmdGHApp,
+			"ghapptokens": cmdGHAppTokens,
+			"ghrequests":  cmdGHRequests,
 		},
 	})
 }
