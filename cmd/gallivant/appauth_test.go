@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/standin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -63,5 +64,21 @@ func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
 	sort.Strings(lines)
 	for _, l := range lines {
 		ts.Stdout().Write([]byte(l + "\n"))
+	}
+}
+
+// cmdStandins writes the stand-in agent CLIs (claude, codex, aider) into a
+// directory of the script's work directory: `standins DIR`. Steering files
+// (internal/standin) go next to them.
+func cmdStandins(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: standins DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("standins: %v", err)
+	}
+	if err := standin.WriteDir(dir); err != nil {
+		ts.Fatalf("standins: %v", err)
 	}
 }

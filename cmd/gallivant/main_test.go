@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 			"ghapp":       cmdGHApp,
 			"ghapptokens": cmdGHAppTokens,
 			"ghrequests":  cmdGHRequests,
+			"standins":    cmdStandins,
 		},
 	})
 }

@@ -224,12 +224,21 @@ echo "Cost: \$0.02 message, \$0.02 session."
 func Write(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, script := range map[string]string{"claude": claude, "codex": codex, "aider": aider} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := WriteDir(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+// WriteDir places the three stand-ins in dir, an existing directory: for
+// scripts (testscript) that have no testing.TB.
+func WriteDir(dir string) error {
+	for name, script := range map[string]string{"claude": claude, "codex": codex, "aider": aider} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Set writes one of the steering files next to the stand-ins.
