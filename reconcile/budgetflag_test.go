@@ -10,16 +10,15 @@ import (
 
 // Claude Code is told what is left of a dollar budget (--max-budget-usd):
 // the whole budget on the seed, then the budget less what the admitted
-// returns reported (the stand-in reports $0.0123 a run); a token budget
-// passes no flag, and neither do codex nor aider, which have none.
+// returns reported (the stand-in reports $0.0123 a run); codex, which has
+// no such flag, gets none. (A token-only budget and aider are covered by
+// TestInvocation and ledger.TestRemainingDollars, without a pass.)
 func TestMaxBudgetUSDFromRemainingBudget(t *testing.T) {
 	tests := []struct {
 		name, kind, budget string
 		want               []string
 	}{
-		{"claude, dollars", "claude-code", "$1", []string{"--max-budget-usd 1 ", "--max-budget-usd 0.9877 "}},
 		{"claude, tokens and dollars", "claude-code", "100000 tokens, $0.5", []string{"--max-budget-usd 0.5 ", "--max-budget-usd 0.4877 "}},
-		{"claude, tokens only", "claude-code", "100000 tokens", []string{"", ""}},
 		{"codex", "codex", "$1", []string{"", ""}},
 	}
 	for _, tc := range tests {
