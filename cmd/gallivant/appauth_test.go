@@ -46,11 +46,11 @@ func cmdGHApp(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdGHAppTokens prints, one line per installation token the stand-in
 // minted, the repositories it was narrowed to, space-separated and sorted,
-// or "all": `ghapptokens`.
+// or "all": `ghtokens`.
 func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
 	v, ok := servers.Load(ts)
 	if neg || len(args) != 0 || !ok {
-		ts.Fatalf("usage: ghapptokens (after github)")
+		ts.Fatalf("usage: ghtokens (after github)")
 	}
 	var lines []string
 	for _, repos := range v.(*githubtest.Server).InstallationTokenRepositories() {
