@@ -88,6 +88,7 @@ var rules = []rule{
 	{kind: "migrate allowance", of: of(ledger.KindMigrateAllowance), replay: replayMigrate},
 	{kind: "amend", of: of(ledger.KindAmend, ledger.KindCutRow), replay: replayAmend},
 	{kind: "rerun", of: of(ledger.KindRerun), replay: replayRerun},
+	{kind: "withdraw", of: of(ledger.KindWithdraw), replay: replayWithdraw},
 	{kind: "verify", of: of(ledger.KindVerify), replay: replayVerify},
 	{kind: "repair verification", of: of(ledger.KindRepairVerification), replay: replayVerifyRepair},
 	{kind: "open pr", of: of(ledger.KindOpenPR), replay: replayOpen},

@@ -21,6 +21,9 @@ type FixBriefInput struct {
 	// Verification is the spec's whole-suite command.
 	Verification string
 	Findings     []Finding
+	// Ledger is the entry's ledger, for the brief's previous decision and
+	// hint (ledger.(*Ledger).BriefContext); nil gives none of either.
+	Ledger *ledger.Ledger
 }
 
 // FixBrief renders the task brief of one review/fix round: `key: value`
@@ -36,14 +39,15 @@ func FixBrief(in FixBriefInput) string {
 	// The fact block is complete: every key a row dispatch's brief has is
 	// here too, so that an agent script reading `iteration:` or `pending:`
 	// finds gallivant's value first, never one quoted from a comment.
+	prev, hint := in.Ledger.BriefContext()
 	ledger.Fence(&b, "text", strings.Join([]string{
 		"target: round",
 		"iteration: none",
 		"return iteration: none",
 		"attempts: none",
 		"pending: none",
-		"previous decision: none",
-		"hint: none",
+		"previous decision: " + prev,
+		"hint: " + hint,
 		fmt.Sprintf("round: %d", in.Round),
 		fmt.Sprintf("max rounds: %d", in.MaxRounds),
 		"pr: " + in.PR.String(),

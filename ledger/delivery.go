@@ -58,7 +58,7 @@ const (
 var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
-	KeyOwed, KeyRetry, KeyStop, KeySpent, KeyBudgetGranted,
+	KeyOwed, KeyRetry, KeyStop, KeyUnavailable, KeySpent, KeyBudgetGranted,
 	KeyNotify, KeyNotifyFailed,
 }
 
@@ -207,6 +207,10 @@ func validateDelivery(key, v string) string {
 	case KeyIgnored:
 		if strings.TrimSpace(v) == "" {
 			return "must say what was ignored"
+		}
+	case KeyUnavailable:
+		if !strings.HasPrefix(v, "iteration ") {
+			return "must be iteration <n>: <why the agent could not run>"
 		}
 	case KeyOwed:
 		if !writeRE.MatchString(v) {

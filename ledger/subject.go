@@ -37,6 +37,7 @@ const (
 	KindAmend              Kind = "amend"
 	KindCutRow             Kind = "cut row"
 	KindRerun              Kind = "rerun"
+	KindWithdraw           Kind = "withdraw"
 	KindVerify             Kind = "verify"
 	KindRepairVerification Kind = "repair verification"
 	KindOpenPR             Kind = "open pr"
@@ -159,6 +160,7 @@ var forms = func() []form {
 		{KindAmend, "amend"},
 		{KindCutRow, "cut row <row>"},
 		{KindRerun, "rerun <target>"},
+		{KindWithdraw, "withdraw <target>"},
 		{KindVerify, "verify"},
 		{KindRepairVerification, "repair verification"},
 		{KindOpenPR, "open pr <pr>"},

@@ -36,6 +36,8 @@ var subjectCases = []struct {
 	{"loop: cut row 5", Subject{Kind: KindCutRow, Row: 5}},
 	{"loop: rerun seed", Subject{Kind: KindRerun, Row: SeedTarget}},
 	{"loop: rerun row 2", Subject{Kind: KindRerun, Row: 2}},
+	{"loop: withdraw seed", Subject{Kind: KindWithdraw, Row: SeedTarget}},
+	{"loop: withdraw row 2", Subject{Kind: KindWithdraw, Row: 2}},
 	{"loop: verify", Subject{Kind: KindVerify}},
 	{"loop: repair verification", Subject{Kind: KindRepairVerification}},
 	{"loop: open pr acme/api#12", Subject{Kind: KindOpenPR, PR: pr12}},

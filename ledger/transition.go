@@ -136,6 +136,7 @@ func Dispatch(l *Ledger, a Action, head string, now time.Time) (*Ledger, Commit)
 	n.Iterations++
 	n.Pending = &Pending{Target: a.Target, Member: a.Member, SHA: head}
 	n.delivery().SetTime(KeyDispatchedAt, now)
+	n.delivery().Set(KeyUnavailable, "") // a withdrawn dispatch is replaced
 	subject := Subject{Kind: KindDispatch, Row: a.Target}.String()
 	what := describeTarget(a.Target)
 	sentence := fmt.Sprintf("Dispatched %s to %s as iteration %d from %s.", what, a.Member, n.Iterations, short(head))

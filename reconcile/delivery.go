@@ -750,7 +750,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 	k := e.l.Delivery.Int(ledger.KeyRound)
 	brief := gatekeep.FixBrief(gatekeep.FixBriefInput{PR: pr, Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath,
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
-		Verification: e.l.Verification, Findings: fs})
+		Verification: e.l.Verification, Findings: fs, Ledger: e.l})
 	brief += p.ciSection(ctx, e, pr, d)
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}

@@ -57,6 +57,8 @@ type passState struct {
 	versions *store.LedgerVersions
 	// docs holds the pass's documents by path, for quiet marks (quiet.go).
 	docs map[string][]byte
+	// env is what the pass knows of the agents' environment (envfail.go).
+	env agentEnv
 }
 
 // entry is one spec and its ledger.
@@ -504,6 +506,9 @@ func (p *passState) step(ctx context.Context, e *entry) (stepResult, error) {
 		}
 		if p.r.draining.Load() {
 			return waitFor("dispatch left for the next pass: gallivant is stopping"), nil
+		}
+		if why, held := p.agentsHeld(ctx, e); held {
+			return waitFor("%s", why), nil
 		}
 		return p.dispatch(ctx, e, a)
 	case ledger.ActVerify:

@@ -293,29 +293,48 @@ func TestRealCLISeedToPullRequest(t *testing.T) {
 
 // A revoked key: the model's API answers 401. Each CLI's own failure
 // fields (Claude Code's is_error/api_error_status/result, codex's
-// turn.failed) reach the stop, which names the cause rather than "exit
-// status 1", and the CLI gives up at once rather than retrying for
-// minutes.
+// turn.failed) reach the pass's one problem, which names the cause rather
+// than "exit status 1"; the dispatch is withdrawn, not stopped, and the CLI
+// gives up at once rather than retrying for minutes. Once the API answers
+// again, the next pass runs the entry on with no person involved.
 func TestRealCLIAuthFailureNamed(t *testing.T) {
 	bin := realCLIs(t)
 	srv := modelserver.Start(t, modelScript)
-	srv.Refuse(&modelserver.Refusal{Status: 401, Message: "invalid x-api-key"})
 	envNames := realCLIEnv(t, bin, srv, t.TempDir())
+	// One server for both CLIs, refusing and then answering: the
+	// subtests run one after the other.
 	for _, kind := range []string{"claude-code", "codex"} {
 		t.Run(kind, func(t *testing.T) {
-			t.Parallel()
+			srv.Refuse(&modelserver.Refusal{Status: 401, Message: "invalid x-api-key"})
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
 			opt := func(o *Options) {
 				o.Executor = CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Env: envNames}
 			}
-			r.pass(opt)
+			rep := r.pass(opt)
 			keepLogs(t, r.work, kind+"-401")
-			stop := r.ledger(ledgerPath).Delivery.Get(ledger.KeyStop)
-			if !strings.Contains(stop, "the agent could not authenticate: ") || !strings.Contains(stop, "401") {
-				t.Errorf("stop %q, want it to name the authentication failure", stop)
+			var problems []string
+			for _, n := range rep.Notes {
+				if n.Problem {
+					problems = append(problems, n.Message)
+				}
 			}
-			if strings.Contains(stop, "exit status") {
-				t.Errorf("stop %q still says only the exit status", stop)
+			if len(problems) != 1 || !strings.Contains(problems[0], "the agent could not authenticate: ") || !strings.Contains(problems[0], "401") {
+				t.Fatalf("problems %q, want one naming the authentication failure", problems)
+			}
+			if strings.Contains(problems[0], "exit status") {
+				t.Errorf("problem %q still says only the exit status", problems[0])
+			}
+			l := r.ledger(ledgerPath)
+			if stop := l.Delivery.Get(ledger.KeyStop); stop != "" {
+				t.Errorf("the entry stopped: %q", stop)
+			}
+			if got := countSubjects(rep, "loop: withdraw seed"); got != 1 {
+				t.Errorf("transitions %q, want the seed's dispatch withdrawn", subjectsOf(rep))
+			}
+			srv.Refuse(nil)
+			rep = r.pass(opt)
+			if got := countSubjects(rep, "loop: record home seed"); got != 1 || countSubjects(rep, "loop: stop") != 0 {
+				t.Errorf("once the API answers: %q, want the seed recorded and no stop", subjectsOf(rep))
 			}
 		})
 	}

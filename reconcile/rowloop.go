@@ -8,6 +8,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
+	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -126,6 +127,11 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
+	if _, held := p.agentsHeld(ctx, e); held {
+		// A rerun or a resumed dispatch, committed while the agents'
+		// environment fails: taken back before any agent starts.
+		return p.withdrawUnavailable(e, p.env.held, "none: no agent started")
+	}
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
@@ -136,6 +142,9 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
 		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
 		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
+	if left, ok := ledger.RemainingDollars(e.l, e.spec); ok {
+		task.MaxBudgetMicros = max(left, 1)
+	}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(repo)
 	}
@@ -242,6 +251,11 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, p.apply(e, n, c)
 	}
 	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
+		if agent.IsEnvironment(out.Err) {
+			// Not the entry's failure: one problem of the pass, and the
+			// target is due again (envfail.go).
+			return progressed, p.withdrawUnavailable(e, out.Err, out.Log)
+		}
 		n, c := ledger.Stop(e.l, ledger.StopHarnessError, fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
 		return progressed, p.apply(e, n, c)
 	}

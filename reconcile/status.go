@@ -180,6 +180,9 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		es.Budget = b.String()
 	}
 	es.Legs = legStatuses(l, s.Repo.Specs[spec])
+	if v := l.Delivery.Get(ledger.KeyUnavailable); v != "" && es.Problem == "" {
+		es.Problem = "the agent could not run, so its dispatch was withdrawn (" + v + "); it is dispatched again once the agent works"
+	}
 	var glyphs strings.Builder
 	for _, r := range l.Rows {
 		es.Rows.Total++

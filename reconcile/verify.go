@@ -83,7 +83,7 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return progressed, false, err
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
-		Head: head, Command: last.Command, Tail: p.tailOf(e)})
+		Head: head, Command: last.Command, Tail: p.tailOf(e), Ledger: e.l})
 	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)

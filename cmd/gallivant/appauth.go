@@ -28,6 +28,14 @@ const (
 // installation unless github.app_installation_id names it. The source is
 // kept for the process, so the daemon's passes share its tokens.
 func (a *app) appTokens(cfg *specs.Config, repo string) (*githubapi.AppTokens, error) {
+	return a.appTokensFor(cfg, repo, "")
+}
+
+// appTokensFor is appTokens, with a source of its own for each purpose:
+// "store" is the one that fetches the control repository before
+// gallivant.yaml is read, narrowed to that repository alone, so that it
+// never narrows the source a command then talks to GitHub with.
+func (a *app) appTokensFor(cfg *specs.Config, repo, purpose string) (*githubapi.AppTokens, error) {
 	if cfg == nil {
 		cfg = specs.DefaultConfig()
 	}
@@ -43,7 +51,7 @@ func (a *app) appTokens(cfg *specs.Config, repo string) (*githubapi.AppTokens, e
 		return nil, nil
 	}
 	api := a.apiURL(cfg)
-	cacheKey := fmt.Sprint(id, " ", api, " ", repo, " ", cfg.GitHub.AppInstallationID)
+	cacheKey := fmt.Sprint(id, " ", api, " ", repo, " ", cfg.GitHub.AppInstallationID, " ", purpose)
 	if apps := a.apps[cacheKey]; apps != nil {
 		return apps, nil
 	}

@@ -6,9 +6,12 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"os"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/standin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -39,4 +42,43 @@ func cmdGHApp(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	// $APPKEY holds the PEM too, as a CI secret passed in the environment.
 	ts.Setenv("APPKEY", string(block))
+}
+
+// cmdGHAppTokens prints, one line per installation token the stand-in
+// minted, the repositories it was narrowed to, space-separated and sorted,
+// or "all": `ghtokens`.
+func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
+	v, ok := servers.Load(ts)
+	if neg || len(args) != 0 || !ok {
+		ts.Fatalf("usage: ghtokens (after github)")
+	}
+	var lines []string
+	for _, repos := range v.(*githubtest.Server).InstallationTokenRepositories() {
+		if repos == nil {
+			lines = append(lines, "all")
+			continue
+		}
+		sort.Strings(repos)
+		lines = append(lines, strings.Join(repos, " "))
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		ts.Stdout().Write([]byte(l + "\n"))
+	}
+}
+
+// cmdStandins writes the stand-in agent CLIs (claude, codex, aider) into a
+// directory of the script's work directory: `standins DIR`. Steering files
+// (internal/standin) go next to them.
+func cmdStandins(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: standins DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		ts.Fatalf("standins: %v", err)
+	}
+	if err := standin.WriteDir(dir); err != nil {
+		ts.Fatalf("standins: %v", err)
+	}
 }

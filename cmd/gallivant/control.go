@@ -38,11 +38,15 @@ func (a *app) openStore(ctx context.Context, control string) (*store.Store, erro
 	}
 	// An App named in the environment reads the control repository too;
 	// one named only in gallivant.yaml takes over once that is read.
-	apps, err := a.appTokens(nil, a.controlRepo(control))
+	apps, err := a.appTokensFor(nil, a.controlRepo(control), "store")
 	if err != nil {
 		return nil, err
 	}
 	if apps != nil {
+		if r := a.controlRepo(control); specs.ValidRepo(r) {
+			// This token reads and writes the control repository only.
+			apps.SetRepositories([]string{r})
+		}
 		if token, err = apps.Token(ctx); err != nil {
 			return nil, &exitError{code: exitCannotRun, err: err}
 		}
@@ -126,6 +130,9 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	}
 	a.warnNoConfig(snap)
 	cfg := snap.Config
+	if err := a.scopeAppTokens(cfg, control, snap); err != nil {
+		return nil, err
+	}
 	creds, err := a.githubCredentials(ctx, cfg, a.controlRepo(control), st)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"reflect"
 
+	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/robfig/cron/v3"
 )
@@ -84,6 +85,7 @@ func (d *daemonConfig) reload(ctx context.Context) {
 			d.applied(head, "schedule")
 		}
 	}
+	d.rescopeApp(ctx, cfg)
 	if !reflect.DeepEqual(cfg.GitHub, d.github) {
 		d.github = cfg.GitHub
 		d.a.narrate(slog.LevelWarn, fmt.Sprintf("%s: waiting: github: changed at %s; the GitHub client is wired at start, so restart the daemon to apply it", specs.ConfigFile, shortSHA(head)),
@@ -101,4 +103,23 @@ func (d *daemonConfig) applied(head, section string) {
 func (d *daemonConfig) refuse(head, section string, err error) {
 	msg := fmt.Sprintf("%s at %s cannot be applied: %v; the daemon keeps the %s of %s", section, shortSHA(head), err, section, shortSHA(d.at))
 	d.a.narrate(slog.LevelWarn, fmt.Sprintf("%s: problem: %s", specs.ConfigFile, msg), "problem", "spec", specs.ConfigFile, "message", msg)
+}
+
+// rescopeApp narrows the wired App's installation tokens to the
+// repositories the control branch uses now: a new spec's repository is
+// reached by the next token the API client and the store mint. A snapshot
+// that cannot be read is left to the pass, which reports it.
+func (d *daemonConfig) rescopeApp(ctx context.Context, cfg *specs.Config) {
+	wiredCfg := *cfg
+	wiredCfg.GitHub = d.github // the App the client was wired with
+	if apps, err := d.a.appTokens(&wiredCfg, d.a.controlRepo(d.control)); err != nil || apps == nil {
+		return
+	}
+	snap, err := reconcile.Load(ctx, d.w.store)
+	if err != nil {
+		return
+	}
+	if err := d.a.scopeAppTokens(&wiredCfg, d.control, snap); err != nil {
+		d.refuse(d.w.store.Head(), "github", err)
+	}
 }

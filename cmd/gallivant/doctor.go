@@ -110,7 +110,13 @@ func (a *app) doctorFacts(ctx context.Context, snap *reconcile.Snapshot, control
 	f := doctor.Facts{Config: cfg, Agent: a.agentFacts(ctx, cfg)}
 	controlRepo, onGitHub := a.controlOnGitHub(control, a.apiURL(cfg))
 	f.Control = doctor.Branch{Repo: controlRepo, Name: cfg.Control.Branch, Local: !onGitHub}
+	// Doctor asks with the tokens a pass would use. An App that cannot be
+	// set up fails again in githubCredentials, which reports it below.
+	scopeErr := a.scopeAppTokens(cfg, control, snap)
 	creds, err := a.githubCredentials(ctx, cfg, a.controlRepo(control), nil)
+	if err == nil && scopeErr != nil {
+		err = scopeErr
+	}
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && strings.HasPrefix(ee.Error(), "no GitHub token") {

@@ -60,6 +60,8 @@ func TestScripts(t *testing.T) {
 			"yamlget":    cmdYAMLGet,
 			"ghapp":      cmdGHApp,
 			"ghrequests": cmdGHRequests,
+			"ghtokens":   cmdGHAppTokens,
+			"standins":   cmdStandins,
 		},
 	})
 }

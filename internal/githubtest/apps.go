@@ -46,6 +46,9 @@ type installationToken struct {
 	// permissions is what the token was minted with: the installation's
 	// unless the request narrowed them.
 	permissions map[string]string
+	// repositories are the repositories (owner/name) the request narrowed
+	// the token to; nil is every repository of the installation.
+	repositories []string
 }
 
 // InstallationTokenPermissions returns the permissions each installation
@@ -278,7 +281,8 @@ func createInstallationToken(c *ctx) {
 	// GitHub narrows a token to the permissions asked for, and refuses
 	// one asked for more than the installation was granted.
 	var body struct {
-		Permissions map[string]string `json:"permissions"`
+		Permissions  map[string]string `json:"permissions"`
+		Repositories []string          `json:"repositories"`
 	}
 	if data, _ := io.ReadAll(io.LimitReader(c.r.Body, 1<<20)); len(data) > 0 {
 		if err := json.Unmarshal(data, &body); err != nil {
@@ -297,8 +301,20 @@ func createInstallationToken(c *ctx) {
 		}
 		perms = body.Permissions
 	}
+	// GitHub narrows a token to the repositories named, each one of the
+	// installation's account's.
+	var repos []string
+	selection := "all"
+	if body.Repositories != nil {
+		var ok bool
+		if repos, ok = c.s.scopeRepositories(in, body.Repositories); !ok {
+			writeError(c.w, http.StatusUnprocessableEntity, "There is at least one repository that does not exist or is not accessible to the parent installation.")
+			return
+		}
+		selection = "selected"
+	}
 	tok := newToken()
 	expires := c.s.clock().Add(reg.ttl).UTC().Truncate(time.Second)
-	reg.tokens[tok] = &installationToken{login: a.slug + "[bot]", expires: expires, permissions: body.Permissions}
-	writeJSON(c.w, http.StatusCreated, map[string]any{"token": tok, "expires_at": expires, "permissions": perms, "repository_selection": "all"})
+	reg.tokens[tok] = &installationToken{login: a.slug + "[bot]", expires: expires, permissions: body.Permissions, repositories: repos}
+	writeJSON(c.w, http.StatusCreated, map[string]any{"token": tok, "expires_at": expires, "permissions": perms, "repository_selection": selection})
 }

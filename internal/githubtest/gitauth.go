@@ -89,6 +89,11 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 	role := RoleNone
 	if rp != nil {
 		role = s.roleOf(rp, login)
+		if s.outOfScope(r, name) {
+			// A token narrowed to other repositories reads this public
+			// one and pushes nothing to it.
+			role = RoleRead
+		}
 	}
 	s.mu.Unlock()
 	switch {

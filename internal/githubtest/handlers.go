@@ -43,6 +43,12 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 			c.runUpdates()
 			defer c.announce(before)
 		}
+		if needRepo && r.Method != http.MethodGet && s.outOfScope(r, c.full) {
+			// An installation token narrowed to other repositories reads
+			// this public one and writes nothing to it.
+			writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+			return
+		}
 		if needRepo && r.Method != http.MethodGet && needsWrite(r) && s.roleOf(c.repo, login) == RoleRead {
 			// GitHub answers a read-only user's write with 403 or, for
 			// labels, 404; 403 is enough for every client to stop.

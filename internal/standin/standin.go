@@ -41,7 +41,30 @@ const (
 	// Calls is the log of calls: one line per run, "<cli> <args…> |
 	// target=<t> model=<m> prompt=<bytes>".
 	Calls = "calls.log"
+	// LoggedOut makes `claude auth status` report no credential (exit 1),
+	// as the real CLI does without a key or a login.
+	LoggedOut = "logged-out"
+	// Preflights is the log of the cheap checks (`--version`, `claude
+	// auth status`): one line per call, "<cli> <args…>".
+	Preflights = "preflight.log"
 )
+
+// preflight answers `--version` (and, for claude, `auth status`) the way
+// the real CLI does, logging the call to preflight.log; $cli names the
+// CLI and $version its version line.
+const preflight = `
+case "$1" in
+  --version|-V)
+    echo "$cli --version" >> "$(dirname "$0")/preflight.log"
+    echo "$version"; exit 0 ;;
+esac
+if [ "$cli" = claude ] && [ "$1" = auth ]; then
+  echo "$cli $*" >> "$(dirname "$0")/preflight.log"
+  [ "$2" = status ] || { echo "error: unknown command 'auth $2'" >&2; exit 2; }
+  if [ -f "$(dirname "$0")/logged-out" ]; then echo '{"loggedIn": false}'; exit 1; fi
+  echo '{"loggedIn": true, "authMethod": "api_key", "apiProvider": "firstParty"}'; exit 0
+fi
+`
 
 // work is the part every stand-in shares once it has the prompt in
 // $prompt, the model in $model and its name in $cli.
@@ -82,9 +105,12 @@ if [ -f "$here/final" ]; then : > "$GALLIVANT_RESULT"; final=$(cat "$here/final"
 `
 
 // claude parses `claude -p [--output-format f] [--permission-mode m]
-// [--model m] [--resume id]` with the prompt on standard input.
+// [--model m] [--max-budget-usd amount] [--resume id]` with the prompt on
+// standard input.
 const claude = `#!/bin/sh
-cli=claude; print=0; format=text; model=; mode=default
+cli=claude; version="2.1.197 (Claude Code)"
+` + preflight + `
+print=0; format=text; model=; mode=default
 args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -92,6 +118,8 @@ while [ $# -gt 0 ]; do
     --output-format) shift; format=$1 ;;
     --permission-mode) shift; mode=$1 ;;
     --model) shift; model=$1 ;;
+    --max-budget-usd) shift
+      case "$1" in ""|-*|*[!0-9.]*) echo "error: --max-budget-usd needs an amount" >&2; exit 2 ;; esac ;;
     --resume|-r) shift ;;
     -*) echo "error: unknown option '$1'" >&2; exit 2 ;;
     *) echo "claude stand-in: a prompt argument was given; gallivant sends it on stdin" >&2; exit 2 ;;
@@ -119,7 +147,9 @@ printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":'"
 // options are -c overrides and --json; `-` reads the prompt from standard
 // input.
 const codex = `#!/bin/sh
-cli=codex; model=; json=0; sandbox=read-only; prompt=; resume=
+cli=codex; version="codex-cli 0.171.0"
+` + preflight + `
+model=; json=0; sandbox=read-only; prompt=; resume=
 args="$*"
 [ "$1" = exec ] || { echo "codex stand-in: only exec is non-interactive" >&2; exit 2; }
 shift
@@ -164,7 +194,9 @@ fi
 // aider parses `aider --message-file f [--yes-always] [--no-auto-commits]
 // [--no-check-update] [--no-pretty] [--no-stream] [--model m]`.
 const aider = `#!/bin/sh
-cli=aider; model=; file=; yes=0; autocommit=1
+cli=aider; version="aider 0.86.1"
+` + preflight + `
+model=; file=; yes=0; autocommit=1
 args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -192,12 +224,21 @@ echo "Cost: \$0.02 message, \$0.02 session."
 func Write(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, script := range map[string]string{"claude": claude, "codex": codex, "aider": aider} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := WriteDir(dir); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+// WriteDir places the three stand-ins in dir, an existing directory: for
+// scripts (testscript) that have no testing.TB.
+func WriteDir(dir string) error {
+	for name, script := range map[string]string{"claude": claude, "codex": codex, "aider": aider} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Set writes one of the steering files next to the stand-ins.
@@ -211,7 +252,19 @@ func Set(t testing.TB, dir, name, content string) {
 // CallsOf returns the calls the stand-ins in dir recorded, in order.
 func CallsOf(t testing.TB, dir string) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, Calls))
+	return lines(t, filepath.Join(dir, Calls))
+}
+
+// PreflightsOf returns the preflight calls the stand-ins in dir recorded,
+// in order.
+func PreflightsOf(t testing.TB, dir string) []string {
+	t.Helper()
+	return lines(t, filepath.Join(dir, Preflights))
+}
+
+func lines(t testing.TB, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil

@@ -46,6 +46,11 @@ type Task struct {
 	Brief     string
 	// Model is set on the escalated attempt only.
 	Model string
+	// MaxBudgetMicros is what is left of the entry's dollar budget, in
+	// millionths of a dollar, when the spec's budget has a dollar part;
+	// 0 when it has none. Claude Code is told it (--max-budget-usd);
+	// codex and aider have no such flag.
+	MaxBudgetMicros int64
 	// Harness is the spec's harness: (specs.HarnessName), choosing the
 	// preset or command that runs this task; empty uses the executor's
 	// kind.

@@ -37,7 +37,8 @@ func TestPresetFlagsExistInPinnedCLIs(t *testing.T) {
 		}
 	}
 	e := CommandExecutor{}
-	task := Task{Pending: ledger.Pending{Target: 1, Member: "home", SHA: "abc"}, Model: "big", Brief: "b"}
+	// Every optional flag is on: the escalation model and a dollar budget.
+	task := Task{Pending: ledger.Pending{Target: 1, Member: "home", SHA: "abc"}, Model: "big", Brief: "b", MaxBudgetMicros: 1_500_000}
 	flagRE := regexp.MustCompile(`^--?[a-z][a-z-]*`)
 	for _, tc := range []struct {
 		kind, session string

@@ -58,6 +58,11 @@ func (e CommandExecutor) invocation(t Task, kind, promptFile, session string) (i
 		if t.Model != "" {
 			argv = append(argv, "--model", t.Model)
 		}
+		if t.MaxBudgetMicros > 0 {
+			// --max-budget-usd bounds the run's own API spend: the
+			// dollars left of the entry's budget.
+			argv = append(argv, "--max-budget-usd", usd(t.MaxBudgetMicros))
+		}
 		if session != "" {
 			argv = append(argv, "--resume", session)
 		}
@@ -552,4 +557,14 @@ func (e CommandExecutor) completeRun(ctx context.Context, dir, resultFile, kind 
 	case built:
 		fmt.Fprintf(logf, "# gallivant: committed the return\n")
 	}
+}
+
+// usd writes millionths of a dollar as a decimal dollar amount without
+// trailing zeros: 1250000 is "1.25", 2000000 is "2".
+func usd(micros int64) string {
+	s := strconv.FormatInt(micros/1_000_000, 10)
+	if frac := micros % 1_000_000; frac != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
+	}
+	return s
 }

@@ -233,6 +233,8 @@ func TestInvocation(t *testing.T) {
 	task := Task{Brief: "the brief\n"}
 	escalated := task
 	escalated.Model = "big"
+	budgeted := task
+	budgeted.MaxBudgetMicros = 1_250_000
 	prompt := presetPreamble + "the brief\n"
 	tests := []struct {
 		name, kind string
@@ -244,7 +246,10 @@ func TestInvocation(t *testing.T) {
 		{"codex resumes", "codex", escalated, "t-1", invocation{argv: []string{"codex", "exec", "resume", "t-1", "--json", "-c", `sandbox_mode="workspace-write"`, "-c", `model="big"`, "-"}, stdin: prompt, resumed: "t-1"}},
 		{"claude", "claude-code", task, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions"}, stdin: prompt}},
 		{"claude escalated", "claude-code", escalated, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--model", "big"}, stdin: prompt}},
+		{"claude with a dollar budget", "claude-code", budgeted, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--max-budget-usd", "1.25"}, stdin: prompt}},
 		{"codex", "codex", task, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
+		{"codex has no budget flag", "codex", budgeted, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
+		{"aider has no budget flag", "aider", budgeted, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
 		{"codex escalated", "codex", escalated, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--model", "big", "-"}, stdin: prompt}},
 		{"aider", "aider", task, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
 		{"aider escalated", "aider", escalated, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream", "--model", "big"}}},
@@ -439,5 +444,14 @@ func TestExplainByPreflight(t *testing.T) {
 	}
 	if err := explain(context.Background(), "command", nil, nil, nil, runErr); err != runErr {
 		t.Errorf("command: %v, want the run's own", err)
+	}
+}
+
+func TestUSD(t *testing.T) {
+	t.Parallel()
+	for micros, want := range map[int64]string{1: "0.000001", 1_250_000: "1.25", 2_000_000: "2", 20_500_000: "20.5", 999_999: "0.999999"} {
+		if got := usd(micros); got != want {
+			t.Errorf("usd(%d) = %q, want %q", micros, got, want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,10 @@ type AppOptions struct {
 	// Repo (owner/name) finds the installation when InstallationID is 0:
 	// the control repository, which the App must be installed on.
 	Repo string
+	// Repositories (owner/name) narrow every installation token to those
+	// repositories: the ones gallivant uses. Empty leaves tokens covering
+	// every repository of the installation. SetRepositories changes them.
+	Repositories []string
 	// Transport is the network transport; http.DefaultTransport when nil.
 	Transport http.RoundTripper
 	// Now is the clock; time.Now when nil.
@@ -63,6 +68,11 @@ type AppTokens struct {
 	// granted is what the installation was granted, perms what its
 	// tokens ask for (scopePermissions).
 	granted, perms *github.InstallationPermissions
+	// account is the installation's account (the owner of every
+	// repository its tokens can reach), "" until read; repos the
+	// repositories tokens are narrowed to (normalizeRepos).
+	account string
+	repos   []string
 }
 
 // neededPermissions are the permissions gallivant uses, at the level it
@@ -138,7 +148,7 @@ func NewAppTokens(opts AppOptions) (*AppTokens, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	a := &AppTokens{opts: opts, installation: opts.InstallationID}
+	a := &AppTokens{opts: opts, installation: opts.InstallationID, repos: normalizeRepos(opts.Repositories)}
 	c := github.NewClient(&http.Client{Transport: &jwtTransport{app: a, next: opts.Transport}})
 	if opts.APIURL != "" && strings.TrimRight(opts.APIURL, "/") != "https://api.github.com" {
 		var err error
@@ -238,19 +248,29 @@ func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, erro
 		}
 		a.installation = in.GetID()
 		a.granted = in.GetPermissions()
+		a.account = in.GetAccount().GetLogin()
 	}
-	if a.perms == nil {
+	if a.perms == nil || (a.account == "" && len(a.repos) > 0) {
 		granted := a.granted
-		if granted == nil {
+		if granted == nil || a.account == "" {
 			in, _, err := a.api.Apps.GetInstallation(ctx, a.installation)
 			if err != nil {
 				return "", appError(fmt.Sprintf("read app %d's installation %d", a.opts.AppID, a.installation), err)
 			}
 			granted = in.GetPermissions()
+			a.account = in.GetAccount().GetLogin()
 		}
 		a.perms = scopePermissions(granted)
 	}
-	it, _, err := a.api.Apps.CreateInstallationToken(ctx, a.installation, &github.InstallationTokenOptions{Permissions: a.perms})
+	names, other := repoNames(a.account, a.repos)
+	if len(other) > 0 {
+		a.opts.Logger.Warn("repositories outside the app installation's account are left out of its tokens; install the app on their owner and run a reconciler per account",
+			"app", a.opts.AppID, "installation", a.installation, "account", a.account, "repositories", strings.Join(other, " "))
+	}
+	if len(a.repos) > 0 && len(names) == 0 {
+		return "", fmt.Errorf("%w: app %d, installation %d of %s covers none of the repositories gallivant uses (%s)", ErrAppAuth, a.opts.AppID, a.installation, a.account, strings.Join(a.repos, ", "))
+	}
+	it, _, err := a.api.Apps.CreateInstallationToken(ctx, a.installation, &github.InstallationTokenOptions{Permissions: a.perms, Repositories: names})
 	if err != nil {
 		return "", appError(fmt.Sprintf("create an installation token for app %d, installation %d", a.opts.AppID, a.installation), err)
 	}
@@ -258,8 +278,66 @@ func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, erro
 		return "", fmt.Errorf("%w: GitHub returned an empty installation token", ErrAppAuth)
 	}
 	a.token, a.expires = it.GetToken(), it.GetExpiresAt().Time
-	a.opts.Logger.Debug("minted installation token", "app", a.opts.AppID, "installation", a.installation, "expires", a.expires)
+	a.opts.Logger.Debug("minted installation token", "app", a.opts.AppID, "installation", a.installation, "expires", a.expires, "repositories", len(names))
 	return a.token, nil
+}
+
+// SetRepositories narrows the installation tokens minted from now on to
+// repos (owner/name): the repositories gallivant uses, which a changed
+// configuration or a new spec can change. When they differ from the
+// current ones, the current token is dropped, so that the next Token mints
+// one that reaches them. Empty lifts the narrowing.
+func (a *AppTokens) SetRepositories(repos []string) {
+	n := normalizeRepos(repos)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if slices.Equal(n, a.repos) {
+		return
+	}
+	a.repos = n
+	a.token, a.expires = "", time.Time{}
+}
+
+// Repositories returns the repositories (owner/name) tokens are narrowed
+// to; nil when they are not.
+func (a *AppTokens) Repositories() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.repos)
+}
+
+// normalizeRepos sorts repos and drops duplicates (names compare without
+// case, as on GitHub) and empty names.
+func normalizeRepos(repos []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range repos {
+		k := strings.ToLower(strings.TrimSpace(r))
+		if k == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, strings.TrimSpace(r))
+	}
+	slices.SortFunc(out, func(x, y string) int { return strings.Compare(strings.ToLower(x), strings.ToLower(y)) })
+	return out
+}
+
+// repoNames turns owner/name repositories into the names an access-token
+// request takes. GitHub narrows a token to repositories of the
+// installation's account only (it refuses the request otherwise), so a
+// repository of another owner is left out and returned in other: this
+// installation's tokens cannot write to it either way.
+func repoNames(account string, repos []string) (names, other []string) {
+	for _, r := range repos {
+		owner, name, ok := strings.Cut(r, "/")
+		if !ok || name == "" || strings.Contains(name, "/") || (account != "" && !strings.EqualFold(owner, account)) {
+			other = append(other, r)
+			continue
+		}
+		names = append(names, name)
+	}
+	return names, other
 }
 
 // Login returns the login the App's installation tokens act as,

@@ -1,0 +1,51 @@
+package reconcile
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gallivant/gallivant/internal/standin"
+	"github.com/google/go-cmp/cmp"
+)
+
+// Claude Code is told what is left of a dollar budget (--max-budget-usd):
+// the whole budget on the seed, then the budget less what the admitted
+// returns reported (the stand-in reports $0.0123 a run); codex, which has
+// no such flag, gets none. (A token-only budget and aider are covered by
+// TestInvocation and ledger.TestRemainingDollars, without a pass.)
+func TestMaxBudgetUSDFromRemainingBudget(t *testing.T) {
+	tests := []struct {
+		name, kind, budget string
+		want               []string
+	}{
+		{"claude, tokens and dollars", "claude-code", "100000 tokens, $0.5", []string{"--max-budget-usd 0.5 ", "--max-budget-usd 0.4877 "}},
+		{"codex", "codex", "$1", []string{"", ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, bin, opt := presetRig(t, tc.kind, "---\nbudget: "+tc.budget+"\n---\n"+specWith(1, ""))
+			rep := r.pass(opt)
+			if got := countSubjects(rep, "loop: record home row 1"); got != 1 {
+				t.Fatalf("transitions %q\n%s", subjectsOf(rep), r.log.String())
+			}
+			calls := standin.CallsOf(t, bin)
+			var got []string
+			for _, c := range calls {
+				args, _, _ := strings.Cut(c, " | ")
+				flag := ""
+				if i := strings.Index(args, "--max-budget-usd "); i >= 0 {
+					flag = args[i:]
+					if j := strings.IndexByte(flag[len("--max-budget-usd "):], ' '); j >= 0 {
+						flag = flag[:len("--max-budget-usd ")+j+1]
+					} else {
+						flag += " "
+					}
+				}
+				got = append(got, flag)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("budget flags of the seed and row 1 (-want +got):\n%s\ncalls %q", diff, calls)
+			}
+		})
+	}
+}
