@@ -500,6 +500,8 @@ func replayAnnounced(s *step) []outcome {
 
 // replayIgnore cannot rebuild the ignored feedback (it lives on GitHub):
 // it proves that only the feedback cursor moved, forward, and `ignored:`.
+// gallivant no longer writes `loop: ignore` (strangers cannot write
+// history); the rule stays so that older histories still verify.
 func replayIgnore(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
 		if o := cursorForward(s); o != nil {
