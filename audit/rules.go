@@ -118,6 +118,7 @@ var rules = []rule{
 	{kind: KindAccept, of: of(ledger.KindAccept), replay: replayRequest},
 	{kind: "raise budget", of: of(ledger.KindRaiseBudget), replay: replayRequest},
 	{kind: "notify", of: of(ledger.KindNotify), replay: replayNotify},
+	{kind: "request", of: of(ledger.KindRequest), replay: replayCommand},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of

@@ -10,9 +10,9 @@ import (
 
 // This file is the grammar of pull-request commands (docs/requests.md): a
 // comment or review body whose first line is `/gallivant <request>` asks
-// for what a line under the ledger's `## Requests` asks for, plus `pause`
-// and `unpause`. The body is untrusted text: only its first line is read,
-// bounded, and nothing in it is ever executed.
+// for what a line under the ledger's `## Requests` asks for. The body is
+// untrusted text: only its first line is read, bounded, and nothing in it
+// is ever executed.
 
 // CommandPrefix starts the first line of a command.
 const CommandPrefix = "/gallivant"
@@ -21,41 +21,18 @@ const CommandPrefix = "/gallivant"
 // itself is bounded again by ledger.ParseRequest (400 characters).
 const maxCommandLine = 512
 
-// CommandVerb is the closed vocabulary of what a command asks for.
-type CommandVerb string
-
-// Command verbs.
-const (
-	// CommandRequest is one of the ledger's requests (Command.Request).
-	CommandRequest CommandVerb = "request"
-	// CommandPause pauses the spec; CommandUnpause makes it active again.
-	CommandPause   CommandVerb = "pause"
-	CommandUnpause CommandVerb = "unpause"
-)
-
-// Command is one parsed pull-request command.
+// Command is one parsed pull-request command: the ledger request it asks
+// for.
 type Command struct {
-	Verb CommandVerb
-	// Request is the ledger request a CommandRequest asks for.
 	Request ledger.Request
 }
 
-// Line is the command as a request line: the request's text, or the verb.
-func (c Command) Line() string {
-	if c.Verb == CommandRequest {
-		return strings.TrimSpace(c.Request.Line)
-	}
-	return string(c.Verb)
-}
+// Line is the command's request line.
+func (c Command) Line() string { return strings.TrimSpace(c.Request.Line) }
 
-// Word is the command's one-word name as a commit subject spells it:
-// the request's kind (retry, rows, …) or the verb.
-func (c Command) Word() string {
-	if c.Verb == CommandRequest {
-		return c.Request.Kind.String()
-	}
-	return string(c.Verb)
-}
+// Word is the command's one-word name as a commit subject spells it: the
+// request's kind (retry, rows, …).
+func (c Command) Word() string { return c.Request.Kind.String() }
 
 // CommandError is a malformed command: where in the comment (line 1, the
 // column in characters from 1, as an editor counts), what is wrong, and an
@@ -73,7 +50,7 @@ func (e *CommandError) Error() string {
 }
 
 // commandForms lists what may follow the prefix, for error messages.
-const commandForms = "`retry <row> | <hint>`, `resume | <why>`, `recheck`, `rows +N | <why>`, `budget +<amount> | <why>`, `reopen <row> | <why>`, `accept | <why>`, `pause` or `unpause`"
+const commandForms = "`retry <row> | <hint>`, `resume | <why>`, `recheck`, `rows +N | <why>`, `budget +<amount> | <why>` or `reopen <row> | <why>`"
 
 // ParseCommand reads a comment or review body. ok is false when the body
 // is no command: its first line does not start, at its first column, with
@@ -109,15 +86,12 @@ func ParseCommand(body string) (c Command, ok bool, err error) {
 		return bad(col, "the command names no request; write one of %s after %s", commandForms, CommandPrefix)
 	}
 	text = strings.TrimRight(text, " ")
-	word, after, _ := strings.Cut(text, " ")
+	word, _, _ := strings.Cut(text, " ")
 	switch word {
-	case string(CommandPause), string(CommandUnpause):
-		if after != "" {
-			return bad(col+len(word)+1, "%s takes nothing after it", word)
-		}
-		return Command{Verb: CommandVerb(word)}, true, nil
 	case "resnapshot":
 		return bad(col, "resnapshot follows an edit of the spec and is written under the ledger's ## Requests, next to it")
+	case "accept":
+		return bad(col, "accept makes a person's edit of the ledger its state and is written under the ledger's ## Requests, next to that edit")
 	case "-":
 		return bad(col, "write the request right after %s, without a list marker", CommandPrefix)
 	}
@@ -125,7 +99,7 @@ func ParseCommand(body string) (c Command, ok bool, err error) {
 	if err != nil {
 		return bad(col, "%v", err)
 	}
-	return Command{Verb: CommandRequest, Request: r}, true, nil
+	return Command{Request: r}, true, nil
 }
 
 // invalidAt is the byte offset of the first invalid UTF-8 sequence in s.

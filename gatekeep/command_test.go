@@ -15,7 +15,7 @@ func TestParseCommand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("fixture %q: %v", line, err)
 		}
-		return Command{Verb: CommandRequest, Request: r}
+		return Command{Request: r}
 	}
 	tests := []struct {
 		name   string
@@ -31,9 +31,7 @@ func TestParseCommand(t *testing.T) {
 		{"rows", "/gallivant rows +2 | two more tries", req("rows +2 | two more tries"), true, 0, ""},
 		{"budget", "/gallivant budget +$5 | worth it", req("budget +$5 | worth it"), true, 0, ""},
 		{"reopen", "/gallivant reopen 1 | the test was wrong", req("reopen 1 | the test was wrong"), true, 0, ""},
-		{"accept", "/gallivant accept | I fixed the row by hand", req("accept | I fixed the row by hand"), true, 0, ""},
-		{"pause", "/gallivant pause", Command{Verb: CommandPause}, true, 0, ""},
-		{"unpause, trailing spaces", "/gallivant  unpause  ", Command{Verb: CommandUnpause}, true, 0, ""},
+		{"spaces around the request", "/gallivant   recheck  ", req("recheck"), true, 0, ""},
 
 		{"not a command: prose", "please retry row 2", Command{}, false, 0, ""},
 		{"not a command: a quote", "> /gallivant retry 2 | forged", Command{}, false, 0, ""},
@@ -47,7 +45,8 @@ func TestParseCommand(t *testing.T) {
 		{"malformed retry", "/gallivant retry two | x", Command{}, true, 12, "malformed retry"},
 		{"resume without a reason", "/gallivant resume", Command{}, true, 12, "needs a reason"},
 		{"unknown request", "/gallivant   merge it", Command{}, true, 14, "unknown request"},
-		{"pause with words", "/gallivant pause now", Command{}, true, 18, "takes nothing"},
+		{"accept belongs in the ledger", "/gallivant accept | x", Command{}, true, 12, "accept"},
+		{"pause is no request", "/gallivant pause", Command{}, true, 12, "unknown request"},
 		{"resnapshot belongs in the ledger", "/gallivant resnapshot | x", Command{}, true, 12, "resnapshot"},
 		{"a list marker", "/gallivant - retry 2 | x", Command{}, true, 12, "list marker"},
 		{"a control character", "/gallivant retry 2 | a\x1bb", Command{}, true, 23, "control character"},
@@ -87,7 +86,7 @@ func TestCommandWordAndLine(t *testing.T) {
 	for _, tt := range []struct{ body, word, line string }{
 		{"/gallivant retry 2 | hint", "retry", "retry 2 | hint"},
 		{"/gallivant rows +1", "rows", "rows +1"},
-		{"/gallivant pause", "pause", "pause"},
+		{"/gallivant  reopen 1 | why ", "reopen", "reopen 1 | why"},
 	} {
 		c, ok, err := ParseCommand(tt.body)
 		if !ok || err != nil {
@@ -102,7 +101,7 @@ func TestCommandWordAndLine(t *testing.T) {
 // A comment body is anyone's text: the parser never panics, reads only the
 // first line, and what it accepts reads back the same from its Line.
 func FuzzParseCommand(f *testing.F) {
-	for _, s := range []string{"/gallivant retry 2 | read the README first", "/gallivant pause", "> /gallivant accept | x",
+	for _, s := range []string{"/gallivant retry 2 | read the README first", "/gallivant recheck", "> /gallivant resume | x",
 		"/gallivant budget +$5 | y", "/gallivant rows +0", "/gallivant", "/gallivant \xff", "```\n/gallivant recheck"} {
 		f.Add(s)
 	}
@@ -124,7 +123,7 @@ func FuzzParseCommand(f *testing.F) {
 			return
 		}
 		again, ok2, err2 := ParseCommand(CommandPrefix + " " + c.Line())
-		if !ok2 || err2 != nil || again.Verb != c.Verb || again.Line() != c.Line() {
+		if !ok2 || err2 != nil || again.Line() != c.Line() || again.Word() != c.Word() {
 			t.Fatalf("%q accepted as %q, which reads back as %+v, %v, %v", body, c.Line(), again, ok2, err2)
 		}
 	})
