@@ -32,7 +32,7 @@ func TestRequestSubject(t *testing.T) {
 		"loop: request merge from acme/api#12 by @bob",      // not a command word
 		"loop: request resnapshot from acme/api#12 by @bob", // not a command
 		"loop: request accept from acme/api#12 by @bob",
-		"loop: request retry from acme/api#12 by bob",       // no @
+		"loop: request retry from acme/api#12 by bob", // no @
 		"loop: request retry from acme/api#12 by @-bob",
 		"loop: request retry from acme/api#12 by @bo--b",
 		"loop: request retry from acme/api by @bob",
