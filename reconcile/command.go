@@ -115,7 +115,10 @@ type commandsMark struct {
 // no reads (its updated_at comes from the pass's one listing, which a new
 // comment or review moves). seen records the updated_at this read starts
 // from, once every answer landed: a command posted during the read moves
-// updated_at past it and is read by the next pass.
+// updated_at past it and is read by the next pass. GitHub counts in whole
+// seconds, so a comment posted in the same second as updated_at would not
+// move it: nothing is recorded unless that second was over before the
+// comments were read.
 func (p *passState) commandsSeen(ctx context.Context, pr gatekeep.PR) (unchanged bool, seen func()) {
 	seen = func() {}
 	o, ok := p.GitHub.(*observer)
@@ -136,7 +139,11 @@ func (p *passState) commandsSeen(ctx context.Context, pr gatekeep.PR) (unchanged
 			return true, seen
 		}
 	}
+	read := p.clock()
 	return false, func() {
+		if !read.Truncate(time.Second).After(live.UpdatedAt) {
+			return
+		}
 		if data, err := json.Marshal(commandsMark{UpdatedAt: live.UpdatedAt}); err == nil {
 			o.watch.SetMark(pr.Repo, -pr.Number, data)
 		}

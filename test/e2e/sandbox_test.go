@@ -24,12 +24,22 @@ func startSandbox(t *testing.T, dir string, rateLimit int, repos ...string) map[
 // their tokens are among the lines returned (GITHUB_TOKEN_<LOGIN>).
 func startSandboxUsers(t *testing.T, dir string, rateLimit int, users []string, repos ...string) map[string]string {
 	t.Helper()
+	return startSandboxRoles(t, dir, rateLimit, users, nil, repos...)
+}
+
+// startSandboxRoles is startSandboxUsers with outsiders too: logins with
+// read access only (`--outsider`), their tokens returned as well.
+func startSandboxRoles(t *testing.T, dir string, rateLimit int, users, outsiders []string, repos ...string) map[string]string {
+	t.Helper()
 	args := []string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}
 	for _, r := range repos {
 		args = append(args, "--repo", r)
 	}
 	for _, u := range users {
 		args = append(args, "--user", u)
+	}
+	for _, u := range outsiders {
+		args = append(args, "--outsider", u)
 	}
 	sb := exec.Command(bin, args...)
 	out, err := sb.StdoutPipe()
@@ -43,7 +53,7 @@ func startSandboxUsers(t *testing.T, dir string, rateLimit int, users []string, 
 	t.Cleanup(func() { sb.Process.Signal(syscall.SIGTERM); sb.Wait() })
 	env := map[string]string{}
 	sc := bufio.NewScanner(out)
-	for len(env) < 2+len(repos)+len(users) && sc.Scan() {
+	for len(env) < 2+len(repos)+len(users)+len(outsiders) && sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), "=")
 		env[k] = v
 	}
