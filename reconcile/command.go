@@ -27,6 +27,10 @@ import (
 // answer a crash interrupted, so its commit is among the newest.
 const commandHistory = 200
 
+// maxCommands bounds the commands one entry performs or answers in one
+// pass; the rest are read again by the next pass.
+const maxCommands = 8
+
 // postedCommand is a comment or review whose first line is a command.
 type postedCommand struct {
 	id     int64
@@ -58,10 +62,15 @@ func (p *passState) commands(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	owed := false
+	owed, answers := false, 0
 	for _, c := range posted {
 		if answered[c.id] {
 			continue
+		}
+		if answers == maxCommands {
+			owed = true
+			p.note(e.specPath, false, "%d commands on %s were answered this pass; the rest wait for the next", maxCommands, pr)
+			break
 		}
 		steers, err := p.maySteer(ctx, pr.Repo, c.user)
 		if err != nil {
@@ -95,6 +104,7 @@ func (p *passState) commands(ctx context.Context, e *entry) error {
 				return err
 			}
 		}
+		answers++
 		owed = owed || !p.answerCommand(ctx, e, pr, c, a.Reply)
 	}
 	if !owed {

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,4 +118,25 @@ func (r *rig) commentID(n int, body string) int64 {
 	}
 	r.t.Fatalf("no comment %q", body)
 	return 0
+}
+
+// A writer's flood of commands is answered eight per pass (maxCommands),
+// each once.
+func TestPullRequestCommandsAreBoundedPerPass(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, rigConfig)
+	r.pass()
+	for i := 0; i < maxCommands+1; i++ {
+		r.as("bob").comment(1, "/gallivant retry x | "+strconv.Itoa(i))
+	}
+	rep := r.pass()
+	wantSubjects(t, rep)
+	if n := len(r.answers()); n != maxCommands {
+		t.Fatalf("%d answers after the first pass, want %d (%s)", n, maxCommands, noteOf(rep))
+	}
+	r.pass()
+	r.pass()
+	if n := len(r.answers()); n != maxCommands+1 {
+		t.Errorf("%d answers after three passes, want %d", n, maxCommands+1)
+	}
 }
