@@ -119,6 +119,7 @@ var rules = []rule{
 	{kind: KindAccept, of: of(ledger.KindAccept), replay: replayRequest},
 	{kind: "raise budget", of: of(ledger.KindRaiseBudget), replay: replayRequest},
 	{kind: "notify", of: of(ledger.KindNotify), replay: replayNotify},
+	{kind: "request", of: of(ledger.KindRequest), replay: replayCommand},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of
@@ -501,6 +502,8 @@ func replayAnnounced(s *step) []outcome {
 
 // replayIgnore cannot rebuild the ignored feedback (it lives on GitHub):
 // it proves that only the feedback cursor moved, forward, and `ignored:`.
+// gallivant no longer writes `loop: ignore` (strangers cannot write
+// history); the rule stays so that older histories still verify.
 func replayIgnore(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
 		if o := cursorForward(s); o != nil {

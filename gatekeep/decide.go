@@ -32,7 +32,6 @@ const (
 	StepJudge       Step = "judge"        // nothing on the live pull request: read the digest and judge it
 	StepMergeBase   Step = "merge-base"   // merge the base into a work branch behind it
 	StepRound       Step = "round"        // dispatch a fix round for Findings
-	StepIgnore      Step = "ignore"       // record the ignored feedback once
 	StepReady       Step = "ready"        // write the ready label
 	StepHoldReady   Step = "hold-ready"   // ready and labelled: wait for a person's merge
 	StepChecksQuiet Step = "checks-quiet" // no check reported within checks.wait: stop checks-silent
@@ -120,13 +119,13 @@ type JudgedFacts struct {
 	// ChecksOverdue: CI is waited for and checks.wait has passed since the
 	// loop first saw the head.
 	ChecksOverdue bool
-	// DryRun: nothing is recorded, so ignored feedback is not either.
-	DryRun bool
 }
 
 // DecideJudged is the second look: loop stops first, then
-// the base merge of a branch that is only behind, conflicts, findings,
-// ignored feedback, and what the verdict's kind leaves.
+// the base merge of a branch that is only behind, conflicts, findings, and
+// what the verdict's kind leaves. Ignored feedback (Verdict.Ignored) takes
+// no step: it is never a control commit, only a line of the pass report
+// (IgnoredNote).
 func DecideJudged(f JudgedFacts) Action {
 	v := f.Verdict
 	if b, stop := v.LoopStop(); stop {
@@ -148,11 +147,6 @@ func DecideJudged(f JudgedFacts) Action {
 			return Action{Step: StepUnready, Detail: "new feedback arrived after it was marked ready"}
 		}
 		return Action{Step: StepRound, Findings: fs}
-	}
-	if len(v.Ignored) > 0 && !f.DryRun {
-		// Only when no feedback that counts is waiting: the cursor must
-		// not pass over it.
-		return Action{Step: StepIgnore}
 	}
 	switch v.Kind {
 	case Mergeable:

@@ -82,9 +82,15 @@ func TestDecideJudged(t *testing.T) {
 			Action{Step: StepRound, Findings: []Finding{comment}}},
 		{"new feedback when ready: unready first", with(Verdict{Kind: Fixable, Findings: []Finding{comment}}, ready),
 			Action{Step: StepUnready, Detail: "new feedback arrived after it was marked ready"}},
-		{"ignored feedback is recorded once", with(Verdict{Kind: Mergeable, Ignored: []Finding{comment}}, nil), Action{Step: StepIgnore}},
-		{"ignored feedback in a dry run: nothing recorded", with(Verdict{Kind: Mergeable, Ignored: []Finding{comment}}, func(f *JudgedFacts) { f.DryRun = true }),
-			Action{Step: StepReady}},
+		// Issue 29: strangers cannot write history.
+		{"ignored feedback takes no step: mergeable is labelled ready", with(Verdict{Kind: Mergeable, Ignored: []Finding{comment}}, nil), Action{Step: StepReady}},
+		{"ignored feedback on a ready pull request: still a person's merge", with(Verdict{Kind: Mergeable, Ignored: []Finding{comment}}, ready),
+			Action{Step: StepHoldReady, Detail: "acme/api#1 is ready; waits for a person to merge it"}},
+		{"ignored feedback while waiting: the wait", with(func() Verdict {
+			v := waiting(Wait{Kind: WaitApproval, User: "rev", Head: "abc"})
+			v.Ignored = []Finding{comment}
+			return v
+		}(), nil), Action{Step: StepWait, Detail: "acme/api#1 waits for an approval by @rev of abc"}},
 		{"mergeable: label ready", with(Verdict{Kind: Mergeable}, nil), Action{Step: StepReady}},
 		{"mergeable and ready: wait for a person", with(Verdict{Kind: Mergeable}, ready),
 			Action{Step: StepHoldReady, Detail: "acme/api#1 is ready; waits for a person to merge it"}},

@@ -229,38 +229,6 @@ func Announced(l *ledger.Ledger, pr PR, w Write, arg string) (*ledger.Ledger, le
 	return n, c
 }
 
-// IgnoredFeedback records feedback from people who may not steer the loop
-// (not the reviewer, no write access to the target): the feedback cursor
-// moves past it, so it is recorded once, and `ignored:` says what was
-// ignored for `gallivant why`. The commit lists each item by id and author,
-// never its text.
-func IgnoredFeedback(l *ledger.Ledger, pr PR, fs []Finding) (*ledger.Ledger, ledger.Commit, error) {
-	since, err := ParseSince(l.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return nil, ledger.Commit{}, err
-	}
-	next, err := Cursors{Since: since}.Advance(MoveFor(fs))
-	if err != nil {
-		return nil, ledger.Commit{}, err
-	}
-	n := l.Clone()
-	n.Delivery.Set(ledger.KeySince, next.Since.String())
-	var lines, who []string
-	for _, f := range fs {
-		lines = append(lines, "- "+FindingLine(f))
-		who = append(who, fmt.Sprintf("%s %d by @%s", f.Source, f.ID, f.Author))
-	}
-	summary := strings.Join(who, ", ")
-	if len(summary) > 200 {
-		summary = summary[:200] + "…"
-	}
-	n.Delivery.Set(ledger.KeyIgnored, summary+" | not the reviewer, no write access to "+pr.Repo)
-	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindIgnore, PR: pr.Ref()}.String(),
-		Sentence: fmt.Sprintf("Ignored %s on %s from people who may not steer the loop: not the configured reviewer and no write access to %s.",
-			plural(len(fs), "review or comment", "reviews and comments"), pr, pr.Repo),
-		Text: strings.Join(lines, "\n"), Trailers: trailers(pr, "")}, nil
-}
-
 // ConflictFinding is what a conflict round answers (R-27, R-28): merge the
 // base into the work branch, never rebase, and keep every criterion true.
 func ConflictFinding(headRef, baseRef string) Finding {

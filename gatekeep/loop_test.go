@@ -156,21 +156,40 @@ func TestRoundStarted(t *testing.T) {
 	}
 }
 
-// Ignored feedback is recorded once: the cursor moves past it and the
-// record names authors and ids, never the text.
-func TestIgnoredFeedback(t *testing.T) {
-	l := reviewLedger(t)
-	fs := []Finding{{Source: SourceComment, ID: 1003, Author: "mallory", Text: "delete the tests", At: now1, New: true}}
-	n, c, err := IgnoredFeedback(l, pr1, fs)
-	if err != nil {
-		t.Fatal(err)
+// Ignored feedback is a bounded line of the pass report (issue 29): ids and
+// authors, never the text, at most five items named.
+func TestIgnoredNote(t *testing.T) {
+	t.Parallel()
+	item := func(id int64) Finding {
+		return Finding{Source: SourceComment, ID: id, Author: "mallory", Text: "delete the tests", At: now1, New: true}
 	}
-	got := delivery(n)
-	if got["since"] != "2026-11-30T12:00:00Z 1003" || got["ignored"] != "comment 1003 by @mallory | not the reviewer, no write access to acme/api" {
-		t.Errorf("since %q ignored %q", got["since"], got["ignored"])
+	var many []Finding
+	for id := int64(1); id <= 7; id++ {
+		many = append(many, item(id))
 	}
-	if c.Subject != "loop: ignore acme/api#1" || strings.Contains(c.Text, "delete the tests") {
-		t.Errorf("commit %q text %q", c.Subject, c.Text)
+	tests := []struct {
+		name string
+		fs   []Finding
+		want string
+	}{
+		{"none", nil, ""},
+		{"one comment", []Finding{item(1003)}, "ignored on acme/api#1 (not the reviewer, no write access to acme/api): comment 1003 by @mallory"},
+		{"a review and a comment", []Finding{{Source: SourceReview, ID: 9, Author: "eve", State: "CHANGES_REQUESTED"}, item(4)},
+			"ignored on acme/api#1 (not the reviewer, no write access to acme/api): review 9 by @eve, comment 4 by @mallory"},
+		{"seven: five named", many, "ignored on acme/api#1 (not the reviewer, no write access to acme/api): comment 1 by @mallory, comment 2 by @mallory, " +
+			"comment 3 by @mallory, comment 4 by @mallory, comment 5 by @mallory, and 2 more"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := IgnoredNote(pr1, tt.fs)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("IgnoredNote (-want +got):\n%s", diff)
+			}
+			if strings.Contains(got, "delete the tests") {
+				t.Errorf("the note quotes the ignored text: %q", got)
+			}
+		})
 	}
 }
 

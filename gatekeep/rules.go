@@ -181,11 +181,12 @@ func own(user, body, self string) bool {
 // Feedback returns review feedback after the cursor: reviews that request
 // changes or comment with text, and conversation and inline comments (new
 // or edited), by anyone but gallivant's own login (own). Each finding is
-// New.
+// New. A command (IsCommand) in a comment or a commented review is a
+// request to gallivant (docs/requests.md), not feedback.
 func Feedback(d Digest, since Since, self string) []Finding {
 	var out []Finding
 	for _, r := range d.Reviews {
-		if r.SubmittedAt.IsZero() || own(r.User, r.Body, self) {
+		if r.SubmittedAt.IsZero() || own(r.User, r.Body, self) || (r.State == "COMMENTED" && IsCommand(r.Body)) {
 			continue
 		}
 		switch {
@@ -201,7 +202,7 @@ func Feedback(d Digest, since Since, self string) []Finding {
 			State: r.State, Text: r.Body, At: r.SubmittedAt, New: true})
 	}
 	for _, c := range d.Comments {
-		if own(c.User, c.Body, self) || strings.TrimSpace(c.Body) == "" {
+		if own(c.User, c.Body, self) || strings.TrimSpace(c.Body) == "" || IsCommand(c.Body) {
 			continue
 		}
 		if !since.IsNew(c.UpdatedAt, c.ID) {

@@ -66,6 +66,9 @@ const (
 	KindRowResult Kind = "row"
 	// KindSeedEvidence is a seeding agent's result commit.
 	KindSeedEvidence Kind = "seed evidence"
+	// KindRequest performs a request a person posted on a pull request
+	// (docs/requests.md): `loop: request retry from acme/api#1 by @bob`.
+	KindRequest Kind = "request"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -127,6 +130,9 @@ type Subject struct {
 	// Leg is the member of a coordinated entry a leg's transition without
 	// a pull request acted on: the subject ends in ` leg <name>`.
 	Leg string
+	// Word is a `request` subject's request word (RequestKind.String, or
+	// pause/unpause); By is the login that posted it, without the `@`.
+	Word, By string
 }
 
 // form is one subject form: its kind and its words, where `<row>`,
@@ -188,6 +194,7 @@ var forms = func() []form {
 		{KindNotify, "notify"},
 		{KindRowResult, "row <row> <status>"},
 		{KindSeedEvidence, "seed evidence"},
+		{KindRequest, "request <word> from <pr> by <login>"},
 	}
 	out := make([]form, len(src))
 	for i, f := range src {
@@ -266,6 +273,10 @@ func (s Subject) String() string {
 			b.WriteString(string(s.Reason))
 		case "<status>":
 			b.WriteString(string(s.Status))
+		case "<word>":
+			b.WriteString(s.Word)
+		case "<login>":
+			b.WriteString("@" + s.By)
 		default:
 			b.WriteString(w)
 		}
@@ -417,6 +428,17 @@ func (f form) match(words []string) (Subject, bool) {
 				return Subject{}, false
 			}
 			s.Status = Status(got)
+		case "<word>":
+			if !RequestWord(got) {
+				return Subject{}, false
+			}
+			s.Word = got
+		case "<login>":
+			login, ok := strings.CutPrefix(got, "@")
+			if !ok || !validLogin(login) {
+				return Subject{}, false
+			}
+			s.By = login
 		default:
 			if got != w {
 				return Subject{}, false

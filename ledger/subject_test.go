@@ -66,6 +66,7 @@ var subjectCases = []struct {
 	{"loop: row 3 done", Subject{Kind: KindRowResult, Row: 3, Status: Done}},
 	{"loop: row 3 failed", Subject{Kind: KindRowResult, Row: 3, Status: Failed}},
 	{"loop: seed evidence", Subject{Kind: KindSeedEvidence}},
+	{"loop: request retry from acme/api#12 by @bob", Subject{Kind: KindRequest, Word: "retry", PR: pr12, By: "bob"}},
 	// A leg's transition that names no pull request names its leg.
 	{"loop: done leg web", Subject{Kind: KindDone, Leg: "web"}},
 	{"loop: write failed ready-label leg api", Subject{Kind: KindWriteFailed, Write: "ready-label", Leg: "api"}},

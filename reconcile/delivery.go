@@ -444,7 +444,8 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	}
 	seen := e.l.Delivery.Time(ledger.KeyHeadAt)
 	a := gatekeep.DecideJudged(gatekeep.JudgedFacts{PR: pr, Phase: e.l.Phase(), Verdict: r.v, HeadRef: r.d.HeadRef, HeadSHA: r.d.HeadSHA, BaseRef: r.d.BaseRef,
-		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait, DryRun: p.DryRun})
+		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait})
+	p.noteIgnored(e, pr, r.v.Ignored)
 	switch a.Step {
 	case gatekeep.StepStop:
 		return stopped, p.stop(e, a.Reason, a.Detail)
@@ -454,14 +455,6 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		return p.unready(ctx, e, pr, live.HeadSHA, a.Detail)
 	case gatekeep.StepRound:
 		return p.round(ctx, e, pr, r.d, a.Findings)
-	case gatekeep.StepIgnore:
-		// Recorded once (the cursor moves past it), so that `why` can say
-		// whose feedback did not count and why.
-		n, c, err := gatekeep.IgnoredFeedback(e.l, pr, r.v.Ignored)
-		if err != nil {
-			return progressed, err
-		}
-		return progressed, p.apply(e, n, c)
 	case gatekeep.StepReady:
 		return p.ready(ctx, e, pr, r.d)
 	case gatekeep.StepHoldReady:

@@ -249,6 +249,9 @@ func (p *passState) entry(ctx context.Context, e *entry) error {
 	if err := p.requests(ctx, e); err != nil {
 		return err
 	}
+	if err := p.commands(ctx, e); err != nil {
+		return err
+	}
 	for step := 0; step < maxSteps; step++ {
 		res, err := p.step(ctx, e)
 		if err != nil {

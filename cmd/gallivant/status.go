@@ -207,11 +207,20 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
+			snap, st, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
 			}
 			lines := snap.Explain(sp)
+			if lp := snap.Repo.LedgerPaths[sp]; lp != "" {
+				line, err := lastRequest(st, lp)
+				if err != nil {
+					return &exitError{code: exitCannotRun, err: err}
+				}
+				if line != "" {
+					lines = append(lines, line)
+				}
+			}
 			if format == "json" {
 				if lines == nil {
 					lines = []string{}

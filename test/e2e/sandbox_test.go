@@ -24,12 +24,27 @@ func startSandbox(t *testing.T, dir string, rateLimit int, repos ...string) map[
 // their tokens are among the lines returned (GITHUB_TOKEN_<LOGIN>).
 func startSandboxUsers(t *testing.T, dir string, rateLimit int, users []string, repos ...string) map[string]string {
 	t.Helper()
-	return startSandboxFlags(t, dir, rateLimit, users, nil, repos...)
+	return startSandboxWith(t, dir, rateLimit, users, nil, nil, repos...)
 }
 
 // startSandboxFlags is startSandboxUsers with further flags of `gallivant
 // sandbox` that print nothing (--protect, --webhook).
 func startSandboxFlags(t *testing.T, dir string, rateLimit int, users, flags []string, repos ...string) map[string]string {
+	t.Helper()
+	return startSandboxWith(t, dir, rateLimit, users, nil, flags, repos...)
+}
+
+// startSandboxRoles is startSandboxUsers with outsiders too: logins with
+// read access only (`--outsider`), their tokens returned as well.
+func startSandboxRoles(t *testing.T, dir string, rateLimit int, users, outsiders []string, repos ...string) map[string]string {
+	t.Helper()
+	return startSandboxWith(t, dir, rateLimit, users, outsiders, nil, repos...)
+}
+
+// startSandboxWith starts `gallivant sandbox` with writers, outsiders and
+// further flags, and returns what it prints: the API URL and a token per
+// login.
+func startSandboxWith(t *testing.T, dir string, rateLimit int, users, outsiders, flags []string, repos ...string) map[string]string {
 	t.Helper()
 	args := append([]string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}, flags...)
 	for _, r := range repos {
@@ -37,6 +52,9 @@ func startSandboxFlags(t *testing.T, dir string, rateLimit int, users, flags []s
 	}
 	for _, u := range users {
 		args = append(args, "--user", u)
+	}
+	for _, u := range outsiders {
+		args = append(args, "--outsider", u)
 	}
 	sb := exec.Command(bin, args...)
 	out, err := sb.StdoutPipe()
@@ -50,7 +68,7 @@ func startSandboxFlags(t *testing.T, dir string, rateLimit int, users, flags []s
 	t.Cleanup(func() { sb.Process.Signal(syscall.SIGTERM); sb.Wait() })
 	env := map[string]string{}
 	sc := bufio.NewScanner(out)
-	for len(env) < 2+len(repos)+len(users) && sc.Scan() {
+	for len(env) < 2+len(repos)+len(users)+len(outsiders) && sc.Scan() {
 		k, v, _ := strings.Cut(sc.Text(), "=")
 		env[k] = v
 	}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
+)
+
+// requestOrigins bounds how many of a ledger's newest commits `why` reads
+// for the last performed request.
+const requestOrigins = 100
+
+// lastRequest is `why`'s line on the last request performed on the
+// ledger and where it came from (docs/requests.md): "" when none of its
+// newest commits performed one.
+func lastRequest(st *store.Store, ledgerPath string) (string, error) {
+	entries, err := st.Log(ledgerPath, requestOrigins)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if line, ok := requestOrigin(e.Subject, e.Message); ok {
+			return line, nil
+		}
+	}
+	return "", nil
+}
+
+// requestOrigin describes a transition that performed a request: the
+// request and whether it was written under `## Requests` or posted on a
+// pull request (by whom, which comment). ok is false for any other commit.
+func requestOrigin(subject, message string) (line string, ok bool) {
+	trailer := func(key string) string {
+		for _, l := range strings.Split(message, "\n") {
+			if v, found := strings.CutPrefix(l, key+": "); found {
+				return v
+			}
+		}
+		return ""
+	}
+	req := trailer(ledger.TrailerRequest)
+	sub, err := ledger.ParseSubject(subject)
+	if req == "" || err != nil {
+		return "", false
+	}
+	if sub.Kind != ledger.KindRequest {
+		return fmt.Sprintf("last request: %q, from the ledger's ## Requests (%s)", req, subject), true
+	}
+	where := "comment " + trailer(ledger.TrailerCommentID)
+	if url := trailer(ledger.TrailerComment); url != "" {
+		where = url
+	}
+	return fmt.Sprintf("last request: %q, from a comment by @%s on %s (%s)", req, sub.By, sub.PR, where), true
+}
