@@ -438,6 +438,19 @@ func TestFormatsClassify(t *testing.T) {
 	if diff := cmp.Diff([]string{".kiro/specs", "chains", "plans", "specs"}, cfg.ScanDirs()); diff != "" {
 		t.Errorf("ScanDirs (-want +got):\n%s", diff)
 	}
+	// The grammar follows the path wherever a spec is read again (the
+	// approved spec, verify's replay).
+	cfg.Defaults.Repo = "acme/api"
+	cfg.Formats.Verify = []string{"make test", "make lint"}
+	for p, want := range map[string]Defaults{
+		"specs/001-a/spec.md":           {Repo: "acme/api", Base: "main", Format: FormatSpecKit, Verify: "make test\nmake lint"},
+		".kiro/specs/f/requirements.md": {Repo: "acme/api", Base: "main", Format: FormatKiro, Verify: "make test\nmake lint"},
+		"specs/plain.md":                {Repo: "acme/api", Base: "main"},
+	} {
+		if diff := cmp.Diff(want, cfg.SpecDefaults(p)); diff != "" {
+			t.Errorf("SpecDefaults(%s) (-want +got):\n%s", p, diff)
+		}
+	}
 	for _, bad := range []string{"formats: {spec_kit: [../x]}", "formats: {kiro: []}", "formats: {succes_criteria: true}"} {
 		if _, ds := ParseConfig(ConfigFile, []byte(bad)); !ds.HasErrors() {
 			t.Errorf("ParseConfig(%q) accepted it", bad)

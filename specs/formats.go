@@ -125,3 +125,10 @@ func foreignStem(specPath string) (string, bool) {
 	}
 	return "", false
 }
+
+// SpecDefaults returns the defaults the spec at p is read with: the
+// configuration's repository and base, and the grammar of p's format.
+func (c *Config) SpecDefaults(p string) Defaults {
+	f, _, _ := c.FormatOf(p)
+	return Defaults{Repo: c.Defaults.Repo, Base: c.Defaults.Base, ConfigUnreadable: c.Unreadable}.withFormat(c, f)
+}
