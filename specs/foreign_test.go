@@ -223,7 +223,7 @@ func TestForeignDiagnostics(t *testing.T) {
 }
 
 // TestForeignFingerprint: the contract covers the criteria, not the prose
-// around them.
+// around them; the fingerprint alone decides.
 func TestForeignFingerprint(t *testing.T) {
 	t.Parallel()
 	fp := func(edits map[string]string, p string) string {
@@ -424,7 +424,10 @@ func TestFormatsClassify(t *testing.T) {
 		{"specs/001-a/tasks.md", KindPlan},
 		{"specs/001-a/plan.md", KindOther},
 		{"specs/001-a/contracts/api.md", KindOther},
-		{"specs/plain.md", KindSpec}, // gallivant's own spec beside the folders
+		{"specs/plain.md", KindSpec},     // gallivant's own spec beside the folders
+		{"specs/team/spec.md", KindSpec}, // an unnumbered folder stays gallivant's
+		{"specs/team/tasks.md", KindSpec},
+		{"specs/001-/spec.md", KindSpec},
 		{".kiro/specs/f/requirements.md", KindSpec},
 		{".kiro/specs/f/design.md", KindOther},
 		{".kiro/specs/f/tasks.md", KindPlan},

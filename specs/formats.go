@@ -67,7 +67,8 @@ func (f Format) specFile() string {
 }
 
 // FormatOf says which format the file at p is written in and what it is:
-// inside a spec-kit or Kiro root, <root>/<feature>/spec.md (Kiro:
+// inside a spec-kit root's numbered feature folders (<root>/001-x/) or a
+// Kiro root's folders, <root>/<feature>/spec.md (Kiro:
 // requirements.md) is a spec, <root>/<feature>/tasks.md its plan and every
 // other file of the feature folder (plan.md, design.md, research.md,
 // contracts/…) material that is neither. ok is false for a file of no
@@ -82,7 +83,9 @@ func (c *Config) FormatOf(p string) (f Format, k Kind, ok bool) {
 			rel = p[len(r.dir)+1:]
 		}
 		parts := strings.Split(rel, "/")
-		if len(parts) < 2 {
+		if len(parts) < 2 || r.format == FormatSpecKit && !numbered(parts[0]) {
+			// spec-kit numbers its feature folders (001-user-auth); any
+			// other folder of a shared root stays gallivant's.
 			continue
 		}
 		switch {
@@ -114,8 +117,7 @@ func foreignStem(specPath string) (string, bool) {
 	}
 	switch base {
 	case SpecKitSpecFile:
-		// spec-kit numbers its feature folders: 001-user-auth.
-		if n := len(feature) - len(strings.TrimLeft(feature, "0123456789")); n >= 1 && n < len(feature) && feature[n] == '-' {
+		if numbered(feature) {
 			return feature, true
 		}
 	case KiroSpecFile:
@@ -131,4 +133,11 @@ func foreignStem(specPath string) (string, bool) {
 func (c *Config) SpecDefaults(p string) Defaults {
 	f, _, _ := c.FormatOf(p)
 	return Defaults{Repo: c.Defaults.Repo, Base: c.Defaults.Base, ConfigUnreadable: c.Unreadable}.withFormat(c, f)
+}
+
+// numbered reports whether a folder is named as spec-kit numbers its
+// feature folders: digits, a dash, a name (001-user-auth).
+func numbered(folder string) bool {
+	n := len(folder) - len(strings.TrimLeft(folder, "0123456789"))
+	return n >= 1 && n+1 < len(folder) && folder[n] == '-'
 }
