@@ -56,7 +56,7 @@ func ParseSpecKit(doc *parse.Document, def Defaults) (*Spec, parse.Diagnostics) 
 		m := storyRE.FindStringSubmatch(sec.Title())
 		if m == nil {
 			if strings.HasPrefix(strings.ToLower(sec.Title()), "user story") {
-				p.errorf(sec.Heading.Pos, RuleSpecKitStory, "%q is not a user story heading; write `### User Story 1 - <title> (Priority: P1)`", sec.Title())
+				p.errorf(sec.Heading.Pos, RuleSpecKitStory, "%s is not a user story heading; write `### User Story 1 - <title> (Priority: P1)`", quoteText(sec.Title(), 80))
 			}
 			continue
 		}
