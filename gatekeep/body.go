@@ -102,7 +102,10 @@ func cleanMD(p string) bool {
 
 // ReceiptLine attests one acceptance criterion.
 type ReceiptLine struct {
-	AC       int
+	AC int
+	// Label is the criterion's spec-kit or Kiro id (US1.2, 1.3), "" for
+	// a gallivant spec; it renders after the number: `| 2 US1.2 | …`.
+	Label    string
 	Status   string // done or cut
 	Evidence string
 }
@@ -116,7 +119,7 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 	// member owns, with its own rows' evidence.
 	rows := l.ViewRows()
 	for _, ac := range s.ACs {
-		line := ReceiptLine{AC: ac.N, Status: "cut"}
+		line := ReceiptLine{AC: ac.N, Label: ac.ID, Status: "cut"}
 		var ev []string
 		seen := false
 		for _, r := range rows {
@@ -159,6 +162,9 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 	return out
 }
 
+// receiptLabelRE is a criterion id as spec-kit and Kiro spell them.
+var receiptLabelRE = regexp.MustCompile(`^(?:US[0-9]+\.[0-9]+|SC-[0-9]+|[0-9]+\.[0-9]+)$`)
+
 // VerifyLine is the AC number of the receipt's exit-verification line, the
 // last line when gallivant ran the spec's Verify commands: it renders as
 // `| verify | passed | `+"`<command>`"+` on <sha> |` and attests no
@@ -171,6 +177,9 @@ func RenderReceipt(lines []ReceiptLine) string {
 	b.WriteString(receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n")
 	for _, l := range lines {
 		ac := strconv.Itoa(l.AC)
+		if l.Label != "" {
+			ac += " " + l.Label
+		}
 		if l.AC == VerifyLine {
 			ac = "verify"
 		}
@@ -219,12 +228,14 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 		}
 		// A coordinated spec's leg attests only its own ACs (1, 3), so
 		// the numbers rise strictly rather than count from 1.
-		n, err := strconv.Atoi(cells[0].Text)
-		if err != nil || n <= prev || strconv.Itoa(n) != cells[0].Text {
-			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3)", k+1, cells[0].Text)
+		// A spec-kit or Kiro criterion carries its id after the number.
+		num, label, labelled := strings.Cut(cells[0].Text, " ")
+		n, err := strconv.Atoi(num)
+		if err != nil || n <= prev || strconv.Itoa(n) != num || labelled && !receiptLabelRE.MatchString(label) {
+			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3), a spec-kit or Kiro criterion with its id after the number (2 US1.2)", k+1, cells[0].Text)
 		}
 		prev = n
-		out = append(out, ReceiptLine{AC: n, Status: cells[1].Text, Evidence: cells[2].Text})
+		out = append(out, ReceiptLine{AC: n, Label: label, Status: cells[1].Text, Evidence: cells[2].Text})
 	}
 	return out, nil
 }

@@ -39,6 +39,7 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 	oldFP, newFP := n.Delivery.Get(KeyContract), edited.Contract().Fingerprint()
 	n.delivery().Set(KeySpecCommit, specCommit)
 	n.delivery().Set(KeyContract, newFP)
+	n.delivery().Set(KeyLabels, n.labelsFor(edited))
 	for _, r := range n.Rows {
 		if r.Status.Unresolved() && n.Phase() != PhaseImplement {
 			n.delivery().SetPhase(PhaseImplement)

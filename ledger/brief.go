@@ -101,11 +101,12 @@ func Brief(in BriefInput) (string, error) {
 			if r.Status == Cut {
 				continue
 			}
-			fmt.Fprintf(&b, "- row %d: %s\n", r.N, strings.ReplaceAll(acSource(acText[l.ACOf(r.N)]), "\n", "\n  "))
+			ac := acText[l.ACOf(r.N)]
+			fmt.Fprintf(&b, "- row %d: %s%s\n", r.N, acLabel(ac, "[%s] "), strings.ReplaceAll(acSource(ac), "\n", "\n  "))
 		}
 	} else {
 		ac := acText[l.ACOf(pd.Target)]
-		fmt.Fprintf(&b, "\n## Acceptance criterion %d\n\n%s\n", ac.N, acSource(ac))
+		fmt.Fprintf(&b, "\n## Acceptance criterion %d%s\n\n%s\n", ac.N, acLabel(ac, " (%s)"), acSource(ac))
 		if ac.Disposition.Kind != specs.DispNone {
 			fmt.Fprintf(&b, "\nDisposition: %s\n", ac.Disposition.String())
 		}
@@ -240,6 +241,15 @@ func Fence(b *strings.Builder, info, text string) {
 	}
 	f := strings.Repeat("`", max(3, longest+1))
 	fmt.Fprintf(b, "%s%s\n%s\n%s\n", f, info, text, f)
+}
+
+// acLabel renders a spec-kit or Kiro criterion's id in format; "" for a
+// gallivant AC, which has none.
+func acLabel(ac specs.AC, format string) string {
+	if ac.ID == "" {
+		return ""
+	}
+	return fmt.Sprintf(format, ac.ID)
 }
 
 // acSource renders an AC for a brief byte for byte as the approved spec

@@ -17,6 +17,7 @@ const (
 	KeyContract      = "contract"       // that spec's contract fingerprint
 	KeyBranch        = "branch"         // work branch in each target repository
 	KeyChain         = "chain"          // <chain name> <k>/<n>: the milestone this entry was seeded as
+	KeyLabels        = "labels"         // <row> <id>, …: a spec-kit or Kiro spec's criterion ids by row
 	KeyPhase         = "phase"          // implement | verify | review | ready | done
 	KeyDispatchedAt  = "dispatched-at"  // when the outstanding dispatch started
 	KeyMisses        = "misses"         // consecutive validation misses
@@ -56,7 +57,7 @@ const (
 )
 
 var deliveryKeys = []string{
-	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
+	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyLabels, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop, KeyUnavailable, KeySpent, KeyBudgetGranted,
 	KeyNotify, KeyNotifyFailed,
@@ -176,6 +177,10 @@ func validateDelivery(key, v string) string {
 		}
 	case KeyChain:
 		if _, _, _, err := ParseChainKey(v); err != nil {
+			return err.Error()
+		}
+	case KeyLabels:
+		if _, err := ParseLabels(v); err != nil {
 			return err.Error()
 		}
 	case KeyPhase:

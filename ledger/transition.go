@@ -81,6 +81,7 @@ func Seed(in SeedInput) (*Ledger, Commit) {
 	l.Delivery.Set(KeySpecCommit, in.SpecCommit)
 	l.Delivery.Set(KeyContract, contract)
 	l.Delivery.Set(KeyBranch, specs.Branch(s.Path))
+	l.Delivery.Set(KeyLabels, l.labelsFor(s))
 	l.Delivery.SetPhase(PhaseImplement)
 	c := Commit{
 		Subject:  Subject{Kind: KindSeedLedger}.String(),

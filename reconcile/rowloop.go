@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
@@ -69,7 +68,7 @@ func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 	if !ok {
 		return nil, fmt.Errorf("the approved spec %s is not in control commit %s", e.specPath, short(commit))
 	}
-	sp, _ := specs.ParseSpec(parse.Parse(e.specPath, data), specs.Defaults{Repo: p.cfg.Defaults.Repo, Base: p.cfg.Defaults.Base})
+	sp, _, _ := specs.ParseSpecFile(specs.File{Path: e.specPath, Data: data}, p.cfg.SpecDefaults(e.specPath))
 	return sp, nil
 }
 

@@ -57,6 +57,8 @@ type Config struct {
 	Executor ExecutorConfig
 	Gatekeep GatekeepConfig
 	Checks   ChecksConfig
+	// Formats says where spec-kit and Kiro specs live; empty by default.
+	Formats FormatsConfig
 	// Schedule is the daemon's robfig/cron schedule.
 	Schedule string
 	// Notify lists the notification targets; empty sends none.
@@ -320,6 +322,14 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 		},
 		"schedule": d.str(&cfg.Schedule, cronSpec),
 		"notify":   d.notify(&cfg.Notify),
+		"formats": func(n *yaml.Node) {
+			d.mapping(n, "formats", map[string]func(*yaml.Node){
+				"spec_kit":         d.dirs(&cfg.Formats.SpecKit),
+				"kiro":             d.dirs(&cfg.Formats.Kiro),
+				"success_criteria": d.boolean(&cfg.Formats.SuccessCriteria),
+				"verify":           d.strings(&cfg.Formats.Verify),
+			})
+		},
 	})
 	// The token variable may be named after executor.env, so secrets are
 	// checked once the whole file is read.

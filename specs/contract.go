@@ -26,6 +26,8 @@ type Contract struct {
 
 // ContractAC is one AC as the contract sees it.
 type ContractAC struct {
+	// ID is the criterion's spec-kit or Kiro id, "" in a gallivant spec.
+	ID          string `json:",omitempty"`
 	Text        string
 	Disposition string
 }
@@ -46,7 +48,7 @@ func (s *Spec) Contract() Contract {
 		Base:    s.Base,
 	}
 	for _, ac := range s.ACs {
-		c.ACs = append(c.ACs, ContractAC{Text: normalizeSpace(ac.Text), Disposition: normalizeSpace(ac.Disposition.String())})
+		c.ACs = append(c.ACs, ContractAC{ID: ac.ID, Text: normalizeSpace(ac.Text), Disposition: normalizeSpace(ac.Disposition.String())})
 	}
 	for _, l := range s.Legs {
 		c.Legs = append(c.Legs, ContractLeg{Name: l.Name, Repo: l.Repo, Scope: l.ScopeString(), Verification: l.Verification})
@@ -86,6 +88,9 @@ func (c Contract) Text() string {
 	for i, ac := range c.ACs {
 		b.WriteString("ac ")
 		b.WriteString(strconv.Itoa(i + 1))
+		if ac.ID != "" {
+			b.WriteString(" " + ac.ID)
+		}
 		b.WriteString(": ")
 		b.WriteString(ac.Text)
 		if ac.Disposition != "" {

@@ -22,10 +22,20 @@ type Parsers struct {
 	Plan  func(f File) (*Plan, parse.Diagnostics)
 }
 
-// ParseSpecFile is the Spec step's own parse: the document and its spec.
+// ParseSpecFile is the Spec step's own parse: the document and its spec,
+// read by the grammar def.Format names.
 func ParseSpecFile(f File, def Defaults) (*Spec, *parse.Document, parse.Diagnostics) {
 	doc := parse.Parse(f.Path, f.Data)
-	sp, ds := ParseSpec(doc, def)
+	var sp *Spec
+	var ds parse.Diagnostics
+	switch def.Format {
+	case FormatSpecKit:
+		sp, ds = ParseSpecKit(doc, def)
+	case FormatKiro:
+		sp, ds = ParseKiro(doc, def)
+	default:
+		sp, ds = ParseSpec(doc, def)
+	}
 	return sp, doc, ds
 }
 

@@ -33,8 +33,13 @@ func under(p, dir string) bool {
 }
 
 // Stem returns a spec path's file name without its .md extension; ledgers,
-// plans and work branches are named after it.
+// plans and work branches are named after it. A spec-kit spec
+// (<NNN-feature>/spec.md) and a Kiro spec (.kiro/specs/<feature>/
+// requirements.md) are named after their feature folder instead.
 func Stem(specPath string) string {
+	if f, ok := foreignStem(specPath); ok {
+		return f
+	}
 	return strings.TrimSuffix(path.Base(specPath), ".md")
 }
 

@@ -45,6 +45,10 @@ type Plan struct {
 	// outside the Files and Tests blocks), for the entrypoint rule.
 	Prose []parse.Line
 	doc   *parse.Document
+	// Format is the grammar the plan is written in: a spec-kit or Kiro
+	// tasks.md is read by tasks.go and linted by the rules that apply to
+	// it (docs/plans.md#spec-kit-and-kiro-tasks).
+	Format Format
 }
 
 // Wave is a `## Wave N — <label>` section.
@@ -78,6 +82,12 @@ type Task struct {
 	// Files entry.
 	TestsPlaced bool
 	Runs        []PlanValue
+	// ID is a spec-kit or Kiro task's own id (T012, 2.1); Parallel is
+	// spec-kit's [P]; Criteria are the criterion ids the task cites
+	// (spec-kit: its [USn] story's scenarios; Kiro: _Requirements:_).
+	ID       string
+	Parallel bool
+	Criteria []PlanValue
 }
 
 // PlanFile is one `Create:`, `Modify:`, `Delete:` or `Test:` entry.

@@ -27,6 +27,10 @@ type PlanContext struct {
 func CheckPlan(p *Plan, c PlanContext) parse.Diagnostics {
 	ck := &planCheck{p: p, c: c}
 	ck.text, ck.lits = ck.lines(), ck.literals()
+	if p.Format != FormatGallivant {
+		ck.checkTasks()
+		return ck.ds
+	}
 	ck.disjoint()
 	ck.pathsExist()
 	ck.testsBlocks()

@@ -41,6 +41,9 @@ func (c *Config) Classify(p string, firstLine string) Kind {
 	if strings.TrimRight(firstLine, " \t\r") == LedgerDiscriminant {
 		return KindLedger
 	}
+	if _, k, ok := c.FormatOf(p); ok {
+		return k
+	}
 	for _, d := range c.Control.Specs {
 		if under(p, d) {
 			return KindSpec
@@ -60,6 +63,7 @@ func (c *Config) Classify(p string, firstLine string) Kind {
 // ScanDirs returns the directories `gallivant check` and the reconciler read.
 func (c *Config) ScanDirs() []string {
 	out := append(append(append([]string{}, c.Control.Specs...), c.Control.Chains...), c.Control.Plans)
+	out = append(append(out, c.Formats.SpecKit...), c.Formats.Kiro...)
 	sort.Strings(out)
 	return slices.Compact(out)
 }
@@ -135,9 +139,10 @@ func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 	sorted := append([]File(nil), files...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	for _, f := range sorted {
+		format, _, feature := cfg.FormatOf(f.Path)
 		switch cfg.Classify(f.Path, FirstLine(f.Data)) {
 		case KindSpec:
-			sp, doc, ds := ps.spec(f, def)
+			sp, doc, ds := ps.spec(f, def.withFormat(cfg, format))
 			if sp.Status == StatusDraft {
 				ds = downgrade(ds)
 			}
@@ -149,14 +154,24 @@ func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 			set.Chains = append(set.Chains, ch)
 			diags = append(diags, ds...)
 		case KindPlan:
-			p, ds := ps.plan(f)
+			var p *Plan
+			var ds parse.Diagnostics
+			if format == FormatGallivant {
+				p, ds = ps.plan(f)
+			} else {
+				// A spec-kit or Kiro tasks.md is read by its own
+				// grammar (tasks.go).
+				p, ds = ParseTasksFile(format, f)
+			}
 			set.Plans = append(set.Plans, p)
 			set.planStructure[f.Path] = ds.HasErrors()
 			diags = append(diags, ds...)
 		case KindLedger:
 			set.Ledgers = append(set.Ledgers, f)
 		case KindOther:
-			if strings.HasSuffix(f.Path, ".md") {
+			// A feature folder's other files (plan.md, design.md …)
+			// are its authors' material, known and not checked.
+			if strings.HasSuffix(f.Path, ".md") && !feature {
 				set.Others = append(set.Others, f.Path)
 			}
 		}

@@ -70,6 +70,9 @@ func (d Disposition) String() string {
 // AC is one acceptance criterion. ACs are numbered 1..n by position.
 type AC struct {
 	N int
+	// ID is the criterion's own id in a spec-kit or Kiro spec (US1.2,
+	// SC-001, 1.3), its row label; "" in a gallivant spec.
+	ID string `json:",omitempty"`
 	// Text is the AC's whitespace-normalized text: its first paragraph,
 	// then each nested non-disposition item or block, joined by "; ".
 	Text string
@@ -120,6 +123,8 @@ type Spec struct {
 	// Verify are the `## Verify` commands in order, duplicates kept.
 	Verify []string
 	Legs   []Leg
+	// Format is the grammar the spec is written in.
+	Format Format `json:",omitempty"`
 }
 
 // Stem returns the spec's file name without .md.
@@ -204,6 +209,13 @@ type Defaults struct {
 	// (Config.Unreadable): a spec without its own repo: is then not
 	// reported, since the missing defaults.repo is the config's error.
 	ConfigUnreadable bool
+	// Format is the grammar the file is written in (FormatOf), and
+	// SuccessCriteria and Verify are gallivant.yaml's formats: settings
+	// for a spec-kit or Kiro spec; Verify holds the commands joined by
+	// newlines, so that Defaults stays comparable for parse caches.
+	Format          Format
+	SuccessCriteria bool
+	Verify          string
 }
 
 // Spec rule ids.

@@ -267,6 +267,11 @@ schedule: "@every 5m"          # "gallivant daemon" only; cron syntax or @every 
 #     url_env: SLACK_WEBHOOK_URL  # or url: https://…
 #     format: slack            # or json (default)
 #     on: [stops, ready, done] # also: stuck, resumes
+# formats:                     # specs written with GitHub spec-kit or Kiro (docs/grammar.md)
+#   spec_kit: [specs]          # <root>/<NNN-feature>/spec.md and tasks.md
+#   kiro: [.kiro/specs]        # <root>/<feature>/requirements.md and tasks.md
+#   success_criteria: false    # spec-kit: SC-### success criteria are criteria too
+#   verify: []                 # commands for a spec without ## Verify
 `
 
 const exampleSpec = `---

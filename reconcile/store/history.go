@@ -240,14 +240,17 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 	def := specs.Defaults{}
 	if data, ok, _ := s.ReadFile(commit, specs.ConfigFile); ok {
 		if cfg, _ := specs.ParseConfig(specs.ConfigFile, data); cfg != nil {
-			def = specs.Defaults{Repo: cfg.Defaults.Repo, Base: cfg.Defaults.Base}
+			// The configuration also says which grammar reads p
+			// (formats: spec-kit, Kiro).
+			def = cfg.SpecDefaults(p)
+			def.ConfigUnreadable = false
 		}
 	}
 	data, ok, err := s.ReadFile(commit, p)
 	if !ok || err != nil {
 		return nil
 	}
-	sp, ds := specs.ParseSpec(parse.Parse(p, data), def)
+	sp, _, ds := specs.ParseSpecFile(specs.File{Path: p, Data: data}, def)
 	if ds.HasErrors() {
 		return nil
 	}

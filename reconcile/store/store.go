@@ -407,7 +407,7 @@ func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool
 				p = name
 			}
 			base := path.Base(p)
-			if strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(p) {
+			if strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(name) {
 				if err := add(p, e); err != nil {
 					w.Close()
 					return nil, diags, err
@@ -420,6 +420,9 @@ func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool
 	return files, diags, nil
 }
 
+// hiddenDir reports whether a path below a scanned directory passes
+// through a hidden directory. The scanned directory itself may be one
+// (formats.kiro: [.kiro/specs]), as `gallivant check` also allows.
 func hiddenDir(p string) bool {
 	for _, part := range strings.Split(path.Dir(p), "/") {
 		if strings.HasPrefix(part, ".") && part != "." {
