@@ -41,6 +41,9 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 	for _, m := range e.spec.Members() {
 		repo, _ := e.spec.MemberRepo(m)
 		sha, ok, err := p.GitHub.BranchHead(ctx, repo, e.spec.Base)
+		if p.missingRepo(e, m, err) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
