@@ -166,7 +166,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return errors.Join(err, aerr)
 	}
 	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
-	if out.Kept != "" {
+	if out.Kept != "" && !out.Unpushed {
 		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
 	}
 	if out.Err != nil {
@@ -244,6 +244,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		n, c := ledger.Stop(e.l, ledger.StopBoundary, boundary, pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
+	if ranHere && out.Unpushed && len(obs.Commits) == 0 && !obs.Dirty {
+		return p.unpushed(e, pd, out), nil
+	}
 	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
 		n, c := ledger.Stop(e.l, ledger.StopHarnessError, fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
 		return progressed, p.apply(e, n, c)
@@ -312,7 +315,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 	if rc.Known && rc.Running == 0 {
 		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
 	}
-	if rc.Kept != "" {
+	if rc.Kept != "" && !rc.Outcome.Unpushed {
 		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)
 	}
 	return rc, nil
