@@ -2,8 +2,9 @@
 // defines the Diagnostic type every gallivant grammar reports with.
 //
 // It knows no gallivant concept. Markdown is parsed with goldmark (GFM tables
-// and task lists enabled) and frontmatter is split with adrg/frontmatter and
-// decoded into yaml.v3 nodes so that every key keeps its position. Inputs with
+// and task lists enabled) and frontmatter is split as adrg/frontmatter splits
+// it and decoded into yaml.v3 nodes so that every key keeps its position
+// (plain `key: value` lines directly into the nodes yaml.v3 would build). Inputs with
 // CRLF line endings are normalized to LF before anything else, so LF and CRLF
 // copies of a document produce the same model.
 //

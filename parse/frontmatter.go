@@ -1,10 +1,8 @@
 package parse
 
 import (
-	"bytes"
 	"strings"
 
-	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -54,23 +52,17 @@ func (d *Document) parseFrontmatter(src []byte) int {
 	if open == 0 {
 		return 0
 	}
-	var raw []byte
-	capture := func(data []byte, v any) error {
-		*(v.(*[]byte)) = bytes.Clone(data)
-		return nil
-	}
-	formats := []*frontmatter.Format{
-		frontmatter.NewFormat("---", "---", capture),
-		frontmatter.NewFormat("---yaml", "---", capture),
-	}
-	rest, err := frontmatter.Parse(bytes.NewReader(src), &raw, formats...)
-	if err != nil || raw == nil {
+	raw, bodyOff, ok := splitFrontmatter(src)
+	if !ok {
 		d.Diagnostics.Errorf(d.Path, Pos{open, 1}, RuleFrontmatterUnclose, "frontmatter opened with `---` is never closed; expected a closing `---` line")
 		return len(src)
 	}
-	bodyOff := len(src) - len(rest)
 	f := &Frontmatter{Line: open, ContentLine: open + 1, EndLine: d.PosOf(bodyOff - 1).Line, yaml: NewYAMLPositions(raw)}
 	d.Front = f
+	if m, ok := simpleMapping(raw); ok {
+		f.Node = m
+		return bodyOff
+	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(raw, &node); err != nil {
 		at, msg := f.yaml.SyntaxError(err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,18 +100,30 @@ func BenchmarkPassUnchangedScale(b *testing.B) {
 				b.Fatalf("seeding made %d transitions; want %d", total, 2*n)
 			}
 			var m0, m1 runtime.MemStats
+			runtime.GC()
+			debug.FreeOSMemory() // the seeding's garbage is not the idle pass's
 			runtime.ReadMemStats(&m0)
 			cpu0 := processCPU()
 			b.ReportAllocs()
 			b.ResetTimer()
+			peak := startPeakMem()
 			for b.Loop() {
 				if rep, err := rec.Pass(context.Background()); err != nil || len(rep.Transitions) != 0 {
 					b.Fatalf("an unchanged pass: %v, %d transitions", err, len(rep.Transitions))
 				}
 			}
 			b.StopTimer()
+			rss, heap := peak.end()
 			cpu := processCPU() - cpu0
 			runtime.ReadMemStats(&m1)
+			// base-heap-MiB is what lives between passes (the stand-in's
+			// repositories, the store's and the adapter's caches), so that
+			// peak-heap-MiB minus it is the pass's own.
+			b.ReportMetric(float64(m0.HeapAlloc)/(1<<20), "base-heap-MiB")
+			b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+			if rss > 0 {
+				b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MiB")
+			}
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/spec")
 			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(n), "B/spec")
 		})

@@ -41,6 +41,9 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 	for _, m := range e.spec.Members() {
 		repo, _ := e.spec.MemberRepo(m)
 		sha, ok, err := p.GitHub.BranchHead(ctx, repo, e.spec.Base)
+		if p.missingRepo(e, m, err) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -171,7 +174,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return errors.Join(err, aerr)
 	}
 	p.outcomes[outcomeKey(e.ledgerPath, pd)] = out
-	if out.Kept != "" {
+	if out.Kept != "" && !out.Unpushed {
 		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
 	}
 	if out.Err != nil {
@@ -249,6 +252,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		n, c := ledger.Stop(e.l, ledger.StopBoundary, boundary, pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
+	if ranHere && out.Unpushed && len(obs.Commits) == 0 && !obs.Dirty {
+		return p.unpushed(e, pd, out), nil
+	}
 	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
 		if agent.IsEnvironment(out.Err) {
 			// Not the entry's failure: one problem of the pass, and the
@@ -322,7 +328,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 	if rc.Known && rc.Running == 0 {
 		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
 	}
-	if rc.Kept != "" {
+	if rc.Kept != "" && !rc.Outcome.Unpushed {
 		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)
 	}
 	return rc, nil

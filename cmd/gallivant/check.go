@@ -279,7 +279,10 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 	var files []specs.File
 	var diags parse.Diagnostics
 	seen := map[string]bool{}
-	add := func(rel string) {
+	// walked: the directory walk found rel, so every directory above it
+	// is a real one (the walk follows no symlink) and only rel itself
+	// needs a look.
+	add := func(rel string, walked bool) {
 		if seen[rel] {
 			return
 		}
@@ -289,7 +292,7 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 				"the file name holds %s; a document's path may hold only %s, since workflows put it in shell commands (for example specs/add-login.md)", bad, safeNameSet)
 			return
 		}
-		f, ds := readDoc(root, rel)
+		f, ds := readDoc(root, rel, walked)
 		diags = append(diags, ds...)
 		if f != nil {
 			files = append(files, *f)
@@ -318,7 +321,7 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 				return nil
 			}
 			if isDocument(d.Name()) {
-				add(rel)
+				add(rel, true)
 			}
 			return nil
 		})
@@ -328,7 +331,7 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 			continue
 		}
 		if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(o))); err == nil && !st.IsDir() {
-			add(o)
+			add(o, false)
 		}
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
@@ -385,16 +388,25 @@ func symlinkDiag(diags *parse.Diagnostics, rel, link string) {
 // readDoc reads one document, refusing symlinks (as reconcile does) and
 // oversized files before reading them, and reporting read errors as
 // diagnostics.
-func readDoc(root, rel string) (*specs.File, parse.Diagnostics) {
+//
+// parentsReal says the directories above rel are known not to be
+// symlinks (a directory walk found rel), so only rel itself is looked at.
+func readDoc(root, rel string, parentsReal bool) (*specs.File, parse.Diagnostics) {
 	var diags parse.Diagnostics
 	full := filepath.Join(root, filepath.FromSlash(rel))
-	if link := symlinkIn(root, rel); link != "" {
-		symlinkDiag(&diags, rel, link)
-		return nil, diags
+	if !parentsReal {
+		if link := symlinkIn(root, rel); link != "" {
+			symlinkDiag(&diags, rel, link)
+			return nil, diags
+		}
 	}
 	st, err := os.Lstat(full)
 	if err != nil {
 		diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", unwrapPathErr(err))
+		return nil, diags
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		symlinkDiag(&diags, rel, rel)
 		return nil, diags
 	}
 	if !st.Mode().IsRegular() {

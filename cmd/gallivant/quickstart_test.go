@@ -6,11 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // shBlocks returns the bodies of the ```sh fenced blocks of a markdown
@@ -157,7 +160,73 @@ func TestQuickstart(t *testing.T) {
 			t.Errorf("the quickstart's output lacks %s\n%s", want, log)
 		}
 	}
+	// The page's sample output is what the commands print, line for line
+	// in order (ids, hashes and column widths aside), so a transition the
+	// product adds or drops shows up here.
+	got := sampleNormal(string(log))
+	for _, want := range sampleLines(string(page)) {
+		i := slices.Index(got, want)
+		if i < 0 {
+			t.Errorf("docs/quickstart.md shows %q, which the commands did not print (in that order)\n%s", want, log)
+			break
+		}
+		got = got[i+1:]
+	}
 	if strings.Contains(string(log), "problem:") {
 		t.Errorf("a pass reported a problem:\n%s", log)
+	}
+}
+
+// sampleHex matches the commit ids, contract fingerprints and other hex
+// ids a sample prints, which differ from run to run.
+var sampleHex = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// sampleColumns matches the gap between columns: aligned spaces on a
+// terminal, a tab when piped.
+var sampleColumns = regexp.MustCompile(`\t| {2,}`)
+
+// sampleNormal returns the lines of out that a sample shows (transitions,
+// waits, summaries and status rows: those naming a spec or the control
+// commit), with ids masked and columns joined by one tab.
+func sampleNormal(out string) []string {
+	var lines []string
+	for _, ln := range strings.Split(out, "\n") {
+		ln = strings.TrimRight(ln, " \r")
+		if !strings.HasPrefix(ln, "specs/") && !strings.HasPrefix(ln, "control ") {
+			continue
+		}
+		lines = append(lines, sampleColumns.ReplaceAllString(sampleHex.ReplaceAllString(ln, "<id>"), "\t"))
+	}
+	return lines
+}
+
+// sampleLines returns, normalized as sampleNormal does, the lines of the
+// page's ```text samples.
+func sampleLines(md string) []string {
+	var lines []string
+	in := false
+	for _, ln := range strings.Split(md, "\n") {
+		switch t := strings.TrimSpace(ln); {
+		case !in && t == "```text":
+			in = true
+		case in && t == "```":
+			in = false
+		case in:
+			lines = append(lines, sampleNormal(ln)...)
+		}
+	}
+	return lines
+}
+
+func TestSampleLines(t *testing.T) {
+	t.Parallel()
+	md := "x\n```text\nspecs/a.md  loop: seed ledger   Seeded 2 rows from contract 9199a6305537.\n== pass\ncontrol da19777: 1 transition performed\n```\nspecs/b.md  not a sample\n```sh\nspecs/c.md\n```\n"
+	want := []string{"specs/a.md\tloop: seed ledger\tSeeded 2 rows from contract <id>.", "control <id>: 1 transition performed"}
+	if diff := cmp.Diff(want, sampleLines(md)); diff != "" {
+		t.Errorf("sampleLines (-want +got):\n%s", diff)
+	}
+	out := "specs/a.md\tloop: seed ledger\tSeeded 2 rows from contract 0affe4342523.\r\n  noise\n"
+	if diff := cmp.Diff([]string{want[0]}, sampleNormal(out)); diff != "" {
+		t.Errorf("sampleNormal (-want +got):\n%s", diff)
 	}
 }

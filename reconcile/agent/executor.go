@@ -109,6 +109,11 @@ type Outcome struct {
 	Kept string
 	// Usage is what a preset's CLI reported about its spend.
 	Usage Usage
+	// Unpushed reports that the run's commits could not be pushed (Err
+	// says why): they are kept on Kept and the run record stays, so the
+	// next pass's Recover pushes them and the return is admitted without
+	// running the agent again.
+	Unpushed bool
 }
 
 // Executor hands a dispatch to an agent. Run is called after the dispatch
@@ -384,8 +389,11 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
 	// This pass settles the run from out; a crash before this line leaves
-	// the record for the next pass's Recover.
-	os.Remove(dir + ".run")
+	// the record for the next pass's Recover. Commits that could not be
+	// pushed keep it too: the next pass's Recover pushes them.
+	if !out.Unpushed {
+		os.Remove(dir + ".run")
+	}
 	return out, nil
 }
 
@@ -430,6 +438,7 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 	if _, err := m.out(ctx, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
 		if out.Err == nil {
 			out.Err = fmt.Errorf("push the work branch: %w", err)
+			out.Unpushed = true
 		}
 		if ref := keepOnRecoveryRef(ctx, m, t.Branch, head, time.Now()); ref != "" {
 			out.Kept = fmt.Sprintf("%s (%d unpushed commits)", ref, commits)
@@ -577,8 +586,14 @@ func (e CommandExecutor) keepOldCheckout(ctx context.Context, m execGit, mirror,
 	return ""
 }
 
-// keepOnRecoveryRef points a recovery ref of the mirror at head.
+// keepOnRecoveryRef points a recovery ref of the mirror at head; a
+// recovery ref of branch already there is reused, so a push failing pass
+// after pass keeps one ref.
 func keepOnRecoveryRef(ctx context.Context, m execGit, branch, head string, now time.Time) string {
+	if have, err := m.out(ctx, "for-each-ref", "--format=%(refname)", "--points-at", head, "--", "refs/gallivant/recovery/"+branch+"/"); err == nil && have != "" {
+		ref, _, _ := strings.Cut(have, "\n")
+		return ref
+	}
 	ref := fmt.Sprintf("refs/gallivant/recovery/%s/%s-%s", branch, now.UTC().Format("20060102T150405Z"), short(head))
 	if _, err := m.out(ctx, "update-ref", "--", ref, head); err != nil {
 		return ""

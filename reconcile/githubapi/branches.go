@@ -2,6 +2,7 @@ package githubapi
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/google/go-github/v66/github"
@@ -16,8 +17,17 @@ func (g *Client) MatchingBranches(ctx context.Context, repo, prefix string) (map
 		return g.c.Git.ListMatchingRefs(ctx, o, n, &github.ReferenceListOptions{Ref: "heads/" + prefix, ListOptions: github.ListOptions{PerPage: perPage, Page: page}})
 	}, nil)
 	if err != nil {
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			// Matching no branch is an empty list, not a 404: the
+			// repository is what is missing, unless it answers now.
+			if merr := g.repoMissing(ctx, repo); merr != nil {
+				return nil, merr
+			}
+		}
 		return nil, err
 	}
+	g.sawRepo(repo)
 	out := make(map[string]string, len(refs))
 	for _, r := range refs {
 		// GitHub matches a prefix of the full name; keep exactly the

@@ -71,6 +71,9 @@ type Client struct {
 	login            string // the token's login, once asked
 	fixedLogin       string // Options.Login
 
+	// seenRepos holds the repositories seen to exist (repomissing.go).
+	seenRepos map[string]bool
+
 	// quiet holds the callers' pull-request marks (marks.go), keyed
 	// repo#number; quietChanges counts their changes for SaveState.
 	quiet        map[string]json.RawMessage
@@ -384,10 +387,14 @@ func (g *Client) BranchHead(ctx context.Context, repo, branch string) (sha strin
 		err = classify("read branch "+branch+" of "+repo, err)
 		var nf *NotFoundError
 		if errors.As(err, &nf) {
+			if merr := g.repoMissing(ctx, repo); merr != nil {
+				return "", false, merr
+			}
 			return "", false, nil
 		}
 		return "", false, err
 	}
+	g.sawRepo(repo)
 	return ref.GetObject().GetSHA(), true, nil
 }
 

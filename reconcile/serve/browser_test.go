@@ -97,12 +97,6 @@ func controlWithPhases(t *testing.T) string {
 // and an entry page reached by its link. It saves the screenshots that
 // docs/operations.md shows when run with -update.
 func TestDashboardInBrowser(t *testing.T) {
-	if os.Getenv("GALLIVANT_NO_BROWSER") == "1" {
-		t.Skip("GALLIVANT_NO_BROWSER=1")
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("%s is missing (apt-get install -y chromium; .ci/run does it); set GALLIVANT_NO_BROWSER=1 to skip this test", chromium)
-	}
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.Options{Control: controlWithPhases(t)})
 	if err != nil {
@@ -118,20 +112,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	ts := httptest.NewServer(Handler(Options{State: state}))
 	defer ts.Close()
 
-	actx, cancel := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(chromium),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	bctx, cancel = context.WithTimeout(bctx, 90*time.Second)
-	defer cancel()
+	bctx := browserCtx(t)
 
 	do := func(steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

@@ -35,21 +35,6 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	// before it.
 	"sub":  func(s string) bool { return strings.HasPrefix(s, "  ") },
 	"trim": strings.TrimSpace,
-	// pending renders `<target> | <member> | <sha>` as a person reads it.
-	"pending": func(s string) string {
-		f := strings.Split(s, " | ")
-		if len(f) != 3 {
-			return s
-		}
-		what := "row " + f[0]
-		if f[0] == "seed" {
-			what = "the seed"
-		}
-		if len(f[2]) > 7 {
-			f[2] = f[2][:7]
-		}
-		return what + " of " + f[1] + ", from " + f[2]
-	},
 	"glyphClass": func(g string) string {
 		switch g {
 		case "✓":
@@ -265,6 +250,9 @@ func (s *server) index(w http.ResponseWriter, r *http.Request) {
 		}
 		sorted := *v
 		sorted.Entries = f.filter(v.Entries)
+		for i := range sorted.Entries {
+			sorted.Entries[i] = s.withDispatch(sorted.Entries[i], v.Captured)
+		}
 		stable(sorted.Entries, func(e Entry) bool { return e.Stop != nil })
 		p.View = &sorted
 	}
@@ -290,7 +278,8 @@ func (s *server) entry(w http.ResponseWriter, r *http.Request) {
 	p := s.page(spec + " · gallivant")
 	if p.View != nil {
 		if e, ok := p.View.Entry(spec); ok {
-			p.Entry = e
+			cp := s.withDispatch(*e, p.View.Captured)
+			p.Entry = &cp
 			p.Live = s.Live.Of(spec)
 			s.render(w, "entry.html", p, http.StatusOK)
 			return

@@ -17,6 +17,10 @@ const liveTail = 20
 type LiveRuns struct {
 	mu   sync.Mutex
 	runs map[string]*LiveRun
+	// ended holds each spec's last finished run, so a card can tell a
+	// dispatch that returned from one still going.
+	ended map[string]LiveRun
+	now   func() time.Time
 }
 
 // LiveRun is one running agent: its spec, task (row <n>, seed, round <k>),
@@ -25,16 +29,21 @@ type LiveRun struct {
 	Spec, Task string
 	Started    time.Time
 	Tail       []string
+	// Ended is when the run finished; zero while it runs.
+	Ended time.Time
 }
 
 // NewLiveRuns returns an empty set of runs.
-func NewLiveRuns() *LiveRuns { return &LiveRuns{runs: map[string]*LiveRun{}} }
+func NewLiveRuns() *LiveRuns {
+	return &LiveRuns{runs: map[string]*LiveRun{}, ended: map[string]LiveRun{}, now: time.Now}
+}
 
 // Started implements agent.Progress.
 func (l *LiveRuns) Started(r agent.Run) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.runs[r.Key()] = &LiveRun{Spec: r.Spec, Task: r.Task, Started: r.Started}
+	delete(l.ended, r.Spec)
 }
 
 // Output implements agent.Progress; a line is kept at most 500 runes long.
@@ -58,7 +67,24 @@ func (l *LiveRuns) Output(r agent.Run, line string) {
 func (l *LiveRuns) Finished(r agent.Run) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if lr := l.runs[r.Key()]; lr != nil {
+		done := *lr
+		done.Tail = nil
+		done.Ended = l.now()
+		l.ended[r.Spec] = done
+	}
 	delete(l.runs, r.Key())
+}
+
+// Ended returns the last finished run of spec since its latest start.
+func (l *LiveRuns) Ended(spec string) (LiveRun, bool) {
+	if l == nil {
+		return LiveRun{}, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.ended[spec]
+	return r, ok
 }
 
 // Of returns copies of the runs of spec going now, by task.

@@ -59,6 +59,12 @@ type Entry struct {
 	// LegLinks are a coordinated entry's legs with their pull requests'
 	// web addresses.
 	LegLinks []LegLink
+	// DispatchedAt is when the outstanding dispatch started; zero
+	// without one.
+	DispatchedAt time.Time
+	// Dispatch is what the page says of the outstanding dispatch, set
+	// when a page is rendered (dispatch.go); nil in a captured view.
+	Dispatch *DispatchFact
 	// Waits and LastProblems are what the last pass noted of the entry:
 	// what it waits for, and the problems it hit (AttachNotes).
 	Waits, LastProblems []string
@@ -111,6 +117,9 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 			e.Branch = l.WorkBranch()
 			e.Iterations = l.Iterations
 			e.Rounds = l.Delivery.Int(ledger.KeyRound)
+			if l.Pending != nil {
+				e.DispatchedAt, _ = time.Parse(time.RFC3339, l.Delivery.Get(ledger.KeyDispatchedAt))
+			}
 			e.Table = l.Rows
 			for _, r := range l.Rows {
 				e.Attempts += r.Attempts
