@@ -453,7 +453,7 @@ func TestJudge(t *testing.T) {
 
 func withContract(l *ledger.Ledger, fp string) *ledger.Ledger {
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyContract, fp)
+	n.Delivery.Contract = fp
 	return n
 }
 
@@ -482,7 +482,7 @@ func TestGate_R35(t *testing.T) {
 	bare := withEvidence("go test; ok")
 	echo := withEvidence("echo ok; ok")
 	stale := l.Clone()
-	stale.Delivery.Set(ledger.KeyHead, old)
+	stale.Delivery.Head = old
 	tests := []struct {
 		name  string
 		body  string

@@ -213,7 +213,7 @@ func oneLine(s string) string { return ledger.NotifyLine(s) }
 // notification describes ow for its receiver, from the ledger as the
 // control branch holds it now.
 func notification(l *ledger.Ledger, spec, path string, ow ledger.Owed) Notification {
-	n := Notification{ID: ow.ID(path), Event: string(ow.Event), At: ow.At, Spec: spec, Ledger: path, Phase: string(l.Phase()), PR: l.Delivery.Get(ledger.KeyPR)}
+	n := Notification{ID: ow.ID(path), Event: string(ow.Event), At: ow.At, Spec: spec, Ledger: path, Phase: string(l.Phase()), PR: l.Delivery.PRText()}
 	reason, detail, stopped := l.Stop()
 	if stopped {
 		n.Stop = &StopStatus{Reason: string(reason), Detail: detail, Clear: ledger.ClearingRequests(reason)}
@@ -302,7 +302,7 @@ func (r *Reconciler) post(ctx context.Context, o NotifyOptions, t specs.NotifyTa
 // they are owed in the very commit that records the transition: a crash
 // after it leaves them owed, one before it leaves neither.
 func (p *passState) oweNotifications(old, n *ledger.Ledger) {
-	if len(p.cfg.Notify) == 0 && (old == nil || old.Delivery.Get(ledger.KeyNotify) == "") {
+	if len(p.cfg.Notify) == 0 && (old == nil || len(old.Delivery.Notify) == 0) {
 		return
 	}
 	wants := func(ev ledger.NotifyEvent) []string { return p.cfg.NotifyWants(string(ev)) }

@@ -178,7 +178,7 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 	// Whatever happens next is a full read or a skip that keeps the mark:
 	// a mark that does not hold is dropped now.
 	holds := func() bool {
-		if m.Sum != sum || m.Head != e.l.Delivery.Get(ledger.KeyHead) || m.Base != e.spec.Base || m.BaseHead != baseHead {
+		if m.Sum != sum || m.Head != e.l.Delivery.Head || m.Base != e.spec.Base || m.BaseHead != baseHead {
 			return false
 		}
 		if !p.now.Before(m.Seen.Add(quietRefresh)) || p.now.Before(m.Seen) || (!m.Until.IsZero() && !p.now.Before(m.Until)) {
@@ -214,10 +214,7 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 		return false
 	}
 	pr, _ := prOf(e.l)
-	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return false
-	}
+	since := gatekeep.Since(e.l.Delivery.Since)
 	var ids []string
 	for _, inline := range []bool{false, true} {
 		list := o.IssueComments
@@ -264,7 +261,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	}
 	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState != "" && d.MergeState != "unknown" && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
 		live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
-		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
+		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Head && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
 	// A ready pull request's mark always carries its checks: one without
 	// would be dropped by the next pass (checksHold), a rewrite per pass.

@@ -310,7 +310,7 @@ func TestRealCLIAuthFailureNamed(t *testing.T) {
 			}
 			r.pass(opt)
 			keepLogs(t, r.work, kind+"-401")
-			stop := r.ledger(ledgerPath).Delivery.Get(ledger.KeyStop)
+			stop := r.ledger(ledgerPath).Delivery.Stop.String()
 			if !strings.Contains(stop, "the agent could not authenticate: ") || !strings.Contains(stop, "401") {
 				t.Errorf("stop %q, want it to name the authentication failure", stop)
 			}

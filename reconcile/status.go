@@ -174,8 +174,10 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		return es
 	}
 	es.Phase = string(l.Phase())
-	es.PR = l.Delivery.Get(ledger.KeyPR)
-	es.Spent = l.Delivery.Get(ledger.KeySpent)
+	es.PR = l.Delivery.PRText()
+	if spent := l.Delivery.Spent; spent != (specs.Amount{}) {
+		es.Spent = spent.String()
+	}
 	if b, ok := l.Budget(s.Repo.Specs[spec]); ok {
 		es.Budget = b.String()
 	}
@@ -288,7 +290,7 @@ func (s *Snapshot) Explain(spec string) []string {
 	for _, o := range l.OwedNotifications() {
 		add("notification owed: %s to %s (%d failed tries so far)", o.Event, o.Target, o.Tries)
 	}
-	if v := l.Delivery.Get(ledger.KeyNotifyFailed); v != "" {
+	if v := l.Delivery.NotifyFailed.String(); v != "" {
 		add("notification given up: %s", v)
 	}
 	for _, r := range es.Requests {
@@ -304,7 +306,7 @@ func (s *Snapshot) Explain(spec string) []string {
 	case ledger.ActNone:
 		add("next: nothing until a request clears the stop")
 	case ledger.ActSettle:
-		add("waits for: the return of %s on %s (dispatched %s); then it is admitted or refused", describe(*l.Pending), l.Delivery.Get(ledger.KeyBranch), l.Delivery.Get(ledger.KeyDispatchedAt))
+		add("waits for: the return of %s on %s (dispatched %s); then it is admitted or refused", describe(*l.Pending), l.Delivery.Branch, ledger.TimeText(l.Delivery.DispatchedAt))
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
@@ -337,19 +339,19 @@ func (s *Snapshot) Explain(spec string) []string {
 // the pull-request phases.
 func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 	d := l.Delivery
-	pr := d.Get(ledger.KeyPR)
+	pr := d.PRText()
 	var out []string
 	if pr != "" {
-		out = append(out, fmt.Sprintf("pull request: %s, head %s, round %d of %d", pr, short(d.Get(ledger.KeyHead)), d.Int(ledger.KeyRound), s.Config.Defaults.MaxRounds))
-		if rc := s.Config.Reviewer; rc != nil && d.Get(ledger.KeyReviewerAsked) != "" {
-			out = append(out, fmt.Sprintf("reviewer: @%s asked %s", rc.Login, d.Get(ledger.KeyReviewerAsked)))
+		out = append(out, fmt.Sprintf("pull request: %s, head %s, round %d of %d", pr, short(d.Head), d.Round, s.Config.Defaults.MaxRounds))
+		if rc := s.Config.Reviewer; rc != nil && !d.ReviewerAsked.IsZero() {
+			out = append(out, fmt.Sprintf("reviewer: @%s asked %s", rc.Login, ledger.TimeText(d.ReviewerAsked)))
 		}
 	}
-	if v := d.Get(ledger.KeyIgnored); v != "" {
+	if v := d.Ignored; v != "" {
 		what, why, _ := strings.Cut(v, " | ")
 		out = append(out, fmt.Sprintf("ignored feedback: %s (%s)", what, why))
 	}
-	if v := d.Get(ledger.KeyRetry); v != "" {
+	if v := d.Retry.String(); v != "" {
 		out = append(out, fmt.Sprintf("failing write: %s (the %dth failure in a row stops the entry stuck)", v, 5))
 	}
 	switch {
@@ -359,10 +361,10 @@ func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 		out = append(out, fmt.Sprintf("done: %s is merged", pr))
 	case pr == "":
 		out = append(out, "next: open a pull request from the work branch with the identity block and the receipt")
-	case d.Get(ledger.KeyDispatchedAt) != "":
-		out = append(out, fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Int(ledger.KeyRound), d.Get(ledger.KeyDispatchedAt)))
-	case d.Get(ledger.KeyOwed) != "":
-		out = append(out, fmt.Sprintf("next: post the owed %s on %s", d.Get(ledger.KeyOwed), pr))
+	case !d.DispatchedAt.IsZero():
+		out = append(out, fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Round, ledger.TimeText(d.DispatchedAt)))
+	case !d.Owed.IsZero():
+		out = append(out, fmt.Sprintf("next: post the owed %s on %s", d.Owed.String(), pr))
 	case l.Phase() == ledger.PhaseReady:
 		out = append(out, fmt.Sprintf("ready: %s carries the %s label and waits for a person to merge it; a new head or new feedback takes it out of ready", pr, s.Config.Labels.Ready))
 	default:

@@ -110,7 +110,7 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 		if l := snap.Repo.Ledgers[es.Spec]; l != nil {
 			e.Branch = l.WorkBranch()
 			e.Iterations = l.Iterations
-			e.Rounds = l.Delivery.Int(ledger.KeyRound)
+			e.Rounds = l.Delivery.Round
 			e.Table = l.Rows
 			for _, r := range l.Rows {
 				e.Attempts += r.Attempts
