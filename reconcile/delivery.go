@@ -321,7 +321,10 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	f := p.liveFacts(ctx, e, pr, live)
+	f, err := p.liveFacts(ctx, e, pr, live)
+	if err != nil {
+		return progressed, err
+	}
 	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
 		return p.performLive(ctx, e, pr, live, a)
 	}
@@ -330,17 +333,25 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 
 // liveFacts observes what the first look decides on (gatekeep.DecideLive).
 // The chain is asked about only for a ready entry: it is what may take a
-// ready label off (R-46).
-func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) gatekeep.LiveFacts {
+// ready label off (R-46). A head the loop did not record is compared with
+// the recorded one (observeMove, basemerge.go).
+func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (gatekeep.LiveFacts, error) {
 	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == githubapi.PRClosed, Leg: e.leg != nil,
-		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Head, Draft: live.Draft}
+		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Head, Draft: live.Draft, HeadRef: live.HeadRef}
+	if f.LedgerHead != "" && f.Head != f.LedgerHead {
+		m, err := p.observeMove(ctx, pr, f.LedgerHead, live)
+		if err != nil {
+			return f, err
+		}
+		f.Move = m
+	}
 	f.Owed, f.OwedArg, _ = gatekeep.Owed(e.l)
 	if f.Phase == ledger.PhaseReady && !f.Merged && !f.Closed && f.Owed == "" {
 		ok, why := p.chainGate(ctx, e)
 		f.ChainHeld, f.ChainWhy = !ok, why
 	}
 	f.BodyDrift = p.body(e, live.Body) != live.Body
-	return f
+	return f, nil
 }
 
 // performLive performs the first look's action: at most one GitHub write,
@@ -358,9 +369,9 @@ func (p *passState) performLive(ctx context.Context, e *entry, pr gatekeep.PR, l
 	case gatekeep.StepPayOwed:
 		return p.payOwed(ctx, e, pr, a.Write, a.Arg)
 	case gatekeep.StepUnready:
-		return p.unready(ctx, e, pr, e.l.Delivery.Head, a.Detail)
-	case gatekeep.StepFollow:
-		return p.follow(ctx, e, pr, live)
+		return p.unready(ctx, e, pr, a.Head, a.Detail)
+	case gatekeep.StepFollow, gatekeep.StepBaseMerged, gatekeep.StepRewritten:
+		return p.follow(ctx, e, pr, live, a.Step)
 	case gatekeep.StepRewriteBody:
 		if p.DryRun {
 			return waitFor("would rewrite the identity block and receipt of %s", pr), nil
@@ -564,43 +575,26 @@ func (p *passState) done(e *entry, pr gatekeep.PR, live githubapi.PullRequest) e
 	return p.apply(e, n, c)
 }
 
-// follow handles a head the loop did not push (R-32): the head cursor
-// follows it and the reviewer clock restarts; a ready entry leaves ready.
-//
-// A head that does not contain the attested one is a rewritten history
-// (issue 10): the label comes off with the attested head kept, then the
-// entry stops `boundary` on the new head (gatekeep.Rewritten).
-func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (stepResult, error) {
-	old := e.l.Delivery.Head
-	rewritten, baseMerge := false, false
-	if old != "" && old != live.HeadSHA {
-		cmp, err := p.GitHub.Compare(ctx, pr.Repo, old, live.HeadSHA)
-		if err != nil {
-			return progressed, err
-		}
-		// A force-push of unrelated history is a rewrite too: GitHub
-		// cannot compare it at all (CompareUnrelated).
-		rewritten = cmp.Status != githubapi.CompareAhead
-		baseMerge = githubBaseMerge(cmp, old, live.BaseRef, live.HeadRef) // basemerge.go
-	}
-	if e.l.Phase() == ledger.PhaseReady {
-		if rewritten {
-			return p.unready(ctx, e, pr, old, "its head was rewritten to "+short(live.HeadSHA))
-		}
-		return p.unready(ctx, e, pr, live.HeadSHA, "its head moved to "+short(live.HeadSHA))
-	}
+// follow records a head the loop did not push (R-32) as the first look
+// decided (gatekeep.DecideLive): a person's push is followed, the head
+// cursor moving and the reviewer clock restarting; gallivant's own
+// update-branch merge is recorded as the base merge it is; a head that
+// does not contain the attested one is a rewritten history (issue 10),
+// and the entry stops boundary on it (gatekeep.Rewritten).
+func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, step gatekeep.Step) (stepResult, error) {
 	if p.DryRun {
 		return waitFor("would follow the new head %s of %s", short(live.HeadSHA), pr), nil
 	}
-	if rewritten {
-		n, c := gatekeep.Rewritten(e.l, pr, old, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	h := p.observeHead(ctx, pr.Repo, live.HeadSHA)
+	switch step {
+	case gatekeep.StepRewritten:
+		n, c := gatekeep.Rewritten(e.l, pr, e.l.Delivery.Head, h)
 		return stopped, p.apply(e, n, c)
-	}
-	if baseMerge {
-		n, c := gatekeep.BaseMerged(e.l, pr, live.BaseRef, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	case gatekeep.StepBaseMerged:
+		n, c := gatekeep.BaseMerged(e.l, pr, live.BaseRef, h)
 		return progressed, p.apply(e, n, c)
 	}
-	n, c := gatekeep.Followed(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	n, c := gatekeep.Followed(e.l, pr, h)
 	return progressed, p.apply(e, n, c)
 }
 
