@@ -217,7 +217,7 @@ func DecideJudged(f JudgedFacts) Action {
 		if v.WaitsForCI() && f.ChecksOverdue {
 			return Action{Step: StepChecksQuiet, Reason: ledger.StopChecksSilent}
 		}
-		return Action{Step: StepWait, Detail: fmt.Sprintf("%s waits for %s", f.PR, strings.Join(v.Waits, "; "))}
+		return Action{Step: StepWait, Detail: fmt.Sprintf("%s waits for %s", f.PR, strings.Join(v.WaitSentences(), "; "))}
 	}
 	return Action{Step: StepHold, Detail: fmt.Sprintf("%s is %s", f.PR, v.Line())}
 }

@@ -420,7 +420,7 @@ func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (review
 		if err != nil {
 			return reviewRead{}, err
 		}
-		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
+		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, gatekeep.MergeState(again.MergeableState), true
 	}
 	self, err := p.self(ctx)
 	if err != nil {

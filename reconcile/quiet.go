@@ -259,7 +259,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	if q == nil || p.DryRun {
 		return
 	}
-	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState != "" && d.MergeState != "unknown" && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
+	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState.Computed() && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
 		live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Head && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
