@@ -878,23 +878,32 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 			return err
 		}
 	}
-	why := ""
-	switch {
-	case live.Merged && live.BaseRef == e.spec.Base:
+	if live.Merged && live.BaseRef == e.spec.Base {
 		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
 		return p.apply(e, n, c)
-	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == githubapi.PROpen:
-		why = pr.String() + " was reopened"
-	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
-		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
-	case reason == ledger.StopRetargeted && live.State == githubapi.PROpen && live.BaseRef == e.spec.Base:
-		why = fmt.Sprintf("%s targets %s again", pr, e.spec.Base)
 	}
+	why := resolvedOnGitHub(reason, pr, live, e.spec.Base)
 	if why == "" {
 		return nil
 	}
 	n, c := gatekeep.Resumed(e.l, pr, why)
 	return p.apply(e, n, c)
+}
+
+// resolvedOnGitHub says how a person resolved a pull-request stop on
+// GitHub (a reopened pull request, a resolved conflict, a base pointed
+// back at the spec's), or "" when the stop still holds.
+func resolvedOnGitHub(reason ledger.StopReason, pr gatekeep.PR, live githubapi.PullRequest, base string) string {
+	open := live.State == githubapi.PROpen
+	switch {
+	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && open:
+		return pr.String() + " was reopened"
+	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
+		return fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
+	case reason == ledger.StopRetargeted && open && live.BaseRef == base:
+		return fmt.Sprintf("%s targets %s again", pr, base)
+	}
+	return ""
 }
 
 // mergedIntoBase reports whether a chain milestone is delivered: its pull

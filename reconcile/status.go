@@ -182,29 +182,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		es.Budget = b.String()
 	}
 	es.Legs = legStatuses(l, s.Repo.Specs[spec])
-	var glyphs strings.Builder
-	for _, r := range l.Rows {
-		es.Rows.Total++
-		g := "○"
-		switch r.Status {
-		case ledger.Done:
-			es.Rows.Done++
-			g = "✓"
-		case ledger.Failed:
-			es.Rows.Failed++
-			g = "✗"
-		case ledger.Cut:
-			es.Rows.Cut++
-			g = "⊘"
-		default:
-			es.Rows.Open++
-		}
-		if l.Pending != nil && l.Pending.Target == r.N {
-			g = "→"
-		}
-		glyphs.WriteString(g)
-	}
-	es.Glyphs = glyphs.String()
+	es.Rows, es.Glyphs = rowCounts(l)
 	if pd := l.Pending; pd != nil {
 		es.Pending = pd.String()
 	}
@@ -215,6 +193,43 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 			es.Stop.Clear = []string{}
 		}
 	}
+	es.Requests = requestStatuses(l)
+	return es
+}
+
+// rowCounts counts the rows by status and draws them as glyphs, the
+// pending dispatch's row as an arrow.
+func rowCounts(l *ledger.Ledger) (RowCounts, string) {
+	var rc RowCounts
+	var glyphs strings.Builder
+	for _, r := range l.Rows {
+		rc.Total++
+		g := "○"
+		switch r.Status {
+		case ledger.Done:
+			rc.Done++
+			g = "✓"
+		case ledger.Failed:
+			rc.Failed++
+			g = "✗"
+		case ledger.Cut:
+			rc.Cut++
+			g = "⊘"
+		default:
+			rc.Open++
+		}
+		if l.Pending != nil && l.Pending.Target == r.N {
+			g = "→"
+		}
+		glyphs.WriteString(g)
+	}
+	return rc, glyphs.String()
+}
+
+// requestStatuses says of each request line whether the next pass
+// performs it, and why not when it does not.
+func requestStatuses(l *ledger.Ledger) []RequestStatus {
+	var out []RequestStatus
 	for _, rs := range l.RequestStates() {
 		r := RequestStatus{Line: rs.Request.Line, State: "accepted"}
 		switch {
@@ -223,9 +238,23 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		case rs.Refusal != "":
 			r.State, r.Why = "refused", rs.Refusal
 		}
-		es.Requests = append(es.Requests, r)
+		out = append(out, r)
 	}
-	return es
+	return out
+}
+
+// explainUnseeded says what happens to a spec that has no ledger.
+func (s *Snapshot) explainUnseeded(spec string, es EntryStatus) string {
+	sp := s.Repo.Specs[spec]
+	switch {
+	case sp == nil:
+		return "the spec does not exist"
+	case sp.Status != specs.StatusActive:
+		return fmt.Sprintf("nothing happens while the spec is %s", sp.Status)
+	case es.Problem != "":
+		return "next: nothing until the spec is fixed"
+	}
+	return fmt.Sprintf("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
 }
 
 // Explain says, for `gallivant why`, what an entry is doing and why:
@@ -243,18 +272,7 @@ func (s *Snapshot) Explain(spec string) []string {
 	}
 	l := s.Repo.Ledgers[spec]
 	if l == nil {
-		sp := s.Repo.Specs[spec]
-		switch {
-		case sp == nil:
-			add("the spec does not exist")
-		case sp.Status != specs.StatusActive:
-			add("nothing happens while the spec is %s", sp.Status)
-		case es.Problem != "":
-			add("next: nothing until the spec is fixed")
-		default:
-			add("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
-		}
-		return out
+		return append(out, s.explainUnseeded(spec, es))
 	}
 	add("rows: %s  %d done, %d failed, %d open, %d cut", es.Glyphs, es.Rows.Done, es.Rows.Failed, es.Rows.Open, es.Rows.Cut)
 	add("iterations: %d, allowance: %d", l.Iterations, l.Allowance)
@@ -300,6 +318,14 @@ func (s *Snapshot) Explain(spec string) []string {
 			add("request %q will be performed by the next pass", r.Line)
 		}
 	}
+	return append(out, s.explainNext(spec, l)...)
+}
+
+// explainNext says what the next pass does with the entry: the row loop's
+// next action (ledger.Next), or where its pull requests stand.
+func (s *Snapshot) explainNext(spec string, l *ledger.Ledger) []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	settings := ledger.Settings{EscalateAfter: s.Config.Defaults.EscalateAfter, EscalationModel: s.Config.Executor.EscalationModel, Allowance: s.Config.Defaults.Allowance}
 	a := ledger.Next(l, settings)
 	switch a.Kind {
