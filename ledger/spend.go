@@ -73,15 +73,3 @@ func OverBudget(l *Ledger, spec *specs.Spec) (string, bool) {
 	}
 	return fmt.Sprintf("the agents spent %s of a budget of %s", l.Spent(), b), true
 }
-
-// validateAmountKey checks a spent: or budget-granted: value.
-func validateAmountKey(v string) string {
-	a, err := specs.ParseAmount(v)
-	if err != nil {
-		return err.Error()
-	}
-	if a.String() != v {
-		return fmt.Sprintf("must be written %s", a)
-	}
-	return ""
-}
