@@ -101,7 +101,7 @@ type HeadMove struct {
 }
 
 // IsBaseMerge reports whether a new head is GitHub's update-branch merge
-// of the base into the recorded head (R-33): a merge commit whose first
+// of the base into the recorded head (R-28): a merge commit whose first
 // parent is the recorded head, whose second parent is the base branch's
 // head as observed, with the subject GitHub writes, "Merge branch '<base>'
 // into <head>". A commit that only looks like one (another second parent,
