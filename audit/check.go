@@ -401,10 +401,17 @@ func legOfSubject(sub ledger.Subject, parent, child *ledger.Ledger, sp *specs.Sp
 		return "", sub, true
 	}
 	for _, m := range sp.Members() {
-		k := ledger.LegKey(ledger.KeyPR, m)
-		if parent.Delivery.Get(k) == sub.PR.String() || child.Delivery.Get(k) == sub.PR.String() {
+		if legPR(parent, m) == sub.PR || legPR(child, m) == sub.PR {
 			return m, sub, true
 		}
 	}
 	return "", sub, true
+}
+
+// legPR is a member's pull request as a ledger records it; zero when none.
+func legPR(l *ledger.Ledger, member string) ledger.PullRef {
+	if l.Delivery == nil || l.Delivery.PerMember[member] == nil {
+		return ledger.PullRef{}
+	}
+	return l.Delivery.PerMember[member].PR
 }

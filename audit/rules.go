@@ -110,7 +110,7 @@ var rules = []rule{
 		return []outcome{{l: a, c: &ac}, {l: b, c: &bc}}
 	})},
 	{kind: "nudge", of: of(ledger.KindNudge), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
-		return one(gatekeep.Nudged(s.parent, p, "", s.child.Delivery.Get(ledger.KeyNudged), time.Time{}))
+		return one(gatekeep.Nudged(s.parent, p, "", s.child.Delivery.Nudged, time.Time{}))
 	})},
 	{kind: "reopen pr", of: of(ledger.KindReopenPR), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Reopened(s.parent, p)) })},
 	{kind: "replace pr", of: of(ledger.KindReplacePR), replay: withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.Replaced(s.parent, p, "")) })},
@@ -148,28 +148,27 @@ func Kinds() []string {
 	return out
 }
 
-// borrow copies the child's value of each key into want: an input the
-// control repository cannot know, which the transition wrote.
-func borrow(want, child *ledger.Ledger, keys ...string) {
-	for _, k := range keys {
-		want.Delivery.Set(k, child.Delivery.Get(k))
-	}
-}
+// replayNow is the instant replays run at: the clock of the pass is not in
+// the history, so what a replay stamps with it is recognisable and is
+// taken from the child (borrowTimes).
+var replayNow = time.Unix(1, 0).UTC()
 
 // borrowTimes copies the child's instants into want where the replay set
-// one (it ran at the zero time) and the child holds a well-formed one.
+// one (it ran at replayNow) and the child holds one.
 func borrowTimes(want, parent, child *ledger.Ledger) {
-	for _, k := range []string{ledger.KeyDispatchedAt, ledger.KeyHeadAt, ledger.KeyReviewerAsked} {
-		if want.Delivery.Get(k) != parent.Delivery.Get(k) && !child.Delivery.Time(k).IsZero() {
-			want.Delivery.Set(k, child.Delivery.Get(k))
+	for _, at := range []func(*ledger.Delivery) *time.Time{
+		func(d *ledger.Delivery) *time.Time { return &d.DispatchedAt },
+		func(d *ledger.Delivery) *time.Time { return &d.HeadAt },
+		func(d *ledger.Delivery) *time.Time { return &d.ReviewerAsked },
+	} {
+		if !at(want.Delivery).Equal(*at(parent.Delivery)) && !at(child.Delivery).IsZero() {
+			*at(want.Delivery) = *at(child.Delivery)
 		}
 	}
 }
 
-func childTime(s *step, key string) time.Time { return s.child.Delivery.Time(key) }
-
 func childHead(s *step) gatekeep.Head {
-	return gatekeep.Head{SHA: s.child.Delivery.Get(ledger.KeyHead), Seen: childTime(s, ledger.KeyHeadAt), Asked: childTime(s, ledger.KeyReviewerAsked)}
+	return gatekeep.Head{SHA: s.child.Delivery.Head, Seen: s.child.Delivery.HeadAt, Asked: s.child.Delivery.ReviewerAsked}
 }
 
 func replaySeed(s *step) []outcome {
@@ -192,7 +191,7 @@ func replaySeed(s *step) []outcome {
 	}
 	// The chain position is an input of the seed (the control repository's
 	// chains at the pass), read from the child and its trailer.
-	want, c := ledger.Seed(ledger.SeedInput{Spec: s.c.Spec, SpecCommit: ch.Delivery.Get(ledger.KeySpecCommit), Bases: bases, Allowance: ch.Allowance, Chain: ch.Delivery.Get(ledger.KeyChain)})
+	want, c := ledger.Seed(ledger.SeedInput{Spec: s.c.Spec, SpecCommit: ch.Delivery.SpecCommit, Bases: bases, Allowance: ch.Allowance, Chain: ch.Delivery.Chain})
 	if s.c.Spec.Allowance > 0 && ch.Allowance != s.c.Spec.Allowance {
 		want.Allowance = s.c.Spec.Allowance
 	}
@@ -208,7 +207,7 @@ func replayDispatch(s *step) []outcome {
 	}
 	target := s.sub.Row
 	pd := s.child.Pending
-	want, c := ledger.Dispatch(s.parent, ledger.Action{Target: target, Member: pd.Member, Model: s.parent.Delivery.Get(ledger.KeyModel)}, pd.SHA, childTime(s, ledger.KeyDispatchedAt))
+	want, c := ledger.Dispatch(s.parent, ledger.Action{Target: target, Member: pd.Member, Model: s.parent.Delivery.Model}, pd.SHA, s.child.Delivery.DispatchedAt)
 	return one(want, c)
 }
 
@@ -252,13 +251,11 @@ func replayRecord(s *step) []outcome {
 		// What the return reported spending (its tokens:/cost: trailers)
 		// lives in the target repository: the spend is taken from the
 		// child, but only ever upwards from the parent's.
-		if spent := ch.Delivery.Get(ledger.KeySpent); spent != p.Delivery.Get(ledger.KeySpent) {
-			was, _ := specs.ParseAmount(p.Delivery.Get(ledger.KeySpent))
-			now, err := specs.ParseAmount(spent)
-			if err != nil || now.Tokens < was.Tokens || now.Micros < was.Micros {
-				return refuse(SectionDelivery, "spent went from %q to %q; a record only adds what its return reported", p.Delivery.Get(ledger.KeySpent), spent)
+		if now, was := ch.Delivery.Spent, p.Delivery.Spent; now != was {
+			if now.Tokens < was.Tokens || now.Micros < was.Micros {
+				return refuse(SectionDelivery, "spent went from %q to %q; a record only adds what its return reported", was, now)
 			}
-			borrow(want, ch, ledger.KeySpent)
+			want.Delivery.Spent = now
 		}
 		out = append(out, outcome{l: want, c: &c})
 	}
@@ -301,7 +298,7 @@ func replayRequest(s *step) []outcome {
 	if err != nil {
 		return refuse(SectionRequests, "the request %q is malformed: %v", line, err)
 	}
-	want, c, err := ledger.ApplyRequest(s.parent, r, time.Time{})
+	want, c, err := ledger.ApplyRequest(s.parent, r, replayNow)
 	if err != nil {
 		return refuse(SectionRequests, "%v", err)
 	}
@@ -324,7 +321,7 @@ func replayResume(s *step) []outcome {
 }
 
 func replayEscalate(s *step) []outcome {
-	model := s.child.Delivery.Get(ledger.KeyModel)
+	model := s.child.Delivery.Model
 	if model == "" {
 		return refuse(SectionDelivery, "an escalation records the escalation model")
 	}
@@ -341,22 +338,18 @@ func replayStop(s *step) []outcome {
 	if !stopped || got != reason {
 		return refuse(SectionDelivery, "the ledger records no %s stop", reason)
 	}
-	if reason == ledger.StopBoundary && s.child.Delivery.Get(ledger.KeyHead) != s.parent.Delivery.Get(ledger.KeyHead) && s.parent.Delivery.Get(ledger.KeyPR) != "" {
+	if reason == ledger.StopBoundary && s.child.Delivery.Head != s.parent.Delivery.Head && !s.parent.Delivery.PR.IsZero() {
 		// gatekeep.Rewritten: a head that does not contain the attested
 		// one is followed and stopped in one commit.
-		p, err := gatekeep.ParsePR(s.parent.Delivery.Get(ledger.KeyPR), "")
-		if err != nil {
-			return refuse(SectionDelivery, "pr: %v", err)
-		}
-		w, c := gatekeep.Rewritten(s.parent, p, s.parent.Delivery.Get(ledger.KeyHead), childHead(s))
-		w.Delivery.Set(ledger.KeyStop, s.child.Delivery.Get(ledger.KeyStop))
+		w, c := gatekeep.Rewritten(s.parent, gatekeep.PR(s.parent.Delivery.PR), s.parent.Delivery.Head, childHead(s))
+		w.Delivery.Stop = s.child.Delivery.Stop
 		c.Text = ""
 		return []outcome{{l: w, c: &c}}
 	}
 	want, c := ledger.Stop(s.parent, reason, detail, 0)
 	if reason == ledger.StopStuck {
 		// The fifth failure of a write stops the entry and keeps its count.
-		borrow(want, s.child, ledger.KeyRetry)
+		want.Delivery.Retry = s.child.Delivery.Retry
 	}
 	c.Text = ""
 	out := one(want, c)
@@ -366,9 +359,7 @@ func replayStop(s *step) []outcome {
 		// and the refused return is the commit's head.
 		settled := s.parent.Clone()
 		settled.Pending = nil
-		for _, k := range []string{ledger.KeyDispatchedAt, ledger.KeyReruns, ledger.KeyModel} {
-			settled.Delivery.Set(k, "")
-		}
+		settled.Delivery.DispatchedAt, settled.Delivery.Reruns, settled.Delivery.Model = time.Time{}, 0, ""
 		w2, c2 := ledger.Stop(settled, reason, detail, 0)
 		c2.Text = ""
 		if h := s.c.trailer(ledger.TrailerHead); h != "" {
@@ -399,7 +390,7 @@ func replayAmend(s *step) []outcome {
 	if err != nil {
 		return refuse(SectionRequests, "the request %q is malformed: %v", line, err)
 	}
-	want, c, err := ledger.Amend(s.parent, s.c.Approved, s.c.Spec, s.child.Delivery.Get(ledger.KeySpecCommit), r)
+	want, c, err := ledger.Amend(s.parent, s.c.Approved, s.c.Spec, s.child.Delivery.SpecCommit, r)
 	if err != nil {
 		return refuse(SectionRows, "%v", err)
 	}
@@ -410,10 +401,10 @@ func replayRerun(s *step) []outcome {
 	if s.parent.Pending == nil {
 		return refuse(SectionHeader, "no dispatch is outstanding to run again")
 	}
-	if s.parent.Delivery.Int(ledger.KeyReruns) >= ledger.MaxReruns {
-		return refuse(SectionDelivery, "the dispatch already ran again %d time(s); the loop reruns at most %d", s.parent.Delivery.Int(ledger.KeyReruns), ledger.MaxReruns)
+	if s.parent.Delivery.Reruns >= ledger.MaxReruns {
+		return refuse(SectionDelivery, "the dispatch already ran again %d time(s); the loop reruns at most %d", s.parent.Delivery.Reruns, ledger.MaxReruns)
 	}
-	want, c := ledger.Rerun(s.parent, childTime(s, ledger.KeyDispatchedAt))
+	want, c := ledger.Rerun(s.parent, s.child.Delivery.DispatchedAt)
 	return one(want, c)
 }
 
@@ -428,10 +419,10 @@ func replayVerify(s *step) []outcome {
 }
 
 func replayVerifyRepair(s *step) []outcome {
-	if s.parent.Delivery.Get(ledger.KeyVerifyRepair) != "" {
+	if s.parent.Delivery.VerifyRepair != "" {
 		return refuse(SectionDelivery, "the one verification repair was already dispatched")
 	}
-	want, c := gatekeep.VerifyRepairStarted(s.parent, s.c.trailer(ledger.TrailerHead), childTime(s, ledger.KeyDispatchedAt))
+	want, c := gatekeep.VerifyRepairStarted(s.parent, s.c.trailer(ledger.TrailerHead), s.child.Delivery.DispatchedAt)
 	return one(want, c)
 }
 
@@ -443,7 +434,7 @@ func withPR(f func(s *step, p gatekeep.PR) []outcome) func(*step) []outcome {
 		if err != nil {
 			return refuse(SectionSubject, "%v", err)
 		}
-		if own := s.parent.Delivery.Get(ledger.KeyPR); own != p.String() {
+		if own := s.parent.Delivery.PR; own != p.Ref() {
 			return refuse(SectionSubject, "the subject names %s but the entry's pull request is %q", p, own)
 		}
 		return f(s, p)
@@ -455,11 +446,8 @@ func replayOpen(s *step) []outcome {
 	if err != nil {
 		return refuse(SectionSubject, "%v", err)
 	}
-	since, err := gatekeep.ParseSince(s.child.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return refuse(SectionDelivery, "since: %v", err)
-	}
-	want, c := gatekeep.Opened(s.parent, gatekeep.OpenInput{PR: p, Created: since.At, Head: childHead(s), ReceiptHash: s.child.Delivery.Get(ledger.KeyReceipt)})
+	since := s.child.Delivery.Since
+	want, c := gatekeep.Opened(s.parent, gatekeep.OpenInput{PR: p, Created: since.At, Head: childHead(s), ReceiptHash: s.child.Delivery.Receipt})
 	return one(want, c)
 }
 
@@ -510,20 +498,16 @@ func replayIgnore(s *step) []outcome {
 			return o
 		}
 		want := s.parent.Clone()
-		borrow(want, s.child, ledger.KeySince, ledger.KeyIgnored)
+		want.Delivery.Since, want.Delivery.Ignored = s.child.Delivery.Since, s.child.Delivery.Ignored
 		return one(want, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindIgnore, PR: p.Ref()}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}}})
 	})(s)
 }
 
 // cursorForward refuses a feedback cursor that moved back.
 func cursorForward(s *step) []outcome {
-	was, err1 := gatekeep.ParseSince(s.parent.Delivery.Get(ledger.KeySince))
-	now, err2 := gatekeep.ParseSince(s.child.Delivery.Get(ledger.KeySince))
-	if err1 == nil && err2 == nil && now.At.Before(was.At) {
+	was, now := s.parent.Delivery.Since, s.child.Delivery.Since
+	if now.At.Before(was.At) {
 		return refuse(SectionDelivery, "the feedback cursor moved back from %s to %s", was.At.Format(time.RFC3339), now.At.Format(time.RFC3339))
-	}
-	if err2 != nil {
-		return refuse(SectionDelivery, "since: %v", err2)
 	}
 	return nil
 }
@@ -533,7 +517,7 @@ func cursorForward(s *step) []outcome {
 // the cursors RoundStarted moves changed, the feedback cursor forward.
 func replayRound(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
-		k := s.parent.Delivery.Int(ledger.KeyRound) + 1
+		k := s.parent.Delivery.Round + 1
 		if s.sub.Round != k {
 			return refuse(SectionSubject, "the next round is %d, not %d", k, s.sub.Round)
 		}
@@ -541,16 +525,18 @@ func replayRound(s *step) []outcome {
 			return o
 		}
 		want := s.parent.Clone()
-		borrow(want, s.child, ledger.KeySince, ledger.KeyRoundSince, ledger.KeyHead, ledger.KeyChecksHead, ledger.KeyReceipt, ledger.KeyDispatchedAt)
-		want.Delivery.SetInt(ledger.KeyRound, k)
-		head := s.child.Delivery.Get(ledger.KeyHead)
+		w, c := want.Delivery, s.child.Delivery
+		w.Since, w.RoundSince, w.Head, w.ChecksHead, w.Receipt, w.DispatchedAt = c.Since, c.RoundSince, c.Head, c.ChecksHead, c.Receipt, c.DispatchedAt
+		want.Delivery.Round = k
+		head := s.child.Delivery.Head
 		return one(want, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindRound, Round: k, PR: p.Ref()}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerPR, Value: p.String()}, {Key: ledger.TrailerHead, Value: head}}})
 	})(s)
 }
 
 func replayWriteFailed(s *step) []outcome {
-	_, msg, ok := strings.Cut(s.child.Delivery.Get(ledger.KeyRetry), " | ")
-	if !ok {
+	r := s.child.Delivery.Retry
+	msg := r.Err
+	if r.IsZero() {
 		return refuse(SectionDelivery, "the ledger records no failed write")
 	}
 	want, c := gatekeep.WriteFailed(s.parent, gatekeep.Write(s.sub.Write), "", msg)
@@ -580,8 +566,8 @@ func replayNotify(s *step) []outcome {
 // round's outcomes happen on the targets; the ledger records them so.
 func notifyAttempts(parent, child *ledger.Ledger) []ledger.NotifyAttempt {
 	still := child.OwedNotifications()
-	gone, msg, gaveUp := ledger.GaveUp(child.Delivery.Get(ledger.KeyNotifyFailed))
-	if child.Delivery.Get(ledger.KeyNotifyFailed) == parent.Delivery.Get(ledger.KeyNotifyFailed) {
+	gone, msg, gaveUp := ledger.GaveUp(child.Delivery.NotifyFailed)
+	if child.Delivery.NotifyFailed == parent.Delivery.NotifyFailed {
 		gaveUp = false
 	}
 	var out []ledger.NotifyAttempt

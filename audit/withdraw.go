@@ -20,13 +20,13 @@ func replayWithdraw(s *step) []outcome {
 		return refuse(SectionSubject, "the outstanding dispatch is %s, not the one the subject withdraws", s.parent.Pending)
 	}
 	prefix := fmt.Sprintf("iteration %d: ", s.parent.Iterations)
-	if got := s.child.Delivery.Get(ledger.KeyUnavailable); !strings.HasPrefix(got, prefix) {
+	if got := s.child.Delivery.Unavailable; !strings.HasPrefix(got, prefix) {
 		return refuse(SectionDelivery, "%s: must begin %q (the withdrawn iteration), got %q", ledger.KeyUnavailable, prefix, got)
 	}
 	want, c, err := ledger.Withdraw(s.parent, "")
 	if err != nil {
 		return refuse(SectionHeader, "%v", err)
 	}
-	borrow(want, s.child, ledger.KeyUnavailable)
+	want.Delivery.Unavailable = s.child.Delivery.Unavailable
 	return one(want, c)
 }

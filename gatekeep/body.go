@@ -43,7 +43,7 @@ var (
 // repository, the spec and ledger paths, the home member, and the contract
 // the ledger approved.
 func IdentityFor(control, spec, ledgerPath string, l *ledger.Ledger) Identity {
-	return Identity{Control: control, Spec: spec, Ledger: ledgerPath, Member: l.Member(), Contract: l.Delivery.Get(ledger.KeyContract)}
+	return Identity{Control: control, Spec: spec, Ledger: ledgerPath, Member: l.Member(), Contract: l.Delivery.Contract}
 }
 
 // Block renders the identity block.

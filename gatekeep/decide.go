@@ -26,6 +26,8 @@ const (
 	StepStop        Step = "stop"         // stop the entry: Reason, Detail
 	StepPayOwed     Step = "pay-owed"     // pay the owed write Write with Arg
 	StepFollow      Step = "follow"       // follow a head the loop did not push
+	StepBaseMerged  Step = "base-merged"  // record the head as gallivant's own update-branch merge
+	StepRewritten   Step = "rewritten"    // the head does not contain the recorded one: stop boundary on it
 	StepUnready     Step = "unready"      // remove the ready label: Detail says why
 	StepRewriteBody Step = "rewrite-body" // rewrite the identity block and receipt
 	StepUndraft     Step = "undraft"      // mark the draft ready for review
@@ -53,6 +55,9 @@ type Action struct {
 	Arg   string
 	// Findings are what a round answers.
 	Findings []Finding
+	// Head is the head an unready records: the recorded one, or the new
+	// head a person pushed onto a ready pull request.
+	Head string
 }
 
 // LiveFacts is what the first look needs: the ledger's state and the live
@@ -76,6 +81,54 @@ type LiveFacts struct {
 	ChainWhy  string
 	BodyDrift bool // gallivant's regions of the body drifted
 	Draft     bool
+	// HeadRef is the pull request's head branch.
+	HeadRef string
+	// Move is what was observed about Head when it is not LedgerHead.
+	Move HeadMove
+}
+
+// HeadMove is what the loop observed about a live head that is not the
+// head it recorded: whether GitHub's comparison from the recorded head is
+// ahead (the new head contains it), the new head commit's parents (first
+// parent first) and subject, and the base branch's head, read in the same
+// pass when the new head is a merge commit.
+type HeadMove struct {
+	Contains bool
+	Parents  []string
+	Subject  string
+	BaseHead string
+}
+
+// IsBaseMerge reports whether a new head is GitHub's update-branch merge
+// of the base into the recorded head (R-28): a merge commit whose first
+// parent is the recorded head, whose second parent is the base branch's
+// head as observed, with the subject GitHub writes, "Merge branch '<base>'
+// into <head>". A commit that only looks like one (another second parent,
+// another subject) is a push the loop did not make.
+func IsBaseMerge(m HeadMove, recorded, baseRef, headRef string) bool {
+	return m.Contains && len(m.Parents) == 2 && recorded != "" && m.Parents[0] == recorded &&
+		m.BaseHead != "" && m.Parents[1] == m.BaseHead &&
+		m.Subject == "Merge branch '"+baseRef+"' into "+headRef
+}
+
+// decideMove is the rule for a live head the loop did not record (R-32,
+// issue 10): a ready pull request leaves ready first, keeping the recorded
+// head when the new one rewrote history; a rewritten history stops
+// boundary; gallivant's own base merge is recorded as such; any other
+// push is followed.
+func decideMove(f LiveFacts) Action {
+	rewritten := f.LedgerHead != "" && !f.Move.Contains
+	switch {
+	case f.Phase == ledger.PhaseReady && rewritten:
+		return Action{Step: StepUnready, Head: f.LedgerHead, Detail: "its head was rewritten to " + short(f.Head)}
+	case f.Phase == ledger.PhaseReady:
+		return Action{Step: StepUnready, Head: f.Head, Detail: "its head moved to " + short(f.Head)}
+	case rewritten:
+		return Action{Step: StepRewritten}
+	case IsBaseMerge(f.Move, f.LedgerHead, f.BaseRef, f.HeadRef):
+		return Action{Step: StepBaseMerged}
+	}
+	return Action{Step: StepFollow}
 }
 
 // DecideLive is the first look (R-7, R-24, R-25, R-32, R-46): the first
@@ -93,11 +146,11 @@ func DecideLive(f LiveFacts) Action {
 	case f.Owed != "":
 		return Action{Step: StepPayOwed, Write: f.Owed, Arg: f.OwedArg}
 	case f.Phase == ledger.PhaseReady && f.ChainHeld:
-		return Action{Step: StepUnready, Detail: "it is chained: " + f.ChainWhy}
+		return Action{Step: StepUnready, Head: f.LedgerHead, Detail: "it is chained: " + f.ChainWhy}
 	case f.BaseRef != f.SpecBase:
 		return Action{Step: StepStop, Reason: ledger.StopRetargeted, Detail: fmt.Sprintf("%s targets %s; the spec delivers into %s", f.PR, f.BaseRef, f.SpecBase)}
 	case f.Head != f.LedgerHead:
-		return Action{Step: StepFollow}
+		return decideMove(f)
 	case f.BodyDrift:
 		return Action{Step: StepRewriteBody}
 	case f.Draft:
@@ -158,7 +211,7 @@ func DecideJudged(f JudgedFacts) Action {
 		if v.WaitsForCI() && f.ChecksOverdue {
 			return Action{Step: StepChecksQuiet, Reason: ledger.StopChecksSilent}
 		}
-		return Action{Step: StepWait, Detail: fmt.Sprintf("%s waits for %s", f.PR, strings.Join(v.Waits, "; "))}
+		return Action{Step: StepWait, Detail: fmt.Sprintf("%s waits for %s", f.PR, strings.Join(v.WaitSentences(), "; "))}
 	}
 	return Action{Step: StepHold, Detail: fmt.Sprintf("%s is %s", f.PR, v.Line())}
 }

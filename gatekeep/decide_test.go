@@ -28,11 +28,11 @@ func TestDecideLive(t *testing.T) {
 			Action{Step: StepPayOwed, Write: WriteRoundComment, Arg: "2"}},
 		{"ready and chained behind an unmerged milestone: unready (issue 26)", with(func(f *LiveFacts) {
 			f.Phase, f.ChainHeld, f.ChainWhy, f.Head = ledger.PhaseReady, true, "waits for milestone 1", "moved"
-		}), Action{Step: StepUnready, Detail: "it is chained: waits for milestone 1"}},
+		}), Action{Step: StepUnready, Head: head, Detail: "it is chained: waits for milestone 1"}},
 		{"a chain hold does not unready an entry in review", with(func(f *LiveFacts) { f.ChainHeld = true }), Action{Step: StepJudge}},
 		{"retargeted (R-7)", with(func(f *LiveFacts) { f.BaseRef, f.Head = "dev", "moved" }),
 			Action{Step: StepStop, Reason: ledger.StopRetargeted, Detail: "acme/api#1 targets dev; the spec delivers into main"}},
-		{"a head the loop did not push (R-32)", with(func(f *LiveFacts) { f.Head, f.BodyDrift = "moved", true }), Action{Step: StepFollow}},
+		{"a head the loop did not push (R-32)", with(func(f *LiveFacts) { f.Head, f.BodyDrift, f.Move.Contains = "moved", true, true }), Action{Step: StepFollow}},
 		{"body drift before the draft", with(func(f *LiveFacts) { f.BodyDrift, f.Draft = true, true }), Action{Step: StepRewriteBody}},
 		{"a draft is marked ready for review (R-24)", with(func(f *LiveFacts) { f.Draft = true }), Action{Step: StepUndraft}},
 	}

@@ -42,7 +42,7 @@ type Digest struct {
 	// MergeState is GitHub's mergeable_state in lower case: clean, dirty,
 	// blocked, behind, unstable, has_hooks, draft or unknown; "" when
 	// unreadable.
-	MergeState string `json:"merge_state"`
+	MergeState MergeState `json:"merge_state"`
 	// Files are the changed paths; FilesKnown is false when they could not
 	// be read.
 	Files      []string `json:"files"`
@@ -90,11 +90,11 @@ type Check struct {
 	Kind string `json:"kind"`
 	// Status is queued, in_progress or completed for a check run, and
 	// pending or completed for a commit status.
-	Status string `json:"status"`
+	Status CheckStatus `json:"status"`
 	// Conclusion is set once completed: success, neutral, skipped, failure,
 	// error, cancelled, timed_out, action_required, startup_failure or
 	// stale.
-	Conclusion string `json:"conclusion,omitempty"`
+	Conclusion CheckConclusion `json:"conclusion,omitempty"`
 	// Required reports that the base branch's protection requires it.
 	Required bool   `json:"required"`
 	URL      string `json:"url,omitempty"`
@@ -102,23 +102,23 @@ type Check struct {
 
 // StatusCheck converts a commit status state (error, failure, pending,
 // success) into a Check.
-func StatusCheck(context, state, url string, required bool) Check {
-	c := Check{Name: context, Kind: KindStatus, Status: "completed", Conclusion: state, Required: required, URL: url}
-	if state == "pending" {
-		c.Status, c.Conclusion = "pending", ""
+func StatusCheck(context string, state CheckConclusion, url string, required bool) Check {
+	c := Check{Name: context, Kind: KindStatus, Status: CheckCompleted, Conclusion: state, Required: required, URL: url}
+	if CheckStatus(state) == CheckPending {
+		c.Status, c.Conclusion = CheckPending, ""
 	}
 	return c
 }
 
 // Outcome classifies a check: passing, failing or running.
 func (c Check) Outcome() string {
-	if c.Status != "completed" {
+	if c.Status != CheckCompleted {
 		return "running"
 	}
 	switch c.Conclusion {
-	case "success", "neutral", "skipped":
+	case ConclusionSuccess, ConclusionNeutral, ConclusionSkipped:
 		return "passing"
-	case "failure", "error", "cancelled", "timed_out", "action_required", "startup_failure":
+	case ConclusionFailure, ConclusionError, ConclusionCancelled, ConclusionTimedOut, ConclusionActionRequired, ConclusionStartupFailure:
 		return "failing"
 	}
 	// stale and anything GitHub adds later: not evidence either way.
@@ -131,9 +131,9 @@ type Review struct {
 	// User is the reviewer's login.
 	User string `json:"user"`
 	// State is APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED or PENDING.
-	State    string `json:"state"`
-	Body     string `json:"body"`
-	CommitID string `json:"commit_id"`
+	State    ReviewState `json:"state"`
+	Body     string      `json:"body"`
+	CommitID string      `json:"commit_id"`
 	// SubmittedAt is zero for a pending review.
 	SubmittedAt time.Time `json:"submitted_at,omitzero"`
 }

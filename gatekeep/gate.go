@@ -61,7 +61,7 @@ func Gate(d Digest, in GateInput) []Problem {
 	add := func(rule DenyCode, blocking bool, clears, format string, args ...any) {
 		out = append(out, Problem{Rule: rule, Blocking: blocking, Clears: clears, Message: fmt.Sprintf(format, args...)})
 	}
-	approved := in.Ledger.Delivery.Get(ledger.KeyContract)
+	approved := in.Ledger.Delivery.Contract
 	if now := in.Spec.Contract().Fingerprint(); approved != now {
 		add(GateContract, true, "resnapshot | <why> in the ledger's ## Requests, or revert the spec",
 			"the contract of %s is %s; the ledger approved %s", in.Identity.Spec, now, approved)
@@ -72,7 +72,7 @@ func Gate(d Digest, in GateInput) []Problem {
 	case *id != in.Identity:
 		add(GateIdentity, false, "gallivant rewrites the identity block", "the identity block names %s; this entry is %s", id.Block(), in.Identity.Block())
 	}
-	if head := in.Ledger.Delivery.Get(ledger.KeyHead); head != "" && d.HeadSHA != "" && head != d.HeadSHA {
+	if head := in.Ledger.Delivery.Head; head != "" && d.HeadSHA != "" && head != d.HeadSHA {
 		add(GateStaleHead, true, "the loop follows the new head on its next pass",
 			"the ledger attests %s but the pull request's head is %s", short(head), short(d.HeadSHA))
 	}

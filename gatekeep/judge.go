@@ -82,11 +82,9 @@ type Verdict struct {
 	// Ignored is feedback from people who may not steer the loop (not the
 	// reviewer, no write access): reported, never acted on.
 	Ignored []Finding `json:"ignored,omitempty"`
-	// Waits are what a waiting verdict waits for, as sentences (the JSON
-	// output and the pass's wait); WaitsFor holds the same waits typed, in
-	// the same order. Both are only ever appended by waitFor.
-	Waits    []string     `json:"waits,omitempty"`
-	WaitsFor []Wait       `json:"-"`
+	// WaitsFor is what a waiting verdict waits for, typed; appended only
+	// by waitFor. The JSON output spells each wait as its sentence.
+	WaitsFor []Wait       `json:"waits,omitempty"`
 	Checks   ChecksResult `json:"-"`
 	Evidence string       `json:"evidence"`
 	// Blockers counts blocking items; -1 when the reviews could not be read.
@@ -105,9 +103,9 @@ func (v Verdict) Line() string {
 	case Fixable:
 		return "fixable - " + plural(len(v.Findings), "finding", "findings")
 	case Waiting:
-		s := "waiting - " + v.Waits[0]
-		if len(v.Waits) > 1 {
-			s += fmt.Sprintf(" (and %d more)", len(v.Waits)-1)
+		s := "waiting - " + v.WaitsFor[0].String()
+		if len(v.WaitsFor) > 1 {
+			s += fmt.Sprintf(" (and %d more)", len(v.WaitsFor)-1)
 		}
 		return s
 	}
@@ -204,7 +202,7 @@ func Judge(d Digest, in Input) Verdict {
 			}
 		}
 	}
-	if d.MergeState == "blocked" && len(v.Waits) == 0 && len(v.Findings) == 0 && len(v.Blocks) == 0 {
+	if d.MergeState == MergeBlocked && len(v.WaitsFor) == 0 && len(v.Findings) == 0 && len(v.Blocks) == 0 {
 		// G-23: nothing gatekeep sees explains it.
 		v.block(BlockGitHub, "GitHub reports BLOCKED, no local repair applies", "a person with access checks the protection rules of "+d.BaseRef)
 	}
@@ -231,15 +229,15 @@ func (v *Verdict) judgeMergeState(d Digest, in Input) {
 		v.block(BlockDraft, "the pull request is a draft", "mark it ready for review")
 	}
 	switch {
-	case d.Mergeable == nil || d.MergeState == "unknown" || d.MergeState == "":
+	case d.Mergeable == nil || !d.MergeState.Computed():
 		if in.Repolled {
 			v.block(BlockMergeUnknown, "merge state unknown after a re-poll", "recheck once GitHub has computed mergeability")
 		} else {
 			v.waitFor(Wait{Kind: WaitMergeability})
 		}
-	case !*d.Mergeable || d.MergeState == "dirty":
+	case !*d.Mergeable || d.MergeState == MergeDirty:
 		v.block(BlockConflict, fmt.Sprintf("conflicts with %s", d.BaseRef), fmt.Sprintf("merge %s into %s and resolve the conflicts", d.BaseRef, d.HeadRef))
-	case d.MergeState == "behind":
+	case d.MergeState == MergeBehind:
 		v.block(BlockBehind, fmt.Sprintf("behind %s, whose protection requires branches to be up to date", d.BaseRef), fmt.Sprintf("merge %s into %s", d.BaseRef, d.HeadRef))
 	}
 }
@@ -283,7 +281,7 @@ func (v *Verdict) judgeReviews(d Digest, in Input) {
 	if in.Cursors == nil {
 		for _, r := range ChangesRequested(d.Reviews) {
 			f := Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
-				State: r.State, Text: r.Body, At: r.SubmittedAt, New: true}
+				State: string(r.State), Text: r.Body, At: r.SubmittedAt, New: true}
 			if !steers(r.User) {
 				f.New = false
 				v.Ignored = append(v.Ignored, f)
@@ -292,8 +290,8 @@ func (v *Verdict) judgeReviews(d Digest, in Input) {
 			v.Findings = append(v.Findings, f)
 		}
 		for _, r := range d.Reviews {
-			if p := PriorReview(d.Reviews, r.User); p != nil && p.ID == r.ID && p.State == "COMMENTED" && strings.TrimSpace(p.Body) != "" && !strings.EqualFold(r.User, in.Self) {
-				v.Nits = append(v.Nits, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID), State: r.State, Text: r.Body, At: r.SubmittedAt})
+			if p := PriorReview(d.Reviews, r.User); p != nil && p.ID == r.ID && p.State == ReviewCommented && strings.TrimSpace(p.Body) != "" && !strings.EqualFold(r.User, in.Self) {
+				v.Nits = append(v.Nits, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID), State: string(r.State), Text: r.Body, At: r.SubmittedAt})
 			}
 		}
 	} else {
@@ -374,7 +372,7 @@ func finish(v Verdict, d Digest) Verdict {
 		v.Kind = Blocked
 	case len(v.NewFindings()) > 0:
 		v.Kind = Fixable
-	case len(v.Waits) > 0:
+	case len(v.WaitsFor) > 0:
 		v.Kind = Waiting
 	default:
 		v.Kind = Mergeable

@@ -46,7 +46,7 @@ func UnreadyTogether(l *ledger.Ledger, members []string) []string {
 			ready = append(ready, m)
 		case ledger.PhaseDone:
 		default:
-			if l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m)) != "" && back == "" {
+			if p := l.Delivery.PerMember[m]; p != nil && !p.PR.IsZero() && back == "" {
 				back = m
 			}
 		}
@@ -64,8 +64,8 @@ func MergedMember(l *ledger.Ledger, members []string, except string) (member, pr
 		if m == except || l.LegPhase(m) != ledger.PhaseDone {
 			continue
 		}
-		if pr := l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m)); pr != "" {
-			return m, pr, true
+		if p := l.Delivery.PerMember[m]; p != nil && !p.PR.IsZero() {
+			return m, p.PR.String(), true
 		}
 	}
 	return "", "", false

@@ -34,11 +34,15 @@ func TestTogetherRules(t *testing.T) {
 	t.Parallel()
 	members := []string{"api", "web"}
 	with := func(kv ...string) *ledger.Ledger {
-		l := &ledger.Ledger{Delivery: ledger.NewDelivery()}
+		var lines []string
 		for i := 0; i < len(kv); i += 2 {
-			l.Delivery.Set(kv[i], kv[i+1])
+			lines = append(lines, kv[i]+": "+kv[i+1])
 		}
-		return l
+		d, err := ledger.ParseDeliveryLines(lines...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &ledger.Ledger{Delivery: d}
 	}
 	review := with("phase api", "review", "pr api", "acme/api#1", "phase web", "review", "pr web", "acme/web#1")
 	tests := []struct {

@@ -57,10 +57,10 @@ func trailers(pr PR, head string) []ledger.Trailer {
 // watch moves the head cursor to h and restarts the reviewer clock and the
 // checks wait; the nudge is available again.
 func watch(d *ledger.Delivery, h Head) {
-	d.Set(ledger.KeyHead, h.SHA)
-	d.SetTime(ledger.KeyHeadAt, h.Seen)
-	d.SetTime(ledger.KeyReviewerAsked, h.Asked)
-	d.Set(ledger.KeyNudged, "")
+	d.Head = h.SHA
+	d.HeadAt = ledger.Stamp(h.Seen)
+	d.ReviewerAsked = ledger.Stamp(h.Asked)
+	d.Nudged = ""
 }
 
 // OpenInput is what recording a pull request needs.
@@ -78,12 +78,12 @@ type OpenInput struct {
 func Opened(l *ledger.Ledger, in OpenInput) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	d := n.Delivery
-	d.SetPhase(ledger.PhaseReview)
-	d.Set(ledger.KeyPR, in.PR.String())
-	d.Set(ledger.KeySince, Since{At: in.Created.UTC().Truncate(time.Second)}.String())
-	d.Set(ledger.KeyReceipt, in.ReceiptHash)
-	d.SetInt(ledger.KeyRound, 0)
-	d.Set(ledger.KeyRetry, "")
+	d.Phase = ledger.PhaseReview
+	d.PR = in.PR.Ref()
+	d.Since = ledger.Cursor{At: ledger.Stamp(in.Created)}
+	d.Receipt = in.ReceiptHash
+	d.Round = 0
+	d.Retry = ledger.WriteRetry{}
 	watch(d, in.Head)
 	verb := "Opened"
 	if in.RecordedExists {
@@ -101,11 +101,11 @@ func Opened(l *ledger.Ledger, in OpenInput) (*ledger.Ledger, ledger.Commit) {
 func NothingToDeliver(l *ledger.Ledger, why string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	d := n.Delivery
-	d.SetPhase(ledger.PhaseDone)
-	d.Set(ledger.KeyStop, "")
-	d.Set(ledger.KeyDispatchedAt, "")
-	d.Set(ledger.KeyOwed, "")
-	d.Set(ledger.KeyRetry, "")
+	d.Phase = ledger.PhaseDone
+	d.Stop = ledger.StopRecord{}
+	d.DispatchedAt = time.Time{}
+	d.Owed = ledger.OwedWrite{}
+	d.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindDone}.String(),
 		Sentence: fmt.Sprintf("Nothing to deliver: %s, so no pull request was opened.", strings.TrimSuffix(why, "."))}
 }
@@ -113,11 +113,11 @@ func NothingToDeliver(l *ledger.Ledger, why string) (*ledger.Ledger, ledger.Comm
 // NothingDelivered reports whether a done entry ended without a pull
 // request (NothingToDeliver).
 func NothingDelivered(l *ledger.Ledger) bool {
-	if l.Phase() != ledger.PhaseDone || l.Delivery.Get(ledger.KeyPR) != "" {
+	if l.Phase() != ledger.PhaseDone || !l.Delivery.PR.IsZero() {
 		return false
 	}
 	for _, m := range l.Delivery.Legs() {
-		if l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m)) != "" {
+		if !l.Delivery.PerMember[m].PR.IsZero() {
 			return false
 		}
 	}
@@ -129,8 +129,8 @@ func NothingDelivered(l *ledger.Ledger) bool {
 // rounds and cursors so that no answered feedback counts as new again.
 func Reentered(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.SetPhase(ledger.PhaseReview)
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Phase = ledger.PhaseReview
+	n.Delivery.Retry = ledger.WriteRetry{}
 	watch(n.Delivery, h)
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindFollow, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Every row is closed again; the loop watches %s again at %s.", pr, short(h.SHA)),
@@ -152,7 +152,7 @@ func Followed(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) {
 func Undrafted(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	watch(n.Delivery, h)
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReadyForReview, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s was a draft; gallivant marked it ready for review at %s and the reviewer is asked again.", pr, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
@@ -165,7 +165,7 @@ func Undrafted(l *ledger.Ledger, pr PR, h Head) (*ledger.Ledger, ledger.Commit) 
 func BaseMerged(l *ledger.Ledger, pr PR, base string, h Head) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	watch(n.Delivery, h)
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindMergeBase, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s was behind %s; gallivant merged %s into its work branch as %s (a merge commit, no rewrite).", pr, base, base, short(h.SHA)),
 		Trailers: trailers(pr, h.SHA)}
@@ -175,9 +175,9 @@ func BaseMerged(l *ledger.Ledger, pr PR, base string, h Head) (*ledger.Ledger, l
 // h is the new head when it moved, nil otherwise.
 func Unready(l *ledger.Ledger, pr PR, label, why string, h *Head) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.SetPhase(ledger.PhaseReview)
-	n.Delivery.Set(ledger.KeyRetry, "")
-	head := l.Delivery.Get(ledger.KeyHead)
+	n.Delivery.Phase = ledger.PhaseReview
+	n.Delivery.Retry = ledger.WriteRetry{}
+	head := l.Delivery.Head
 	if h != nil {
 		watch(n.Delivery, *h)
 		head = h.SHA
@@ -191,9 +191,9 @@ func Unready(l *ledger.Ledger, pr PR, label, why string, h *Head) (*ledger.Ledge
 // the ready notification.
 func Ready(l *ledger.Ledger, pr PR, head, label string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.SetPhase(ledger.PhaseReady)
-	n.Delivery.Set(ledger.KeyRetry, "")
-	n.Delivery.Set(ledger.KeyOwed, string(WriteReadyComment)+" "+head)
+	n.Delivery.Phase = ledger.PhaseReady
+	n.Delivery.Retry = ledger.WriteRetry{}
+	n.Delivery.Owed = ledger.OwedWrite{Write: string(WriteReadyComment), Arg: head}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReady, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s passed the completion gate on %s and is labelled %s for a person to merge.", pr, short(head), label),
 		Trailers: trailers(pr, head)}
@@ -201,19 +201,18 @@ func Ready(l *ledger.Ledger, pr PR, head, label string) (*ledger.Ledger, ledger.
 
 // Owed parses the ledger's `owed:` value: the write and its argument.
 func Owed(l *ledger.Ledger) (Write, string, bool) {
-	v := l.Delivery.Get(ledger.KeyOwed)
-	if v == "" {
+	o := l.Delivery.Owed
+	if o.IsZero() {
 		return "", "", false
 	}
-	w, arg, _ := strings.Cut(v, " ")
-	return Write(w), arg, true
+	return Write(o.Write), o.Arg, true
 }
 
 // Announced records that an owed comment landed (R-25) and clears it.
 func Announced(l *ledger.Ledger, pr PR, w Write, arg string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyOwed, "")
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Owed = ledger.OwedWrite{}
+	n.Delivery.Retry = ledger.WriteRetry{}
 	c := ledger.Commit{Trailers: trailers(pr, "")}
 	switch w {
 	case WriteRoundComment:
@@ -240,7 +239,7 @@ func ConflictFinding(headRef, baseRef string) Finding {
 // for head (RoundStarted moves checks-head to it): a conflict still there on
 // that head needs a person, and stops the entry `conflict`.
 func ConflictAnswered(l *ledger.Ledger, head string) bool {
-	return l.Delivery.Get(ledger.KeyChecksHead) == head
+	return l.Delivery.ChecksHead == head
 }
 
 // RoundInput is what dispatching a fix round needs.
@@ -264,16 +263,13 @@ type RoundInput struct {
 // The commit body lists the findings by id and author, never their text.
 // A round wanted past MaxRounds stops the entry `iterations` instead.
 func RoundStarted(l *ledger.Ledger, in RoundInput) (*ledger.Ledger, ledger.Commit, error) {
-	k := l.Delivery.Int(ledger.KeyRound) + 1
+	k := l.Delivery.Round + 1
 	if k > in.MaxRounds {
 		n, c := ledger.Stop(l, ledger.StopIterations, fmt.Sprintf("%s has new findings but %d rounds (defaults.max_rounds) are spent", in.PR, in.MaxRounds), 0)
 		return n, c, nil
 	}
-	since, err := ParseSince(l.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return nil, ledger.Commit{}, err
-	}
-	cur := Cursors{Since: since, Head: l.Delivery.Get(ledger.KeyHead), ChecksHead: l.Delivery.Get(ledger.KeyChecksHead), Receipt: l.Delivery.Get(ledger.KeyReceipt)}
+	since := Since(l.Delivery.Since)
+	cur := Cursors{Since: since, Head: l.Delivery.Head, ChecksHead: l.Delivery.ChecksHead, Receipt: l.Delivery.Receipt}
 	m := MoveFor(in.Findings)
 	m.Head = in.Head
 	m.Receipt = in.Receipt
@@ -291,14 +287,14 @@ func RoundStarted(l *ledger.Ledger, in RoundInput) (*ledger.Ledger, ledger.Commi
 	}
 	n := l.Clone()
 	d := n.Delivery
-	if to := next.Since.String(); to != since.String() {
-		d.Set(ledger.KeyRoundSince, to)
+	if next.Since.String() != since.String() {
+		d.RoundSince = ledger.Cursor(next.Since)
 	}
-	d.Set(ledger.KeyHead, next.Head)
-	d.Set(ledger.KeyChecksHead, next.ChecksHead)
-	d.Set(ledger.KeyReceipt, next.Receipt)
-	d.SetInt(ledger.KeyRound, k)
-	d.SetTime(ledger.KeyDispatchedAt, in.Now)
+	d.Head = next.Head
+	d.ChecksHead = next.ChecksHead
+	d.Receipt = next.Receipt
+	d.Round = k
+	d.DispatchedAt = ledger.Stamp(in.Now)
 	var lines []string
 	for _, f := range in.Findings {
 		lines = append(lines, "- "+FindingLine(f))
@@ -328,21 +324,21 @@ func FindingLine(f Finding) string {
 
 // answered moves the feedback cursor past what the settled round answered.
 func answered(d *ledger.Delivery) {
-	if to := d.Get(ledger.KeyRoundSince); to != "" {
-		d.Set(ledger.KeySince, to)
+	if !d.RoundSince.IsZero() {
+		d.Since = d.RoundSince
 	}
-	d.Set(ledger.KeyRoundSince, "")
+	d.RoundSince = ledger.Cursor{}
 }
 
 // RoundPushed settles a round whose push was observed: the round counts,
 // the feedback cursor moves past what it answered, the head cursor moves,
 // the reviewer clock restarts and the round's announcement is owed.
 func RoundPushed(l *ledger.Ledger, pr PR, h Head, commits int) (*ledger.Ledger, ledger.Commit) {
-	k := l.Delivery.Int(ledger.KeyRound)
+	k := l.Delivery.Round
 	n := l.Clone()
 	answered(n.Delivery)
-	n.Delivery.Set(ledger.KeyDispatchedAt, "")
-	n.Delivery.Set(ledger.KeyOwed, fmt.Sprintf("%s %d", WriteRoundComment, k))
+	n.Delivery.DispatchedAt = time.Time{}
+	n.Delivery.Owed = ledger.OwedWrite{Write: string(WriteRoundComment), Arg: strconv.Itoa(k)}
 	watch(n.Delivery, h)
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindPushedRound, Round: k, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d pushed %s to %s; its announcement is owed.", k, plural(commits, "commit", "commits"), short(h.SHA)),
@@ -352,11 +348,11 @@ func RoundPushed(l *ledger.Ledger, pr PR, h Head, commits int) (*ledger.Ledger, 
 // RoundEmpty settles a round whose agent finished without a push (R-21):
 // no round is charged, and the feedback it was given counts as answered.
 func RoundEmpty(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
-	k := l.Delivery.Int(ledger.KeyRound)
+	k := l.Delivery.Round
 	n := l.Clone()
 	answered(n.Delivery)
-	n.Delivery.Set(ledger.KeyDispatchedAt, "")
-	n.Delivery.SetInt(ledger.KeyRound, k-1)
+	n.Delivery.DispatchedAt = time.Time{}
+	n.Delivery.Round = k - 1
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindEmptyRound, Round: k, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d of %s ended without a push; no round is charged and the loop watches again.", k, pr),
 		Trailers: trailers(pr, "")}
@@ -368,11 +364,11 @@ func RoundEmpty(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 // answer, so that feedback is new again and the next look runs the round
 // again; no pull request is labelled ready past it.
 func RoundInterrupted(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
-	k := l.Delivery.Int(ledger.KeyRound)
+	k := l.Delivery.Round
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyRoundSince, "")
-	n.Delivery.Set(ledger.KeyDispatchedAt, "")
-	n.Delivery.SetInt(ledger.KeyRound, k-1)
+	n.Delivery.RoundSince = ledger.Cursor{}
+	n.Delivery.DispatchedAt = time.Time{}
+	n.Delivery.Round = k - 1
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindEmptyRound, Round: k, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Round %d of %s ended without a push and without its agent's answer; no round is charged and its feedback is answered by the next round.", k, pr),
 		Trailers: trailers(pr, "")}
@@ -381,8 +377,8 @@ func RoundInterrupted(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 // Nudged records the one nudge of the reviewer about a head.
 func Nudged(l *ledger.Ledger, pr PR, reviewer, head string, asked time.Time) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyNudged, head)
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Nudged = head
+	n.Delivery.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindNudge, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Nudged @%s about %s once; the reviewer has been quiet since %s.", reviewer, short(head), asked.UTC().Format(time.RFC3339)),
 		Trailers: trailers(pr, head)}
@@ -393,16 +389,16 @@ func Nudged(l *ledger.Ledger, pr PR, reviewer, head string, asked time.Time) (*l
 func Merged(l *ledger.Ledger, pr PR, mergeCommit, baseRef string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	d := n.Delivery
-	d.SetPhase(ledger.PhaseDone)
+	d.Phase = ledger.PhaseDone
 	if l.View == "" {
 		// One leg's merge does not clear a coordinated entry's stop:
 		// the stop is the entry's, and another leg may be its cause.
-		d.Set(ledger.KeyStop, "")
+		d.Stop = ledger.StopRecord{}
 	}
-	d.Set(ledger.KeyDispatchedAt, "")
-	d.Set(ledger.KeyRoundSince, "")
-	d.Set(ledger.KeyOwed, "")
-	d.Set(ledger.KeyRetry, "")
+	d.DispatchedAt = time.Time{}
+	d.RoundSince = ledger.Cursor{}
+	d.Owed = ledger.OwedWrite{}
+	d.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindDone, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("%s was merged into %s as %s.", pr, baseRef, short(mergeCommit)),
 		Trailers: trailers(pr, mergeCommit)}
@@ -411,8 +407,8 @@ func Merged(l *ledger.Ledger, pr PR, mergeCommit, baseRef string) (*ledger.Ledge
 // Reopened records that a closed pull request was reopened after `resume`.
 func Reopened(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyOwed, "")
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Owed = ledger.OwedWrite{}
+	n.Delivery.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReopenPR, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Reopened %s after a person's resume; the loop watches it again.", pr),
 		Trailers: trailers(pr, "")}
@@ -424,11 +420,10 @@ func Reopened(l *ledger.Ledger, pr PR) (*ledger.Ledger, ledger.Commit) {
 func Replaced(l *ledger.Ledger, pr PR, why string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	d := n.Delivery
-	d.SetPhase(ledger.PhaseImplement)
-	for _, k := range []string{ledger.KeyPR, ledger.KeyRound, ledger.KeyHead, ledger.KeyHeadAt, ledger.KeyChecksHead, ledger.KeySince, ledger.KeyRoundSince,
-		ledger.KeyReceipt, ledger.KeyReviewerAsked, ledger.KeyNudged, ledger.KeyOwed, ledger.KeyRetry} {
-		d.Set(k, "")
-	}
+	// Everything about the refused pull request goes; the dispatch,
+	// verification and ignored feedback stay.
+	d.PullState = ledger.PullState{Phase: ledger.PhaseImplement, DispatchedAt: d.DispatchedAt, Verified: d.Verified,
+		VerifyRepair: d.VerifyRepair, Ignored: d.Ignored}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindReplacePR, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("GitHub refused to reopen %s (%s); a new pull request is opened from the same work branch.", pr, strings.TrimSuffix(why, ".")),
 		Trailers: trailers(pr, "")}
@@ -437,13 +432,8 @@ func Replaced(l *ledger.Ledger, pr PR, why string) (*ledger.Ledger, ledger.Commi
 // Retry parses the `retry:` value: the write whose consecutive failures are
 // counted and the count.
 func Retry(l *ledger.Ledger) (Write, int) {
-	w, _, ok := strings.Cut(l.Delivery.Get(ledger.KeyRetry), " | ")
-	f := strings.Fields(w)
-	if !ok || len(f) != 2 {
-		return "", 0
-	}
-	n, _ := strconv.Atoi(f[1])
-	return Write(f[0]), n
+	r := l.Delivery.Retry
+	return Write(r.Write), r.Count
 }
 
 // WriteFailed counts a failed named write (R-15): consecutive failures of
@@ -456,14 +446,14 @@ func WriteFailed(l *ledger.Ledger, w Write, what, msg string) (*ledger.Ledger, l
 	if last, c := Retry(l); last == w {
 		count = c + 1
 	}
-	value := fmt.Sprintf("%s %d | %s", w, count, msg)
+	value := ledger.WriteRetry{Write: string(w), Count: count, Err: msg}
 	if count >= StuckAfter {
 		n, c := ledger.Stop(l, ledger.StopStuck, fmt.Sprintf("the %s write for %s failed %d times in a row; GitHub said: %s", w, what, count, msg), 0)
-		n.Delivery.Set(ledger.KeyRetry, value)
+		n.Delivery.Retry = value
 		return n, c
 	}
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyRetry, value)
+	n.Delivery.Retry = value
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindWriteFailed, Write: string(w)}.String(),
 		Sentence: fmt.Sprintf("The %s write for %s failed (%d of %d before a stuck stop): %s.", w, what, count, StuckAfter, strings.TrimSuffix(msg, "."))}
 }
@@ -475,7 +465,7 @@ func WriteLanded(l *ledger.Ledger, w Write, what string) (*ledger.Ledger, ledger
 		return nil, ledger.Commit{}, false
 	}
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyRetry, "")
+	n.Delivery.Retry = ledger.WriteRetry{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindWriteLanded, Write: string(w)}.String(),
 		Sentence: fmt.Sprintf("The %s write for %s landed; its failure count is cleared.", w, what)}, true
 }
@@ -484,6 +474,6 @@ func WriteLanded(l *ledger.Ledger, w Write, what string) (*ledger.Ledger, ledger
 // reopened pull request, a resolved conflict).
 func Resumed(l *ledger.Ledger, pr PR, why string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyStop, "")
+	n.Delivery.Stop = ledger.StopRecord{}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindResume}.String(), Sentence: "Resumed: " + why + ".", Trailers: trailers(pr, "")}
 }

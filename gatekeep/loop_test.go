@@ -40,16 +40,16 @@ func TestLoopTransitions(t *testing.T) {
 	l := reviewLedger(t)
 	ready, _ := Ready(l, pr1, old, "ready-for-human")
 	owedRound := l.Clone()
-	owedRound.Delivery.Set(ledger.KeyOwed, "round-comment 2")
+	owedRound.Delivery.Owed = ledger.OwedWrite{Write: "round-comment", Arg: "2"}
 	roundDispatched := l.Clone()
-	roundDispatched.Delivery.SetInt(ledger.KeyRound, 2)
-	roundDispatched.Delivery.SetTime(ledger.KeyDispatchedAt, now1)
-	roundDispatched.Delivery.Set(ledger.KeyRoundSince, "2026-11-30T11:59:00Z 7")
+	roundDispatched.Delivery.Round = 2
+	roundDispatched.Delivery.DispatchedAt = ledger.Stamp(now1)
+	roundDispatched.Delivery.RoundSince = mustCursor(t, "2026-11-30T11:59:00Z 7")
 	legacyRound := roundDispatched.Clone() // a round recorded before round-since existed
-	legacyRound.Delivery.Set(ledger.KeyRoundSince, "")
-	legacyRound.Delivery.Set(ledger.KeySince, "2026-11-30T11:30:00Z 5")
+	legacyRound.Delivery.RoundSince = ledger.Cursor{}
+	legacyRound.Delivery.Since = mustCursor(t, "2026-11-30T11:30:00Z 5")
 	failing := l.Clone()
-	failing.Delivery.Set(ledger.KeyRetry, "ready-label 4 | 502 Bad Gateway")
+	failing.Delivery.Retry = ledger.WriteRetry{Write: "ready-label", Count: 4, Err: "502 Bad Gateway"}
 	tests := []struct {
 		name    string
 		apply   func() (*ledger.Ledger, ledger.Commit)
@@ -141,7 +141,7 @@ func TestRoundStarted(t *testing.T) {
 		t.Errorf("commit text mismatch (-want +got):\n%s", diff)
 	}
 	spent := l.Clone()
-	spent.Delivery.SetInt(ledger.KeyRound, 3)
+	spent.Delivery.Round = 3
 	n, c, err = RoundStarted(spent, RoundInput{PR: pr1, MaxRounds: 3, Head: old, Findings: fs, Now: now1})
 	if err != nil || c.Subject != "loop: stop iterations" {
 		t.Fatalf("past max_rounds: %q, %v", c.Subject, err)
@@ -151,7 +151,7 @@ func TestRoundStarted(t *testing.T) {
 	}
 	conflict := []Finding{{Source: SourceConflict, Where: "main", New: true}}
 	n, _, _ = RoundStarted(l, RoundInput{PR: pr1, MaxRounds: 3, Head: head, Findings: conflict, Now: now1})
-	if got := n.Delivery.Get(ledger.KeyChecksHead); got != head {
+	if got := n.Delivery.ChecksHead; got != head {
 		t.Errorf("a conflict round leaves checks-head %q, want %s", got, head)
 	}
 }
@@ -195,13 +195,13 @@ func TestIgnoredNote(t *testing.T) {
 
 func TestWriteLandedOnlyForTheCountedWrite(t *testing.T) {
 	l := reviewLedger(t)
-	l.Delivery.Set(ledger.KeyRetry, "nudge 2 | 502")
+	l.Delivery.Retry = ledger.WriteRetry{Write: "nudge", Count: 2, Err: "502"}
 	if _, _, ok := WriteLanded(l, WriteReadyLabel, "acme/api#1"); ok {
 		t.Errorf("another write's landing cleared the count")
 	}
 	n, c, ok := WriteLanded(l, WriteNudge, "acme/api#1")
-	if !ok || n.Delivery.Get(ledger.KeyRetry) != "" || c.Subject != "loop: write landed nudge" {
-		t.Errorf("landed: %v %q %q", ok, n.Delivery.Get(ledger.KeyRetry), c.Subject)
+	if !ok || !n.Delivery.Retry.IsZero() || c.Subject != "loop: write landed nudge" {
+		t.Errorf("landed: %v %q %q", ok, n.Delivery.Retry.String(), c.Subject)
 	}
 }
 

@@ -13,7 +13,7 @@ func ChecksFinal(d Digest) bool {
 	}
 	done := map[string]bool{}
 	for _, c := range d.Checks {
-		if c.Status != "completed" {
+		if c.Status != CheckCompleted {
 			return false
 		}
 		done[c.Name] = true

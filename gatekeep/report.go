@@ -283,7 +283,7 @@ func Report(d Digest, v Verdict) string {
 	}
 	b.WriteString("\n## Verdict\n\n")
 	b.WriteString(v.Line() + "\n")
-	for _, w := range v.Waits {
+	for _, w := range v.WaitsFor {
 		if v.Kind == Waiting {
 			fmt.Fprintf(&b, "- waits for %s\n", w)
 		}
@@ -306,9 +306,9 @@ func stateLine(d Digest) string {
 	case d.Mergeable == nil:
 		s += "; mergeability not computed yet"
 	case *d.Mergeable:
-		s += "; mergeable (" + d.MergeState + ")"
+		s += "; mergeable (" + string(d.MergeState) + ")"
 	default:
-		s += "; not mergeable (" + d.MergeState + ")"
+		s += "; not mergeable (" + string(d.MergeState) + ")"
 	}
 	return s
 }

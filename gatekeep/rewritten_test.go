@@ -13,7 +13,7 @@ import (
 func TestRewrittenFollowsAndStopsInOneCommit(t *testing.T) {
 	l := reviewLedger(t)
 	n, c := Rewritten(l, pr1, old, h1)
-	if got := n.Delivery.Get(ledger.KeyHead); got != head {
+	if got := n.Delivery.Head; got != head {
 		t.Errorf("head %s, want %s", got, head)
 	}
 	reason, detail, stopped := n.Stop()
@@ -36,7 +36,7 @@ func TestRewrittenFollowsAndStopsInOneCommit(t *testing.T) {
 	if !prTrailer || !headTrailer {
 		t.Errorf("trailers %v, want the pull request and the new head", c.Trailers)
 	}
-	if l.Delivery.Get(ledger.KeyHead) != old {
+	if l.Delivery.Head != old {
 		t.Errorf("the input ledger was changed")
 	}
 }

@@ -45,7 +45,7 @@ func EvaluateChecks(d Digest) ChecksResult {
 		case "failing":
 			r.Failing = append(r.Failing, c)
 		default:
-			if c.Required || c.Kind == KindCheckRun || d.MergeState == "blocked" {
+			if c.Required || c.Kind == KindCheckRun || d.MergeState == MergeBlocked {
 				r.Waiting = append(r.Waiting, c)
 			} else {
 				r.Ignored = append(r.Ignored, c)
@@ -74,7 +74,7 @@ func PriorReview(reviews []Review, login string) *Review {
 			continue
 		}
 		switch r.State {
-		case "APPROVED", "CHANGES_REQUESTED", "COMMENTED":
+		case ReviewApproved, ReviewChangesRequested, ReviewCommented:
 		default:
 			continue
 		}
@@ -99,7 +99,7 @@ func ChangesRequested(reviews []Review) []Review {
 	sort.Strings(names)
 	var out []Review
 	for _, u := range names {
-		if p := PriorReview(reviews, u); p != nil && p.State == "CHANGES_REQUESTED" {
+		if p := PriorReview(reviews, u); p != nil && p.State == ReviewChangesRequested {
 			out = append(out, *p)
 		}
 	}
@@ -110,7 +110,7 @@ func ChangesRequested(reviews []Review) []Review {
 // counts approves exactly the head.
 func ReviewerClear(reviews []Review, login, head string) bool {
 	p := PriorReview(reviews, login)
-	return p != nil && p.State == "APPROVED" && p.CommitID == head
+	return p != nil && p.State == ReviewApproved && p.CommitID == head
 }
 
 // ReviewerSpoke reports whether login reviewed or commented at or after
@@ -190,8 +190,8 @@ func Feedback(d Digest, since Since, self string) []Finding {
 			continue
 		}
 		switch {
-		case r.State == "CHANGES_REQUESTED":
-		case r.State == "COMMENTED" && strings.TrimSpace(r.Body) != "":
+		case r.State == ReviewChangesRequested:
+		case r.State == ReviewCommented && strings.TrimSpace(r.Body) != "":
 		default:
 			continue
 		}
@@ -199,7 +199,7 @@ func Feedback(d Digest, since Since, self string) []Finding {
 			continue
 		}
 		out = append(out, Finding{Source: SourceReview, ID: r.ID, Author: r.User, Where: "review of " + short(r.CommitID),
-			State: r.State, Text: r.Body, At: r.SubmittedAt, New: true})
+			State: string(r.State), Text: r.Body, At: r.SubmittedAt, New: true})
 	}
 	for _, c := range d.Comments {
 		if own(c.User, c.Body, self) || strings.TrimSpace(c.Body) == "" || IsCommand(c.Body) {
@@ -224,7 +224,7 @@ func checkFinding(c Check, isNew bool) Finding {
 	if where == "" {
 		where = c.Kind
 	}
-	return Finding{Source: SourceCheck, Where: where, State: c.Conclusion, Text: c.Name, New: isNew}
+	return Finding{Source: SourceCheck, Where: where, State: string(c.Conclusion), Text: c.Name, New: isNew}
 }
 
 func short(sha string) string {

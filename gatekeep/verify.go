@@ -22,13 +22,11 @@ type Verification struct {
 
 // VerifiedAt parses `verified:`; ok is false when nothing was verified.
 func VerifiedAt(l *ledger.Ledger) (Verification, bool) {
-	v := l.Delivery.Get(ledger.KeyVerified)
-	if v == "" {
+	v := l.Delivery.Verified
+	if v.IsZero() {
 		return Verification{}, false
 	}
-	head, rest, _ := strings.Cut(v, " ")
-	state, cmd, _ := strings.Cut(rest, " | ")
-	return Verification{Head: head, Passed: state == "passed", Command: cmd}, true
+	return Verification(v), true
 }
 
 // Verified records the exit verification of head (`loop: verify <sha>`).
@@ -37,14 +35,14 @@ func VerifiedAt(l *ledger.Ledger) (Verification, bool) {
 func Verified(l *ledger.Ledger, head string, passed bool, command, tail string) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	d := n.Delivery
-	d.Set(ledger.KeyDispatchedAt, "")
+	d.DispatchedAt = time.Time{}
 	c := ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindVerify}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerHead, Value: head}}}
 	if passed {
-		d.Set(ledger.KeyVerified, head+" passed")
+		d.Verified = ledger.VerifyResult{Head: head, Passed: true}
 		c.Sentence = fmt.Sprintf("The verification `%s` passed on %s.", l.Verification, short(head))
 		return n, c
 	}
-	d.Set(ledger.KeyVerified, head+" failed | "+oneLine(command))
+	d.Verified = ledger.VerifyResult{Head: head, Command: oneLine(command)}
 	c.Sentence = fmt.Sprintf("The verification failed on %s at `%s`.", short(head), oneLine(command))
 	c.Text = "Output (tail, quoted):\n" + indent(strings.TrimRight(tail, "\n"))
 	return n, c
@@ -54,8 +52,8 @@ func Verified(l *ledger.Ledger, head string, passed bool, command, tail string) 
 // like any dispatch (`loop: repair verification`).
 func VerifyRepairStarted(l *ledger.Ledger, failed string, now time.Time) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
-	n.Delivery.Set(ledger.KeyVerifyRepair, failed)
-	n.Delivery.SetTime(ledger.KeyDispatchedAt, now)
+	n.Delivery.VerifyRepair = failed
+	n.Delivery.DispatchedAt = ledger.Stamp(now)
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindRepairVerification}.String(),
 		Sentence: fmt.Sprintf("The verification failed on %s; one repair is dispatched to the agent before the pull request opens.", short(failed)),
 		Trailers: []ledger.Trailer{{Key: ledger.TrailerHead, Value: failed}}}

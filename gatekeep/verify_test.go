@@ -3,8 +3,6 @@ package gatekeep
 import (
 	"strings"
 	"testing"
-
-	"github.com/gallivant/gallivant/ledger"
 )
 
 // L-104, L-105: the verification's record, its repair and its brief.
@@ -20,11 +18,11 @@ func TestVerifiedAndRepair(t *testing.T) {
 		t.Errorf("commit %q text %q", c.Subject, c.Text)
 	}
 	r, c := VerifyRepairStarted(n, head, now1)
-	if r.Delivery.Get(ledger.KeyVerifyRepair) != head || r.Delivery.Get(ledger.KeyDispatchedAt) == "" || c.Subject != "loop: repair verification" {
+	if r.Delivery.VerifyRepair != head || r.Delivery.DispatchedAt.IsZero() || c.Subject != "loop: repair verification" {
 		t.Errorf("repair: %v %q", r.Delivery.Lines(), c.Subject)
 	}
 	p, _ := Verified(r, old, true, "", "")
-	if v, _ := VerifiedAt(p); !v.Passed || v.Head != old || p.Delivery.Get(ledger.KeyDispatchedAt) != "" {
+	if v, _ := VerifiedAt(p); !v.Passed || v.Head != old || !p.Delivery.DispatchedAt.IsZero() {
 		t.Errorf("a passing verification settles the repair: %v", p.Delivery.Lines())
 	}
 	brief := VerifyBrief(VerifyBriefInput{Spec: "specs/x.md", Title: "X", Repo: "acme/api", Branch: "gallivant/x", Head: head,

@@ -63,8 +63,17 @@ func (w Wait) String() string {
 	return string(w.Kind)
 }
 
-// waitFor records one wait: the typed value and its sentence, in step.
-func (v *Verdict) waitFor(w Wait) {
-	v.WaitsFor = append(v.WaitsFor, w)
-	v.Waits = append(v.Waits, w.String())
+// MarshalText spells the wait as its sentence: the JSON verdict's waits.
+func (w Wait) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// waitFor records one wait.
+func (v *Verdict) waitFor(w Wait) { v.WaitsFor = append(v.WaitsFor, w) }
+
+// WaitSentences are the verdict's waits as sentences, in order.
+func (v Verdict) WaitSentences() []string {
+	var out []string
+	for _, w := range v.WaitsFor {
+		out = append(out, w.String())
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/parse"
 )
@@ -314,11 +315,11 @@ func admitRow(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 	*row = got
 	nl.Decisions = append(nl.Decisions, d)
 	nl.settled()
-	nl.delivery().SetInt(KeyMisses, 0)
+	nl.delivery().Misses = 0
 	if r.ChangedFiles == 0 && unchanged {
-		nl.delivery().SetInt(KeyEmptyReturns, nl.Delivery.Int(KeyEmptyReturns)+1)
+		nl.delivery().EmptyReturns = nl.Delivery.EmptyReturns + 1
 	} else {
-		nl.delivery().SetInt(KeyEmptyReturns, 0)
+		nl.delivery().EmptyReturns = 0
 	}
 	nl.addSpend(r.Body)
 	return nl, Commit{
@@ -379,7 +380,7 @@ func admitSeed(l *Ledger, r Return, rb *ReturnBody) (*Ledger, Commit, error) {
 		m.Seeded = true
 	}
 	nl.settled()
-	nl.delivery().SetInt(KeyMisses, 0)
+	nl.delivery().Misses = 0
 	nl.addSpend(r.Body)
 	return nl, Commit{
 		Subject:  Subject{Kind: KindRecord, Member: member, Row: SeedTarget}.String(),
@@ -398,9 +399,9 @@ func plural(n int, noun string) string {
 // settled clears what belongs to the outstanding dispatch.
 func (l *Ledger) settled() {
 	l.Pending = nil
-	l.delivery().Set(KeyDispatchedAt, "")
-	l.delivery().SetInt(KeyReruns, 0)
-	l.delivery().Set(KeyModel, "")
+	l.delivery().DispatchedAt = time.Time{}
+	l.delivery().Reruns = 0
+	l.delivery().Model = ""
 }
 
 // Repair records a validation miss of a row return (L-68): the row failed,
@@ -424,7 +425,7 @@ func Repair(l *Ledger, miss string, head string) (*Ledger, Commit, error) {
 	row.Attempts++
 	row.Evidence = cleanEvidence(fmt.Sprintf("iteration %d: %s", l.Iterations-1, miss))
 	n.settled()
-	n.delivery().SetInt(KeyMisses, n.Delivery.Int(KeyMisses)+1)
+	n.delivery().Misses = n.Delivery.Misses + 1
 	return n, Commit{
 		Subject:  Subject{Kind: KindRepair, Row: target}.String(),
 		Sentence: fmt.Sprintf("Refused the return for row %d: %s.", target, strings.TrimSuffix(miss, ".")),

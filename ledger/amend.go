@@ -36,13 +36,13 @@ func Amend(l *Ledger, approved, edited *specs.Spec, specCommit string, req Reque
 	n := a.n
 	n.removeRequest(req.Line)
 	n.clearStop()
-	oldFP, newFP := n.Delivery.Get(KeyContract), edited.Contract().Fingerprint()
-	n.delivery().Set(KeySpecCommit, specCommit)
-	n.delivery().Set(KeyContract, newFP)
-	n.delivery().Set(KeyLabels, n.labelsFor(edited))
+	oldFP, newFP := n.Delivery.Contract, edited.Contract().Fingerprint()
+	n.delivery().SpecCommit = specCommit
+	n.delivery().Contract = newFP
+	n.delivery().Labels = n.labelsFor(edited)
 	for _, r := range n.Rows {
 		if r.Status.Unresolved() && n.Phase() != PhaseImplement {
-			n.delivery().SetPhase(PhaseImplement)
+			n.delivery().Phase = PhaseImplement
 			a.changes = append(a.changes, "back to implement")
 			break
 		}

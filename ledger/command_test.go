@@ -87,7 +87,7 @@ func TestApplyCommand(t *testing.T) {
 	t.Run("accept is no command", func(t *testing.T) {
 		t.Parallel()
 		tampered := stopped.Clone()
-		tampered.Delivery.Set(KeyStop, "tampered | a person edited the rows")
+		tampered.Delivery.Stop = StopRecord{Reason: "tampered", Detail: "a person edited the rows"}
 		var rf *Refusal
 		if _, _, err := ApplyCommand(tampered, req("accept | mine"), from, now); !errors.As(err, &rf) {
 			t.Fatalf("err %v, want a refusal", err)

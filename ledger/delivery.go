@@ -11,7 +11,8 @@ import (
 )
 
 // Delivery keys, in the order Format writes them. docs/ledger.md documents
-// each one.
+// each one. They name the lines of `## Delivery` in diagnostics and docs;
+// code reads and writes the typed fields of Delivery and PullState.
 const (
 	KeySpecCommit    = "spec-commit"    // control commit whose spec was approved
 	KeyContract      = "contract"       // that spec's contract fingerprint
@@ -40,6 +41,7 @@ const (
 	KeyOwed          = "owed"           // a GitHub write owed by an earlier transition
 	KeyRetry         = "retry"          // <write> <n> | <last error>
 	KeyStop          = "stop"           // <reason> | <detail>
+	KeyUnavailable   = "unavailable"    // why the last dispatch was withdrawn: its agent could not run in its environment; the next dispatch clears it
 	KeyNotify        = "notify"         // notifications owed: <target>/<event>/<stamp>/<tries> ...
 	KeyNotifyFailed  = "notify-failed"  // the last notification given up: <target>/<event>/<stamp> | <last error>
 )
@@ -56,205 +58,368 @@ const (
 	PhaseDone      Phase = "done"
 )
 
-var deliveryKeys = []string{
-	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyLabels, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
-	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
-	KeyOwed, KeyRetry, KeyStop, KeyUnavailable, KeySpent, KeyBudgetGranted,
-	KeyNotify, KeyNotifyFailed,
+// Known reports whether p is one of the five phases.
+func (p Phase) Known() bool {
+	switch p {
+	case PhaseImplement, PhaseVerify, PhaseReview, PhaseReady, PhaseDone:
+		return true
+	}
+	return false
 }
 
-// Delivery is the reconciler-owned `## Delivery` section: key: value lines.
+// Delivery is the reconciler-owned `## Delivery` section, parsed once into
+// typed fields. A zero field is an absent line: Format writes only the
+// fields that are set, in canonical key order, then each member's
+// pull-request state (coordinated entries) under `<key> <member>:`.
 type Delivery struct {
-	values map[string]string
+	SpecCommit    string       // spec-commit: full SHA
+	Contract      string       // contract: 12-hex fingerprint
+	Branch        string       // branch: one word
+	Chain         ChainRef     // chain: the milestone the entry was seeded as
+	Reruns        int          // reruns
+	Misses        int          // misses
+	EmptyReturns  int          // empty-returns
+	Model         string       // model: one word
+	Labels        RowLabels    // labels: a spec-kit or Kiro spec's criterion ids by row
+	Stop          StopRecord   // stop
+	Unavailable   string       // unavailable: why the last dispatch was withdrawn
+	Spent         specs.Amount // spent; zero when unset
+	BudgetGranted specs.Amount // budget-granted; zero when unset
+	Notify        []Owed       // notify: the notifications owed, in order
+	NotifyFailed  NotifyFailure
+
+	// PullState is the entry's own pull-request state: the whole state of
+	// a single-member entry, the entry-level phase of a coordinated one.
+	PullState
+
+	// PerMember is each member's pull-request state in a coordinated
+	// entry, keyed by member name; nil for a single-member entry.
+	PerMember map[string]*PullState
+
+	// absent marks the delivery of a ledger that has no `## Delivery`
+	// section: Format writes none while nothing is set.
+	absent bool
+}
+
+// PullState is what the pull-request phases record about one pull request:
+// the keys a coordinated entry keeps per member.
+type PullState struct {
+	Phase         Phase        // phase; "" reads as implement
+	DispatchedAt  time.Time    // dispatched-at
+	Verified      VerifyResult // verified
+	VerifyRepair  string       // verify-repair: full SHA
+	PR            PullRef      // pr
+	Round         int          // round
+	Head          string       // head: full SHA
+	HeadAt        time.Time    // head-at
+	ChecksHead    string       // checks-head: full SHA
+	Since         Cursor       // since
+	RoundSince    Cursor       // round-since
+	Ignored       string       // ignored: free text
+	Receipt       string       // receipt: 12-hex hash
+	ReviewerAsked time.Time    // reviewer-asked
+	Nudged        string       // nudged: full SHA
+	Owed          OwedWrite    // owed
+	Retry         WriteRetry   // retry
 }
 
 // NewDelivery returns an empty delivery section.
-func NewDelivery() *Delivery { return &Delivery{values: map[string]string{}} }
+func NewDelivery() *Delivery { return &Delivery{} }
 
-// Get returns a key's value, "" when unset.
-func (d *Delivery) Get(key string) string {
-	if d == nil {
-		return ""
+// Stamp is a time as the delivery section keeps it: UTC, whole seconds.
+func Stamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
 	}
-	return d.values[key]
+	return t.UTC().Truncate(time.Second)
 }
 
-// Int returns a key's value as an integer, 0 when unset or malformed.
-func (d *Delivery) Int(key string) int {
-	n, _ := strconv.Atoi(d.Get(key))
-	return n
-}
-
-// Time returns a key's RFC 3339 value, the zero time when unset.
-func (d *Delivery) Time(key string) time.Time {
-	v := d.Get(key)
-	if i := strings.IndexByte(v, ' '); i >= 0 {
-		v = v[:i]
-	}
-	t, _ := time.Parse(time.RFC3339, v)
-	return t
-}
-
-// Set sets a key; an empty value deletes it.
-func (d *Delivery) Set(key, value string) {
-	if value == "" {
-		delete(d.values, key)
-		return
-	}
-	d.values[key] = value
-}
-
-// SetPhase records the entry's phase.
-func (d *Delivery) SetPhase(p Phase) { d.Set(KeyPhase, string(p)) }
-
-// SetInt sets an integer key; 0 deletes it so that counters at rest vanish.
-func (d *Delivery) SetInt(key string, n int) {
-	if n == 0 {
-		d.Set(key, "")
-		return
-	}
-	d.Set(key, strconv.Itoa(n))
-}
-
-// SetTime sets an RFC 3339 key in UTC with second precision.
-func (d *Delivery) SetTime(key string, t time.Time) {
-	d.Set(key, t.UTC().Truncate(time.Second).Format(time.RFC3339))
-}
-
-// Clone returns a copy.
+// Clone returns a deep copy.
 func (d *Delivery) Clone() *Delivery {
-	c := NewDelivery()
-	for k, v := range d.values {
-		c.values[k] = v
+	c := *d
+	c.PullState = d.PullState.clone()
+	c.Notify = append([]Owed(nil), d.Notify...)
+	if d.PerMember != nil {
+		c.PerMember = make(map[string]*PullState, len(d.PerMember))
+		for m, p := range d.PerMember {
+			pc := p.clone()
+			c.PerMember[m] = &pc
+		}
 	}
-	return c
+	return &c
+}
+
+func (p PullState) clone() PullState {
+	p.Since = p.Since.clone()
+	p.RoundSince = p.RoundSince.clone()
+	return p
+}
+
+// Written reports whether Format writes a `## Delivery` section: the
+// ledger had one, or something is set.
+func (d *Delivery) Written() bool { return d != nil && !(d.absent && d.IsZero()) }
+
+// IsZero reports whether nothing is set.
+func (d *Delivery) IsZero() bool { return len(d.Lines()) == 0 }
+
+// Member returns a member's pull-request state, creating it.
+func (d *Delivery) Member(m string) *PullState {
+	if d.PerMember == nil {
+		d.PerMember = map[string]*PullState{}
+	}
+	p := d.PerMember[m]
+	if p == nil {
+		p = &PullState{}
+		d.PerMember[m] = p
+	}
+	return p
 }
 
 // Lines returns the section's lines in canonical key order.
 func (d *Delivery) Lines() []string {
 	var out []string
-	for _, k := range deliveryKeys {
-		if v, ok := d.values[k]; ok {
-			out = append(out, k+": "+v)
+	for _, f := range deliveryFields {
+		if v := f.format(d, &d.PullState); v != "" {
+			out = append(out, f.key+": "+v)
 		}
 	}
 	return append(out, d.legLines()...)
 }
 
+// ChainRef is a `chain:` value: milestone K of N of the chain Name.
+type ChainRef struct {
+	Name string
+	K, N int
+}
+
+// IsZero reports whether the entry was not seeded as a milestone.
+func (c ChainRef) IsZero() bool { return c == ChainRef{} }
+
+// String renders `<chain name> <k>/<n>`; "" for the zero value.
+func (c ChainRef) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	return c.Name + " " + strconv.Itoa(c.K) + "/" + strconv.Itoa(c.N)
+}
+
+// ParseChainRef reads a `chain:` value.
+func ParseChainRef(v string) (ChainRef, error) {
+	name, k, n, err := ParseChainKey(v)
+	return ChainRef{Name: name, K: k, N: n}, err
+}
+
+// VerifyResult is the `verified:` value: the head the exit verification
+// ran on, whether it passed, and the failing command.
+type VerifyResult struct {
+	Head    string
+	Passed  bool
+	Command string
+}
+
+// IsZero reports whether nothing was verified.
+func (v VerifyResult) IsZero() bool { return v == VerifyResult{} }
+
+// String renders `<sha> passed` or `<sha> failed | <command>`.
+func (v VerifyResult) String() string {
+	switch {
+	case v.IsZero():
+		return ""
+	case v.Passed:
+		return v.Head + " passed"
+	case v.Command == "":
+		return v.Head + " failed"
+	}
+	return v.Head + " failed | " + v.Command
+}
+
+func parseVerification(v string) (VerifyResult, error) {
+	head, rest, _ := strings.Cut(v, " ")
+	state, cmd, _ := strings.Cut(rest, " | ")
+	if !isHex(head, 40) || (state != "passed" && state != "failed") {
+		return VerifyResult{}, fmt.Errorf("must be <sha> passed, or <sha> failed | <command>")
+	}
+	return VerifyResult{Head: head, Passed: state == "passed", Command: cmd}, nil
+}
+
+// Cursor is a feedback cursor (`since:`, `round-since:`, R-10, R-12): an
+// instant, then the ids of the events already dispatched at exactly it.
+type Cursor struct {
+	At  time.Time
+	IDs []int64
+}
+
+// IsZero reports whether the cursor is unset.
+func (c Cursor) IsZero() bool { return c.At.IsZero() }
+
+func (c Cursor) clone() Cursor {
+	c.IDs = append([]int64(nil), c.IDs...)
+	if len(c.IDs) == 0 {
+		c.IDs = nil
+	}
+	return c
+}
+
+// String renders the cursor as the ledger stores it; "" for the zero cursor.
+func (c Cursor) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	parts := []string{c.At.Format(time.RFC3339)}
+	for _, id := range c.IDs {
+		parts = append(parts, strconv.FormatInt(id, 10))
+	}
+	return strings.Join(parts, " ")
+}
+
+// ParseCursor reads a cursor value; "" is the zero cursor.
+func ParseCursor(v string) (Cursor, error) {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return Cursor{}, nil
+	}
+	at, err := time.Parse(time.RFC3339, f[0])
+	if err != nil {
+		return Cursor{}, fmt.Errorf("must be an RFC 3339 time, then the ids already dispatched at it, like 2026-11-29T10:00:00Z 123")
+	}
+	c := Cursor{At: at}
+	for _, w := range f[1:] {
+		id, err := strconv.ParseInt(w, 10, 64)
+		if err != nil || id <= 0 {
+			return Cursor{}, fmt.Errorf("id %q is not a positive number", w)
+		}
+		c.IDs = append(c.IDs, id)
+	}
+	return c, nil
+}
+
+// OwedWrite is the `owed:` value: a GitHub write an earlier transition
+// owes, and its argument (the round number, the head).
+type OwedWrite struct {
+	Write string
+	Arg   string
+}
+
+// IsZero reports whether no write is owed.
+func (o OwedWrite) IsZero() bool { return o == OwedWrite{} }
+
+// String renders `<write>` or `<write> <argument>`.
+func (o OwedWrite) String() string {
+	if o.Arg == "" {
+		return o.Write
+	}
+	return o.Write + " " + o.Arg
+}
+
+func parseOwedWrite(v string) (OwedWrite, error) {
+	if !writeRE.MatchString(v) {
+		return OwedWrite{}, fmt.Errorf("must name a write, like round-comment 3")
+	}
+	w, arg, _ := strings.Cut(v, " ")
+	return OwedWrite{Write: w, Arg: arg}, nil
+}
+
+// WriteRetry is the `retry:` value: the named write whose consecutive
+// failures are counted, the count, and GitHub's last answer.
+type WriteRetry struct {
+	Write string
+	Count int
+	Err   string
+}
+
+// IsZero reports whether no failure is counted.
+func (r WriteRetry) IsZero() bool { return r == WriteRetry{} }
+
+// String renders `<write> <count> | <last error>`.
+func (r WriteRetry) String() string {
+	if r.IsZero() {
+		return ""
+	}
+	return r.Write + " " + strconv.Itoa(r.Count) + " | " + r.Err
+}
+
+func parseWriteRetry(v string) (WriteRetry, error) {
+	w, msg, ok := strings.Cut(v, " | ")
+	f := strings.Fields(w)
+	if !ok || len(f) != 2 {
+		return WriteRetry{}, fmt.Errorf("must be <write> <count> | <last error>, like ready-label 2 | 403 forbidden")
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 1 {
+		return WriteRetry{}, fmt.Errorf("count must be at least 1")
+	}
+	return WriteRetry{Write: f[0], Count: n, Err: msg}, nil
+}
+
+// StopRecord is the `stop:` value: why the entry stopped and the detail.
+type StopRecord struct {
+	Reason StopReason
+	Detail string
+}
+
+// IsZero reports whether the entry is not stopped.
+func (s StopRecord) IsZero() bool { return s == StopRecord{} }
+
+// String renders `<reason> | <detail>`, or `<reason>` without detail.
+func (s StopRecord) String() string {
+	if s.Detail == "" {
+		return string(s.Reason)
+	}
+	return string(s.Reason) + " | " + s.Detail
+}
+
+func parseStopRecord(v string) (StopRecord, error) {
+	r, detail, _ := strings.Cut(v, " | ")
+	if !StopReason(r).Known() {
+		return StopRecord{}, fmt.Errorf("reason %q is not a stop reason", r)
+	}
+	return StopRecord{Reason: StopReason(r), Detail: detail}, nil
+}
+
+// NotifyFailure is the `notify-failed:` value: the last notification given
+// up (`<target>/<event>/<stamp>`) and why.
+type NotifyFailure struct {
+	Key string
+	Err string
+}
+
+// IsZero reports whether no notification was given up.
+func (f NotifyFailure) IsZero() bool { return f == NotifyFailure{} }
+
+// String renders `<target>/<event>/<stamp> | <last error>`.
+func (f NotifyFailure) String() string {
+	if f.IsZero() {
+		return ""
+	}
+	return f.Key + " | " + f.Err
+}
+
+func parseNotifyFailure(v string) (NotifyFailure, error) {
+	id, why, ok := strings.Cut(v, " | ")
+	if !ok || strings.TrimSpace(why) == "" || !owedRE.MatchString(id+"/0") {
+		return NotifyFailure{}, fmt.Errorf("must be <target>/<event>/<yyyymmddThhmmssZ> | <last error>")
+	}
+	return NotifyFailure{Key: id, Err: why}, nil
+}
+
 var (
 	sha40RE = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	hex12RE = regexp.MustCompile(`^[0-9a-f]{12}$`)
 	prRE    = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+)#([1-9][0-9]*)$`)
 	writeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*( [^|]+)?$`)
 )
 
-// validateDelivery checks one key's value and returns what is wrong, or "".
-func validateDelivery(key, v string) string {
-	isTime := func(s string) bool { _, err := time.Parse(time.RFC3339, s); return err == nil }
-	count := func() string {
-		if n, err := strconv.Atoi(v); err != nil || n < 0 || strconv.Itoa(n) != v {
-			return "must be a whole number of at least 0"
-		}
-		return ""
+// isHex reports whether s is n lowercase hex digits: the spelling of a
+// full commit SHA (40) and of a fingerprint (12).
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
 	}
-	switch key {
-	case KeyVerified:
-		f := strings.Fields(v)
-		if len(f) < 2 || !sha40RE.MatchString(f[0]) || (f[1] != "passed" && f[1] != "failed") {
-			return "must be <sha> passed, or <sha> failed | <command>"
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
 		}
-	case KeySpecCommit, KeyHead, KeyChecksHead, KeyNudged, KeyVerifyRepair:
-		if !sha40RE.MatchString(v) {
-			return "must be a full 40-character lowercase commit SHA"
-		}
-	case KeyContract, KeyReceipt:
-		if !hex12RE.MatchString(v) {
-			return "must be a 12-character lowercase hex fingerprint"
-		}
-	case KeyBranch, KeyModel:
-		if v == "" || strings.ContainsAny(v, " \t") {
-			return "must be one word"
-		}
-	case KeyChain:
-		if _, _, _, err := ParseChainKey(v); err != nil {
-			return err.Error()
-		}
-	case KeyLabels:
-		if _, err := ParseLabels(v); err != nil {
-			return err.Error()
-		}
-	case KeyPhase:
-		switch Phase(v) {
-		case PhaseImplement, PhaseVerify, PhaseReview, PhaseReady, PhaseDone:
-		default:
-			return "must be implement, verify, review, ready or done"
-		}
-	case KeyPR:
-		if !prRE.MatchString(v) || !specs.ValidRepo(v[:strings.IndexByte(v, '#')]) {
-			return "must be owner/name#number"
-		}
-	case KeyRound, KeyMisses, KeyEmptyReturns, KeyReruns:
-		return count()
-	case KeyDispatchedAt, KeyReviewerAsked, KeyHeadAt:
-		if !isTime(v) {
-			return "must be an RFC 3339 time such as 2026-11-29T10:00:00Z"
-		}
-	case KeySince, KeyRoundSince:
-		f := strings.Fields(v)
-		if len(f) == 0 || !isTime(f[0]) {
-			return "must be an RFC 3339 time, then the ids already dispatched at it"
-		}
-		for _, id := range f[1:] {
-			if n, err := strconv.ParseInt(id, 10, 64); err != nil || n <= 0 {
-				return fmt.Sprintf("id %q is not a positive number", id)
-			}
-		}
-	case KeyIgnored:
-		if strings.TrimSpace(v) == "" {
-			return "must say what was ignored"
-		}
-	case KeyUnavailable:
-		if !strings.HasPrefix(v, "iteration ") {
-			return "must be iteration <n>: <why the agent could not run>"
-		}
-	case KeyOwed:
-		if !writeRE.MatchString(v) {
-			return "must name a write, like round-comment 3"
-		}
-	case KeyRetry:
-		w, _, ok := strings.Cut(v, " | ")
-		f := strings.Fields(w)
-		if !ok || len(f) != 2 {
-			return "must be <write> <count> | <last error>"
-		}
-		if n, err := strconv.Atoi(f[1]); err != nil || n < 1 {
-			return "count must be at least 1"
-		}
-	case KeySpent, KeyBudgetGranted:
-		return validateAmountKey(v)
-	case KeyStop:
-		r, _, _ := strings.Cut(v, " | ")
-		if !StopReason(r).Known() {
-			return fmt.Sprintf("reason %q is not a stop reason", r)
-		}
-	case KeyNotify:
-		for _, tok := range strings.Fields(v) {
-			if _, err := ParseOwed(tok); err != nil {
-				return err.Error()
-			}
-		}
-	case KeyNotifyFailed:
-		id, why, ok := strings.Cut(v, " | ")
-		if !ok || strings.TrimSpace(why) == "" || !owedRE.MatchString(id+"/0") {
-			return "must be <target>/<event>/<yyyymmddThhmmssZ> | <last error>"
-		}
-	default:
-		if strings.Contains(key, " ") {
-			return validateLegKey(key, v)
-		}
-		return "unknown key"
 	}
-	return ""
+	return true
 }
 
 var chainKeyRE = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*) ([1-9][0-9]*)/([1-9][0-9]*)$`)
@@ -271,4 +436,30 @@ func ParseChainKey(v string) (name string, k, n int, err error) {
 		return "", 0, 0, fmt.Errorf("milestone %d of %d does not exist", k, n)
 	}
 	return m[1], k, n, nil
+}
+
+// PRText is the pull request as `owner/name#N`; "" when there is none.
+func (p *PullState) PRText() string {
+	if p == nil || p.PR.IsZero() {
+		return ""
+	}
+	return p.PR.String()
+}
+
+// TimeText renders a delivery instant as its line spells it; "" for the
+// zero time.
+func TimeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+// NotifyText renders the `notify:` value: the owed tokens, space-separated.
+func NotifyText(d *Delivery) string {
+	toks := make([]string, len(d.Notify))
+	for i, o := range d.Notify {
+		toks[i] = o.String()
+	}
+	return strings.Join(toks, " ")
 }

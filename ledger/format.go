@@ -95,7 +95,7 @@ func Format(l *Ledger) []byte {
 		b.WriteString(d.Line)
 		b.WriteByte('\n')
 	}
-	if l.Delivery != nil {
+	if l.Delivery.Written() {
 		b.WriteString("\n## Delivery\n")
 		for _, ln := range l.Delivery.Lines() {
 			b.WriteString(ln + "\n")

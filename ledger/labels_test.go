@@ -28,7 +28,7 @@ func TestLedgerLabels(t *testing.T) {
 	t.Parallel()
 	sp := specKitOf(t, specKitTwo)
 	l, _ := Seed(SeedInput{Spec: sp, SpecCommit: strings.Repeat("a", 40), Bases: map[string]string{specs.HomeMember: shaA}, Allowance: 4})
-	if got := l.Delivery.Get(KeyLabels); got != "1 US1.1, 2 US1.2" {
+	if got := l.Delivery.Labels.String(); got != "1 US1.1, 2 US1.2" {
 		t.Fatalf("labels = %q", got)
 	}
 	text := string(Format(l))
@@ -55,7 +55,7 @@ func TestLedgerLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.Delivery.Get(KeyLabels); got != "1 US1.1, 2 US1.2, 3 US1.3" {
+	if got := n.Delivery.Labels.String(); got != "1 US1.1, 2 US1.2, 3 US1.3" {
 		t.Errorf("labels after the amendment = %q", got)
 	}
 
@@ -77,7 +77,7 @@ func TestParseLabelsRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[int]string{1: "1.1", 3: "2.1", 4: "SC-001"}, got); diff != "" {
+	if diff := cmp.Diff(RowLabels{1: "1.1", 3: "2.1", 4: "SC-001"}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

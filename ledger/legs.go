@@ -17,26 +17,13 @@ import (
 // their plain names, and every pull-request transition applies to a member
 // unchanged. A single-member ledger never has a member key.
 
-// legKeys are the delivery keys a coordinated entry keeps per member: the
-// pull request and everything the pull-request phases record about it.
-// The other keys (spec-commit, contract, branch, chain, the row loop's
-// counters and stop) belong to the entry.
-var legKeys = []string{
-	KeyPhase, KeyDispatchedAt, KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince,
-	KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged, KeyOwed, KeyRetry,
+// IsLegKey reports whether key is kept per member in a coordinated entry.
+func IsLegKey(key string) bool {
+	f, ok := fieldOf(key)
+	return ok && f.pull
 }
 
 var memberNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-
-// IsLegKey reports whether key is kept per member in a coordinated entry.
-func IsLegKey(key string) bool {
-	for _, k := range legKeys {
-		if k == key {
-			return true
-		}
-	}
-	return false
-}
 
 // LegKey spells a member's delivery key: `<key> <member>`.
 func LegKey(key, member string) string { return key + " " + member }
@@ -52,11 +39,9 @@ func (d *Delivery) Legs() []string {
 	if d == nil {
 		return nil
 	}
-	seen := map[string]bool{}
 	var out []string
-	for k := range d.values {
-		if _, m, ok := splitLegKey(k); ok && !seen[m] {
-			seen[m] = true
+	for m, p := range d.PerMember {
+		if p != nil && !p.isZero() {
 			out = append(out, m)
 		}
 	}
@@ -64,31 +49,27 @@ func (d *Delivery) Legs() []string {
 	return out
 }
 
+func (p *PullState) isZero() bool {
+	return p.Phase == "" && p.DispatchedAt.IsZero() && p.Verified.IsZero() && p.VerifyRepair == "" && p.PR.IsZero() &&
+		p.Round == 0 && p.Head == "" && p.HeadAt.IsZero() && p.ChecksHead == "" && p.Since.IsZero() && p.RoundSince.IsZero() &&
+		p.Ignored == "" && p.Receipt == "" && p.ReviewerAsked.IsZero() && p.Nudged == "" && p.Owed.IsZero() && p.Retry.IsZero()
+}
+
 // legLines returns the member keys' lines: members by name, each member's
 // keys in canonical order.
 func (d *Delivery) legLines() []string {
 	var out []string
 	for _, m := range d.Legs() {
-		for _, k := range deliveryKeys {
-			if v, ok := d.values[LegKey(k, m)]; ok {
-				out = append(out, LegKey(k, m)+": "+v)
+		for _, f := range deliveryFields {
+			if !f.pull {
+				continue
+			}
+			if v := f.format(d, d.PerMember[m]); v != "" {
+				out = append(out, LegKey(f.key, m)+": "+v)
 			}
 		}
 	}
 	return out
-}
-
-// validateLegKey checks a `<key> <member>: value` line; "unknown key" when
-// it is not one.
-func validateLegKey(k, v string) string {
-	key, member, _ := splitLegKey(k)
-	if !IsLegKey(key) {
-		return "unknown key"
-	}
-	if !memberNameRE.MatchString(member) {
-		return "names no member: a member is home or a leg name (lowercase letters, digits, '.', '_' or '-')"
-	}
-	return validateDelivery(key, v)
 }
 
 // LegView returns the entry as one member sees it: the entry's keys as
@@ -99,27 +80,13 @@ func validateLegKey(k, v string) string {
 func (l *Ledger) LegView(member string) *Ledger {
 	n := l.Clone()
 	n.View = member
-	d := NewDelivery()
-	for k, v := range l.Delivery.valuesOrNil() {
-		if _, _, ok := splitLegKey(k); ok || IsLegKey(k) {
-			continue
-		}
-		d.values[k] = v
+	d := n.delivery()
+	d.PullState = PullState{}
+	if p := d.PerMember[member]; p != nil {
+		d.PullState = p.clone()
 	}
-	for _, k := range legKeys {
-		if v := l.Delivery.Get(LegKey(k, member)); v != "" {
-			d.values[k] = v
-		}
-	}
-	n.Delivery = d
+	d.PerMember = nil
 	return n
-}
-
-func (d *Delivery) valuesOrNil() map[string]string {
-	if d == nil {
-		return nil
-	}
-	return d.values
 }
 
 // WithLeg folds a member's view back into the entry: the view's member
@@ -131,28 +98,25 @@ func (d *Delivery) valuesOrNil() map[string]string {
 func WithLeg(l *Ledger, member string, view *Ledger, members []string) *Ledger {
 	n := l.Clone()
 	d := n.delivery()
-	for k := range d.values {
-		if key, m, ok := splitLegKey(k); ok && m == member {
-			delete(d.values, LegKey(key, m))
-		} else if !ok && !IsLegKey(k) {
-			delete(d.values, k)
-		}
+	own, per := d.PullState, d.PerMember
+	v := view.delivery().Clone()
+	*d = *v
+	d.PullState, d.PerMember = own, per
+	if vp := v.PullState; !vp.isZero() {
+		*d.Member(member) = vp
+	} else {
+		delete(d.PerMember, member)
 	}
-	for k, v := range view.Delivery.valuesOrNil() {
-		if IsLegKey(k) {
-			d.values[LegKey(k, member)] = v
-		} else if _, _, ok := splitLegKey(k); !ok {
-			d.values[k] = v
-		}
-	}
-	d.SetPhase(EntryPhase(n, members))
+	d.Phase = EntryPhase(n, members)
 	return n
 }
 
 // LegPhase returns a member's phase, implement when it has none.
 func (l *Ledger) LegPhase(member string) Phase {
-	if v := l.Delivery.Get(LegKey(KeyPhase, member)); v != "" {
-		return Phase(v)
+	if l.Delivery != nil {
+		if p := l.Delivery.PerMember[member]; p != nil && p.Phase != "" {
+			return p.Phase
+		}
 	}
 	return PhaseImplement
 }
@@ -173,21 +137,22 @@ func EntryPhase(l *Ledger, members []string) Phase {
 	return least
 }
 
-// setEach sets a pull-request key where the entry keeps it: per member in
-// a coordinated entry that has member keys (each member that has a pull
-// request, when onlyWithPR), else on the entry. A request that clears a
-// stop (resume, recheck) acts on every member this way.
-func (d *Delivery) setEach(key, value string, onlyWithPR bool) {
+// eachPull applies set to the pull-request state where the entry keeps it:
+// per member in a coordinated entry that has member keys (each member that
+// has a pull request, when onlyWithPR), else on the entry. A request that
+// clears a stop (resume, recheck) acts on every member this way.
+func (d *Delivery) eachPull(set func(*PullState), onlyWithPR bool) {
 	legs := d.Legs()
 	if len(legs) == 0 {
-		d.Set(key, value)
+		set(&d.PullState)
 		return
 	}
 	for _, m := range legs {
-		if onlyWithPR && (d.Get(LegKey(KeyPR, m)) == "" || d.Get(LegKey(KeyPhase, m)) == string(PhaseDone)) {
+		p := d.PerMember[m]
+		if onlyWithPR && (p.PR.IsZero() || p.Phase == PhaseDone) {
 			continue
 		}
-		d.Set(LegKey(key, m), value)
+		set(p)
 	}
 }
 

@@ -30,9 +30,9 @@ func TestLegViewFold(t *testing.T) {
 	}
 	// web becomes ready: api is ready, home is done, so the entry is.
 	v := web.Clone()
-	v.Delivery.SetPhase(PhaseReady)
-	v.Delivery.Set(KeyRetry, "")
-	v.Delivery.Set(KeyDispatchedAt, "")
+	v.Delivery.Phase = PhaseReady
+	v.Delivery.Retry = WriteRetry{}
+	v.Delivery.DispatchedAt = time.Time{}
 	n := WithLeg(l, "web", v, members)
 	if n.Phase() != PhaseReady {
 		t.Errorf("entry phase %s, want ready", n.Phase())
@@ -40,7 +40,7 @@ func TestLegViewFold(t *testing.T) {
 	if diff := cmp.Diff(l.LegView("api").Delivery.Lines(), n.LegView("api").Delivery.Lines()); diff != "" {
 		t.Errorf("folding web changed api (-want +got):\n%s", diff)
 	}
-	if n.Delivery.Get("retry web") != "" || n.Delivery.Get("dispatched-at web") != "" || n.Delivery.Get("phase web") != "ready" {
+	if lineValue(n.Delivery, "retry web") != "" || lineValue(n.Delivery, "dispatched-at web") != "" || lineValue(n.Delivery, "phase web") != "ready" {
 		t.Errorf("web's keys after the fold: %v", n.Delivery.Lines())
 	}
 	// A stop a member's transition records stops the entry.
@@ -76,7 +76,7 @@ func TestEntryPhase(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := &Ledger{Delivery: NewDelivery()}
 			for m, p := range tt.phases {
-				l.Delivery.Set(LegKey(KeyPhase, m), string(p))
+				l.Delivery.Member(m).Phase = p
 			}
 			if got := EntryPhase(l, []string{"api", "web"}); got != tt.want {
 				t.Errorf("EntryPhase = %s, want %s", got, tt.want)
@@ -90,13 +90,13 @@ func TestEntryPhase(t *testing.T) {
 func TestResumeActsOnEveryLeg(t *testing.T) {
 	t.Parallel()
 	l := mustParse(t, "testdata/roundtrip/coordinated-review.md")
-	l.Delivery.Set(KeyStop, "leg-closed | acme/web#3 was closed while acme/api#7 is merged")
+	l.Delivery.Stop = StopRecord{Reason: "leg-closed", Detail: "acme/web#3 was closed while acme/api#7 is merged"}
 	l.Requests, l.HasRequests = []string{"resume | reopened by mistake"}, true
 	n, _, err := ApplyRequest(l, Request{Kind: RequestResume, Text: "reopened by mistake", Line: "resume | reopened by mistake"}, time.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Delivery.Get(KeyOwed) != "" || n.Delivery.Get("owed web") != "reopen" || n.Delivery.Get("owed api") != "reopen" {
+	if !n.Delivery.Owed.IsZero() || lineValue(n.Delivery, "owed web") != "reopen" || lineValue(n.Delivery, "owed api") != "reopen" {
 		t.Errorf("owed after resume: %v", n.Delivery.Lines())
 	}
 	if _, _, stopped := n.Stop(); stopped {

@@ -11,12 +11,12 @@ import (
 
 func TestResumed(t *testing.T) {
 	t.Parallel()
-	l := withDelivery(KeyPhase, "implement", KeyStop, "spec-gone | plans/x.md no longer exists at abc1234", KeyHead, "abc")
+	l := withDelivery(KeyPhase, "implement", KeyStop, "spec-gone | plans/x.md no longer exists at abc1234", KeyHead, shaA)
 	n, c, err := Resumed(l, "the spec exists again")
 	if err != nil {
 		t.Fatalf("Resumed: %v", err)
 	}
-	want := withDelivery(KeyPhase, "implement", KeyHead, "abc")
+	want := withDelivery(KeyPhase, "implement", KeyHead, shaA)
 	if diff := cmp.Diff(Format(want), Format(n)); diff != "" {
 		t.Errorf("Resumed ledger (-want +got):\n%s", diff)
 	}
@@ -65,10 +65,10 @@ func TestNotified(t *testing.T) {
 		{Owed: slack, Fate: NotifyGaveUp, Err: "502 | bad\ngateway", MaxTries: 5},
 		{Owed: pager, Fate: NotifyRetried, Err: "timeout", MaxTries: 5},
 	})
-	if got, want := n.Delivery.Get(KeyNotify), "pager/done/20261129T120000Z/2"; got != want {
+	if got, want := NotifyText(n.Delivery), "pager/done/20261129T120000Z/2"; got != want {
 		t.Errorf("notify: %q; want %q", got, want)
 	}
-	if got, want := n.Delivery.Get(KeyNotifyFailed), "slack/stop/20261129T120000Z | 502 / bad gateway after 5 tries"; got != want {
+	if got, want := n.Delivery.NotifyFailed.String(), "slack/stop/20261129T120000Z | 502 / bad gateway after 5 tries"; got != want {
 		t.Errorf("notify-failed: %q; want %q", got, want)
 	}
 	want := Commit{Subject: "loop: notify", Sentence: "Delivered the stop notification to ops; gave up the stop notification to slack: 502 | bad\ngateway; the done notification to pager failed (try 2 of 5): timeout."}
@@ -80,19 +80,21 @@ func TestNotified(t *testing.T) {
 	}
 
 	// What notify-failed: records reads back as the notification given up.
-	o, msg, ok := GaveUp(n.Delivery.Get(KeyNotifyFailed))
+	o, msg, ok := GaveUp(n.Delivery.NotifyFailed)
 	if !ok || o != slack || msg != "502 / bad gateway" {
 		t.Errorf("GaveUp = %+v, %q, %v; want %+v, %q, true", o, msg, ok, slack, "502 / bad gateway")
 	}
 	for _, v := range []string{"", "slack/stop/20261129T120000Z", "slack/stop/x | e after 1 tries", "slack/stop/20261129T120000Z | e after 0 tries", "slack/stop/20261129T120000Z | e"} {
-		if _, _, ok := GaveUp(v); ok {
+		var f NotifyFailure
+		f.Key, f.Err, _ = strings.Cut(v, " | ")
+		if _, _, ok := GaveUp(f); ok {
 			t.Errorf("GaveUp(%q) ok; want false", v)
 		}
 	}
 
 	// An owed notification no attempt names stays as it was.
 	n, _ = Notified(l, nil)
-	if got, want := n.Delivery.Get(KeyNotify), l.Delivery.Get(KeyNotify); got != want {
+	if got, want := NotifyText(n.Delivery), NotifyText(l.Delivery); got != want {
 		t.Errorf("Notified(no attempts) notify: %q; want %q", got, want)
 	}
 }
@@ -120,18 +122,18 @@ func TestSeedChain(t *testing.T) {
 	t.Parallel()
 	in := SeedInput{Spec: specOf(t, acList(2, nil)), SpecCommit: shaC, Bases: map[string]string{"home": shaA}, Allowance: 4}
 	plain, pc := Seed(in)
-	in.Chain = "launch 2/3"
+	in.Chain = ChainRef{Name: "launch", K: 2, N: 3}
 	l, c := Seed(in)
-	if got := l.Delivery.Get(KeyChain); got != "launch 2/3" {
+	if got := l.Delivery.Chain.String(); got != "launch 2/3" {
 		t.Errorf("chain: %q; want %q", got, "launch 2/3")
 	}
 	if diff := cmp.Diff(append(pc.Trailers, Trailer{Key: TrailerChain, Value: "launch 2/3"}), c.Trailers); diff != "" {
 		t.Errorf("trailers (-want +got):\n%s", diff)
 	}
-	if plain.Delivery.Get(KeyChain) != "" || len(pc.Trailers) != 0 {
-		t.Errorf("an unchained seed wrote chain %q, trailers %v", plain.Delivery.Get(KeyChain), pc.Trailers)
+	if !plain.Delivery.Chain.IsZero() || len(pc.Trailers) != 0 {
+		t.Errorf("an unchained seed wrote chain %q, trailers %v", plain.Delivery.Chain.String(), pc.Trailers)
 	}
-	l.Delivery.Set(KeyChain, "")
+	l.Delivery.Chain = ChainRef{}
 	if diff := cmp.Diff(Format(plain), Format(l)); diff != "" {
 		t.Errorf("the chain changed more than its key (-unchained +chained):\n%s", diff)
 	}

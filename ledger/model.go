@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/gallivant/gallivant/specs"
 )
@@ -214,7 +213,7 @@ func (l *Ledger) MemberMeta(name string) (*Member, bool) {
 // WorkBranch returns the entry's work branch: the delivery section's
 // branch, else gallivant/<spec-stem> (ledgers written by other tools).
 func (l *Ledger) WorkBranch() string {
-	if b := l.Delivery.Get(KeyBranch); b != "" {
+	if b := l.Delivery.Branch; b != "" {
 		return b
 	}
 	return specs.Branch(l.Spec)
@@ -222,10 +221,10 @@ func (l *Ledger) WorkBranch() string {
 
 // Phase returns the delivery phase, implement when none is recorded.
 func (l *Ledger) Phase() Phase {
-	if l.Delivery == nil || l.Delivery.Get(KeyPhase) == "" {
+	if l.Delivery == nil || string(l.Delivery.Phase) == "" {
 		return PhaseImplement
 	}
-	return Phase(l.Delivery.Get(KeyPhase))
+	return l.Delivery.Phase
 }
 
 // Stop returns the recorded stop reason and detail, if the entry is stopped.
@@ -233,10 +232,9 @@ func (l *Ledger) Stop() (reason StopReason, detail string, stopped bool) {
 	if l.Delivery == nil {
 		return "", "", false
 	}
-	v := l.Delivery.Get(KeyStop)
-	if v == "" {
+	s := l.Delivery.Stop
+	if s.IsZero() {
 		return "", "", false
 	}
-	r, detail, _ := strings.Cut(v, " | ")
-	return StopReason(r), detail, true
+	return s.Reason, s.Detail, true
 }

@@ -67,13 +67,10 @@ func ParseOwed(tok string) (Owed, error) {
 // OwedNotifications returns the `notify:` tokens of the delivery section,
 // in order; malformed tokens (which check reports) are skipped.
 func (l *Ledger) OwedNotifications() []Owed {
-	var out []Owed
-	for _, tok := range strings.Fields(l.Delivery.Get(KeyNotify)) {
-		if o, err := ParseOwed(tok); err == nil {
-			out = append(out, o)
-		}
+	if l.Delivery == nil {
+		return nil
 	}
-	return out
+	return append([]Owed(nil), l.Delivery.Notify...)
 }
 
 // SetOwedNotifications replaces the `notify:` tokens; none deletes the key.
@@ -84,11 +81,7 @@ func (l *Ledger) SetOwedNotifications(os []Owed) {
 		}
 		l.Delivery = NewDelivery()
 	}
-	toks := make([]string, len(os))
-	for i, o := range os {
-		toks[i] = o.String()
-	}
-	l.Delivery.Set(KeyNotify, strings.Join(toks, " "))
+	l.Delivery.Notify = append([]Owed(nil), os...)
 }
 
 // NotifyEvents says which events a transition from old to n causes: a
@@ -147,7 +140,7 @@ func OweNotifications(old, n *Ledger, wants func(NotifyEvent) []string, at time.
 			added = append(added, o)
 		}
 	}
-	if len(owed) > 0 || n.Delivery.Get(KeyNotify) != "" {
+	if len(owed) > 0 || len(n.Delivery.Notify) != 0 {
 		n.SetOwedNotifications(owed)
 	}
 	return added
@@ -223,7 +216,7 @@ func Notified(l *Ledger, attempts []NotifyAttempt) (*Ledger, Commit) {
 		case NotifyDelivered:
 			said = append(said, fmt.Sprintf("delivered the %s notification to %s", o.Event, o.Target))
 		case NotifyGaveUp:
-			n.delivery().Set(KeyNotifyFailed, fmt.Sprintf("%s | %s after %d tries", o.key(), NotifyLine(a.Err), o.Tries+1))
+			n.delivery().NotifyFailed = NotifyFailure{Key: o.key(), Err: fmt.Sprintf("%s after %d tries", NotifyLine(a.Err), o.Tries+1)}
 			said = append(said, fmt.Sprintf("gave up the %s notification to %s: %s", o.Event, o.Target, a.Err))
 		default:
 			o.Tries++
@@ -243,9 +236,9 @@ func (o Owed) key() string {
 // GaveUp reads `notify-failed:` back: the notification it names (its
 // target, event and instant) and the cleaned error, or false when the value
 // is not `<target>/<event>/<stamp> | <error> after <n> tries`.
-func GaveUp(v string) (o Owed, err string, ok bool) {
-	key, rest, found := strings.Cut(v, " | ")
-	if !found {
+func GaveUp(f NotifyFailure) (o Owed, err string, ok bool) {
+	key, rest := f.Key, f.Err
+	if f.IsZero() {
 		return Owed{}, "", false
 	}
 	i := strings.LastIndex(rest, " after ")

@@ -11,7 +11,9 @@ import (
 func withDelivery(kv ...string) *Ledger {
 	l := &Ledger{Delivery: NewDelivery()}
 	for i := 0; i < len(kv); i += 2 {
-		l.Delivery.Set(kv[i], kv[i+1])
+		if err := parseDeliveryLine(l.Delivery, kv[i], kv[i+1]); err != nil {
+			panic(err)
+		}
 	}
 	return l
 }
@@ -30,7 +32,7 @@ func TestNotifyEvents(t *testing.T) {
 		{"a resume", withDelivery(KeyStop, "allowance | row 2"), withDelivery(KeyPhase, "implement"), []NotifyEvent{EventResume}},
 		{"ready", withDelivery(KeyPhase, "review"), withDelivery(KeyPhase, "ready"), []NotifyEvent{EventReady}},
 		{"done", withDelivery(KeyPhase, "ready"), withDelivery(KeyPhase, "done"), []NotifyEvent{EventDone}},
-		{"still ready", withDelivery(KeyPhase, "ready"), withDelivery(KeyPhase, "ready", KeyHead, "x"), nil},
+		{"still ready", withDelivery(KeyPhase, "ready"), withDelivery(KeyPhase, "ready", KeyHead, shaA), nil},
 		{"a resume into ready", withDelivery(KeyPhase, "review", KeyStop, "stuck | x"), withDelivery(KeyPhase, "ready"), []NotifyEvent{EventResume, EventReady}},
 		{"a seed", nil, withDelivery(KeyPhase, "implement"), nil},
 		{"a dispatch", withDelivery(KeyPhase, "implement"), withDelivery(KeyPhase, "implement", KeyDispatchedAt, "2026-11-29T10:00:00Z"), nil},
@@ -74,7 +76,7 @@ func TestOweNotifications(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			OweNotifications(tt.old, tt.n, wants, at)
-			if diff := cmp.Diff(tt.want, tt.n.Delivery.Get(KeyNotify)); diff != "" {
+			if diff := cmp.Diff(tt.want, NotifyText(tt.n.Delivery)); diff != "" {
 				t.Errorf("notify: mismatch (-want +got):\n%s", diff)
 			}
 			if tt.want != "" && validateDelivery(KeyNotify, tt.want) != "" {

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -108,7 +109,7 @@ func (p *parser) at(col int) parse.Pos { return parse.Pos{Line: p.i, Col: col} }
 // read, with every diagnostic found; use Fatal to decide whether it is usable.
 func Parse(path string, src []byte) (*Ledger, parse.Diagnostics) {
 	doc := parse.ParseOutline(path, src)
-	p := &parser{doc: doc, l: &Ledger{at: &positions{}}, diags: append(parse.Diagnostics(nil), doc.Diagnostics...), i: 1, n: doc.NumLines()}
+	p := &parser{doc: doc, l: &Ledger{at: &positions{}, Delivery: &Delivery{absent: true}}, diags: append(parse.Diagnostics(nil), doc.Diagnostics...), i: 1, n: doc.NumLines()}
 	if doc.Diagnostics.HasErrors() {
 		return p.l, p.diags
 	}
@@ -611,6 +612,7 @@ func (p *parser) decisions() {
 
 func (p *parser) delivery() {
 	p.l.Delivery = NewDelivery()
+	seen := map[string]bool{}
 	for _, ln := range p.sectionLines() {
 		if strings.TrimSpace(ln.Text) == "" {
 			continue
@@ -620,19 +622,19 @@ func (p *parser) delivery() {
 			p.errorf(ln.Pos, RuleDelivery, "expected a `key: value` line, got %q", ln.Text)
 			continue
 		}
-		if p.l.Delivery.Get(key) != "" {
+		if seen[key] {
 			p.errorf(ln.Pos, RuleDelivery, "%s is set twice", key)
 			continue
 		}
-		if msg := validateDelivery(key, val); msg != "" {
-			if msg == "unknown key" {
+		seen[key] = true
+		if err := parseDeliveryLine(p.l.Delivery, key, val); err != nil {
+			if errors.Is(err, errUnknownKey) {
 				p.errorf(ln.Pos, RuleDelivery, "unknown delivery key %q; see docs/ledger.md for the keys", key)
 			} else {
-				p.errorf(parse.Pos{Line: ln.Pos.Line, Col: len(key) + 3}, RuleDelivery, "%s %s", key, msg)
+				p.errorf(parse.Pos{Line: ln.Pos.Line, Col: len(key) + 3}, RuleDelivery, "%s %v", key, err)
 			}
 			continue
 		}
-		p.l.Delivery.Set(key, val)
 		if key == KeyChain {
 			p.l.at.chain = ln.Pos.Line
 		}

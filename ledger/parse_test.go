@@ -84,6 +84,7 @@ func TestRoundTrip(t *testing.T) {
 func dumpModel(l *Ledger) any {
 	type view struct {
 		*Ledger
+		Delivery      struct{} // its lines are DeliveryLines
 		DeliveryLines []string
 	}
 	v := view{Ledger: l}

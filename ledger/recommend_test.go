@@ -73,7 +73,7 @@ func TestStagnationRecommendsARealRow(t *testing.T) {
 // to the row loop.
 func TestReopenRequest(t *testing.T) {
 	l := ledgerOf(t, 2, []string{"done/1", "done/2"}, seeded, "row 2 done | a | b")
-	l.Delivery.SetPhase(PhaseReady)
+	l.Delivery.Phase = PhaseReady
 	line := "- reopen 1 | the evidence only ran the happy path"
 	l.Requests = []string{line}
 	req, err := ParseRequest(line)
@@ -108,7 +108,7 @@ func TestReopenRequest(t *testing.T) {
 		}
 	}
 	done := l.Clone()
-	done.Delivery.SetPhase(PhaseDone)
+	done.Delivery.Phase = PhaseDone
 	if _, _, err := ApplyRequest(done, req, time.Time{}); err == nil || !strings.Contains(err.Error(), "the entry is done") {
 		t.Errorf("reopen after done: %v", err)
 	}
@@ -152,8 +152,8 @@ func TestSettleRerunsAnOrphanAtMostMaxReruns(t *testing.T) {
 	n := l
 	for i := 1; i <= MaxReruns; i++ {
 		next, c, changed, err := Settle(n, Observation{RunOver: true, Orphaned: true, Now: now})
-		if err != nil || !changed || c.Subject != "loop: rerun row 1" || next.Pending == nil || next.Iterations != l.Iterations || next.Delivery.Int(KeyReruns) != i {
-			t.Fatalf("orphan %d: %q pending %v iterations %d reruns %d err %v", i, c.Subject, next.Pending, next.Iterations, next.Delivery.Int(KeyReruns), err)
+		if err != nil || !changed || c.Subject != "loop: rerun row 1" || next.Pending == nil || next.Iterations != l.Iterations || next.Delivery.Reruns != i {
+			t.Fatalf("orphan %d: %q pending %v iterations %d reruns %d err %v", i, c.Subject, next.Pending, next.Iterations, next.Delivery.Reruns, err)
 		}
 		n = next
 	}
@@ -176,7 +176,7 @@ func TestRerunClearsAnInterruptedStop(t *testing.T) {
 		t.Fatal("no stop to answer")
 	}
 	n, c := Rerun(stopped, now.Add(time.Minute))
-	if _, _, ok := n.Stop(); ok || c.Subject != "loop: rerun row 1" || n.Pending == nil || n.Delivery.Int(KeyReruns) != 1 {
-		t.Errorf("rerun of a stopped dispatch: %q stopped %v pending %v reruns %d", c.Subject, ok, n.Pending, n.Delivery.Int(KeyReruns))
+	if _, _, ok := n.Stop(); ok || c.Subject != "loop: rerun row 1" || n.Pending == nil || n.Delivery.Reruns != 1 {
+		t.Errorf("rerun of a stopped dispatch: %q stopped %v pending %v reruns %d", c.Subject, ok, n.Pending, n.Delivery.Reruns)
 	}
 }

@@ -36,8 +36,12 @@ func TestRemainingDollars(t *testing.T) {
 			if tc.budget != "" {
 				sp.Budget = amount(tc.budget)
 			}
-			l.delivery().Set(KeyBudgetGranted, tc.granted)
-			l.delivery().Set(KeySpent, tc.spent)
+			if tc.granted != "" {
+				l.delivery().BudgetGranted = *amount(tc.granted)
+			}
+			if tc.spent != "" {
+				l.delivery().Spent = *amount(tc.spent)
+			}
 			got, ok := RemainingDollars(l, sp)
 			if got != tc.want || ok != tc.ok {
 				t.Errorf("RemainingDollars = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)

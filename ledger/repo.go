@@ -152,13 +152,10 @@ func (l *Ledger) RequestStates() []RequestState {
 // was not seeded as a milestone or its chain still lists it in place.
 func (r *Repo) ChainChanged(spec string) string {
 	l := r.Ledgers[spec]
-	if l == nil || l.Delivery.Get(KeyChain) == "" {
+	if l == nil || l.Delivery.Chain.IsZero() {
 		return ""
 	}
-	name, k, n, err := ParseChainKey(l.Delivery.Get(KeyChain))
-	if err != nil {
-		return ""
-	}
+	name, k, n := l.Delivery.Chain.Name, l.Delivery.Chain.K, l.Delivery.Chain.N
 	was := fmt.Sprintf("%s was seeded as milestone %d of %d of chain %s", spec, k, n, name)
 	cp, ok := r.ChainOf[spec]
 	switch {

@@ -15,9 +15,9 @@ func TestRoundSince(t *testing.T) {
 	sp := specOf(t, acList(1, nil))
 	seeded, _ := Seed(SeedInput{Spec: sp, SpecCommit: shaC, Bases: map[string]string{"home": shaA}, Allowance: 4})
 	l := seeded.Clone()
-	l.Delivery.Set(KeySince, "2026-11-30T10:00:00Z")
-	l.Delivery.Set(KeyRoundSince, "2026-11-30T11:59:00Z 7 8")
-	l.Delivery.Set(KeyIgnored, "comment 3 by @m | not the reviewer")
+	l.Delivery.Since = mustCursor(t, "2026-11-30T10:00:00Z")
+	l.Delivery.RoundSince = mustCursor(t, "2026-11-30T11:59:00Z 7 8")
+	l.Delivery.Ignored = "comment 3 by @m | not the reviewer"
 	src := Format(l)
 	if !strings.Contains(string(src), "since: 2026-11-30T10:00:00Z\nround-since: 2026-11-30T11:59:00Z 7 8\nignored: ") {
 		t.Errorf("round-since is not in its place after since:\n%s", src)

@@ -161,10 +161,10 @@ func Next(l *Ledger, s Settings) Action {
 				Detail: fmt.Sprintf("row %d used %d of %d attempts", r.N, r.Attempts, l.EffectiveAllowance(r.N))}
 		}
 	}
-	if n := l.Delivery.Int(KeyEmptyReturns); n >= 2 {
+	if n := l.Delivery.EmptyReturns; n >= 2 {
 		return Action{Kind: ActStop, Reason: StopStagnation, Detail: fmt.Sprintf("the last %d returns changed no file and no row status", n)}
 	}
-	if n := l.Delivery.Int(KeyMisses); n >= 2 {
+	if n := l.Delivery.Misses; n >= 2 {
 		return Action{Kind: ActStop, Reason: StopMisses, Detail: fmt.Sprintf("%d consecutive returns broke the return contract", n)}
 	}
 	if d, ok := l.LatestOperational(); ok && d.NeedsSomething() {
@@ -177,7 +177,7 @@ func Next(l *Ledger, s Settings) Action {
 	}
 	target := l.Target()
 	member := l.MemberOf(target)
-	if model := l.Delivery.Get(KeyModel); model != "" {
+	if model := l.Delivery.Model; model != "" {
 		// The escalation marker is written; this is the escalated attempt.
 		return Action{Kind: ActDispatch, Target: target, Member: member, Model: model}
 	}
@@ -232,7 +232,7 @@ func (l *Ledger) latestRetry() (Decision, bool) {
 // decision`: the latest operational decision, or none after a validation
 // miss (L-43).
 func (l *Ledger) PreviousDecision() (Decision, bool) {
-	if l.Delivery.Int(KeyMisses) > 0 {
+	if l.Delivery.Misses > 0 {
 		return Decision{}, false
 	}
 	return l.LatestOperational()
@@ -242,7 +242,7 @@ func (l *Ledger) PreviousDecision() (Decision, bool) {
 // last real decision — an admitted result, or the seed — never a marker
 // line (retry, escalation, grant); none after a validation miss.
 func (l *Ledger) PreviousResult() (Decision, bool) {
-	if l.Delivery.Int(KeyMisses) > 0 {
+	if l.Delivery.Misses > 0 {
 		return Decision{}, false
 	}
 	for i := len(l.Decisions) - 1; i >= 0; i-- {

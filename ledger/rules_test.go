@@ -257,17 +257,17 @@ func TestNextOrderedTable_L37(t *testing.T) {
 		{"done rows are exempt from rule 2", ledgerOf(t, 4, []string{"done/9", "open/0"}, seeded), ActDispatch, "", 2},
 		{"allowance beats stagnation", func() *Ledger {
 			l := ledgerOf(t, 2, []string{"failed/2"}, seeded)
-			l.Delivery.SetInt(KeyEmptyReturns, 2)
+			l.Delivery.EmptyReturns = 2
 			return l
 		}(), ActStop, "allowance", 1},
 		{"two empty returns stagnate", func() *Ledger {
 			l := ledgerOf(t, 9, []string{"failed/2"}, seeded)
-			l.Delivery.SetInt(KeyEmptyReturns, 2)
+			l.Delivery.EmptyReturns = 2
 			return l
 		}(), ActStop, "stagnation", 0},
 		{"two consecutive misses stop", func() *Ledger {
 			l := ledgerOf(t, 9, []string{"failed/2"}, seeded)
-			l.Delivery.SetInt(KeyMisses, 2)
+			l.Delivery.Misses = 2
 			return l
 		}(), ActStop, "misses", 0},
 		{"a needs decision stops", ledgerOf(t, 9, []string{"failed/1", "open/0"}, seeded, "row 1 failed | no staging access | needs a staging token"), ActStop, "needs", 1},
@@ -278,7 +278,7 @@ func TestNextOrderedTable_L37(t *testing.T) {
 		}(), ActSettle, "", 1},
 		{"stopped does nothing", func() *Ledger {
 			l := ledgerOf(t, 4, []string{"open/0"}, seeded)
-			l.Delivery.Set(KeyStop, "allowance | x")
+			l.Delivery.Stop = StopRecord{Reason: "allowance", Detail: "x"}
 			return l
 		}(), ActNone, "", 0},
 		{"legacy cap migrates first", func() *Ledger {
@@ -313,7 +313,7 @@ func TestTarget_L41(t *testing.T) {
 		{"a resolved retry target no longer counts", ledgerOf(t, 4, []string{"failed/1", "done/5"}, seeded, "row 2 retry | hint | allowed attempts 5", "row 2 done | ok | next"), 1},
 		{"after a miss the previous decision is none", func() *Ledger {
 			l := ledgerOf(t, 4, []string{"failed/1", "failed/1"}, seeded, "row 2 failed | x | y")
-			l.Delivery.SetInt(KeyMisses, 1)
+			l.Delivery.Misses = 1
 			return l
 		}(), 1},
 	}
@@ -456,8 +456,8 @@ func TestRepair_L68(t *testing.T) {
 	if diff := cmp.Diff(want, n.Rows[0]); diff != "" {
 		t.Errorf("row (-want +got):\n%s", diff)
 	}
-	if n.Pending != nil || n.Iterations != 5 || n.Delivery.Int(KeyMisses) != 1 {
-		t.Errorf("pending %v iterations %d misses %d", n.Pending, n.Iterations, n.Delivery.Int(KeyMisses))
+	if n.Pending != nil || n.Iterations != 5 || n.Delivery.Misses != 1 {
+		t.Errorf("pending %v iterations %d misses %d", n.Pending, n.Iterations, n.Delivery.Misses)
 	}
 	if d, ok := n.PreviousDecision(); ok {
 		t.Errorf("after a miss PreviousDecision = %q, want none (L-43)", d.Line)
@@ -540,7 +540,7 @@ func TestAdmitSeed_L64(t *testing.T) {
 }
 
 func withStop(l *Ledger, reason string) *Ledger {
-	l.Delivery.Set(KeyStop, reason+" | detail")
+	l.Delivery.Stop = StopRecord{Reason: StopReason(reason), Detail: "detail"}
 	return l
 }
 
@@ -720,7 +720,7 @@ func TestAmend(t *testing.T) {
 	t.Parallel()
 	approved := specOf(t, acList(3, nil))
 	l := withStop(ledgerOf(t, 4, []string{"done/1", "done/1", "failed/2"}, seeded), "spec-changed")
-	l.Delivery.Set(KeyContract, approved.Contract().Fingerprint())
+	l.Delivery.Contract = approved.Contract().Fingerprint()
 	req, _ := ParseRequest("resnapshot | accept the edit")
 	l.Requests = []string{req.Line}
 	edited := specOf(t, strings.Replace(strings.Replace(acList(3, map[int]string{3: "deferred: next quarter"}), "Criterion 2 holds.", "Criterion 2 holds under load.", 1), "- Criterion 3 holds.\n  - deferred: next quarter\n", "- Criterion 3 holds.\n  - deferred: next quarter\n- Criterion 4 holds.\n", 1))
@@ -740,8 +740,8 @@ func TestAmend(t *testing.T) {
 	if diff := cmp.Diff(want, n.Rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	if n.Delivery.Get(KeyContract) != edited.Contract().Fingerprint() || len(n.Requests) != 0 {
-		t.Errorf("contract %q and %d requests, want %q and 0", n.Delivery.Get(KeyContract), len(n.Requests), edited.Contract().Fingerprint())
+	if n.Delivery.Contract != edited.Contract().Fingerprint() || len(n.Requests) != 0 {
+		t.Errorf("contract %q and %d requests, want %q and 0", n.Delivery.Contract, len(n.Requests), edited.Contract().Fingerprint())
 	}
 	// Only a cut: loop: cut row <n>.
 	onlyCut := specOf(t, acList(3, map[int]string{2: "elsewhere: acme/web"}))

@@ -49,7 +49,7 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 		return n, c, true, nil
 	case len(obs.Commits) == 0 && !obs.RunOver:
 		return nil, Commit{}, false, nil
-	case len(obs.Commits) == 0 && obs.Orphaned && l.Delivery.Int(KeyReruns) < MaxReruns:
+	case len(obs.Commits) == 0 && obs.Orphaned && l.Delivery.Reruns < MaxReruns:
 		// Its agent provably never answered: running the same dispatch
 		// again once needs no person (issue 12).
 		n, c := Rerun(l, obs.Now)

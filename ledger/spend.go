@@ -42,14 +42,16 @@ func ReturnSpend(body string) specs.Amount {
 
 // Spent is what the entry's admitted returns reported spending.
 func (l *Ledger) Spent() specs.Amount {
-	a, _ := specs.ParseAmount(l.Delivery.Get(KeySpent))
-	return a
+	if l.Delivery == nil {
+		return specs.Amount{}
+	}
+	return l.Delivery.Spent
 }
 
 // addSpend adds a return's reported spend to the running total.
 func (l *Ledger) addSpend(body string) {
 	if s := ReturnSpend(body); s != (specs.Amount{}) {
-		l.delivery().Set(KeySpent, l.Spent().Add(s).String())
+		l.delivery().Spent = l.Spent().Add(s)
 	}
 }
 
@@ -59,8 +61,7 @@ func (l *Ledger) Budget(spec *specs.Spec) (specs.Amount, bool) {
 	if spec == nil || spec.Budget == nil {
 		return specs.Amount{}, false
 	}
-	granted, _ := specs.ParseAmount(l.Delivery.Get(KeyBudgetGranted))
-	return spec.Budget.Add(granted), true
+	return spec.Budget.Add(l.Delivery.BudgetGranted), true
 }
 
 // OverBudget reports whether the entry's agents have spent its budget,
@@ -71,16 +72,4 @@ func OverBudget(l *Ledger, spec *specs.Spec) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("the agents spent %s of a budget of %s", l.Spent(), b), true
-}
-
-// validateAmountKey checks a spent: or budget-granted: value.
-func validateAmountKey(v string) string {
-	a, err := specs.ParseAmount(v)
-	if err != nil {
-		return err.Error()
-	}
-	if a.String() != v {
-		return fmt.Sprintf("must be written %s", a)
-	}
-	return ""
 }

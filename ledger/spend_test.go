@@ -32,14 +32,14 @@ func TestReturnSpend(t *testing.T) {
 // total in the delivery section, which a ledger keeps byte for byte.
 func TestAdmitAddsSpend(t *testing.T) {
 	l := dispatched(t, ledgerOf(t, 4, []string{"open/0"}, seeded), 1)
-	l.Delivery.Set(KeySpent, "1000 tokens")
+	l.Delivery.Spent = specs.Amount{Tokens: 1000}
 	r := rowReturn(1, "done", 1, "go test ./x -run TestOne; ok", "row 1 done | works | next", 1)
 	r.Body += "\ntokens: 234\ncost: 0.5\n"
 	n, _, err := Admit(l, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.Delivery.Get(KeySpent); got != "1234 tokens, $0.50" {
+	if got := n.Delivery.Spent.String(); got != "1234 tokens, $0.50" {
 		t.Errorf("spent: %q", got)
 	}
 	text := string(Format(n))
@@ -77,7 +77,7 @@ func TestBudgetRequest(t *testing.T) {
 	}
 	spec := &specs.Spec{Budget: &specs.Amount{Tokens: 2000}}
 	l := ledgerOf(t, 4, []string{"open/0"}, seeded)
-	l.Delivery.Set(KeySpent, "2500 tokens")
+	l.Delivery.Spent = specs.Amount{Tokens: 2500}
 	why, over := OverBudget(l, spec)
 	if !over || why != "the agents spent 2500 tokens of a budget of 2000 tokens" {
 		t.Fatalf("OverBudget = %q %v", why, over)
@@ -90,8 +90,8 @@ func TestBudgetRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, still := n.Stop(); still || c.Subject != "loop: raise budget" || n.Delivery.Get(KeyBudgetGranted) != "5000 tokens" {
-		t.Errorf("%s: stop cleared %v, granted %q", c.Subject, !still, n.Delivery.Get(KeyBudgetGranted))
+	if _, _, still := n.Stop(); still || c.Subject != "loop: raise budget" || n.Delivery.BudgetGranted.String() != "5000 tokens" {
+		t.Errorf("%s: stop cleared %v, granted %q", c.Subject, !still, n.Delivery.BudgetGranted.String())
 	}
 	if b, _ := n.Budget(spec); b != (specs.Amount{Tokens: 7000}) {
 		t.Errorf("budget %v, want 7000 tokens", b)

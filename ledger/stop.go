@@ -186,7 +186,7 @@ func StopText(l *Ledger, reason StopReason, detail string, target int) string {
 		}
 	}
 	b.WriteString("Preserve every row's attempts.\n")
-	if target > 0 && l.Escalated(target) && l.Delivery.Get(KeyModel) == "" {
+	if target > 0 && l.Escalated(target) && l.Delivery.Model == "" {
 		b.WriteString("escalated round spent\n")
 	}
 	b.WriteString("Recommendation: " + Recommendation(l, reason, target) + "\n")

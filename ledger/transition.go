@@ -33,9 +33,9 @@ type SeedInput struct {
 	Bases map[string]string
 	// Allowance is defaults.allowance; the spec's own allowance wins.
 	Allowance int
-	// Chain is the spec's place in its chain, `<chain> <k>/<n>`; empty
+	// Chain is the spec's place in its chain, `<chain> <k>/<n>`; zero
 	// when the spec is in no chain.
-	Chain string
+	Chain ChainRef
 }
 
 // Seed creates the ledger of an approved spec (`loop: seed ledger`): one row
@@ -78,18 +78,18 @@ func Seed(in SeedInput) (*Ledger, Commit) {
 		}
 	}
 	contract := s.Contract().Fingerprint()
-	l.Delivery.Set(KeySpecCommit, in.SpecCommit)
-	l.Delivery.Set(KeyContract, contract)
-	l.Delivery.Set(KeyBranch, specs.Branch(s.Path))
-	l.Delivery.Set(KeyLabels, l.labelsFor(s))
-	l.Delivery.SetPhase(PhaseImplement)
+	l.Delivery.SpecCommit = in.SpecCommit
+	l.Delivery.Contract = contract
+	l.Delivery.Branch = specs.Branch(s.Path)
+	l.Delivery.Labels = l.labelsFor(s)
+	l.Delivery.Phase = PhaseImplement
 	c := Commit{
 		Subject:  Subject{Kind: KindSeedLedger}.String(),
 		Sentence: fmt.Sprintf("Seeded %s (%d cut) from contract %s at allowance %d.", plural(len(l.Rows), "row"), cut, contract, l.Allowance),
 	}
-	if in.Chain != "" {
-		l.Delivery.Set(KeyChain, in.Chain)
-		c.Trailers = append(c.Trailers, Trailer{Key: TrailerChain, Value: in.Chain})
+	if !in.Chain.IsZero() {
+		l.Delivery.Chain = in.Chain
+		c.Trailers = append(c.Trailers, Trailer{Key: TrailerChain, Value: in.Chain.String()})
 	}
 	return l, c
 }
@@ -136,8 +136,8 @@ func Dispatch(l *Ledger, a Action, head string, now time.Time) (*Ledger, Commit)
 	n := l.Clone()
 	n.Iterations++
 	n.Pending = &Pending{Target: a.Target, Member: a.Member, SHA: head}
-	n.delivery().SetTime(KeyDispatchedAt, now)
-	n.delivery().Set(KeyUnavailable, "") // a withdrawn dispatch is replaced
+	n.delivery().DispatchedAt = Stamp(now)
+	n.delivery().Unavailable = "" // a withdrawn dispatch is replaced
 	subject := Subject{Kind: KindDispatch, Row: a.Target}.String()
 	what := describeTarget(a.Target)
 	sentence := fmt.Sprintf("Dispatched %s to %s as iteration %d from %s.", what, a.Member, n.Iterations, short(head))
@@ -159,7 +159,7 @@ func (l *Ledger) delivery() *Delivery {
 func Escalate(l *Ledger, row int, model string) (*Ledger, Commit) {
 	n := l.Clone()
 	n.Decisions = append(n.Decisions, newEscalatedDecision(row, n.EffectiveAllowance(row)))
-	n.delivery().Set(KeyModel, model)
+	n.delivery().Model = model
 	sentence := fmt.Sprintf("Row %d reached its escalation threshold; its next attempt runs on %s.", row, model)
 	if model == "" {
 		sentence = fmt.Sprintf("Row %d reached its escalation threshold; executor.escalation_model is not set, so its escalated attempt runs on the default model.", row)
@@ -174,7 +174,7 @@ func Escalate(l *Ledger, row int, model string) (*Ledger, Commit) {
 // It changes no counter (L-122).
 func Stop(l *Ledger, reason StopReason, detail string, target int) (*Ledger, Commit) {
 	n := l.Clone()
-	n.delivery().Set(KeyStop, string(reason)+" | "+cleanEvidence(detail))
+	n.delivery().Stop = StopRecord{Reason: reason, Detail: cleanEvidence(detail)}
 	return n, Commit{
 		Subject:  Subject{Kind: KindStop, Reason: reason}.String(),
 		Sentence: fmt.Sprintf("Stopped (%s): %s.", reason, strings.TrimSuffix(detail, ".")),
@@ -218,7 +218,7 @@ func (l *Ledger) removeRequest(line string) {
 	}
 }
 
-func (l *Ledger) clearStop() { l.delivery().Set(KeyStop, "") }
+func (l *Ledger) clearStop() { l.delivery().Stop = StopRecord{} }
 
 // ApplyRequest performs an accepted request and returns the new ledger and
 // its commit, which also removes the request line. A request the current
@@ -265,8 +265,8 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 		allowed := n.EffectiveAllowance(r.Row) + 1
 		n.Decisions = append(n.Decisions, newRetryDecision(r.Row, r.Text, allowed))
 		// A retry opens new stagnation and miss windows (L-40, L-79).
-		n.delivery().SetInt(KeyMisses, 0)
-		n.delivery().SetInt(KeyEmptyReturns, 0)
+		n.delivery().Misses = 0
+		n.delivery().EmptyReturns = 0
 		c.Subject = Subject{Kind: KindRetry, Row: r.Row}.String()
 		c.Sentence = fmt.Sprintf("Row %d gets one more attempt (%d allowed) with a hint from a person.", r.Row, allowed)
 	case RequestRows:
@@ -285,51 +285,47 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 			if n.Pending == nil {
 				return refuse("no dispatch is outstanding to resume")
 			}
-			n.delivery().SetTime(KeyDispatchedAt, now)
+			n.delivery().DispatchedAt = Stamp(now)
 			c.Sentence = fmt.Sprintf("Resumed: the interrupted dispatch of %s runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
 		case StopBoundary:
 			// The branch is accepted as it is; commits are kept, attempts
 			// unchanged (L-51).
 			n.Pending = nil
-			n.delivery().Set(KeyDispatchedAt, "")
-			n.delivery().Set(KeyModel, "")
+			n.delivery().DispatchedAt = time.Time{}
+			n.delivery().Model = ""
 			c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
 		case StopClosed, StopLegClosed:
 			// The closed pull request is reopened (or replaced when GitHub
 			// refuses) by the next step, before anything else; without
 			// this the entry would stop closed again in the same pass.
-			n.delivery().setEach(KeyOwed, "reopen", true)
+			n.delivery().eachPull(func(p *PullState) { p.Owed = OwedWrite{Write: "reopen"} }, true)
 			c.Sentence = "Resumed: the closed pull request is reopened next."
 		case StopVerifyFailed:
 			// The verification runs again, with one repair again.
-			n.delivery().setEach(KeyVerified, "", false)
-			n.delivery().setEach(KeyVerifyRepair, "", false)
-			n.delivery().setEach(KeyDispatchedAt, "", false)
+			n.delivery().eachPull(func(p *PullState) { p.Verified, p.VerifyRepair, p.DispatchedAt = VerifyResult{}, "", time.Time{} }, false)
 			c.Sentence = "Resumed: the verification runs again on the work branch's head."
 		case StopChecksSilent:
 			// The CI wait starts again from now.
-			n.delivery().setEach(KeyHeadAt, now.UTC().Truncate(time.Second).Format(time.RFC3339), true)
+			n.delivery().eachPull(func(p *PullState) { p.HeadAt = Stamp(now) }, true)
 			c.Sentence = "Resumed: the wait for CI starts again now."
 		case StopReviewerSilent:
 			// The reviewer is asked again from now; the nudge is
 			// available again.
-			n.delivery().setEach(KeyReviewerAsked, now.UTC().Truncate(time.Second).Format(time.RFC3339), true)
-			n.delivery().setEach(KeyNudged, "", true)
+			n.delivery().eachPull(func(p *PullState) { p.ReviewerAsked, p.Nudged = Stamp(now), "" }, true)
 			c.Sentence = "Resumed: the reviewer clock restarts now."
 		default:
 			c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
 		}
 		c.Subject = Subject{Kind: KindResume}.String()
 	case RequestRecheck:
-		n.delivery().setEach(KeyRetry, "", false)
+		n.delivery().eachPull(func(p *PullState) { p.Retry = WriteRetry{} }, false)
 		c.Subject = Subject{Kind: KindResume}.String()
 		c.Sentence = "Rechecking: the failure count of the refused GitHub write is cleared."
 		if reason == StopMergeUnknown {
 			c.Sentence = "Rechecking: GitHub is asked for the pull request's mergeability again."
 		}
 	case RequestBudget:
-		granted, _ := specs.ParseAmount(n.Delivery.Get(KeyBudgetGranted))
-		n.delivery().Set(KeyBudgetGranted, granted.Add(r.Amount).String())
+		n.delivery().BudgetGranted = n.Delivery.BudgetGranted.Add(r.Amount)
 		c.Subject = Subject{Kind: KindRaiseBudget}.String()
 		c.Sentence = fmt.Sprintf("Raised the budget by %s; %s spent so far.", r.Amount, n.Spent())
 	case RequestResnapshot:
@@ -379,10 +375,10 @@ func reopenRow(l *Ledger, r Request, refuse func(string, ...any) (*Ledger, Commi
 	nr.Status, nr.Evidence = Open, ReopenedByRequest
 	allowed := n.EffectiveAllowance(r.Row) + 1
 	n.Decisions = append(n.Decisions, newRetryDecision(r.Row, r.Text, allowed))
-	n.delivery().SetInt(KeyMisses, 0)
-	n.delivery().SetInt(KeyEmptyReturns, 0)
+	n.delivery().Misses = 0
+	n.delivery().EmptyReturns = 0
 	if p := n.Phase(); p == PhaseReview || p == PhaseReady || p == PhaseVerify {
-		n.delivery().SetPhase(PhaseImplement)
+		n.delivery().Phase = PhaseImplement
 	}
 	return n, Commit{Subject: Subject{Kind: KindReopenRow, Row: r.Row}.String(),
 		Sentence: fmt.Sprintf("A person reopened row %d (%d attempts allowed): %s.", r.Row, allowed, strings.TrimSuffix(r.Text, ".")),
@@ -407,9 +403,9 @@ const MaxReruns = 3
 // the stop is cleared in the same commit, since the dispatch runs again.
 func Rerun(l *Ledger, now time.Time) (*Ledger, Commit) {
 	n := l.Clone()
-	n.delivery().Set(KeyStop, "")
-	n.delivery().SetTime(KeyDispatchedAt, now)
-	n.delivery().SetInt(KeyReruns, n.Delivery.Int(KeyReruns)+1)
+	n.delivery().Stop = StopRecord{}
+	n.delivery().DispatchedAt = Stamp(now)
+	n.delivery().Reruns = n.Delivery.Reruns + 1
 	what := describeTarget(n.Pending.Target)
 	return n, Commit{Subject: Subject{Kind: KindRerun, Row: n.Pending.Target}.String(),
 		Sentence: fmt.Sprintf("The agent of %s (iteration %d) ended without answering, killed or never started with its reconciler; the same dispatch runs again without a new count.", what, n.Iterations)}

@@ -52,7 +52,7 @@ func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
 	if sp == nil {
 		return ds
 	}
-	if fp := l.Delivery.Get(KeyContract); fp != "" && fp != sp.Contract().Fingerprint() {
+	if fp := l.Delivery.Contract; fp != "" && fp != sp.Contract().Fingerprint() {
 		ds.Add(path, at(tableLine), parse.SeverityInfo, RulePairing, "the spec's contract is now %s, not the approved %s; rows are checked again after resnapshot", sp.Contract().Fingerprint(), fp)
 		return ds
 	}

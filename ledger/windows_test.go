@@ -23,8 +23,8 @@ func TestRetryOpensNewWindows_L40(t *testing.T) {
 	t.Parallel()
 	stopped := func() *Ledger {
 		l := withStop(ledgerOf(t, 4, []string{"failed/4", "done/1"}, seeded, "row 1 failed | a | b"), "allowance")
-		l.Delivery.SetInt(KeyMisses, 1)
-		l.Delivery.SetInt(KeyEmptyReturns, 2)
+		l.Delivery.Misses = 1
+		l.Delivery.EmptyReturns = 2
 		return l
 	}
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestRetryOpensNewWindows_L40(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, gotEmpty := n.Delivery.Int(KeyMisses), n.Delivery.Int(KeyEmptyReturns); got != tt.misses || gotEmpty != tt.emptyReturn {
+			if got, gotEmpty := n.Delivery.Misses, n.Delivery.EmptyReturns; got != tt.misses || gotEmpty != tt.emptyReturn {
 				t.Errorf("after %q: misses %d, empty returns %d; want %d, %d", tt.request, got, gotEmpty, tt.misses, tt.emptyReturn)
 			}
 		})

@@ -3,12 +3,8 @@ package ledger
 import (
 	"fmt"
 	"strings"
+	"time"
 )
-
-// KeyUnavailable records why the last dispatch was withdrawn: its agent
-// could not run in its environment (authentication, quota, network, a
-// missing CLI). The next dispatch clears it.
-const KeyUnavailable = "unavailable"
 
 // maxUnavailable bounds the recorded reason: untrusted CLI text, kept to
 // one readable line.
@@ -29,8 +25,8 @@ func Withdraw(l *Ledger, why string) (*Ledger, Commit, error) {
 	target := l.Pending.Target
 	n := l.Clone()
 	n.Pending = nil
-	n.delivery().Set(KeyDispatchedAt, "")
-	n.delivery().SetInt(KeyReruns, 0)
+	n.delivery().DispatchedAt = time.Time{}
+	n.delivery().Reruns = 0
 	why = strings.TrimSuffix(strings.TrimSpace(cleanEvidence(why)), ".")
 	if r := []rune(why); len(r) > maxUnavailable {
 		why = string(r[:maxUnavailable]) + "…"
@@ -38,7 +34,7 @@ func Withdraw(l *Ledger, why string) (*Ledger, Commit, error) {
 	if why == "" {
 		why = "the agent could not run"
 	}
-	n.delivery().Set(KeyUnavailable, fmt.Sprintf("iteration %d: %s", l.Iterations, why))
+	n.delivery().Unavailable = fmt.Sprintf("iteration %d: %s", l.Iterations, why)
 	return n, Commit{
 		Subject: Subject{Kind: KindWithdraw, Row: target}.String(),
 		Sentence: fmt.Sprintf("Withdrew the dispatch of %s (iteration %d): %s; it is dispatched again in a later pass without a new attempt.",

@@ -23,7 +23,7 @@ func TestWithdraw(t *testing.T) {
 		t.Fatalf("withdraw with nothing outstanding: %v, want ErrNotPending", err)
 	}
 	escalated := base.Clone()
-	escalated.delivery().Set(KeyModel, "big-model")
+	escalated.delivery().Model = "big-model"
 	for _, tc := range []struct {
 		name, why, wantUnavailable string
 		from                       *Ledger
@@ -35,8 +35,8 @@ func TestWithdraw(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d, _ := Dispatch(tc.from, Action{Target: 2, Member: "home", Model: tc.from.Delivery.Get(KeyModel)}, strings.Repeat("a", 40), now)
-			d.delivery().SetInt(KeyReruns, 1)
+			d, _ := Dispatch(tc.from, Action{Target: 2, Member: "home", Model: tc.from.Delivery.Model}, strings.Repeat("a", 40), now)
+			d.delivery().Reruns = 1
 			n, c, err := Withdraw(d, tc.why)
 			if err != nil {
 				t.Fatal(err)
@@ -46,7 +46,7 @@ func TestWithdraw(t *testing.T) {
 			}
 			want := tc.from.Clone()
 			want.Iterations = d.Iterations
-			want.delivery().Set(KeyUnavailable, "iteration "+strconv.Itoa(d.Iterations)+": "+tc.wantUnavailable)
+			want.delivery().Unavailable = "iteration " + strconv.Itoa(d.Iterations) + ": " + tc.wantUnavailable
 			if diff := cmp.Diff(string(Format(want)), string(Format(n))); diff != "" {
 				t.Errorf("withdrawn ledger (-want +got):\n%s", diff)
 			}
@@ -55,7 +55,7 @@ func TestWithdraw(t *testing.T) {
 				t.Fatalf("the withdrawn ledger does not parse cleanly: %v", ds)
 			}
 			again, _ := Dispatch(back, Action{Target: 2, Member: "home"}, strings.Repeat("b", 40), now)
-			if got := again.Delivery.Get(KeyUnavailable); got != "" {
+			if got := again.Delivery.Unavailable; got != "" {
 				t.Errorf("the next dispatch kept unavailable: %q", got)
 			}
 		})

@@ -60,7 +60,7 @@ func chainHold(f chainFacts) (held bool, why string, merge bool) {
 	}
 	if pl.Phase() != ledger.PhaseDone {
 		pr := ""
-		if v := pl.Delivery.Get(ledger.KeyPR); v != "" {
+		if v := pl.Delivery.PRText(); v != "" {
 			pr = ", " + v
 		}
 		return true, fmt.Sprintf("waits for milestone %d of %s (%s%s) to be merged", cp.K-1, cp.Chain.Path, prev, pr), false

@@ -10,12 +10,16 @@ import (
 
 // ledgerAt is a ledger in phase ph with the given delivery values.
 func ledgerAt(ph ledger.Phase, kv ...string) *ledger.Ledger {
-	l := &ledger.Ledger{Delivery: ledger.NewDelivery()}
-	l.Delivery.SetPhase(ph)
+	var lines []string
 	for i := 0; i+1 < len(kv); i += 2 {
-		l.Delivery.Set(kv[i], kv[i+1])
+		lines = append(lines, kv[i]+": "+kv[i+1])
 	}
-	return l
+	d, err := ledger.ParseDeliveryLines(lines...)
+	if err != nil {
+		panic(err)
+	}
+	d.Phase = ph
+	return &ledger.Ledger{Delivery: d}
 }
 
 // The chain rule as a table (R-46, R-47; issue 26: a cancelled chain stops

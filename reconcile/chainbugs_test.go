@@ -76,7 +76,7 @@ func TestChainUnlabelsAMilestoneChainedWhileReady(t *testing.T) {
 	if l := r.ledgerOf("specs/b.md"); l.Phase() != ledger.PhaseReview {
 		t.Errorf("milestone 2 is %s, want review", l.Phase())
 	}
-	if got := r.ledgerOf("specs/b.md").Delivery.Get(ledger.KeyHead); got == "" {
+	if got := r.ledgerOf("specs/b.md").Delivery.Head; got == "" {
 		t.Error("milestone 2 lost its head cursor")
 	}
 	web := r.gh.Client("alice")
@@ -142,7 +142,7 @@ func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
 				r.greenAndApproved(r.head(work))
 				wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 			}
-			attested := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyHead)
+			attested := r.ledgerOf("specs/feature.md").Delivery.Head
 			pushed := r.personOrphanPush(work)
 			rep := r.pass()
 			wantSubjects(t, rep, tt.want...)

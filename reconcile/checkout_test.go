@@ -185,7 +185,7 @@ func TestOrphanedReturnIsAdmitted(t *testing.T) {
 	runs := len(r.runs)
 	rep := r.pass()
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: record home row 1" {
-		t.Errorf("got %v, want the orphan's return admitted (stop: %s)", got, r.ledgerOf("specs/feature.md").Delivery.Get("stop"))
+		t.Errorf("got %v, want the orphan's return admitted (stop: %s)", got, lineValue(r.ledgerOf("specs/feature.md").Delivery, "stop"))
 	}
 	if len(r.runs) != runs {
 		t.Errorf("the attempt ran again")

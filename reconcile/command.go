@@ -43,10 +43,10 @@ type postedCommand struct {
 // commands reads the entry's pull request for commands and performs them.
 // A coordinated entry's legs are not read (docs/requests.md).
 func (p *passState) commands(ctx context.Context, e *entry) error {
-	if p.DryRun || e.leg != nil || e.l == nil || e.l.Phase() == ledger.PhaseDone || e.l.Delivery.Get(ledger.KeyPR) == "" {
+	if p.DryRun || e.leg != nil || e.l == nil || e.l.Phase() == ledger.PhaseDone || e.l.Delivery.PR.IsZero() {
 		return nil
 	}
-	pr, err := gatekeep.ParsePR(e.l.Delivery.Get(ledger.KeyPR), "")
+	pr, err := gatekeep.ParsePR(e.l.Delivery.PR.String(), "")
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -80,7 +79,7 @@ func TestPullRequestCommands(t *testing.T) {
 	if got := r.answers(); len(got) != 1 || !strings.Contains(got[0], "Done: `loop: request resume from acme/api#1 by @bob`") {
 		t.Fatalf("answers %q, want one saying it was done", got)
 	}
-	if r.ledger(ledgerPath).Delivery.Get(ledger.KeyStop) != "" {
+	if !r.ledger(ledgerPath).Delivery.Stop.IsZero() {
 		t.Errorf("the stop is still there")
 	}
 

@@ -36,7 +36,7 @@ func (p *passState) deliver(ctx context.Context, e *entry) (stepResult, error) {
 
 // prOf returns the entry's recorded pull request.
 func prOf(l *ledger.Ledger) (gatekeep.PR, bool) {
-	v := l.Delivery.Get(ledger.KeyPR)
+	v := l.Delivery.PRText()
 	if v == "" {
 		return gatekeep.PR{}, false
 	}
@@ -158,7 +158,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 // when it exists, its comparison with the base.
 func (p *passState) openFacts(ctx context.Context, e *entry) (gatekeep.OpenFacts, error) {
 	f := gatekeep.OpenFacts{Repo: p.repoOf(e), Branch: p.branch(e), Base: e.spec.Base,
-		HadPR: e.l.Delivery.Get(ledger.KeyPR) != "", AnyDone: anyDone(e.l.ViewRows())}
+		HadPR: !e.l.Delivery.PR.IsZero(), AnyDone: anyDone(e.l.ViewRows())}
 	var err error
 	if f.Head, f.Exists, err = p.GitHub.BranchHead(ctx, f.Repo, f.Branch); err != nil || !f.Exists {
 		return f, err
@@ -202,7 +202,7 @@ func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, bas
 		}
 		return waitFor("would open a pull request from %s into %s in %s", branch, base, repo), nil
 	}
-	if ok && e.l.Delivery.Get(ledger.KeyPR) == found.Ref() && found.State == githubapi.PROpen {
+	if ok && e.l.Delivery.PRText() == found.Ref() && found.State == githubapi.PROpen {
 		return p.reenter(ctx, e, found)
 	}
 	pr := found
@@ -308,7 +308,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if !ok {
 		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the ledger is in %s without a valid pr: line", e.l.Phase()))
 	}
-	if e.l.Delivery.Get(ledger.KeyDispatchedAt) != "" {
+	if !e.l.Delivery.DispatchedAt.IsZero() {
 		return p.settleRound(ctx, e, pr)
 	}
 	// An idle pull request that did not change since its last full read
@@ -321,7 +321,10 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	f := p.liveFacts(ctx, e, pr, live)
+	f, err := p.liveFacts(ctx, e, pr, live)
+	if err != nil {
+		return progressed, err
+	}
 	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
 		return p.performLive(ctx, e, pr, live, a)
 	}
@@ -330,17 +333,25 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 
 // liveFacts observes what the first look decides on (gatekeep.DecideLive).
 // The chain is asked about only for a ready entry: it is what may take a
-// ready label off (R-46).
-func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) gatekeep.LiveFacts {
+// ready label off (R-46). A head the loop did not record is compared with
+// the recorded one (observeMove, basemerge.go).
+func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (gatekeep.LiveFacts, error) {
 	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == githubapi.PRClosed, Leg: e.leg != nil,
-		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Get(ledger.KeyHead), Draft: live.Draft}
+		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Head, Draft: live.Draft, HeadRef: live.HeadRef}
+	if f.LedgerHead != "" && f.Head != f.LedgerHead {
+		m, err := p.observeMove(ctx, pr, f.LedgerHead, live)
+		if err != nil {
+			return f, err
+		}
+		f.Move = m
+	}
 	f.Owed, f.OwedArg, _ = gatekeep.Owed(e.l)
 	if f.Phase == ledger.PhaseReady && !f.Merged && !f.Closed && f.Owed == "" {
 		ok, why := p.chainGate(ctx, e)
 		f.ChainHeld, f.ChainWhy = !ok, why
 	}
 	f.BodyDrift = p.body(e, live.Body) != live.Body
-	return f
+	return f, nil
 }
 
 // performLive performs the first look's action: at most one GitHub write,
@@ -358,9 +369,9 @@ func (p *passState) performLive(ctx context.Context, e *entry, pr gatekeep.PR, l
 	case gatekeep.StepPayOwed:
 		return p.payOwed(ctx, e, pr, a.Write, a.Arg)
 	case gatekeep.StepUnready:
-		return p.unready(ctx, e, pr, e.l.Delivery.Get(ledger.KeyHead), a.Detail)
-	case gatekeep.StepFollow:
-		return p.follow(ctx, e, pr, live)
+		return p.unready(ctx, e, pr, a.Head, a.Detail)
+	case gatekeep.StepFollow, gatekeep.StepBaseMerged, gatekeep.StepRewritten:
+		return p.follow(ctx, e, pr, live, a.Step)
 	case gatekeep.StepRewriteBody:
 		if p.DryRun {
 			return waitFor("would rewrite the identity block and receipt of %s", pr), nil
@@ -396,12 +407,9 @@ type reviewRead struct {
 // its mergeability once more when GitHub was still computing it, and
 // judges it with the steerers and the completion gate.
 func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (reviewRead, error) {
-	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return reviewRead{}, err
-	}
-	cur := gatekeep.Cursors{Since: since, Head: e.l.Delivery.Get(ledger.KeyHead),
-		ChecksHead: e.l.Delivery.Get(ledger.KeyChecksHead), Receipt: e.l.Delivery.Get(ledger.KeyReceipt)}
+	since := gatekeep.Since(e.l.Delivery.Since)
+	cur := gatekeep.Cursors{Since: since, Head: e.l.Delivery.Head,
+		ChecksHead: e.l.Delivery.ChecksHead, Receipt: e.l.Delivery.Receipt}
 	d, err := FetchDigest(ctx, p.GitHub, pr, cur.Since.FetchFrom())
 	if err != nil {
 		return reviewRead{}, err
@@ -412,7 +420,7 @@ func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (review
 		if err != nil {
 			return reviewRead{}, err
 		}
-		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, strings.ToLower(again.MergeableState), true
+		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, gatekeep.MergeState(again.MergeableState), true
 	}
 	self, err := p.self(ctx)
 	if err != nil {
@@ -442,7 +450,7 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 			return stopped, err
 		}
 	}
-	seen := e.l.Delivery.Time(ledger.KeyHeadAt)
+	seen := e.l.Delivery.HeadAt
 	a := gatekeep.DecideJudged(gatekeep.JudgedFacts{PR: pr, Phase: e.l.Phase(), Verdict: r.v, HeadRef: r.d.HeadRef, HeadSHA: r.d.HeadSHA, BaseRef: r.d.BaseRef,
 		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait})
 	p.noteIgnored(e, pr, r.v.Ignored)
@@ -484,11 +492,11 @@ func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live git
 	}
 	var until time.Time
 	if rc := p.cfg.Reviewer; rc != nil {
-		until = gatekeep.SilenceNext(r.d, rc.Login, e.l.Delivery.Time(ledger.KeyReviewerAsked), e.l.Delivery.Get(ledger.KeyNudged),
+		until = gatekeep.SilenceNext(r.d, rc.Login, e.l.Delivery.ReviewerAsked, e.l.Delivery.Nudged,
 			time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour)
 	}
 	if r.v.WaitsForCI() {
-		if seen := e.l.Delivery.Time(ledger.KeyHeadAt); !seen.IsZero() {
+		if seen := e.l.Delivery.HeadAt; !seen.IsZero() {
 			if silent := seen.Add(p.cfg.Checks.Wait); until.IsZero() || silent.Before(until) {
 				until = silent
 			}
@@ -567,43 +575,26 @@ func (p *passState) done(e *entry, pr gatekeep.PR, live githubapi.PullRequest) e
 	return p.apply(e, n, c)
 }
 
-// follow handles a head the loop did not push (R-32): the head cursor
-// follows it and the reviewer clock restarts; a ready entry leaves ready.
-//
-// A head that does not contain the attested one is a rewritten history
-// (issue 10): the label comes off with the attested head kept, then the
-// entry stops `boundary` on the new head (gatekeep.Rewritten).
-func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (stepResult, error) {
-	old := e.l.Delivery.Get(ledger.KeyHead)
-	rewritten, baseMerge := false, false
-	if old != "" && old != live.HeadSHA {
-		cmp, err := p.GitHub.Compare(ctx, pr.Repo, old, live.HeadSHA)
-		if err != nil {
-			return progressed, err
-		}
-		// A force-push of unrelated history is a rewrite too: GitHub
-		// cannot compare it at all (CompareUnrelated).
-		rewritten = cmp.Status != githubapi.CompareAhead
-		baseMerge = githubBaseMerge(cmp, old, live.BaseRef, live.HeadRef) // basemerge.go
-	}
-	if e.l.Phase() == ledger.PhaseReady {
-		if rewritten {
-			return p.unready(ctx, e, pr, old, "its head was rewritten to "+short(live.HeadSHA))
-		}
-		return p.unready(ctx, e, pr, live.HeadSHA, "its head moved to "+short(live.HeadSHA))
-	}
+// follow records a head the loop did not push (R-32) as the first look
+// decided (gatekeep.DecideLive): a person's push is followed, the head
+// cursor moving and the reviewer clock restarting; gallivant's own
+// update-branch merge is recorded as the base merge it is; a head that
+// does not contain the attested one is a rewritten history (issue 10),
+// and the entry stops boundary on it (gatekeep.Rewritten).
+func (p *passState) follow(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, step gatekeep.Step) (stepResult, error) {
 	if p.DryRun {
 		return waitFor("would follow the new head %s of %s", short(live.HeadSHA), pr), nil
 	}
-	if rewritten {
-		n, c := gatekeep.Rewritten(e.l, pr, old, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	h := p.observeHead(ctx, pr.Repo, live.HeadSHA)
+	switch step {
+	case gatekeep.StepRewritten:
+		n, c := gatekeep.Rewritten(e.l, pr, e.l.Delivery.Head, h)
 		return stopped, p.apply(e, n, c)
-	}
-	if baseMerge {
-		n, c := gatekeep.BaseMerged(e.l, pr, live.BaseRef, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	case gatekeep.StepBaseMerged:
+		n, c := gatekeep.BaseMerged(e.l, pr, live.BaseRef, h)
 		return progressed, p.apply(e, n, c)
 	}
-	n, c := gatekeep.Followed(e.l, pr, p.observeHead(ctx, pr.Repo, live.HeadSHA))
+	n, c := gatekeep.Followed(e.l, pr, h)
 	return progressed, p.apply(e, n, c)
 }
 
@@ -616,7 +607,7 @@ func (p *passState) unready(ctx context.Context, e *entry, pr gatekeep.PR, head,
 		return p.writeFailed(ctx, e, gatekeep.WriteUnreadyLabel, pr.String(), err)
 	}
 	var h *gatekeep.Head
-	if head != e.l.Delivery.Get(ledger.KeyHead) {
+	if head != e.l.Delivery.Head {
 		o := p.observeHead(ctx, pr.Repo, head)
 		h = &o
 	}
@@ -679,7 +670,7 @@ func (p *passState) payOwed(ctx context.Context, e *entry, pr gatekeep.PR, w gat
 	switch w {
 	case gatekeep.WriteRoundComment:
 		marker = githubapi.Marker("round-" + arg)
-		body = fmt.Sprintf("gallivant pushed round %s to `%s`, answering the feedback and failing checks since the last round.", arg, short(e.l.Delivery.Get(ledger.KeyHead)))
+		body = fmt.Sprintf("gallivant pushed round %s to `%s`, answering the feedback and failing checks since the last round.", arg, short(e.l.Delivery.Head))
 		if rc := p.cfg.Reviewer; rc != nil {
 			body += fmt.Sprintf(" @%s, please review the new head.", rc.Login)
 		}
@@ -729,7 +720,7 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 // run record its executor keeps (recoverTask).
 func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (Recovery, error) {
 	return p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
-		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)})
+		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)})
 }
 
 // roundKey names a round's executor outcome.
@@ -740,13 +731,13 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
 		return nil
 	}
-	k := e.l.Delivery.Int(ledger.KeyRound)
+	k := e.l.Delivery.Round
 	brief := gatekeep.FixBrief(gatekeep.FixBriefInput{PR: pr, Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath,
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs, Ledger: e.l})
 	brief += p.ciSection(ctx, e, pr, d)
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
-		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
+		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(pr.Repo)
 	}
@@ -772,8 +763,8 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 // settleRound observes the work branch after a round: a push settles it
 // (counted, then announced); a run that ended without one charges nothing.
 func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (stepResult, error) {
-	k := e.l.Delivery.Int(ledger.KeyRound)
-	fixed := e.l.Delivery.Get(ledger.KeyHead)
+	k := e.l.Delivery.Round
+	fixed := e.l.Delivery.Head
 	branch := p.branch(e)
 	out, ranHere := p.outcomes[roundKey(e.key(), k)]
 	delete(p.outcomes, roundKey(e.key(), k))
@@ -810,11 +801,11 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 		return progressed, p.apply(e, n, c)
 	}
 	over := ranHere && out.Finished
-	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
+	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() && !p.inFlight(dt) {
 		over = true
 	}
 	if !over {
-		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
+		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(e.l.Delivery.DispatchedAt)), nil
 	}
 	if ranHere && out.Err != nil {
 		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
@@ -840,8 +831,8 @@ func (p *passState) silence(ctx context.Context, e *entry, pr gatekeep.PR, d gat
 	if rc == nil {
 		return finished, false, nil
 	}
-	asked := e.l.Delivery.Time(ledger.KeyReviewerAsked)
-	switch gatekeep.SilenceDue(d, rc.Login, asked, e.l.Delivery.Get(ledger.KeyNudged), p.now,
+	asked := e.l.Delivery.ReviewerAsked
+	switch gatekeep.SilenceDue(d, rc.Login, asked, e.l.Delivery.Nudged, p.now,
 		time.Duration(rc.RereviewMinutes)*time.Minute, time.Duration(rc.StallHours)*time.Hour) {
 	case gatekeep.Stall:
 		return stopped, true, p.stop(e, ledger.StopReviewerSilent, fmt.Sprintf("@%s has not answered %s since %s (reviewer.stall_hours is %d)", rc.Login, pr, asked.Format(time.RFC3339), rc.StallHours))
@@ -887,23 +878,32 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 			return err
 		}
 	}
-	why := ""
-	switch {
-	case live.Merged && live.BaseRef == e.spec.Base:
+	if live.Merged && live.BaseRef == e.spec.Base {
 		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
 		return p.apply(e, n, c)
-	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && live.State == githubapi.PROpen:
-		why = pr.String() + " was reopened"
-	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
-		why = fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
-	case reason == ledger.StopRetargeted && live.State == githubapi.PROpen && live.BaseRef == e.spec.Base:
-		why = fmt.Sprintf("%s targets %s again", pr, e.spec.Base)
 	}
+	why := resolvedOnGitHub(reason, pr, live, e.spec.Base)
 	if why == "" {
 		return nil
 	}
 	n, c := gatekeep.Resumed(e.l, pr, why)
 	return p.apply(e, n, c)
+}
+
+// resolvedOnGitHub says how a person resolved a pull-request stop on
+// GitHub (a reopened pull request, a resolved conflict, a base pointed
+// back at the spec's), or "" when the stop still holds.
+func resolvedOnGitHub(reason ledger.StopReason, pr gatekeep.PR, live githubapi.PullRequest, base string) string {
+	open := live.State == githubapi.PROpen
+	switch {
+	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && open:
+		return pr.String() + " was reopened"
+	case reason == ledger.StopConflict && live.Mergeable != nil && *live.Mergeable:
+		return fmt.Sprintf("GitHub reports %s free of conflicts again", pr)
+	case reason == ledger.StopRetargeted && open && live.BaseRef == base:
+		return fmt.Sprintf("%s targets %s again", pr, base)
+	}
+	return ""
 }
 
 // mergedIntoBase reports whether a chain milestone is delivered: its pull

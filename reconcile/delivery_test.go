@@ -226,8 +226,8 @@ func TestDeliveryFailingCheckRound(t *testing.T) {
 	}
 	l := r.ledger(ledgerPath)
 	h2 := r.head(work)
-	if h2 == h1 || l.Delivery.Get(ledger.KeyHead) != h2 || l.Delivery.Get(ledger.KeyChecksHead) != h1 || l.Delivery.Int(ledger.KeyRound) != 1 {
-		t.Errorf("after the round: head %s checks-head %s round %d", l.Delivery.Get(ledger.KeyHead), l.Delivery.Get(ledger.KeyChecksHead), l.Delivery.Int(ledger.KeyRound))
+	if h2 == h1 || l.Delivery.Head != h2 || l.Delivery.ChecksHead != h1 || l.Delivery.Round != 1 {
+		t.Errorf("after the round: head %s checks-head %s round %d", l.Delivery.Head, l.Delivery.ChecksHead, l.Delivery.Round)
 	}
 	if cs := r.as("alice").comments(1); len(cs) != 1 || !strings.Contains(cs[0], "<!-- gallivant:round-1 -->") {
 		t.Errorf("round comments %q", cs)
@@ -296,8 +296,8 @@ func TestDeliveryChecksRedTwiceOnItsOwnHead(t *testing.T) {
 	fix = NoCommit
 	wantSubjects(t, r.pass(), "loop: round 2 acme/api#1", "loop: empty round 2 acme/api#1", "loop: stop checks-red")
 	l := r.ledger(ledgerPath)
-	if l.Delivery.Int(ledger.KeyRound) != 1 || l.Delivery.Get(ledger.KeyChecksHead) != own {
-		t.Errorf("round %d checks-head %s", l.Delivery.Int(ledger.KeyRound), l.Delivery.Get(ledger.KeyChecksHead))
+	if l.Delivery.Round != 1 || l.Delivery.ChecksHead != own {
+		t.Errorf("round %d checks-head %s", l.Delivery.Round, l.Delivery.ChecksHead)
 	}
 }
 
@@ -319,7 +319,7 @@ func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
 	wantSubjects(t, r.pass(), "loop: stop reviewer-silent")
 	r.request(ledgerPath, "resume | alice is back from leave")
 	wantSubjects(t, r.pass(), "loop: resume")
-	if asked := r.ledger(ledgerPath).Delivery.Time(ledger.KeyReviewerAsked); !asked.Equal(r.clock.now()) {
+	if asked := r.ledger(ledgerPath).Delivery.ReviewerAsked; !asked.Equal(r.clock.now()) {
 		t.Errorf("the reviewer clock did not restart: %s", asked)
 	}
 }
@@ -332,7 +332,7 @@ func TestDeliveryReviewerClockIsFloored(t *testing.T) {
 	// The agent's commits carry today's date; the pass runs three days on.
 	r.clock.advance(72 * time.Hour)
 	r.pass()
-	asked := r.ledger(ledgerPath).Delivery.Time(ledger.KeyReviewerAsked)
+	asked := r.ledger(ledgerPath).Delivery.ReviewerAsked
 	if want := r.clock.now().Add(-time.Hour); !asked.Equal(want) {
 		t.Errorf("reviewer-asked %s, want now − rereview %s", asked, want)
 	}
@@ -356,8 +356,8 @@ func TestDeliveryPersonPushAfterReady(t *testing.T) {
 	if got := alice.labels(1); len(got) != 0 {
 		t.Errorf("labels after a new head: %v", got)
 	}
-	if l := r.ledger(ledgerPath); l.Phase() != ledger.PhaseReview || l.Delivery.Get(ledger.KeyHead) != h2 {
-		t.Errorf("phase %s head %s", l.Phase(), l.Delivery.Get(ledger.KeyHead))
+	if l := r.ledger(ledgerPath); l.Phase() != ledger.PhaseReview || l.Delivery.Head != h2 {
+		t.Errorf("phase %s head %s", l.Phase(), l.Delivery.Head)
 	}
 	r.greenAndApproved(h2)
 	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
@@ -407,7 +407,7 @@ func TestDeliveryLabelWriteStuckThenRecheck(t *testing.T) {
 	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/labels$`, Kind: githubtest.FaultStatus, Status: 403})
 	for i := 1; i <= 4; i++ {
 		wantSubjects(t, r.pass(), "loop: write failed ready-label")
-		if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyRetry); !strings.HasPrefix(got, "ready-label "+string(rune('0'+i))+" | ") {
+		if got := r.ledger(ledgerPath).Delivery.Retry.String(); !strings.HasPrefix(got, "ready-label "+string(rune('0'+i))+" | ") {
 			t.Fatalf("retry after failure %d: %q", i, got)
 		}
 	}
@@ -512,8 +512,8 @@ func TestDeliveryLostPRIsRecovered(t *testing.T) {
 	if r.prs() != 1 {
 		t.Fatalf("%d pull requests, want 1", r.prs())
 	}
-	if l := r.ledger(ledgerPath); l.Delivery.Get(ledger.KeyPR) != "acme/api#1" {
-		t.Errorf("pr %q", l.Delivery.Get(ledger.KeyPR))
+	if l := r.ledger(ledgerPath); l.Delivery.PRText() != "acme/api#1" {
+		t.Errorf("pr %q", l.Delivery.PRText())
 	}
 }
 
@@ -683,11 +683,11 @@ func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSubjects(t, r.pass(), "loop: stop foreign-pr")
-	stop := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyStop)
+	stop := r.ledgerOf("specs/feature.md").Delivery.Stop.String()
 	if !strings.Contains(stop, "acme/api#1 is open from the work branch") || !strings.Contains(stop, "authored by @alice, not by gallivant") {
 		t.Errorf("stop = %q, want it to name the foreign pull request and why", stop)
 	}
-	if got := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyPR); got != "" {
+	if got := r.ledgerOf("specs/feature.md").Delivery.PRText(); got != "" {
 		t.Errorf("pr: %s was recorded", got)
 	}
 }

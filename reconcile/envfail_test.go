@@ -10,7 +10,6 @@ import (
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/internal/standin"
-	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
@@ -106,9 +105,9 @@ func environmentFailure(t *testing.T, maxParallel int, want []string) {
 		t.Errorf("the withdrawn dispatch is still pending: %s", a.Pending)
 	}
 	if _, _, stopped := a.Stop(); stopped {
-		t.Errorf("the entry stopped: %s", a.Delivery.Get(ledger.KeyStop))
+		t.Errorf("the entry stopped: %s", a.Delivery.Stop.String())
 	}
-	if got := a.Delivery.Get(ledger.KeyUnavailable); !strings.HasPrefix(got, "iteration 1: "+cause) {
+	if got := a.Delivery.Unavailable; !strings.HasPrefix(got, "iteration 1: "+cause) {
 		t.Errorf("unavailable: %q, want it to begin %q", got, "iteration 1: "+cause)
 	}
 	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
@@ -140,7 +139,7 @@ func environmentFailure(t *testing.T, maxParallel int, want []string) {
 		t.Errorf("second pass stopped: %q", subjectsOf(rep))
 	}
 	a = r.ledger("plans/a-ledger.md")
-	if got := a.Delivery.Get(ledger.KeyUnavailable); got != "" {
+	if got := a.Delivery.Unavailable; got != "" {
 		t.Errorf("unavailable stayed after the next dispatch: %q", got)
 	}
 	if row, _ := a.Row(1); row.Attempts != 1 {

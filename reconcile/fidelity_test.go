@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/ledger"
 )
 
 // GitHub refuses to reopen a pull request whose head branch was deleted
@@ -53,7 +52,7 @@ func TestLateBaseMergeIsNotFollowed(t *testing.T) {
 		t.Fatalf("transitions %v, want the late merge recorded as loop: merge base and no loop: follow", all)
 	}
 	head := r.head(work)
-	if h := r.ledger("plans/feature-ledger.md").Delivery.Get(ledger.KeyHead); h != head {
+	if h := r.ledger("plans/feature-ledger.md").Delivery.Head; h != head {
 		t.Errorf("recorded head %s, want the merge commit %s", h, head)
 	}
 }

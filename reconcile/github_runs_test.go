@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/ledger"
 )
 
 // Issue 10: CI that has not started within checks.wait stops checks-silent
@@ -78,7 +77,7 @@ func TestChecksSilentNamesHeldWorkflowRuns(t *testing.T) {
 			if n := r.runsReads(); n != 1 {
 				t.Errorf("%d workflow-run reads by the stop, want 1", n)
 			}
-			stop := r.ledgerOf("specs/feature.md").Delivery.Get(ledger.KeyStop)
+			stop := r.ledgerOf("specs/feature.md").Delivery.Stop.String()
 			for _, w := range tc.want {
 				if w = strings.ReplaceAll(w, "HEAD", short(head)); !strings.Contains(stop, w) {
 					t.Errorf("stop %q does not contain %q", stop, w)

@@ -112,7 +112,7 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 	if back := gatekeep.UnreadyTogether(e.l, members); len(back) > 0 {
 		le := p.legEntry(e, back[0], members)
 		pr, _ := prOf(le.l)
-		return p.unready(ctx, le, pr, le.l.Delivery.Get(ledger.KeyHead), "another leg of "+e.specPath+" is back in review; its legs are ready together or not at all")
+		return p.unready(ctx, le, pr, le.l.Delivery.Head, "another leg of "+e.specPath+" is back in review; its legs are ready together or not at all")
 	}
 	if p.legPassed == nil {
 		p.legPassed = map[string]string{}
@@ -146,7 +146,7 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 	passed := map[string]bool{}
 	for _, m := range members {
 		le := p.legEntry(e, m, members)
-		if h := p.legPassed[passedKey(le)]; h != "" && h == le.l.Delivery.Get(ledger.KeyHead) {
+		if h := p.legPassed[passedKey(le)]; h != "" && h == le.l.Delivery.Head {
 			passed[m] = true
 		}
 	}
@@ -158,7 +158,7 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 			}
 			le.leg.labelNow = true
 			pr, _ := prOf(le.l)
-			res, err := p.ready(ctx, le, pr, gatekeep.Digest{HeadSHA: le.l.Delivery.Get(ledger.KeyHead)})
+			res, err := p.ready(ctx, le, pr, gatekeep.Digest{HeadSHA: le.l.Delivery.Head})
 			if err != nil || res.kind != stepProgressed {
 				return res, err
 			}
@@ -184,7 +184,7 @@ func (p *passState) holdForLegs(e *entry, head string) (stepResult, bool) {
 	return waitFor("%s passes its gate on %s; the legs are labelled ready together", mustPR(e.l), short(head)), true
 }
 
-func mustPR(l *ledger.Ledger) string { return l.Delivery.Get(ledger.KeyPR) }
+func mustPR(l *ledger.Ledger) string { return l.Delivery.PRText() }
 
 // legClosed is review()'s coordinated branch for a member's pull request
 // closed unmerged: with another member's pull request merged, the stop is
@@ -239,7 +239,7 @@ func (p *passState) legsMergedIntoBase(ctx context.Context, spec string, l *ledg
 		if v.Phase() != ledger.PhaseDone {
 			return false, fmt.Sprintf("waits for leg %s of %s to be merged", m, spec)
 		}
-		if v.Delivery.Get(ledger.KeyPR) == "" {
+		if v.Delivery.PR.IsZero() {
 			continue
 		}
 		if ok, why := p.mergedIntoBase(ctx, spec, v); !ok {

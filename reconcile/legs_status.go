@@ -31,8 +31,8 @@ func legStatuses(l *ledger.Ledger, sp *specs.Spec) []LegStatus {
 	for _, m := range gatekeep.DeliveringMembers(l, sp) {
 		v := l.LegView(m)
 		repo, _ := sp.MemberRepo(m)
-		out = append(out, LegStatus{Leg: m, Repo: repo, Phase: string(v.Phase()), PR: v.Delivery.Get(ledger.KeyPR),
-			Head: v.Delivery.Get(ledger.KeyHead), Round: v.Delivery.Int(ledger.KeyRound)})
+		out = append(out, LegStatus{Leg: m, Repo: repo, Phase: string(v.Phase()), PR: v.Delivery.PRText(),
+			Head: v.Delivery.Head, Round: v.Delivery.Round})
 	}
 	return out
 }

@@ -136,7 +136,7 @@ func TestLegsHappyPathToDone(t *testing.T) {
 		}
 	}
 	l := r.ledger(legsLedger)
-	if l.Phase() != ledger.PhaseReady || l.Delivery.Get("pr api") != "acme/api#1" || l.Delivery.Get("pr web") != "acme/web#1" || l.Delivery.Get(ledger.KeyPR) != "" {
+	if l.Phase() != ledger.PhaseReady || lineValue(l.Delivery, "pr api") != "acme/api#1" || lineValue(l.Delivery, "pr web") != "acme/web#1" || !l.Delivery.PR.IsZero() {
 		t.Errorf("ledger after ready:\n%v", l.Delivery.Lines())
 	}
 	wantSubjects(t, r.pass()) // idle while ready
@@ -192,7 +192,7 @@ func TestLegsFeedbackOnOneLeg(t *testing.T) {
 		t.Errorf("api labels %v", got)
 	}
 	l := r.ledger(legsLedger)
-	if l.Delivery.Get("round web") != "1" || l.Delivery.Get("round api") != "" {
+	if lineValue(l.Delivery, "round web") != "1" || lineValue(l.Delivery, "round api") != "" {
 		t.Errorf("rounds: %v", l.Delivery.Lines())
 	}
 }
@@ -219,7 +219,7 @@ func TestLegsFailingCheckOnOneLeg(t *testing.T) {
 		t.Errorf("the round's run: %s %s", last.Repo, last.Brief)
 	}
 	h2 := run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/audit")
-	if l := r.ledger(legsLedger); l.Delivery.Get("checks-head web") != h1 || l.Delivery.Get("head web") != h2 || l.Delivery.Get("checks-head api") != "" {
+	if l := r.ledger(legsLedger); lineValue(l.Delivery, "checks-head web") != h1 || lineValue(l.Delivery, "head web") != h2 || lineValue(l.Delivery, "checks-head api") != "" {
 		t.Errorf("cursors: %v", l.Delivery.Lines())
 	}
 	web.status(h2, "ci", "success")
@@ -304,7 +304,7 @@ func TestLegsWhollyCutLeg(t *testing.T) {
 	}
 	api.merge(1)
 	wantSubjects(t, r.pass(), "loop: done acme/api#1")
-	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseDone || l.LegPhase("web") != ledger.PhaseDone || l.Delivery.Get("pr web") != "" || l.Delivery.Get("phase home") != "" {
+	if l := r.ledger(legsLedger); l.Phase() != ledger.PhaseDone || l.LegPhase("web") != ledger.PhaseDone || lineValue(l.Delivery, "pr web") != "" || lineValue(l.Delivery, "phase home") != "" {
 		t.Errorf("ledger %v", l.Delivery.Lines())
 	}
 }
@@ -353,7 +353,7 @@ func TestLegsMaxRoundsPerLeg(t *testing.T) {
 	if _, detail, _ := l.Stop(); !strings.Contains(detail, "acme/web#1 has new findings but 1 rounds (defaults.max_rounds) are spent") {
 		t.Errorf("stop detail %q", detail)
 	}
-	if l.Delivery.Get("round web") != "1" || l.Delivery.Get("round api") != "" {
+	if lineValue(l.Delivery, "round web") != "1" || lineValue(l.Delivery, "round api") != "" {
 		t.Errorf("rounds: %v", l.Delivery.Lines())
 	}
 }

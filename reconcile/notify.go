@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -87,34 +88,18 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 	if o.MaxTries == 0 {
 		o.MaxTries = NotifyMaxTries
 	}
-	observe := func(s string) {
-		if o.Observe != nil {
-			o.Observe(s)
-		}
-	}
 	st := r.o.Store
-	config := func() (*specs.Config, error) {
-		data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
-		if err != nil || !ok {
-			return specs.DefaultConfig(), err
-		}
-		cfg, ds := specs.ParseConfig(specs.ConfigFile, data)
-		if ds.HasErrors() {
-			return nil, fmt.Errorf("gallivant.yaml at %s has errors; no notification is sent until they are fixed", short(st.Head()))
-		}
-		return cfg, nil
-	}
 	if st.Head() != "" {
 		// The pass just synced: a configuration without targets needs
 		// no second fetch of the control branch.
-		if cfg, err := config(); err == nil && len(cfg.Notify) == 0 {
+		if cfg, err := controlNotifyConfig(st); err == nil && len(cfg.Notify) == 0 {
 			return nil, nil
 		}
 	}
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	cfg, err := config()
+	cfg, err := controlNotifyConfig(st)
 	if err != nil {
 		return nil, err
 	}
@@ -122,20 +107,67 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		// Nothing to deliver to; what ledgers still owe waits for a target.
 		return nil, nil
 	}
+	all, err := owingLedgers(st, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var results []NotifyResult
+	for _, ow := range all {
+		if ow.l == nil || ow.path == "" || len(ow.l.OwedNotifications()) == 0 {
+			continue
+		}
+		res, attempts, err := r.deliverOwed(ctx, o, cfg, ow)
+		results = append(results, res...)
+		if err != nil {
+			return results, err
+		}
+		n, c := ledger.Notified(ow.l, attempts)
+		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: ow.spec}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
+		if _, err := st.Commit(ow.path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
+			return results, err
+		}
+	}
+	if st.Unpushed() {
+		if err := st.Push(ctx); err != nil {
+			return results, err
+		}
+	}
+	return results, nil
+}
+
+// controlNotifyConfig reads gallivant.yaml at the control branch head; the
+// defaults when there is none.
+func controlNotifyConfig(st *store.Store) (*specs.Config, error) {
+	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	if err != nil || !ok {
+		return specs.DefaultConfig(), err
+	}
+	cfg, ds := specs.ParseConfig(specs.ConfigFile, data)
+	if ds.HasErrors() {
+		return nil, fmt.Errorf("gallivant.yaml at %s has errors; no notification is sent until they are fixed", short(st.Head()))
+	}
+	return cfg, nil
+}
+
+// owing is a ledger that may owe notifications, with its spec and path.
+type owing struct {
+	spec, path string
+	l          *ledger.Ledger
+}
+
+// owingLedgers lists every ledger at the control branch head, each spec's
+// in order, then those whose spec is gone: a ledger whose spec is gone
+// owes its spec-gone stop's notification.
+func owingLedgers(st *store.Store, cfg *specs.Config) ([]owing, error) {
 	files, _, err := st.Files(cfg.ScanDirs())
 	if err != nil {
 		return nil, err
 	}
 	repo, _ := ledger.Load(cfg, files)
-	type owing struct {
-		spec, path string
-		l          *ledger.Ledger
-	}
 	var all []owing
 	for _, sp := range repo.SpecPaths() {
 		all = append(all, owing{sp, repo.LedgerPaths[sp], repo.Ledgers[sp]})
 	}
-	// A ledger whose spec is gone owes its spec-gone stop's notification.
 	orphans := make([]string, 0, len(repo.Orphans))
 	for lp := range repo.Orphans {
 		orphans = append(orphans, lp)
@@ -152,58 +184,54 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 			}
 		}
 	}
+	return all, nil
+}
+
+// deliverOwed tries each notification a ledger owes once and says how each
+// try went; the error is a test's crash after an accepted delivery.
+func (r *Reconciler) deliverOwed(ctx context.Context, o NotifyOptions, cfg *specs.Config, ow owing) ([]NotifyResult, []ledger.NotifyAttempt, error) {
 	var results []NotifyResult
-	for _, ow := range all {
-		sp, path, l := ow.spec, ow.path, ow.l
-		if l == nil || path == "" || len(l.OwedNotifications()) == 0 {
-			continue
+	var attempts []ledger.NotifyAttempt
+	for _, owed := range ow.l.OwedNotifications() {
+		res := NotifyResult{Spec: ow.spec, Target: owed.Target, Event: string(owed.Event), ID: owed.ID(ow.path)}
+		target, known := cfg.NotifyTarget(owed.Target)
+		var err error
+		if known {
+			err = r.post(ctx, o, target, notification(ow.l, ow.spec, ow.path, owed))
+		} else {
+			err = errors.New("the target is no longer in gallivant.yaml")
 		}
-		var attempts []ledger.NotifyAttempt
-		for _, ow := range l.OwedNotifications() {
-			res := NotifyResult{Spec: sp, Target: ow.Target, Event: string(ow.Event), ID: ow.ID(path)}
-			target, known := cfg.NotifyTarget(ow.Target)
-			var err error
-			if known {
-				err = r.post(ctx, o, target, notification(l, sp, path, ow))
-			} else {
-				err = errors.New("the target is no longer in gallivant.yaml")
-			}
-			a := ledger.NotifyAttempt{Owed: ow, Fate: ledger.NotifyFateOf(ow, err != nil, known, o.MaxTries), MaxTries: o.MaxTries}
-			if err != nil {
-				a.Err = err.Error()
-			}
-			attempts = append(attempts, a)
-			switch a.Fate {
-			case ledger.NotifyDelivered:
-				res.Outcome = NotifyDelivered
-			case ledger.NotifyGaveUp:
-				res.Outcome, res.Error = NotifyFailed, err.Error()
-				r.o.Log.Warn("notification given up", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries+1, "error", err.Error())
-			default:
-				res.Outcome, res.Error = NotifyRetry, err.Error()
-				r.o.Log.Info("notification failed; retried next pass", "spec", sp, "target", ow.Target, "event", string(ow.Event), "tries", ow.Tries+1, "error", err.Error())
-			}
-			observe(res.Outcome)
-			results = append(results, res)
-			if err == nil && r.o.Crash != nil {
-				// Tests die here: accepted, not yet recorded.
-				if cerr := r.o.Crash("notify:delivered"); cerr != nil {
-					return results, fmt.Errorf("%w at notify:delivered: %w", errCrash, cerr)
-				}
-			}
+		a := ledger.NotifyAttempt{Owed: owed, Fate: ledger.NotifyFateOf(owed, err != nil, known, o.MaxTries), MaxTries: o.MaxTries}
+		if err != nil {
+			a.Err = err.Error()
 		}
-		n, c := ledger.Notified(l, attempts)
-		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: sp}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
-		if _, err := st.Commit(path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
-			return results, err
+		attempts = append(attempts, a)
+		res.Outcome, res.Error = r.logAttempt(ow.spec, owed, a.Fate, err)
+		if o.Observe != nil {
+			o.Observe(res.Outcome)
+		}
+		results = append(results, res)
+		if err == nil && r.o.Crash != nil {
+			// Tests die here: accepted, not yet recorded.
+			if cerr := r.o.Crash("notify:delivered"); cerr != nil {
+				return results, attempts, fmt.Errorf("%w at notify:delivered: %w", errCrash, cerr)
+			}
 		}
 	}
-	if st.Unpushed() {
-		if err := st.Push(ctx); err != nil {
-			return results, err
-		}
+	return results, attempts, nil
+}
+
+// logAttempt names an attempt's outcome and logs a failed one.
+func (r *Reconciler) logAttempt(spec string, owed ledger.Owed, fate ledger.NotifyFate, err error) (outcome, msg string) {
+	switch fate {
+	case ledger.NotifyDelivered:
+		return NotifyDelivered, ""
+	case ledger.NotifyGaveUp:
+		r.o.Log.Warn("notification given up", "spec", spec, "target", owed.Target, "event", string(owed.Event), "tries", owed.Tries+1, "error", err.Error())
+		return NotifyFailed, err.Error()
 	}
-	return results, nil
+	r.o.Log.Info("notification failed; retried next pass", "spec", spec, "target", owed.Target, "event", string(owed.Event), "tries", owed.Tries+1, "error", err.Error())
+	return NotifyRetry, err.Error()
 }
 
 // oneLine keeps untrusted text fit for one line of the delivery section
@@ -213,7 +241,7 @@ func oneLine(s string) string { return ledger.NotifyLine(s) }
 // notification describes ow for its receiver, from the ledger as the
 // control branch holds it now.
 func notification(l *ledger.Ledger, spec, path string, ow ledger.Owed) Notification {
-	n := Notification{ID: ow.ID(path), Event: string(ow.Event), At: ow.At, Spec: spec, Ledger: path, Phase: string(l.Phase()), PR: l.Delivery.Get(ledger.KeyPR)}
+	n := Notification{ID: ow.ID(path), Event: string(ow.Event), At: ow.At, Spec: spec, Ledger: path, Phase: string(l.Phase()), PR: l.Delivery.PRText()}
 	reason, detail, stopped := l.Stop()
 	if stopped {
 		n.Stop = &StopStatus{Reason: string(reason), Detail: detail, Clear: ledger.ClearingRequests(reason)}
@@ -302,7 +330,7 @@ func (r *Reconciler) post(ctx context.Context, o NotifyOptions, t specs.NotifyTa
 // they are owed in the very commit that records the transition: a crash
 // after it leaves them owed, one before it leaves neither.
 func (p *passState) oweNotifications(old, n *ledger.Ledger) {
-	if len(p.cfg.Notify) == 0 && (old == nil || old.Delivery.Get(ledger.KeyNotify) == "") {
+	if len(p.cfg.Notify) == 0 && (old == nil || len(old.Delivery.Notify) == 0) {
 		return
 	}
 	wants := func(ev ledger.NotifyEvent) []string { return p.cfg.NotifyWants(string(ev)) }

@@ -123,7 +123,7 @@ func TestNotificationsSurviveCrashAndOutage(t *testing.T) {
 	if res[0].Error != "timed out" {
 		t.Errorf("a hanging target: %+v", res)
 	}
-	if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyNotify); !strings.Contains(got, "/2 ") || !strings.HasSuffix(got, "/2") {
+	if got := ledger.NotifyText(r.ledger(ledgerPath).Delivery); !strings.Contains(got, "/2 ") || !strings.HasSuffix(got, "/2") {
 		t.Errorf("after two failed tries the ledger owes %q", got)
 	}
 	rc.set("accept")
@@ -139,7 +139,7 @@ func TestNotificationsSurviveCrashAndOutage(t *testing.T) {
 		t.Fatalf("deliveries %v; want exactly one to each target", got)
 	}
 	l := r.ledger(ledgerPath)
-	if l.Delivery.Get(ledger.KeyNotify) != "" || l.Delivery.Get(ledger.KeyNotifyFailed) != "" || l.Phase() != ledger.PhaseReady {
+	if len(l.Delivery.Notify) != 0 || !l.Delivery.NotifyFailed.IsZero() || l.Phase() != ledger.PhaseReady {
 		t.Errorf("ledger after delivery: %v", l.Delivery.Lines())
 	}
 	var n Notification
@@ -185,7 +185,7 @@ func TestNotificationRedeliveredWithSameIDAfterCrash(t *testing.T) {
 	if len(got["/hook"]) != 2 || got["/hook"][0] != got["/hook"][1] || len(got["/chat"]) != 1 {
 		t.Errorf("deliveries %v; want the hook's twice with one id, the chat's once", got)
 	}
-	if r.ledger(ledgerPath).Delivery.Get(ledger.KeyNotify) != "" {
+	if len(r.ledger(ledgerPath).Delivery.Notify) != 0 {
 		t.Error("the ledger still owes a notification")
 	}
 }
@@ -208,11 +208,11 @@ func TestNotificationGivenUpLeavesNoteNotStop(t *testing.T) {
 	if _, _, stopped := l.Stop(); stopped || l.Phase() != ledger.PhaseReady {
 		t.Errorf("a failed notification changed the entry: %v", l.Delivery.Lines())
 	}
-	if got := l.Delivery.Get(ledger.KeyNotify); got != "" {
+	if got := ledger.NotifyText(l.Delivery); got != "" {
 		t.Errorf("still owed after the last try: %q", got)
 	}
 	// Both fail three times; the note keeps the last one given up.
-	failed := l.Delivery.Get(ledger.KeyNotifyFailed)
+	failed := l.Delivery.NotifyFailed.String()
 	if !strings.HasPrefix(failed, "chat/ready/") || !strings.HasSuffix(failed, " | $CHAT_URL is not set after 3 tries") {
 		t.Errorf("notify-failed: %q", failed)
 	}

@@ -146,7 +146,7 @@ func TestParseCachePassesShareNoMutableState(t *testing.T) {
 			l.Pending.Target = 99
 		}
 		if l.Delivery != nil {
-			l.Delivery.Set(ledger.KeyPhase, "tampered")
+			l.Delivery.Phase = ledger.Phase("tampered")
 		}
 		if len(l.Decisions) > 0 {
 			l.Decisions[0].Line = "tampered"

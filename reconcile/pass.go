@@ -162,7 +162,7 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	p.oweNotifications(e.l, n) // in the transition's own commit: owed exactly when it happened
 	if !p.DryRun {
 		extra := []ledger.Trailer{{Key: ledger.TrailerSpec, Value: e.specPath}, {Key: ledger.TrailerControl, Value: p.rep.Control}}
-		if at := n.Delivery.Get(ledger.KeyDispatchedAt); at != "" && (e.l == nil || at != e.l.Delivery.Get(ledger.KeyDispatchedAt)) {
+		if at := n.Delivery.DispatchedAt; !at.IsZero() && (e.l == nil || !at.Equal(e.l.Delivery.DispatchedAt)) {
 			// A write-ahead dispatch: its commit must be this pass's own.
 			extra = append(extra, ledger.Trailer{Key: ledger.TrailerDispatch, Value: p.dispatchID})
 		}
@@ -315,7 +315,7 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 	case ledger.StopSpecIllegal:
 		why = "the spec is valid again"
 	case ledger.StopSpecChanged:
-		if e.l.Delivery.Get(ledger.KeyContract) == e.spec.Contract().Fingerprint() {
+		if e.l.Delivery.Contract == e.spec.Contract().Fingerprint() {
 			why = "the spec's contract is the approved one again"
 		}
 	case ledger.StopInterrupted:
@@ -344,7 +344,7 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 		}
 		if !arrived {
 			delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
-			if rc.Known && rc.Running == 0 && rc.Outcome.Commits == 0 && e.l.Delivery.Int(ledger.KeyReruns) < ledger.MaxReruns {
+			if rc.Known && rc.Running == 0 && rc.Outcome.Commits == 0 && e.l.Delivery.Reruns < ledger.MaxReruns {
 				// Another reconciler, which could not see this cache's
 				// run record, called the dispatch over; the record proves
 				// its agent never answered: the loop reruns it itself,

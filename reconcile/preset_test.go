@@ -136,10 +136,10 @@ func TestBudgetStopAndRaise(t *testing.T) {
 		t.Fatalf("transitions (-want +got):\n%s\n%s", diff, r.log.String())
 	}
 	l := r.ledger(ledgerPath)
-	if got := l.Delivery.Get(ledger.KeySpent); got != "2400 tokens, $0.0246" {
+	if got := l.Delivery.Spent.String(); got != "2400 tokens, $0.0246" {
 		t.Errorf("spent: %q", got)
 	}
-	if got := l.Delivery.Get(ledger.KeyStop); got != "budget | the agents spent 2400 tokens, $0.0246 of a budget of 2000 tokens" {
+	if got := l.Delivery.Stop.String(); got != "budget | the agents spent 2400 tokens, $0.0246 of a budget of 2000 tokens" {
 		t.Errorf("stop: %q", got)
 	}
 	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
@@ -161,7 +161,7 @@ func TestBudgetStopAndRaise(t *testing.T) {
 	if got := subjectsOf(rep); len(got) < 3 || got[0] != "loop: raise budget" || got[1] != "loop: dispatch row 2" || got[2] != "loop: record home row 2" {
 		t.Fatalf("after the grant: %q\n%s", got, r.log.String())
 	}
-	if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyBudgetGranted); got != "5000 tokens" {
+	if got := r.ledger(ledgerPath).Delivery.BudgetGranted.String(); got != "5000 tokens" {
 		t.Errorf("budget-granted: %q", got)
 	}
 }

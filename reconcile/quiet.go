@@ -177,28 +177,33 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 	}
 	// Whatever happens next is a full read or a skip that keeps the mark:
 	// a mark that does not hold is dropped now.
-	holds := func() bool {
-		if m.Sum != sum || m.Head != e.l.Delivery.Get(ledger.KeyHead) || m.Base != e.spec.Base || m.BaseHead != baseHead {
-			return false
-		}
-		if !p.now.Before(m.Seen.Add(quietRefresh)) || p.now.Before(m.Seen) || (!m.Until.IsZero() && !p.now.Before(m.Until)) {
-			return false
-		}
-		if o.touched(pr.Repo, pr.Number) {
-			return false
-		}
-		prs, err := o.pulls(ctx, pr.Repo)
-		if err != nil {
-			return false
-		}
-		live, ok := prs[pr.Number]
-		return ok && live.State == githubapi.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
-	}
-	if !holds() || !p.checksHold(ctx, o, e, pr.Repo, m) {
+	if !p.markHolds(ctx, q, e, m) || !p.checksHold(ctx, o, e, pr.Repo, m) {
 		writeMark(o.watch, pr.Repo, pr.Number, nil)
 		return "", q
 	}
 	return fmt.Sprintf("%s (unchanged since %s)", m.Why, m.UpdatedAt.UTC().Format(time.RFC3339)), q
+}
+
+// markHolds reports whether a mark still describes the pull request: the
+// entry, its head and base are what the mark recorded, the mark is fresh,
+// nothing touched the pull request this pass, and GitHub's list shows it
+// open and updated no later than the mark.
+func (p *passState) markHolds(ctx context.Context, q *quietView, e *entry, m quietMark) bool {
+	if m.Sum != q.sum || m.Head != e.l.Delivery.Head || m.Base != e.spec.Base || m.BaseHead != q.baseHead {
+		return false
+	}
+	if !p.now.Before(m.Seen.Add(quietRefresh)) || p.now.Before(m.Seen) || (!m.Until.IsZero() && !p.now.Before(m.Until)) {
+		return false
+	}
+	if q.o.touched(q.pr.Repo, q.pr.Number) {
+		return false
+	}
+	prs, err := q.o.pulls(ctx, q.pr.Repo)
+	if err != nil {
+		return false
+	}
+	live, ok := prs[q.pr.Number]
+	return ok && live.State == githubapi.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 }
 
 // checksHold reports whether the CI evidence a mark recorded is still what
@@ -214,10 +219,7 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 		return false
 	}
 	pr, _ := prOf(e.l)
-	since, err := gatekeep.ParseSince(e.l.Delivery.Get(ledger.KeySince))
-	if err != nil {
-		return false
-	}
+	since := gatekeep.Since(e.l.Delivery.Since)
 	var ids []string
 	for _, inline := range []bool{false, true} {
 		list := o.IssueComments
@@ -262,10 +264,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	if q == nil || p.DryRun {
 		return
 	}
-	ok := !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState != "" && d.MergeState != "unknown" && (withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d)) &&
-		live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
-		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Get(ledger.KeyHead) && live.BaseRef == q.base &&
-		!q.o.touched(q.pr.Repo, q.pr.Number)
+	ok := digestSettled(d, repolled, withChecks) && p.liveSettled(q, e, live, d)
 	// A ready pull request's mark always carries its checks: one without
 	// would be dropped by the next pass (checksHold), a rewrite per pass.
 	if !ok || !withChecks && e.l.Phase() == ledger.PhaseReady {
@@ -276,17 +275,40 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		Sum: q.sum, Seen: p.now, Until: until, Why: why}
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
-		var ids []string
-		for _, inline := range []bool{false, true} {
-			for _, c := range d.Comments {
-				if c.Inline == inline {
-					ids = append(ids, fmt.Sprintf("%v %d %s", inline, c.ID, c.UpdatedAt.UTC().Format(time.RFC3339Nano)))
-				}
-			}
-		}
-		m.Feedback = feedbackSum(ids)
+		m.Feedback = feedbackSum(commentIDs(d.Comments))
 	}
 	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, m)
+}
+
+// digestSettled reports whether a full read saw everything GitHub will
+// say about the pull request: mergeability computed on the first poll,
+// reviews, files and (with withChecks, or final) checks read.
+func digestSettled(d gatekeep.Digest, repolled, withChecks bool) bool {
+	return !repolled && d.Mergeable != nil && d.ReviewsKnown && d.FilesKnown && d.MergeState.Computed() &&
+		(withChecks && d.ChecksKnown || gatekeep.ChecksFinal(d))
+}
+
+// liveSettled reports whether the live pull request is the one the
+// digest and the ledger describe, open, unmerged, last updated more than
+// quietMargin ago, and untouched by this pass.
+func (p *passState) liveSettled(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest) bool {
+	return live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
+		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Head && live.BaseRef == q.base &&
+		!q.o.touched(q.pr.Repo, q.pr.Number)
+}
+
+// commentIDs spells the comments as checksHold reads them back: issue
+// comments, then inline ones, each with the time it was last updated.
+func commentIDs(cs []gatekeep.Comment) []string {
+	var ids []string
+	for _, inline := range []bool{false, true} {
+		for _, c := range cs {
+			if c.Inline == inline {
+				ids = append(ids, fmt.Sprintf("%v %d %s", inline, c.ID, c.UpdatedAt.UTC().Format(time.RFC3339Nano)))
+			}
+		}
+	}
+	return ids
 }
 
 // entrySum hashes what a review judges besides GitHub: the entry's ledger

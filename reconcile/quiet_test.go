@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
@@ -136,7 +135,7 @@ func TestQuietReviewChangedIsReadInFull(t *testing.T) {
 		h2 := r.personPush(work, "tweak.txt")
 		r.clock.advance(time.Minute)
 		pass()
-		if got := r.ledger(ledgerPath).Delivery.Get(ledger.KeyHead); got != h2 {
+		if got := r.ledger(ledgerPath).Delivery.Head; got != h2 {
 			t.Errorf("head %s after a person's push, want %s", got, h2)
 		}
 	})

@@ -325,7 +325,7 @@ func TestRealCLIAuthFailureNamed(t *testing.T) {
 				t.Errorf("problem %q still says only the exit status", problems[0])
 			}
 			l := r.ledger(ledgerPath)
-			if stop := l.Delivery.Get(ledger.KeyStop); stop != "" {
+			if stop := l.Delivery.Stop.String(); !l.Delivery.Stop.IsZero() {
 				t.Errorf("the entry stopped: %q", stop)
 			}
 			if got := countSubjects(rep, "loop: withdraw seed"); got != 1 {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gallivant/gallivant/ledger"
 )
 
 // Issue 26: a review round whose agent failed keeps the feedback it was to
@@ -48,7 +46,7 @@ func TestCrashedRoundKeepsItsFeedback(t *testing.T) {
 	if !strings.Contains(last, "Please also cover the zero case.") {
 		t.Errorf("the re-run round's brief does not quote the comment:\n%s", last)
 	}
-	if l := r.ledger(ledgerPath); l.Delivery.Int(ledger.KeyRound) != 1 {
-		t.Errorf("round %d, want 1", l.Delivery.Int(ledger.KeyRound))
+	if l := r.ledger(ledgerPath); l.Delivery.Round != 1 {
+		t.Errorf("round %d, want 1", l.Delivery.Round)
 	}
 }

@@ -55,7 +55,7 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 	}
 	in := ledger.SeedInput{Spec: e.spec, SpecCommit: p.rep.Control, Bases: bases, Allowance: p.cfg.Defaults.Allowance}
 	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
-		in.Chain = fmt.Sprintf("%s %d/%d", cp.Chain.Name(), cp.K, len(cp.Chain.Milestones))
+		in.Chain = ledger.ChainRef{Name: cp.Chain.Name(), K: cp.K, N: len(cp.Chain.Milestones)}
 	}
 	n, c := ledger.Seed(in)
 	return p.apply(e, n, c)
@@ -63,7 +63,7 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 
 // approvedSpec reads the spec as it was at the ledger's spec-commit.
 func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
-	commit := e.l.Delivery.Get(ledger.KeySpecCommit)
+	commit := e.l.Delivery.SpecCommit
 	data, ok, err := p.Store.ReadFile(commit, e.specPath)
 	if err != nil {
 		return nil, fmt.Errorf("read the approved spec at %s: %w", short(commit), err)
@@ -78,7 +78,7 @@ func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 // contractChanged stops the entry spec-changed when the spec's contract is
 // no longer the approved one, at the points it would certify something.
 func (p *passState) contractChanged(e *entry) (bool, error) {
-	approved := e.l.Delivery.Get(ledger.KeyContract)
+	approved := e.l.Delivery.Contract
 	if approved == "" || approved == e.spec.Contract().Fingerprint() {
 		return false, nil
 	}
@@ -137,13 +137,13 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Get(ledger.KeyModel), Plan: p.repo.PlanPathFor(e.specPath)})
+		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath)})
 	if err != nil {
 		return err
 	}
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
-		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Get(ledger.KeyModel), DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
-		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)}
+		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Model, DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
+		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if left, ok := ledger.RemainingDollars(e.l, e.spec); ok {
 		task.MaxBudgetMicros = max(left, 1)
 	}
@@ -215,7 +215,7 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		// and no process saw it end: it was killed with its reconciler. A
 		// dispatch the cache knows nothing of may have an agent elsewhere.
 		Orphaned: !observed && recovered && out.Commits == 0}
-	if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() && !p.inFlight(dt) {
+	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() && !p.inFlight(dt) {
 		obs.RunOver = true
 	}
 	if obs.Orphaned || obs.RunOver {
@@ -269,9 +269,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	if !changed {
-		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), e.l.Delivery.Get(ledger.KeyDispatchedAt)), nil
+		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), ledger.TimeText(e.l.Delivery.DispatchedAt)), nil
 	}
-	if n.Delivery.Int(ledger.KeyReruns) > e.l.Delivery.Int(ledger.KeyReruns) {
+	if n.Delivery.Reruns > e.l.Delivery.Reruns {
 		// Settle reran the dispatch: the rerun is write-ahead like any
 		// dispatch, so two reconcilers never both run it.
 		if err := p.apply(e, n, c); err != nil {
@@ -296,7 +296,7 @@ func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) 
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
 	rc, err := p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1,
-		DispatchedAt: e.l.Delivery.Get(ledger.KeyDispatchedAt)})
+		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)})
 	if err == nil && rc.Known && rc.Running == 0 {
 		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
 	}

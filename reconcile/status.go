@@ -174,38 +174,18 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		return es
 	}
 	es.Phase = string(l.Phase())
-	es.PR = l.Delivery.Get(ledger.KeyPR)
-	es.Spent = l.Delivery.Get(ledger.KeySpent)
+	es.PR = l.Delivery.PRText()
+	if spent := l.Delivery.Spent; spent != (specs.Amount{}) {
+		es.Spent = spent.String()
+	}
 	if b, ok := l.Budget(s.Repo.Specs[spec]); ok {
 		es.Budget = b.String()
 	}
 	es.Legs = legStatuses(l, s.Repo.Specs[spec])
-	if v := l.Delivery.Get(ledger.KeyUnavailable); v != "" && es.Problem == "" {
+	if v := l.Delivery.Unavailable; v != "" && es.Problem == "" {
 		es.Problem = "the agent could not run, so its dispatch was withdrawn (" + v + "); it is dispatched again once the agent works"
 	}
-	var glyphs strings.Builder
-	for _, r := range l.Rows {
-		es.Rows.Total++
-		g := "○"
-		switch r.Status {
-		case ledger.Done:
-			es.Rows.Done++
-			g = "✓"
-		case ledger.Failed:
-			es.Rows.Failed++
-			g = "✗"
-		case ledger.Cut:
-			es.Rows.Cut++
-			g = "⊘"
-		default:
-			es.Rows.Open++
-		}
-		if l.Pending != nil && l.Pending.Target == r.N {
-			g = "→"
-		}
-		glyphs.WriteString(g)
-	}
-	es.Glyphs = glyphs.String()
+	es.Rows, es.Glyphs = rowCounts(l)
 	if pd := l.Pending; pd != nil {
 		es.Pending = pd.String()
 	}
@@ -216,6 +196,43 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 			es.Stop.Clear = []string{}
 		}
 	}
+	es.Requests = requestStatuses(l)
+	return es
+}
+
+// rowCounts counts the rows by status and draws them as glyphs, the
+// pending dispatch's row as an arrow.
+func rowCounts(l *ledger.Ledger) (RowCounts, string) {
+	var rc RowCounts
+	var glyphs strings.Builder
+	for _, r := range l.Rows {
+		rc.Total++
+		g := "○"
+		switch r.Status {
+		case ledger.Done:
+			rc.Done++
+			g = "✓"
+		case ledger.Failed:
+			rc.Failed++
+			g = "✗"
+		case ledger.Cut:
+			rc.Cut++
+			g = "⊘"
+		default:
+			rc.Open++
+		}
+		if l.Pending != nil && l.Pending.Target == r.N {
+			g = "→"
+		}
+		glyphs.WriteString(g)
+	}
+	return rc, glyphs.String()
+}
+
+// requestStatuses says of each request line whether the next pass
+// performs it, and why not when it does not.
+func requestStatuses(l *ledger.Ledger) []RequestStatus {
+	var out []RequestStatus
 	for _, rs := range l.RequestStates() {
 		r := RequestStatus{Line: rs.Request.Line, State: "accepted"}
 		switch {
@@ -224,9 +241,23 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		case rs.Refusal != "":
 			r.State, r.Why = "refused", rs.Refusal
 		}
-		es.Requests = append(es.Requests, r)
+		out = append(out, r)
 	}
-	return es
+	return out
+}
+
+// explainUnseeded says what happens to a spec that has no ledger.
+func (s *Snapshot) explainUnseeded(spec string, es EntryStatus) string {
+	sp := s.Repo.Specs[spec]
+	switch {
+	case sp == nil:
+		return "the spec does not exist"
+	case sp.Status != specs.StatusActive:
+		return fmt.Sprintf("nothing happens while the spec is %s", sp.Status)
+	case es.Problem != "":
+		return "next: nothing until the spec is fixed"
+	}
+	return fmt.Sprintf("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
 }
 
 // Explain says, for `gallivant why`, what an entry is doing and why:
@@ -244,18 +275,7 @@ func (s *Snapshot) Explain(spec string) []string {
 	}
 	l := s.Repo.Ledgers[spec]
 	if l == nil {
-		sp := s.Repo.Specs[spec]
-		switch {
-		case sp == nil:
-			add("the spec does not exist")
-		case sp.Status != specs.StatusActive:
-			add("nothing happens while the spec is %s", sp.Status)
-		case es.Problem != "":
-			add("next: nothing until the spec is fixed")
-		default:
-			add("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
-		}
-		return out
+		return append(out, s.explainUnseeded(spec, es))
 	}
 	add("rows: %s  %d done, %d failed, %d open, %d cut", es.Glyphs, es.Rows.Done, es.Rows.Failed, es.Rows.Open, es.Rows.Cut)
 	add("iterations: %d, allowance: %d", l.Iterations, l.Allowance)
@@ -291,7 +311,7 @@ func (s *Snapshot) Explain(spec string) []string {
 	for _, o := range l.OwedNotifications() {
 		add("notification owed: %s to %s (%d failed tries so far)", o.Event, o.Target, o.Tries)
 	}
-	if v := l.Delivery.Get(ledger.KeyNotifyFailed); v != "" {
+	if v := l.Delivery.NotifyFailed.String(); v != "" {
 		add("notification given up: %s", v)
 	}
 	for _, r := range es.Requests {
@@ -301,13 +321,21 @@ func (s *Snapshot) Explain(spec string) []string {
 			add("request %q will be performed by the next pass", r.Line)
 		}
 	}
+	return append(out, s.explainNext(spec, l)...)
+}
+
+// explainNext says what the next pass does with the entry: the row loop's
+// next action (ledger.Next), or where its pull requests stand.
+func (s *Snapshot) explainNext(spec string, l *ledger.Ledger) []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	settings := ledger.Settings{EscalateAfter: s.Config.Defaults.EscalateAfter, EscalationModel: s.Config.Executor.EscalationModel, Allowance: s.Config.Defaults.Allowance}
 	a := ledger.Next(l, settings)
 	switch a.Kind {
 	case ledger.ActNone:
 		add("next: nothing until a request clears the stop")
 	case ledger.ActSettle:
-		add("waits for: the return of %s on %s (dispatched %s); then it is admitted or refused", describe(*l.Pending), l.Delivery.Get(ledger.KeyBranch), l.Delivery.Get(ledger.KeyDispatchedAt))
+		add("waits for: the return of %s on %s (dispatched %s); then it is admitted or refused", describe(*l.Pending), l.Delivery.Branch, ledger.TimeText(l.Delivery.DispatchedAt))
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
@@ -340,19 +368,19 @@ func (s *Snapshot) Explain(spec string) []string {
 // the pull-request phases.
 func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 	d := l.Delivery
-	pr := d.Get(ledger.KeyPR)
+	pr := d.PRText()
 	var out []string
 	if pr != "" {
-		out = append(out, fmt.Sprintf("pull request: %s, head %s, round %d of %d", pr, short(d.Get(ledger.KeyHead)), d.Int(ledger.KeyRound), s.Config.Defaults.MaxRounds))
-		if rc := s.Config.Reviewer; rc != nil && d.Get(ledger.KeyReviewerAsked) != "" {
-			out = append(out, fmt.Sprintf("reviewer: @%s asked %s", rc.Login, d.Get(ledger.KeyReviewerAsked)))
+		out = append(out, fmt.Sprintf("pull request: %s, head %s, round %d of %d", pr, short(d.Head), d.Round, s.Config.Defaults.MaxRounds))
+		if rc := s.Config.Reviewer; rc != nil && !d.ReviewerAsked.IsZero() {
+			out = append(out, fmt.Sprintf("reviewer: @%s asked %s", rc.Login, ledger.TimeText(d.ReviewerAsked)))
 		}
 	}
-	if v := d.Get(ledger.KeyIgnored); v != "" {
+	if v := d.Ignored; v != "" {
 		what, why, _ := strings.Cut(v, " | ")
 		out = append(out, fmt.Sprintf("ignored feedback: %s (%s)", what, why))
 	}
-	if v := d.Get(ledger.KeyRetry); v != "" {
+	if v := d.Retry.String(); v != "" {
 		out = append(out, fmt.Sprintf("failing write: %s (the %dth failure in a row stops the entry stuck)", v, 5))
 	}
 	switch {
@@ -362,10 +390,10 @@ func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 		out = append(out, fmt.Sprintf("done: %s is merged", pr))
 	case pr == "":
 		out = append(out, "next: open a pull request from the work branch with the identity block and the receipt")
-	case d.Get(ledger.KeyDispatchedAt) != "":
-		out = append(out, fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Int(ledger.KeyRound), d.Get(ledger.KeyDispatchedAt)))
-	case d.Get(ledger.KeyOwed) != "":
-		out = append(out, fmt.Sprintf("next: post the owed %s on %s", d.Get(ledger.KeyOwed), pr))
+	case !d.DispatchedAt.IsZero():
+		out = append(out, fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Round, ledger.TimeText(d.DispatchedAt)))
+	case !d.Owed.IsZero():
+		out = append(out, fmt.Sprintf("next: post the owed %s on %s", d.Owed.String(), pr))
 	case l.Phase() == ledger.PhaseReady:
 		out = append(out, fmt.Sprintf("ready: %s carries the %s label and waits for a person to merge it; a new head or new feedback takes it out of ready", pr, s.Config.Labels.Ready))
 	default:

@@ -31,13 +31,13 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 		return waitFor("would run the verification `%s` on %s", e.l.Verification, short(head)), false, nil
 	}
 	last, done := gatekeep.VerifiedAt(e.l)
-	repair := e.l.Delivery.Get(ledger.KeyVerifyRepair)
+	repair := e.l.Delivery.VerifyRepair
 	switch {
 	case done && last.Head == head && last.Passed:
 		return finished, true, nil
 	case done && last.Head == head && repair == head:
 		// The repair answered nothing: the same head is still failing.
-		if dt := e.l.Delivery.Time(ledger.KeyDispatchedAt); !dt.IsZero() {
+		if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() {
 			if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
 				return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), false, nil
 			}
@@ -72,7 +72,7 @@ func verifyKey(ledgerPath string) string { return ledgerPath + "|verify" }
 // then runs the agent with a brief that quotes the failing command and the
 // tail of its output.
 func (p *passState) repairVerification(ctx context.Context, e *entry, repo, branch, head string, last gatekeep.Verification) (stepResult, bool, error) {
-	if e.l.Delivery.Get(ledger.KeyVerifyRepair) != "" {
+	if e.l.Delivery.VerifyRepair != "" {
 		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on %s: `%s`, and its one repair is spent", short(head), last.Command))
 	}
 	n, c := gatekeep.VerifyRepairStarted(e.l, head, p.clock())

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -83,8 +82,8 @@ func TestWorkflowExecutorReviewRound(t *testing.T) {
 	// The workflow's agent pushes its fix to the work branch.
 	h2 := r.personPush(work, "fix.txt")
 	wantSubjects(t, r.pass(workflow), "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
-	if l := r.ledger(ledgerPath); l.Delivery.Get(ledger.KeyHead) != h2 || l.Delivery.Int(ledger.KeyRound) != 1 {
-		t.Errorf("after the round: head %s round %d, want %s 1", l.Delivery.Get(ledger.KeyHead), l.Delivery.Int(ledger.KeyRound), h2)
+	if l := r.ledger(ledgerPath); l.Delivery.Head != h2 || l.Delivery.Round != 1 {
+		t.Errorf("after the round: head %s round %d, want %s 1", l.Delivery.Head, l.Delivery.Round, h2)
 	}
 }
 

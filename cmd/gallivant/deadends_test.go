@@ -92,9 +92,9 @@ func stoppableLedger(t *testing.T, reason ledger.StopReason, s ledger.Settings) 
 	case ledger.StopAllowance:
 		attempts = s.Allowance
 	case ledger.StopStagnation:
-		d.SetInt(ledger.KeyEmptyReturns, 2)
+		d.EmptyReturns = 2
 	case ledger.StopMisses:
-		d.SetInt(ledger.KeyMisses, 2)
+		d.Misses = 2
 	case ledger.StopNeeds:
 		last = "row 1 failed | the fixture server is unreachable | needs a staging token"
 	case ledger.StopInterrupted, ledger.StopBoundary, ledger.StopHarnessError, ledger.StopNoEscalationModel, ledger.StopSeedRefused,
@@ -104,8 +104,8 @@ func stoppableLedger(t *testing.T, reason ledger.StopReason, s ledger.Settings) 
 		}
 	default:
 		rows[0] = ledger.Row{N: 1, Status: ledger.Done, Attempts: 1, Evidence: "go test ./x -run TestOne; ok"}
-		d.SetPhase(ledger.PhaseReview)
-		d.Set(ledger.KeyPR, "acme/api#1")
+		d.Phase = ledger.PhaseReview
+		d.PR = ledger.PullRef{Repo: "acme/api", Number: 1}
 	}
 	rows[0].Attempts = attempts
 	decisions := []string{"row 0 done | seeded 2 rows, closed 0 on baseline | row 1", "row 2 done | passes | row 1", last}

@@ -135,7 +135,7 @@ func (a *app) judgePR(ctx context.Context, gh *githubapi.Client, pr gatekeep.PR,
 	if err == nil && d.Mergeable == nil && d.State == gatekeep.PROpen {
 		var again githubapi.PullRequest
 		if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
-			d.Mergeable, d.MergeState = again.Mergeable, strings.ToLower(again.MergeableState)
+			d.Mergeable, d.MergeState = again.Mergeable, gatekeep.MergeState(again.MergeableState)
 		}
 	}
 	if err != nil {
@@ -243,7 +243,7 @@ func gateBinding(d gatekeep.Digest, repo *ledger.Repo) (gatekeep.Binding, bool) 
 	if !ok {
 		member = sp.Repo
 	}
-	return gatekeep.Binding{Repo: member, Branch: l.WorkBranch(), PR: l.Delivery.Get(ledger.KeyPR), Head: l.Delivery.Get(ledger.KeyHead)}, true
+	return gatekeep.Binding{Repo: member, Branch: l.WorkBranch(), PR: l.Delivery.PRText(), Head: l.Delivery.Head}, true
 }
 
 // gateInput builds the completion gate's input for a pull request whose
@@ -283,7 +283,7 @@ func legsOfOneDelivery(repo *ledger.Repo) func(a, b gatekeep.PR) bool {
 		for _, l := range repo.Ledgers {
 			found := 0
 			for _, m := range l.Delivery.Legs() {
-				v := l.Delivery.Get(ledger.LegKey(ledger.KeyPR, m))
+				v := l.Delivery.PerMember[m].PRText()
 				if strings.EqualFold(v, a.String()) || strings.EqualFold(v, b.String()) {
 					found++
 				}

@@ -406,7 +406,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			}
 			repo, _ := spec.MemberRepo(l.Pending.Member)
 			brief, err := ledger.Brief(ledger.BriefInput{Ledger: l, Spec: spec, LedgerPath: snap.Repo.LedgerPaths[sp], Repo: repo,
-				Branch: l.WorkBranch(), Model: l.Delivery.Get(ledger.KeyModel), Plan: snap.Repo.PlanPathFor(sp)})
+				Branch: l.WorkBranch(), Model: l.Delivery.Model, Plan: snap.Repo.PlanPathFor(sp)})
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
 			}

@@ -557,7 +557,7 @@ type PullRequest struct {
 	BaseSHA  string
 	// Mergeable is nil while GitHub computes it.
 	Mergeable      *bool
-	MergeableState string
+	MergeableState MergeableState
 	Labels         []string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
@@ -570,7 +570,7 @@ func toPR(repo string, p *github.PullRequest) PullRequest {
 	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: PRState(p.GetState()), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
 		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
-		Mergeable: p.Mergeable, MergeableState: p.GetMergeableState(), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
+		Mergeable: p.Mergeable, MergeableState: MergeableState(strings.ToLower(p.GetMergeableState())), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
 	for _, l := range p.Labels {
 		out.Labels = append(out.Labels, l.GetName())
 	}
@@ -646,7 +646,7 @@ func (g *Client) PullRequestFiles(ctx context.Context, repo string, number int) 
 type Review struct {
 	ID          int64
 	User        string
-	State       string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+	State       ReviewState
 	Body        string
 	CommitID    string
 	SubmittedAt time.Time
@@ -663,7 +663,7 @@ func (g *Client) Reviews(ctx context.Context, repo string, number int) ([]Review
 	}
 	var out []Review
 	for _, r := range rs {
-		out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: r.GetState(), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
+		out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: ReviewState(r.GetState()), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
 	}
 	return out, nil
 }
@@ -808,15 +808,15 @@ func (g *Client) RemoveLabel(ctx context.Context, repo string, number int, label
 type CheckRun struct {
 	ID         int64
 	Name       string
-	Status     string // queued, in_progress, completed, …
-	Conclusion string // success, failure, neutral, …; "" while running
+	Status     CheckStatus
+	Conclusion CheckConclusion // "" while running
 	URL        string
 }
 
 // Status is the newest commit status of one context.
 type Status struct {
 	Context string
-	State   string // error, failure, pending, success
+	State   StatusState
 	URL     string
 }
 
@@ -844,14 +844,14 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 		return out, err
 	}
 	for _, r := range runs {
-		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(), URL: r.GetDetailsURL()})
+		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: CheckStatus(r.GetStatus()), Conclusion: CheckConclusion(r.GetConclusion()), URL: r.GetDetailsURL()})
 	}
 	statuses, err := g.statuses(ctx, repo, o, n, sha)
 	if err != nil {
 		return out, err
 	}
 	for _, s := range statuses {
-		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: s.GetState(), URL: s.GetTargetURL()})
+		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: StatusState(s.GetState()), URL: s.GetTargetURL()})
 	}
 	out.Required, err = g.requiredChecks(ctx, repo, base)
 	return out, err

@@ -10,9 +10,17 @@ import (
 )
 
 // rawState matches a comparison of a GitHub state with a string literal:
-// pull-request states, comparison statuses and permissions are typed here
-// (PRState, CompareStatus, Permission) and compared with their constants.
-var rawState = regexp.MustCompile(`\.State\s*[!=]=\s*"(open|closed)"|\.Status\s*[!=]=\s*"(ahead|behind|diverged|identical|unrelated)"|\bperm\w*\s*[!=]=\s*"(admin|write|read|none)"`)
+// pull-request states, comparison statuses, permissions, mergeable states,
+// review states and check statuses and conclusions are typed here
+// (PRState, CompareStatus, Permission, MergeableState, ReviewState,
+// CheckStatus, CheckConclusion, StatusState) and in gatekeep's digest, and
+// compared with their constants.
+var rawState = regexp.MustCompile(`\.State\s*[!=]=\s*"(open|closed)"|\.Status\s*[!=]=\s*"(ahead|behind|diverged|identical|unrelated)"|\bperm\w*\s*[!=]=\s*"(admin|write|read|none)"` +
+	// mergeable_state, review states, check statuses and conclusions
+	// (gatekeep.MergeState, ReviewState, CheckStatus, CheckConclusion).
+	`|Merge(able)?State\s*[!=]=\s*"|\.State\s*[!=]=\s*"(APPROVED|CHANGES_REQUESTED|COMMENTED|DISMISSED|PENDING)"` +
+	`|\.Status\s*[!=]=\s*"(queued|in_progress|completed|pending)"|\.Conclusion\s*[!=]=\s*"` +
+	`|case\s+"(APPROVED|CHANGES_REQUESTED|COMMENTED|DISMISSED|timed_out|action_required|startup_failure)"`)
 
 // Issue 26: GitHub's states are typed at the adapter; no production code
 // outside it compares them with raw strings.

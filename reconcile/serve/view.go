@@ -116,9 +116,9 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 		if l := snap.Repo.Ledgers[es.Spec]; l != nil {
 			e.Branch = l.WorkBranch()
 			e.Iterations = l.Iterations
-			e.Rounds = l.Delivery.Int(ledger.KeyRound)
+			e.Rounds = l.Delivery.Round
 			if l.Pending != nil {
-				e.DispatchedAt, _ = time.Parse(time.RFC3339, l.Delivery.Get(ledger.KeyDispatchedAt))
+				e.DispatchedAt = l.Delivery.DispatchedAt
 			}
 			e.Table = l.Rows
 			for _, r := range l.Rows {

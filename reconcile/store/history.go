@@ -229,7 +229,7 @@ func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
 	lc.Spec = s.specAt(c.Hash.String(), after.Spec)
 	if lc.Before != nil {
 		if before, ds := ledger.Parse(lc.Path, lc.Before); !ledger.Fatal(ds) {
-			if sc := before.Delivery.Get(ledger.KeySpecCommit); sc != "" {
+			if sc := before.Delivery.SpecCommit; sc != "" {
 				lc.Approved = s.specAt(sc, after.Spec)
 			}
 		}

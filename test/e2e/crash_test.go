@@ -281,7 +281,7 @@ func (w *world) mayInterrupt() bool {
 		if ledger.Fatal(ds) {
 			return false
 		}
-		if l.Delivery.Get(ledger.KeyDispatchedAt) != "" && l.Delivery.Int(ledger.KeyReruns) >= ledger.MaxReruns-1 {
+		if !l.Delivery.DispatchedAt.IsZero() && l.Delivery.Reruns >= ledger.MaxReruns-1 {
 			return false
 		}
 	}
