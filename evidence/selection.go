@@ -1,7 +1,7 @@
 // Package evidence reads what a replayed evidence command proved: which test
 // runner it ran, and how many tests that runner says it selected. It is pure:
 // it reads a command line, its exit status and its output, never runs
-// anything, and never panics on any input (docs/ledger.md "Evidence replay").
+// anything, and never panics on any input (docs/delivery.md "Evidence replay").
 package evidence
 
 import (

@@ -38,7 +38,7 @@ func parseWant(t *testing.T, w string) Selection {
 
 // Every runner's real or documented output under testdata/runs: the
 // runner, the count of selected tests, and whether it selected nothing
-// (docs/ledger.md "Evidence replay"; L-67).
+// (docs/delivery.md "Evidence replay"; L-67).
 func TestReadRunnerOutputs(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "runs", "*.txtar"))

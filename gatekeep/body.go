@@ -146,6 +146,7 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 		line.Evidence = strings.Join(ev, "; ")
 		out = append(out, line)
 	}
+	out = append(out, proofLines(l)...)
 	if v, ok := VerifiedAt(l); ok && l.View == "" && l.Verification != "" && l.Verification != "none" {
 		// Exit verification is local evidence gallivant gathered itself
 		// on the head it names (L-104): the receipt shows it, and its
@@ -165,14 +166,21 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 // acceptance criterion.
 const VerifyLine = 0
 
+// maxAC bounds an AC number in a receipt; after a proof line no AC line
+// may follow.
+const maxAC = 1 << 30
+
 // RenderReceipt renders the receipt region, markers included.
 func RenderReceipt(lines []ReceiptLine) string {
 	var b strings.Builder
 	b.WriteString(receiptOpen + "\n| AC | status | evidence |\n|---|---|---|\n")
 	for _, l := range lines {
 		ac := strconv.Itoa(l.AC)
-		if l.AC == VerifyLine {
+		switch l.AC {
+		case VerifyLine:
 			ac = "verify"
+		case ProofLine:
+			ac = "proof"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", ac, l.Status, ledger.EscapeCell(l.Evidence))
 	}
@@ -217,10 +225,20 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 			out = append(out, ReceiptLine{AC: VerifyLine, Status: cells[1].Text, Evidence: cells[2].Text})
 			break
 		}
+		if cells[0].Text == "proof" {
+			// gallivant's runs of the rows' evidence: after the AC lines,
+			// before the verify line.
+			if st := cells[1].Text; st != "passed" && st != "failed" && st != "no-test" {
+				return nil, fmt.Errorf("receipt line %d: a proof line reads passed, failed or no-test", k+1)
+			}
+			prev = maxAC
+			out = append(out, ReceiptLine{AC: ProofLine, Status: cells[1].Text, Evidence: cells[2].Text})
+			continue
+		}
 		// A coordinated spec's leg attests only its own ACs (1, 3), so
 		// the numbers rise strictly rather than count from 1.
 		n, err := strconv.Atoi(cells[0].Text)
-		if err != nil || n <= prev || strconv.Itoa(n) != cells[0].Text {
+		if err != nil || n <= prev || n >= maxAC || strconv.Itoa(n) != cells[0].Text {
 			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3)", k+1, cells[0].Text)
 		}
 		prev = n

@@ -152,3 +152,14 @@ func (l *Ledger) SetProofs(ps []Proof) {
 		}
 	}
 }
+
+// TrailerProof carries one `## Proof` line in the `loop: verify` commit
+// that recorded it, so that `gallivant verify` replays the record.
+const TrailerProof = "Gallivant-Proof"
+
+// EvidenceCommand is the command of command-first evidence: the text up to
+// the first `;`, trimmed; "" when the evidence names none.
+func EvidenceCommand(evidence string) string {
+	cmd, _, _ := strings.Cut(evidence, ";")
+	return strings.TrimSpace(cmd)
+}
