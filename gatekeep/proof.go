@@ -115,3 +115,22 @@ func proofTrailers(ps []ledger.Proof) []ledger.Trailer {
 	}
 	return out
 }
+
+// RepairModel is the model of a verification repair whose failing command
+// is cmd: the escalation model when the row loop would escalate a row cmd
+// is the evidence of — its escalation is spent, or its attempts reached the
+// escalation threshold (L-44) — else "" (the agent's default).
+func RepairModel(l *ledger.Ledger, cmd string, s ledger.Settings) string {
+	if s.EscalationModel == "" {
+		return ""
+	}
+	for _, r := range l.ViewRows() {
+		if r.Status != ledger.Done || ledger.EvidenceCommand(r.Evidence) != cmd {
+			continue
+		}
+		if l.Escalated(r.N) || r.Attempts >= l.EscalationThreshold(r.N, s.EscalateAfter) {
+			return s.EscalationModel
+		}
+	}
+	return ""
+}

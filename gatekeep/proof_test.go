@@ -170,3 +170,36 @@ func TestVerifiedRecordsProof(t *testing.T) {
 		t.Errorf("the repair brief does not name the rows and the run:\n%s", brief)
 	}
 }
+
+// The verification repair of a row's evidence uses the escalation model
+// when the row loop would for that row (L-44): its escalation spent, or its
+// attempts at the threshold; a Verify command's repair runs on the default.
+func TestRepairModel(t *testing.T) {
+	t.Parallel()
+	l, done := proofFixture(t)
+	s := ledger.Settings{EscalateAfter: 3, EscalationModel: "big-model"}
+	cmd := "go test ./limiter -run TestLimit"
+	atThreshold := l.Clone()
+	for i := range atThreshold.Rows {
+		if atThreshold.Rows[i].N == done[0] {
+			atThreshold.Rows[i].Attempts = atThreshold.EscalationThreshold(done[0], 3)
+		}
+	}
+	tests := []struct {
+		name string
+		l    *ledger.Ledger
+		cmd  string
+		s    ledger.Settings
+		want string
+	}{
+		{"rows below the threshold", l, cmd, s, ""},
+		{"a row at the threshold", atThreshold, cmd, s, "big-model"},
+		{"a Verify command names no row", atThreshold, "go test ./...", s, ""},
+		{"no escalation model", atThreshold, cmd, ledger.Settings{EscalateAfter: 3}, ""},
+	}
+	for _, tt := range tests {
+		if got := RepairModel(tt.l, tt.cmd, tt.s); got != tt.want {
+			t.Errorf("%s: RepairModel = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -167,7 +167,8 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
 		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command)})
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base}
+	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
+		Model: gatekeep.RepairModel(e.l, last.Command, p.settings())}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}
