@@ -72,6 +72,7 @@ const (
 	SectionDecisions = "decisions"
 	SectionDelivery  = "delivery"
 	SectionRequests  = "requests"
+	SectionProof     = "proof"
 	SectionLedger    = "ledger"   // the file as a whole: created, deleted, unreadable
 	SectionSubject   = "subject"  // the commit subject names no transition, or another one
 	SectionTrailers  = "trailers" // a trailer the transition writes is missing or different
@@ -298,7 +299,7 @@ func diffLedgers(want, got *ledger.Ledger) []sectionDiff {
 	return out
 }
 
-var sectionOrder = []string{SectionHeader, SectionRows, SectionMapping, SectionDecisions, SectionDelivery, SectionRequests}
+var sectionOrder = []string{SectionHeader, SectionRows, SectionMapping, SectionDecisions, SectionDelivery, SectionProof, SectionRequests}
 
 func sections(l *ledger.Ledger) map[string][]string {
 	m := map[string][]string{SectionHeader: l.HeaderLines()}
@@ -316,6 +317,12 @@ func sections(l *ledger.Ledger) map[string][]string {
 	}
 	if l.Delivery != nil {
 		m[SectionDelivery] = l.Delivery.Lines()
+	}
+	for _, p := range l.Proofs {
+		m[SectionProof] = append(m[SectionProof], p.String())
+	}
+	if l.HasProof && len(l.Proofs) == 0 {
+		m[SectionProof] = []string{"(empty)"}
 	}
 	m[SectionRequests] = l.Requests
 	if !l.HasRequests {

@@ -414,7 +414,21 @@ func replayVerify(s *step) []outcome {
 	if !ok {
 		return refuse(SectionDelivery, "the ledger records no verification")
 	}
-	want, c := gatekeep.Verified(s.parent, head, v.Passed, v.Command, "")
+	var proofs []ledger.Proof
+	for _, t := range s.c.Trailers() {
+		if t.Key != ledger.TrailerProof {
+			continue
+		}
+		p, _, err := ledger.ParseProof(t.Value)
+		if err != nil {
+			return refuse(SectionTrailers, "the evidence record %s: %v", t.Value, err)
+		}
+		if r, ok := s.parent.Row(p.Row); !ok || r.Status != ledger.Done || ledger.EvidenceCommand(r.Evidence) != p.Command || p.Head != head {
+			return refuse(SectionTrailers, "the evidence record %s is not a run of a done row's evidence command on %s", t.Value, head)
+		}
+		proofs = append(proofs, p)
+	}
+	want, c := gatekeep.Verified(s.parent, head, v.Passed, v.Command, "", proofs)
 	return one(want, c)
 }
 

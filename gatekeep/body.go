@@ -149,6 +149,7 @@ func ReceiptFor(l *ledger.Ledger, s *specs.Spec) []ReceiptLine {
 		line.Evidence = strings.Join(ev, "; ")
 		out = append(out, line)
 	}
+	out = append(out, proofLines(l)...)
 	if v, ok := VerifiedAt(l); ok && l.View == "" && l.Verification != "" && l.Verification != "none" {
 		// Exit verification is local evidence gallivant gathered itself
 		// on the head it names (L-104): the receipt shows it, and its
@@ -171,6 +172,10 @@ var receiptLabelRE = regexp.MustCompile(`^(?:US[0-9]+\.[0-9]+|SC-[0-9]+|[0-9]+\.
 // acceptance criterion.
 const VerifyLine = 0
 
+// maxAC bounds an AC number in a receipt; after a proof line no AC line
+// may follow.
+const maxAC = 1 << 30
+
 // RenderReceipt renders the receipt region, markers included.
 func RenderReceipt(lines []ReceiptLine) string {
 	var b strings.Builder
@@ -180,8 +185,11 @@ func RenderReceipt(lines []ReceiptLine) string {
 		if l.Label != "" {
 			ac += " " + l.Label
 		}
-		if l.AC == VerifyLine {
+		switch l.AC {
+		case VerifyLine:
 			ac = "verify"
+		case ProofLine:
+			ac = "proof"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", ac, l.Status, ledger.EscapeCell(l.Evidence))
 	}
@@ -226,12 +234,22 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 			out = append(out, ReceiptLine{AC: VerifyLine, Status: cells[1].Text, Evidence: cells[2].Text})
 			break
 		}
+		if cells[0].Text == "proof" {
+			// gallivant's runs of the rows' evidence: after the AC lines,
+			// before the verify line.
+			if st := cells[1].Text; st != "passed" && st != "failed" && st != "no-test" {
+				return nil, fmt.Errorf("receipt line %d: a proof line reads passed, failed or no-test", k+1)
+			}
+			prev = maxAC
+			out = append(out, ReceiptLine{AC: ProofLine, Status: cells[1].Text, Evidence: cells[2].Text})
+			continue
+		}
 		// A coordinated spec's leg attests only its own ACs (1, 3), so
 		// the numbers rise strictly rather than count from 1.
 		// A spec-kit or Kiro criterion carries its id after the number.
 		num, label, labelled := strings.Cut(cells[0].Text, " ")
 		n, err := strconv.Atoi(num)
-		if err != nil || n <= prev || strconv.Itoa(n) != num || labelled && !receiptLabelRE.MatchString(label) {
+		if err != nil || n <= prev || n >= maxAC || strconv.Itoa(n) != num || labelled && !receiptLabelRE.MatchString(label) {
 			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3), a spec-kit or Kiro criterion with its id after the number (2 US1.2)", k+1, cells[0].Text)
 		}
 		prev = n

@@ -45,7 +45,7 @@ func TestBriefsCarryPreviousDecision_L43(t *testing.T) {
 	if ledger.Fatal(ds) {
 		t.Fatalf("ledger: %v", ds)
 	}
-	failed, _ := Verified(l, head, false, "go test ./internal/usage/...", "--- FAIL: TestScope403")
+	failed, _ := Verified(l, head, false, "go test ./internal/usage/...", "--- FAIL: TestScope403", nil)
 	const last = "row 3 done | scope check added | verify"
 	for _, tc := range []struct {
 		name                   string

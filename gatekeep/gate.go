@@ -14,6 +14,10 @@ type GateInput struct {
 	Identity Identity
 	Spec     *specs.Spec
 	Ledger   *ledger.Ledger
+	// RequireProof holds every done row to gallivant's own run of its
+	// evidence command on the pull request's head (evidence replay): set
+	// where the executor holds a checkout and verifies.
+	RequireProof bool
 }
 
 // Problem is one completion-gate failure.
@@ -46,13 +50,19 @@ const (
 	GateStaleHead DenyCode = "stale-head"
 	// GateEmpty: the pull request changes no file.
 	GateEmpty DenyCode = "empty-diff"
+	// GateUnproven: a done row's evidence command was not run by
+	// gallivant on the pull request's head, failed there, or selected no
+	// test.
+	GateUnproven DenyCode = "evidence-unproven"
 )
 
 // Gate is the completion gate (R-35). The body carries the expected
 // identity; the spec's contract is still the approved one; the ledger
 // attests the pull request's head; the pull request changes at least one
 // file; the receipt is well-formed and equals the receipt the ledger
-// renders (so its hash matches); and every acceptance criterion is attested
+// renders (so its hash matches); where proof is required, every done row's
+// evidence command was run by gallivant on the head, exited 0 and selected
+// a test; and every acceptance criterion is attested
 // — cut with its disposition, or done with evidence that is one selective
 // check and reports no failure. A malformed receipt is a failure, never an
 // exception.
@@ -88,9 +98,14 @@ func Gate(d Digest, in GateInput) []Problem {
 	case ReceiptHash(got) != ReceiptHash(want):
 		add(GateReceipt, false, "gallivant rewrites the receipt", "the receipt's hash %s differs from the ledger's %s", ReceiptHash(got), ReceiptHash(want))
 	}
+	if in.RequireProof && d.HeadSHA != "" {
+		if p := ProofProblem(in.Ledger, d.HeadSHA); p != nil {
+			out = append(out, *p)
+		}
+	}
 	verifications := verificationCommands(in.Ledger.Verification)
 	for _, l := range want {
-		if l.AC == VerifyLine {
+		if l.AC == VerifyLine || l.AC == ProofLine {
 			// Compared through the receipt's hash; a failed verification
 			// never reaches a pull request (verify-failed stops first).
 			continue
@@ -138,4 +153,27 @@ func rowOf(l *ledger.Ledger, ac int) int {
 		}
 	}
 	return ac
+}
+
+// ProofProblem is the evidence-unproven denial of head, or nil when every
+// done row of the ledger is proved on it.
+func ProofProblem(l *ledger.Ledger, head string) *Problem {
+	rows := Unproven(l, head)
+	if len(rows) == 0 {
+		return nil
+	}
+	return &Problem{Rule: GateUnproven, Blocking: true, Clears: "gallivant replays the evidence on the head before the ready label",
+		Message: fmt.Sprintf("%s not proved on %s: gallivant did not run its evidence command there, or the run failed or selected no test", rowList(rows), short(head))}
+}
+
+// rowList names rows: `row 2 is`, `rows 2, 3 are`.
+func rowList(rows []int) string {
+	if len(rows) == 1 {
+		return fmt.Sprintf("row %d is", rows[0])
+	}
+	ns := make([]string, len(rows))
+	for i, r := range rows {
+		ns[i] = fmt.Sprint(r)
+	}
+	return "rows " + strings.Join(ns, ", ") + " are"
 }

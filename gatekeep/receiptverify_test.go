@@ -16,7 +16,7 @@ func TestReceiptShowsTheExitVerification(t *testing.T) {
 		t.Fatalf("the fixture has no verification: %q", l.Verification)
 	}
 	before := ReceiptHash(ReceiptFor(l, sp))
-	v, _ := Verified(l, head, true, "", "")
+	v, _ := Verified(l, head, true, "", "", nil)
 	lines := ReceiptFor(v, sp)
 	last := lines[len(lines)-1]
 	want := ReceiptLine{AC: VerifyLine, Status: "passed", Evidence: "`" + l.Verification + "` on " + short(head)}

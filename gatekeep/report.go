@@ -218,6 +218,10 @@ func Report(d Digest, v Verdict) string {
 		if n := len(rc); n > 0 && rc[n-1].AC == VerifyLine {
 			verify, rc = &rc[n-1], rc[:n-1]
 		}
+		var proofs []ReceiptLine
+		for len(rc) > 0 && rc[len(rc)-1].AC == ProofLine {
+			proofs, rc = append([]ReceiptLine{rc[len(rc)-1]}, proofs...), rc[:len(rc)-1]
+		}
 		done, cut, open := 0, 0, 0
 		for _, l := range rc {
 			switch l.Status {
@@ -234,6 +238,9 @@ func Report(d Digest, v Verdict) string {
 			if l.Status == "cut" {
 				fmt.Fprintf(&b, "- AC %d is cut: %s\n", l.AC, strconv.Quote(l.Evidence))
 			}
+		}
+		for _, p := range proofs {
+			fmt.Fprintf(&b, "- evidence run by gallivant: %s, %s\n", p.Status, strconv.Quote(p.Evidence))
 		}
 		if verify != nil {
 			fmt.Fprintf(&b, "- verification by gallivant: %s, %s\n", verify.Status, strconv.Quote(verify.Evidence))

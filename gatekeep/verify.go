@@ -29,21 +29,35 @@ func VerifiedAt(l *ledger.Ledger) (Verification, bool) {
 	return Verification(v), true
 }
 
-// Verified records the exit verification of head (`loop: verify <sha>`).
-// A failure keeps the failing command and the tail of its output in the
-// commit, quoted as data. It settles an outstanding verification repair.
-func Verified(l *ledger.Ledger, head string, passed bool, command, tail string) (*ledger.Ledger, ledger.Commit) {
+// Verified records the exit verification of head (`loop: verify <sha>`):
+// the spec's Verify commands and the replay of the done rows' evidence
+// commands, whose runs (proofs) go to the ledger's `## Proof` section and,
+// as Gallivant-Proof trailers, to the commit. A failure keeps the failing
+// command and the tail of its output in the commit, quoted as data. It
+// settles an outstanding verification repair.
+func Verified(l *ledger.Ledger, head string, passed bool, command, tail string, proofs []ledger.Proof) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
+	if len(proofs) > 0 {
+		n.SetProofs(proofs)
+	}
 	d := n.Delivery
 	d.DispatchedAt = time.Time{}
-	c := ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindVerify}.String(), Trailers: []ledger.Trailer{{Key: ledger.TrailerHead, Value: head}}}
+	c := ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindVerify}.String(), Trailers: append([]ledger.Trailer{{Key: ledger.TrailerHead, Value: head}}, proofTrailers(proofs)...)}
+	replayed := ""
+	if len(proofs) > 0 {
+		replayed = fmt.Sprintf(" %s of the done rows replayed.", plural(len(proofs), "evidence run", "evidence runs"))
+	}
 	if passed {
 		d.Verified = ledger.VerifyResult{Head: head, Passed: true}
-		c.Sentence = fmt.Sprintf("The verification `%s` passed on %s.", l.Verification, short(head))
+		if l.Verification == "" || l.Verification == "none" {
+			c.Sentence = fmt.Sprintf("The evidence passed on %s.%s", short(head), replayed)
+		} else {
+			c.Sentence = fmt.Sprintf("The verification `%s` passed on %s.%s", l.Verification, short(head), replayed)
+		}
 		return n, c
 	}
 	d.Verified = ledger.VerifyResult{Head: head, Command: oneLine(command)}
-	c.Sentence = fmt.Sprintf("The verification failed on %s at `%s`.", short(head), oneLine(command))
+	c.Sentence = fmt.Sprintf("The verification failed on %s at `%s`.%s", short(head), oneLine(command), replayed)
 	c.Text = "Output (tail, quoted):\n" + indent(strings.TrimRight(tail, "\n"))
 	return n, c
 }
@@ -67,6 +81,9 @@ type VerifyBriefInput struct {
 	// Ledger is the entry's ledger, for the brief's previous decision and
 	// hint (ledger.(*Ledger).BriefContext); nil gives none of either.
 	Ledger *ledger.Ledger
+	// Rows names the rows the failing command is the evidence of (`row
+	// 2`), "" for a Verify command.
+	Rows string
 }
 
 // VerifyBrief renders the brief of a verification repair: the complete
@@ -101,9 +118,16 @@ func VerifyBrief(in VerifyBriefInput) string {
 		"head: " + in.Head,
 	}, "\n"))
 	fmt.Fprintf(&b, "\n## The failing command\n\n")
+	if in.Rows != "" {
+		fmt.Fprintf(&b, "gallivant replayed the evidence of %s on %s; the command failed, or its runner selected no test.\n\n", in.Rows, short(in.Head))
+	}
 	ledger.Fence(&b, "sh", in.Command)
 	b.WriteString("\n## Its output (tail)\n\n")
 	ledger.Fence(&b, "text", in.Tail)
+	if in.Rows != "" {
+		b.WriteString("\nThe command is the row's recorded evidence and stays as it is: add or fix the test it\n")
+		b.WriteString("names so that the command selects it and it passes.\n")
+	}
 	fmt.Fprintf(&b, "\nMake the command pass on `%s` without weakening it or any acceptance criterion,\n", in.Branch)
 	b.WriteString("and commit with a clean tree; gallivant pushes and runs the verification again.\n")
 	return b.String()

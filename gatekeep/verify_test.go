@@ -9,7 +9,7 @@ import (
 func TestVerifiedAndRepair(t *testing.T) {
 	t.Parallel()
 	l := reviewLedger(t)
-	n, c := Verified(l, head, false, "go test ./limiter/...", "--- FAIL: TestLimit\nFAIL")
+	n, c := Verified(l, head, false, "go test ./limiter/...", "--- FAIL: TestLimit\nFAIL", nil)
 	v, ok := VerifiedAt(n)
 	if !ok || v.Head != head || v.Passed || v.Command != "go test ./limiter/..." {
 		t.Errorf("VerifiedAt = %+v %v", v, ok)
@@ -21,7 +21,7 @@ func TestVerifiedAndRepair(t *testing.T) {
 	if r.Delivery.VerifyRepair != head || r.Delivery.DispatchedAt.IsZero() || c.Subject != "loop: repair verification" {
 		t.Errorf("repair: %v %q", r.Delivery.Lines(), c.Subject)
 	}
-	p, _ := Verified(r, old, true, "", "")
+	p, _ := Verified(r, old, true, "", "", nil)
 	if v, _ := VerifiedAt(p); !v.Passed || v.Head != old || !p.Delivery.DispatchedAt.IsZero() {
 		t.Errorf("a passing verification settles the repair: %v", p.Delivery.Lines())
 	}

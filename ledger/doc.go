@@ -4,8 +4,9 @@
 //
 // The core of the grammar is pi-gauntlet's loop-engine ledger and is byte
 // compatible with it: Format(Parse(x)) == x for every canonical ledger.
-// gallivant adds two sections at the end, `## Delivery` (reconciler-owned
-// key: value lines) and `## Requests` (a human-owned inbox).
+// gallivant adds three sections at the end, `## Delivery` (reconciler-owned
+// key: value lines), `## Proof` (gallivant's replays of the done rows'
+// evidence commands) and `## Requests` (a human-owned inbox).
 //
 // The package also holds the loop-engine rules (effective allowance, the
 // ordered next-action table, targeting, escalation, stagnation), the

@@ -101,6 +101,12 @@ func Format(l *Ledger) []byte {
 			b.WriteString(ln + "\n")
 		}
 	}
+	if l.HasProof {
+		b.WriteString("\n## Proof\n")
+		for _, p := range l.Proofs {
+			b.WriteString(p.String() + "\n")
+		}
+	}
 	if l.HasRequests {
 		b.WriteString("\n## Requests\n")
 		for _, r := range l.Requests {

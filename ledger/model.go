@@ -105,6 +105,11 @@ type Ledger struct {
 	// HasRequests tells an empty section from an absent one.
 	Requests    []string
 	HasRequests bool
+	// Proofs are the `## Proof` section: gallivant's replays of the done
+	// rows' evidence commands (proof.go); HasProof tells an empty section
+	// from an absent one.
+	Proofs   []Proof
+	HasProof bool
 
 	// View names the member a LegView describes; empty for the whole
 	// ledger. It is not part of the file.
@@ -170,6 +175,7 @@ func (l *Ledger) Clone() *Ledger {
 		c.Delivery = l.Delivery.Clone()
 	}
 	c.Requests = append([]string(nil), l.Requests...)
+	c.Proofs = append([]Proof(nil), l.Proofs...)
 	c.Also = append([]string(nil), l.Also...)
 	c.at = nil // a copy is about to change; its positions would lie
 	return &c

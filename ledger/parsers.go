@@ -46,6 +46,7 @@ func (l *Ledger) CloneParsed() *Ledger {
 		c.Delivery = l.Delivery.Clone()
 	}
 	c.Requests = slices.Clone(l.Requests)
+	c.Proofs = slices.Clone(l.Proofs)
 	c.Also = slices.Clone(l.Also)
 	return &c
 }

@@ -54,12 +54,13 @@ func hasFlag(rest []string, names ...string) bool {
 	return false
 }
 
-// goSelective: a -run filter, or packages none of which is a wildcard.
+// goSelective: a -run filter that matches less than everything, or
+// packages none of which is a wildcard.
 func goSelective(rest []string) bool {
-	if hasFlag(rest, "-run", "-bench", "-fuzz") {
+	if hasFlag(rest, "-run", "-bench", "-fuzz") && !matchesAll(rest) {
 		return true
 	}
-	pkgs := operands(rest)
+	pkgs := goPackages(rest)
 	if len(pkgs) == 0 {
 		return false
 	}
@@ -70,6 +71,48 @@ func goSelective(rest []string) bool {
 	}
 	return true
 }
+
+// matchesAll reports a -run pattern that selects every test (`.`, `.*`,
+// or an empty pattern): with a wildcard package it is the whole suite.
+func matchesAll(rest []string) bool {
+	for i, a := range rest {
+		var v string
+		switch {
+		case a == "-run" && i+1 < len(rest):
+			v = rest[i+1]
+		case strings.HasPrefix(a, "-run="):
+			v = strings.TrimPrefix(a, "-run=")
+		default:
+			continue
+		}
+		switch strings.Trim(v, `'"`) {
+		case "", ".", ".*", "^", "^.*$", "Test", "^Test":
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// goPackages are go test's operands, without the value of a flag that
+// takes one (`-run TestX`, `-count 1`).
+func goPackages(rest []string) []string {
+	var out []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if strings.HasPrefix(a, "-") {
+			if !strings.Contains(a, "=") && goValueFlags[strings.TrimLeft(a, "-")] {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// goValueFlags are the go test flags whose value is the next word.
+var goValueFlags = map[string]bool{"run": true, "skip": true, "bench": true, "fuzz": true, "count": true, "timeout": true, "tags": true, "p": true, "parallel": true, "cpu": true, "coverprofile": true, "covermode": true, "coverpkg": true, "o": true, "exec": true, "benchtime": true, "fuzztime": true, "shuffle": true, "vet": true}
 
 // afterDashes: the script gets arguments of its own after `--`.
 func afterDashes(rest []string) bool {
@@ -101,8 +144,29 @@ var runners = []runner{
 	}, "make test TEST=TestTax"},
 }
 
-// assertsNothing are commands whose success proves nothing about the code.
-var assertsNothing = map[string]bool{"echo": true, "true": true, ":": true, "printf": true, "exit": true, "yes": true, "sleep": true}
+// assertsNothing are commands whose success proves nothing about the code:
+// `cat FILE` succeeds whenever the file exists (`test -f FILE` says that
+// plainly, `grep -q … FILE` checks what it holds).
+var assertsNothing = map[string]bool{"echo": true, "true": true, ":": true, "printf": true, "exit": true, "yes": true, "sleep": true, "cat": true, "pwd": true, "date": true}
+
+// shells are the interpreters whose `-c` script is judged as the command.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true}
+
+// unwrapShell returns the script of `sh -c 'script'`, unquoted, or cmd.
+func unwrapShell(f []string) []string {
+	for len(f) >= 3 && shells[f[0]] && f[1] == "-c" {
+		script := strings.Join(f[2:], " ")
+		if len(script) >= 2 && (script[0] == '\'' || script[0] == '"') && script[len(script)-1] == script[0] {
+			script = script[1 : len(script)-1]
+		}
+		f = strings.Fields(script)
+	}
+	return f
+}
+
+// staticOnly are checks that judge the code's form, never a criterion's
+// behaviour: `go vet ./...` passes on code that does nothing at all.
+var staticOnly = [][]string{{"go", "vet"}, {"go", "build"}, {"gofmt"}, {"go", "fmt"}, {"staticcheck"}, {"golangci-lint"}}
 
 // SelectiveProblem says why an evidence command is not a selective check,
 // or "" when it is: a bare runner invocation with no selector (`go test`,
@@ -114,8 +178,14 @@ func SelectiveProblem(cmd string) string {
 	if len(f) == 0 {
 		return "is empty; name a test file, test id, filter or assertion"
 	}
-	if assertsNothing[f[0]] {
-		return fmt.Sprintf("%s asserts nothing; run a check that fails when the criterion does not hold, such as go test ./checkout -run 'TestTax$'", quote(cmd))
+	f = unwrapShell(f)
+	if len(f) == 0 || assertsNothing[f[0]] {
+		return fmt.Sprintf("%s asserts nothing; run a check that fails when the criterion does not hold, such as go test ./checkout -run 'TestTax$', or test -f docs/x.md for a file that must exist", quote(cmd))
+	}
+	for _, s := range staticOnly {
+		if _, ok := prefix(s...)(f); ok {
+			return fmt.Sprintf("%s checks the code's form, not this row's criterion; run the test that fails when the criterion does not hold, for example go test ./checkout -run 'TestTax$'", quote(cmd))
+		}
 	}
 	for _, r := range runners {
 		if rest, ok := r.match(f); ok {

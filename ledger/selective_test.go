@@ -39,6 +39,21 @@ func TestSelectiveProblem(t *testing.T) {
 		{":", "asserts nothing"},
 		{"grep -q 'Retry-After' internal/http/client.go", ""},
 		{"ls", "selects nothing"},
+		// Issue 28: each of these was admitted and passed the gate.
+		{"go test -run . ./...", "runs the whole suite"},
+		{"go test -run=.* ./...", "runs the whole suite"},
+		{"go test -run '' ./...", "runs the whole suite"},
+		{"go test -run . ./calc", ""},
+		{"go test -count 1 ./calc", ""},
+		{"go test -count 1 ./...", "runs the whole suite"},
+		{"bash -c true", "asserts nothing"},
+		{"sh -c 'echo ok'", "asserts nothing"},
+		{"bash -c 'go test ./...'", "runs the whole suite"},
+		{"sh -c 'go test ./calc -run TestAdd'", ""},
+		{"cat README.md", "asserts nothing"},
+		{"go vet ./...", "checks the code's form"},
+		{"go build ./...", "checks the code's form"},
+		{"test -f docs/x.md", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {

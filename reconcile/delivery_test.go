@@ -233,7 +233,7 @@ func TestDeliveryFailingCheckRound(t *testing.T) {
 		t.Errorf("round comments %q", cs)
 	}
 	ci.status(h2, "ci", "success")
-	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	wantSubjects(t, r.pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 }
 
 func TestDeliveryChangesRequestedThenApproved(t *testing.T) {
@@ -258,7 +258,7 @@ func TestDeliveryChangesRequestedThenApproved(t *testing.T) {
 		t.Errorf("want a wait for alice's re-review, got %s", noteOf(rep))
 	}
 	alice.review(1, "APPROVE", "", h2)
-	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	wantSubjects(t, r.pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 }
 
 func TestDeliveryRoundsExhausted(t *testing.T) {
@@ -360,7 +360,8 @@ func TestDeliveryPersonPushAfterReady(t *testing.T) {
 		t.Errorf("phase %s head %s", l.Phase(), l.Delivery.Head)
 	}
 	r.greenAndApproved(h2)
-	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	// The person's head is proved (evidence replay) before the label.
+	wantSubjects(t, r.pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 	if n := len(alice.comments(1)); n != 2 {
 		t.Errorf("%d ready notifications, want one per ready head", n)
 	}

@@ -121,8 +121,9 @@ func TestBehindBaseIsMergedIn(t *testing.T) {
 		t.Errorf("head %s has parents %v, want a merge commit on top of %s", head, parents[1:], old)
 	}
 	r.as("ci-bot").status(head, "ci", "success")
+	// The merged head is proved (evidence replay) before the label.
 	subjects := subjectsOf(r.pass())
-	if len(subjects) == 0 || subjects[0] != "loop: ready acme/api#1" {
+	if len(subjects) < 2 || subjects[0] != "loop: verify" || subjects[1] != "loop: ready acme/api#1" {
 		t.Errorf("after CI on the merged head: %v", subjects)
 	}
 }

@@ -413,7 +413,8 @@ func TestQuietReadyEditedCommentUnreadies(t *testing.T) {
 	r.clock.advance(time.Minute)
 	r.greenAndApproved(r.head(work))
 	r.clock.advance(time.Minute)
-	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	// The round's head is proved (evidence replay) before the label.
+	wantSubjects(t, pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 	r.clock.advance(time.Minute)
 	pass() // the full read that leaves the ready mark
 	r.clock.advance(time.Minute)

@@ -7,50 +7,86 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/agent"
 )
 
 // verifier is implemented by executors that hold a checkout and can run the
-// spec's Verify commands in it (exit verification, L-104).
+// spec's Verify commands, and replay the rows' evidence commands, in it
+// (exit verification, L-104; evidence replay).
 type verifier interface {
-	Verify(ctx context.Context, t Task, commands []string) (VerifyResult, error)
+	Verify(ctx context.Context, t Task, commands, replay []string) (VerifyResult, error)
 }
 
-// verify applies exit verification before the pull request opens (L-104,
-// L-105): the head is verified once; a failure dispatches one repair; a
-// failure after it stops verify-failed. ok is true when the pull request
+// verifies reports whether gallivant itself verifies this entry: its
+// executor holds a checkout and executor.verify is on.
+func (p *passState) verifies(e *entry) bool {
+	_, isVerifier := p.Executor.(verifier)
+	return isVerifier && p.cfg.Executor.Verify && !(e.spec.Coordinated() && e.leg == nil)
+}
+
+// proves reports whether the entry's done rows are each replayed on the
+// head before the pull request opens and before it is labelled ready, and
+// the gate requires it (evidence-unproven): where gallivant verifies, for a
+// single-repository spec. A coordinated spec's legs run their Verify
+// commands only (docs/delivery.md "Evidence replay").
+func (p *passState) proves(e *entry) bool { return p.verifies(e) && !e.spec.Coordinated() }
+
+// hasVerify reports whether the entry has Verify commands of its own.
+func hasVerify(e *entry) bool { return e.l.Verification != "" && e.l.Verification != "none" }
+
+// verify applies exit verification and evidence replay before the pull
+// request opens (L-104, L-105): the head is verified once and each done
+// row's evidence command replayed on it; a failure dispatches one repair;
+// a failure after it stops verify-failed. ok is true when the pull request
 // may open.
 func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head string) (res stepResult, ok bool, err error) {
-	v, isVerifier := p.Executor.(verifier)
-	if !isVerifier || !p.cfg.Executor.Verify || e.l.Verification == "" || e.l.Verification == "none" || (e.spec.Coordinated() && e.leg == nil) {
+	if !p.verifies(e) {
+		return finished, true, nil
+	}
+	last, done := gatekeep.VerifiedAt(e.l)
+	var checks []gatekeep.ReplayCheck
+	if p.proves(e) {
+		checks = gatekeep.ReplayChecks(e.l, head)
+	}
+	passedHere := done && last.Head == head && last.Passed
+	if (passedHere || !hasVerify(e)) && len(checks) == 0 {
 		return finished, true, nil
 	}
 	if p.DryRun {
-		if last, done := gatekeep.VerifiedAt(e.l); done && last.Head == head && last.Passed {
-			return finished, true, nil
-		}
-		return waitFor("would run the verification `%s` on %s", e.l.Verification, short(head)), false, nil
+		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(checks), "evidence command"), short(head)), false, nil
 	}
-	last, done := gatekeep.VerifiedAt(e.l)
 	repair := e.l.Delivery.VerifyRepair
 	switch {
-	case done && last.Head == head && last.Passed:
-		return finished, true, nil
-	case done && last.Head == head && repair == head:
+	case done && last.Head == head && !last.Passed && repair == head:
 		// The repair answered nothing: the same head is still failing.
 		if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() {
 			if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
 				return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), false, nil
 			}
 		}
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification still fails on %s after one repair: `%s` (see the loop: verify commit for its output)", short(head), last.Command))
-	case done && last.Head == head:
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification still fails on %s after one repair: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
+	case done && last.Head == head && !last.Passed:
 		return p.repairVerification(ctx, e, repo, branch, head, last)
 	}
+	return p.runVerification(ctx, e, repo, branch, head, !passedHere, checks)
+}
+
+// runVerification runs the Verify commands (when withCommands) and replays
+// checks on head in one fresh checkout, and records the result.
+func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch, head string, withCommands bool, checks []gatekeep.ReplayCheck) (stepResult, bool, error) {
+	v := p.Executor.(verifier)
 	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}
-	r, err := v.Verify(ctx, t, p.verifyCommands(e))
+	var commands, replay []string
+	if withCommands && hasVerify(e) {
+		commands = p.verifyCommands(e)
+	}
+	for _, c := range checks {
+		replay = append(replay, c.Command)
+	}
+	r, err := v.Verify(ctx, t, commands, replay)
 	if err != nil {
 		return progressed, false, err
 	}
@@ -58,12 +94,59 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 		// The branch moved while the checkout was made; verify again.
 		return progressed, false, nil
 	}
-	n, c := gatekeep.Verified(e.l, head, r.Passed, r.Command, r.Tail)
+	n, c := gatekeep.Verified(e.l, head, r.Passed, r.Command, r.Tail, proofsOf(head, checks, r.Runs))
 	if p.tails == nil {
 		p.tails = map[string]string{}
 	}
 	p.tails[e.key()] = r.Tail
 	return progressed, false, p.apply(e, n, c)
+}
+
+// proofsOf turns the runs of the replayed commands into one proof a row.
+func proofsOf(head string, checks []gatekeep.ReplayCheck, runs []agent.Replay) []ledger.Proof {
+	var out []ledger.Proof
+	for i, r := range runs {
+		if i >= len(checks) || checks[i].Command != r.Command {
+			break
+		}
+		for _, row := range checks[i].Rows {
+			out = append(out, ledger.Proof{Row: row, Head: head, Exit: r.Exit, Tests: r.Selection.String(),
+				Duration: r.Duration.Round(time.Millisecond), Command: r.Command})
+		}
+	}
+	return out
+}
+
+// whose names the rows a failing command is the evidence of, for a stop.
+func (p *passState) whose(e *entry, cmd string) string {
+	if rows := gatekeep.RowsOf(e.l, cmd); rows != "" {
+		return ", the evidence of " + rows
+	}
+	return ""
+}
+
+// prove holds the ready label to the completion gate's evidence-unproven
+// rule: every done row proved on head. The rows not proved there are
+// replayed first (loop: verify); a replay that fails stops verify-failed,
+// naming the rows and the command (the verification repair is for the head
+// before the pull request opens; under review a person resumes). ok is
+// true when the label may be written.
+func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (stepResult, bool, error) {
+	if !p.proves(e) || head == "" {
+		return finished, true, nil
+	}
+	if gatekeep.ProofProblem(e.l, head) == nil {
+		return finished, true, nil
+	}
+	checks := gatekeep.ReplayChecks(e.l, head)
+	if p.DryRun {
+		return waitFor("would replay %s on %s", countOf(len(checks), "evidence command"), short(head)), false, nil
+	}
+	if last, done := gatekeep.VerifiedAt(e.l); done && last.Head == head && !last.Passed {
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
+	}
+	last, done := gatekeep.VerifiedAt(e.l)
+	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), checks)
 }
 
 func verifyKey(ledgerPath string) string { return ledgerPath + "|verify" }
@@ -73,7 +156,7 @@ func verifyKey(ledgerPath string) string { return ledgerPath + "|verify" }
 // tail of its output.
 func (p *passState) repairVerification(ctx context.Context, e *entry, repo, branch, head string, last gatekeep.Verification) (stepResult, bool, error) {
 	if e.l.Delivery.VerifyRepair != "" {
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on %s: `%s`, and its one repair is spent", short(head), last.Command))
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on %s: `%s`%s, and its one repair is spent", short(head), last.Command, p.whose(e, last.Command)))
 	}
 	n, c := gatekeep.VerifyRepairStarted(e.l, head, p.clock())
 	if err := p.apply(e, n, c); err != nil {
@@ -83,8 +166,9 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return progressed, false, err
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
-		Head: head, Command: last.Command, Tail: p.tailOf(e), Ledger: e.l})
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base}
+		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l})
+	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
+		Model: gatekeep.RepairModel(e.l, last.Command, p.settings())}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}
@@ -104,4 +188,13 @@ func (p *passState) tailOf(e *entry) string {
 		return t
 	}
 	return "(the output is in the loop: verify commit of the control repository)"
+}
+
+// countOf renders a count of a noun: `1 evidence command`, `2 evidence
+// commands`.
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

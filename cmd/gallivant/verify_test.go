@@ -206,8 +206,8 @@ func TestVerifyDemoHistory(t *testing.T) {
 		if code != 0 || none.Commits != 0 {
 			t.Errorf("--since the head: exit %d, %d commits; want 0, 0", code, none.Commits)
 		}
-		if code, all := verifyJSONOut(t, "--control", url, "--since", strings.Repeat("0", 40)); code != 1 || all.Commits != 46 {
-			t.Errorf("--since 000…0: exit %d, %d commits; want 1 and the whole history, 46", code, all.Commits)
+		if code, all := verifyJSONOut(t, "--control", url, "--since", strings.Repeat("0", 40)); code != 1 || all.Commits != 47 {
+			t.Errorf("--since 000…0: exit %d, %d commits; want 1 and the whole history, 47", code, all.Commits)
 		}
 		if code, _, stderr := gv(t, "verify", "--control", url, "--since", "no-such-rev"); code != 2 || !strings.Contains(stderr, "unknown revision") {
 			t.Errorf("--since no-such-rev: exit %d, %s; want 2 and unknown revision", code, stderr)
@@ -228,7 +228,7 @@ func TestVerifyDemoHistory(t *testing.T) {
 	t.Run("text and github", func(t *testing.T) {
 		code, stdout, _ := gv(t, "verify", "--control", url)
 		lines := strings.Split(strings.TrimSpace(stdout), "\n")
-		if code != 1 || !strings.HasPrefix(lines[len(lines)-1], "verified 46 commits: ") || !strings.HasSuffix(lines[len(lines)-1], ", 9 violations") {
+		if code != 1 || !strings.HasPrefix(lines[len(lines)-1], "verified 47 commits: ") || !strings.HasSuffix(lines[len(lines)-1], ", 9 violations") {
 			t.Errorf("text: exit %d, summary %q", code, lines[len(lines)-1])
 		}
 		if !strings.Contains(stdout, "plans/checkout-ledger.md: header: a person changed the reconciler-owned header section") || !strings.Contains(stdout, "\n    +allowance: 40\n") {

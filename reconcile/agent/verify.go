@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/gallivant/gallivant/evidence"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -22,7 +25,23 @@ type VerifyResult struct {
 	Command, Tail string
 	// Log is the path of the kept log.
 	Log string
+	// Runs are the replays of evidence commands, in order, up to and
+	// including the first that failed or selected no test.
+	Runs []Replay
 }
+
+// Replay is one run of an evidence command by gallivant.
+type Replay struct {
+	Command   string
+	Exit      int
+	Selection evidence.Selection
+	Duration  time.Duration
+}
+
+// maxCapture bounds the output kept to read a runner's selection from; a
+// runner's counts are at its output's end (and go test's per-package lines
+// fit many times over).
+const maxCapture = 1 << 20
 
 // tailLines and maxTailLine bound how much of a failing command's output
 // is kept.
@@ -33,8 +52,11 @@ const (
 
 // Verify runs commands, one after another, in a fresh checkout of the work
 // branch, as the agent runs: with the agent's environment and user, never
-// the credential, bounded by Timeout. The first failure ends the run.
-func (e CommandExecutor) Verify(ctx context.Context, t Task, commands []string) (VerifyResult, error) {
+// the credential, each bounded by Timeout. Then it replays the evidence
+// commands the same way, recording each run; a replay fails when it exits
+// non-zero or its runner reports that it selected no test (package
+// evidence). The first failure ends the run.
+func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []string) (VerifyResult, error) {
 	dir := e.checkoutDir(t)
 	lock, err := lockCheckout(dir)
 	if err != nil {
@@ -62,28 +84,78 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands []string) 
 	}
 	res.Head = head
 	env := e.agentEnv(os.Environ(), home)
-	for _, c := range commands {
-		fmt.Fprintf(logf, "# gallivant: verify %s at %s: %s\n", t.Spec, short(head), c)
-		var tail tailBuffer
+	run := func(c, what string) (exit int, tail string, out string, took time.Duration, err error) {
+		fmt.Fprintf(logf, "# gallivant: %s %s at %s: %s\n", what, t.Spec, short(head), c)
+		var tb tailBuffer
+		var capture lastBytes
 		runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
-		cmd := agentCommand(runCtx, dir, env, cred, io.MultiWriter(logf, &tail), "sh", "-c", c)
-		err := runAgentProcess(cmd, cred, nil)
-		timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded)
-		cancel()
+		defer cancel()
+		cmd := agentCommand(runCtx, dir, env, cred, io.MultiWriter(logf, &tb, &capture), "sh", "-c", c)
+		start := time.Now()
+		rerr := runAgentProcess(cmd, cred, nil)
+		took = time.Since(start)
 		if ctx.Err() != nil {
-			return res, ctx.Err()
+			return 0, "", "", took, ctx.Err()
 		}
-		if err != nil {
-			res.Command, res.Tail = c, tail.String()
-			if timedOut {
-				res.Tail += fmt.Sprintf("\n(stopped after executor.timeout, %s)", e.Timeout)
+		tail = tb.String()
+		if rerr != nil {
+			exit = -1
+			var xe *exec.ExitError
+			if errors.As(rerr, &xe) && xe.ExitCode() >= 0 {
+				exit = xe.ExitCode()
 			}
+			if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+				tail += fmt.Sprintf("\n(stopped after executor.timeout, %s)", e.Timeout)
+			}
+		}
+		return exit, tail, capture.String(), took, nil
+	}
+	for _, c := range commands {
+		exit, tail, _, _, err := run(c, "verify")
+		if err != nil {
+			return res, err
+		}
+		if exit != 0 {
+			res.Command, res.Tail = c, tail
+			return res, nil
+		}
+	}
+	for _, c := range replay {
+		exit, tail, out, took, err := run(c, "replay evidence of")
+		if err != nil {
+			return res, err
+		}
+		sel := evidence.Read(c, out)
+		if exit < 0 {
+			exit = 255
+		}
+		res.Runs = append(res.Runs, Replay{Command: c, Exit: exit, Selection: sel, Duration: took})
+		if exit != 0 || sel.Nothing() {
+			res.Command = c
+			res.Tail = fmt.Sprintf("(gallivant replayed the evidence command: exit status %d, %s)", exit, sel)
+			if why := sel.Why(); why != "" {
+				res.Tail += "\n(" + why + ")"
+			}
+			res.Tail += "\n" + tail
 			return res, nil
 		}
 	}
 	res.Passed = true
 	return res, nil
 }
+
+// lastBytes keeps the last maxCapture bytes written to it.
+type lastBytes struct{ b []byte }
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	l.b = append(l.b, p...)
+	if over := len(l.b) - maxCapture; over > 0 {
+		l.b = append(l.b[:0], l.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (l *lastBytes) String() string { return string(l.b) }
 
 // tailBuffer keeps the last tailLines lines written to it; a line longer
 // than maxTailLine keeps its end only, so output without newlines cannot
