@@ -186,7 +186,7 @@ func own(user, body, self string) bool {
 func Feedback(d Digest, since Since, self string) []Finding {
 	var out []Finding
 	for _, r := range d.Reviews {
-		if r.SubmittedAt.IsZero() || own(r.User, r.Body, self) || (r.State == "COMMENTED" && IsCommand(r.Body)) {
+		if r.SubmittedAt.IsZero() || own(r.User, r.Body, self) || (r.State == ReviewCommented && IsCommand(r.Body)) {
 			continue
 		}
 		switch {
