@@ -317,8 +317,15 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 					if strings.HasPrefix(line, "Gallivant-") && !strings.HasPrefix(line, ledger.TrailerSpec+":") && !strings.HasPrefix(line, ledger.TrailerDispatch+":") {
 						k, v, _ := strings.Cut(line, ": ")
 						k = strings.TrimPrefix(k, "Gallivant-")
+						// A repeated trailer (one Proof a replayed row)
+						// keeps every value: joined by a newline in the
+						// JSON map, each printed in the text.
+						if prev, ok := j.Trailers[k]; ok {
+							v = prev + "\n" + v
+						} else {
+							names = append(names, k)
+						}
 						j.Trailers[k] = v
-						names = append(names, k)
 					}
 				}
 				if verify {
@@ -345,7 +352,9 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				if len(order[k]) > 0 {
 					var trailers []string
 					for _, name := range order[k] {
-						trailers = append(trailers, name+"="+shortTrailer(j.Trailers[name]))
+						for _, v := range strings.Split(j.Trailers[name], "\n") {
+							trailers = append(trailers, name+"="+shortTrailer(v))
+						}
 					}
 					fmt.Fprintf(a.io.Out, "  [%s]", strings.Join(trailers, " "))
 				}
