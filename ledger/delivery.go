@@ -60,7 +60,7 @@ var deliveryKeys = []string{
 	KeySpecCommit, KeyContract, KeyBranch, KeyChain, KeyLabels, KeyPhase, KeyDispatchedAt, KeyReruns, KeyMisses, KeyEmptyReturns, KeyModel,
 	KeyVerified, KeyVerifyRepair, KeyPR, KeyRound, KeyHead, KeyHeadAt, KeyChecksHead, KeySince, KeyRoundSince, KeyIgnored, KeyReceipt, KeyReviewerAsked, KeyNudged,
 	KeyOwed, KeyRetry, KeyStop, KeyUnavailable, KeySpent, KeyBudgetGranted,
-	KeyNotify, KeyNotifyFailed,
+	KeyNotify, KeyNotifyFailed, KeyPaused,
 }
 
 // Delivery is the reconciler-owned `## Delivery` section: key: value lines.
@@ -232,6 +232,10 @@ func validateDelivery(key, v string) string {
 		}
 	case KeySpent, KeyBudgetGranted:
 		return validateAmountKey(v)
+	case KeyPaused:
+		if _, err := ParsePause(v); err != nil {
+			return err.Error()
+		}
 	case KeyStop:
 		r, _, _ := strings.Cut(v, " | ")
 		if !StopReason(r).Known() {

@@ -108,15 +108,18 @@ type RequestStatus struct {
 
 // EntryStatus is what `gallivant status` shows of one spec.
 type EntryStatus struct {
-	Spec     string          `json:"spec"`
-	Ledger   string          `json:"ledger,omitempty"`
-	Status   string          `json:"status"` // the spec's status
-	Phase    string          `json:"phase"`
-	Rows     RowCounts       `json:"rows"`
-	Glyphs   string          `json:"glyphs"`
-	Pending  string          `json:"pending,omitempty"`
-	PR       string          `json:"pr,omitempty"`
-	Stop     *StopStatus     `json:"stop,omitempty"`
+	Spec    string      `json:"spec"`
+	Ledger  string      `json:"ledger,omitempty"`
+	Status  string      `json:"status"` // the spec's status
+	Phase   string      `json:"phase"`
+	Rows    RowCounts   `json:"rows"`
+	Glyphs  string      `json:"glyphs"`
+	Pending string      `json:"pending,omitempty"`
+	PR      string      `json:"pr,omitempty"`
+	Stop    *StopStatus `json:"stop,omitempty"`
+	// Paused says who paused the entry from which pull request, `paused
+	// by @bob from acme/api#3` ("" when no `/gallivant pause` holds it).
+	Paused   string          `json:"paused,omitempty"`
 	Requests []RequestStatus `json:"requests,omitempty"`
 	Chain    string          `json:"chain,omitempty"`
 	Problem  string          `json:"problem,omitempty"`
@@ -216,6 +219,9 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 			es.Stop.Clear = []string{}
 		}
 	}
+	if pause, ok := l.Paused(); ok {
+		es.Paused = pause.Describe()
+	}
 	for _, rs := range l.RequestStates() {
 		r := RequestStatus{Line: rs.Request.Line, State: "accepted"}
 		switch {
@@ -300,6 +306,11 @@ func (s *Snapshot) Explain(spec string) []string {
 		} else {
 			add("request %q will be performed by the next pass", r.Line)
 		}
+	}
+	if es.Paused != "" {
+		add("%s", es.Paused)
+		add("next: nothing until `/gallivant unpause` on %s: no agent starts and no review round runs", es.PR)
+		return out
 	}
 	settings := ledger.Settings{EscalateAfter: s.Config.Defaults.EscalateAfter, EscalationModel: s.Config.Executor.EscalationModel, Allowance: s.Config.Defaults.Allowance}
 	a := ledger.Next(l, settings)
