@@ -5,8 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v66/github"
 )
 
 // `/gallivant pause` and `/gallivant unpause` from the pull request
@@ -75,5 +79,51 @@ func TestPullRequestPauseAndUnpause(t *testing.T) {
 		!strings.Contains(got[2], "Unpaused (it was paused by @bob from acme/api#1)") {
 		t.Fatalf("answers %q, want the second pause refused and the unpause done", got)
 	}
+	// Each answered command carries gallivant's reaction, seen through
+	// GitHub's reactions API: +1 when done, confused when refused.
+	for _, tc := range []struct{ body, want string }{
+		{"/gallivant pause | hold it for the API freeze", "+1"},
+		{"/gallivant pause", "confused"},
+		{"/gallivant unpause | the freeze is over", "+1"},
+	} {
+		if diff := cmp.Diff([]string{githubtest.DefaultLogin + " " + tc.want}, r.reactions(tc.body)); diff != "" {
+			t.Errorf("reactions to %q (-want +got):\n%s", tc.body, diff)
+		}
+	}
 	verifyControl(t, r)
+}
+
+// reactions lists "<login> <content>" of the reactions to pull request
+// 1's comment with body.
+func (r *rig) reactions(body string) []string {
+	r.t.Helper()
+	rs, _, err := r.gh.Client("alice").Reactions.ListIssueCommentReactions(context.Background(), "acme", "api", r.commentID(1, body), &github.ListOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var out []string
+	for _, x := range rs {
+		out = append(out, x.GetUser().GetLogin()+" "+x.GetContent())
+	}
+	return out
+}
+
+func TestCommandReaction(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		step gatekeep.CommandStep
+		want githubapi.Reaction
+		ok   bool
+	}{
+		{gatekeep.CommandApply, githubapi.ReactionDone, true},
+		{gatekeep.CommandAnswer, githubapi.ReactionDone, true},
+		{gatekeep.CommandRefuse, githubapi.ReactionRefused, true},
+		{gatekeep.CommandIgnore, "", false},
+		{gatekeep.CommandNone, "", false},
+	} {
+		got, ok := commandReaction(tc.step)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("commandReaction(%s) = %q, %v; want %q, %v", tc.step, got, ok, tc.want, tc.ok)
+		}
+	}
 }
