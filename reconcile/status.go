@@ -108,18 +108,15 @@ type RequestStatus struct {
 
 // EntryStatus is what `gallivant status` shows of one spec.
 type EntryStatus struct {
-	Spec    string      `json:"spec"`
-	Ledger  string      `json:"ledger,omitempty"`
-	Status  string      `json:"status"` // the spec's status
-	Phase   string      `json:"phase"`
-	Rows    RowCounts   `json:"rows"`
-	Glyphs  string      `json:"glyphs"`
-	Pending string      `json:"pending,omitempty"`
-	PR      string      `json:"pr,omitempty"`
-	Stop    *StopStatus `json:"stop,omitempty"`
-	// Paused says who paused the entry from which pull request, `paused
-	// by @bob from acme/api#3` ("" when no `/gallivant pause` holds it).
-	Paused   string          `json:"paused,omitempty"`
+	Spec     string          `json:"spec"`
+	Ledger   string          `json:"ledger,omitempty"`
+	Status   string          `json:"status"` // the spec's status
+	Phase    string          `json:"phase"`
+	Rows     RowCounts       `json:"rows"`
+	Glyphs   string          `json:"glyphs"`
+	Pending  string          `json:"pending,omitempty"`
+	PR       string          `json:"pr,omitempty"`
+	Stop     *StopStatus     `json:"stop,omitempty"`
 	Requests []RequestStatus `json:"requests,omitempty"`
 	Chain    string          `json:"chain,omitempty"`
 	Problem  string          `json:"problem,omitempty"`
@@ -129,6 +126,10 @@ type EntryStatus struct {
 	Budget string `json:"budget,omitempty"`
 	// Legs are a coordinated entry's pull requests, one per leg.
 	Legs []LegStatus `json:"legs,omitempty"`
+
+	// Paused says who paused the entry from which pull request, `paused
+	// by @bob from acme/api#3` ("" when no `/gallivant pause` holds it).
+	Paused string `json:"paused,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
