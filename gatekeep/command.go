@@ -50,7 +50,7 @@ func (e *CommandError) Error() string {
 }
 
 // commandForms lists what may follow the prefix, for error messages.
-const commandForms = "`retry <row> | <hint>`, `resume | <why>`, `recheck`, `rows +N | <why>`, `budget +<amount> | <why>` or `reopen <row> | <why>`"
+const commandForms = "`retry <row> | <hint>`, `resume | <why>`, `recheck`, `rows +N | <why>`, `budget +<amount> | <why>`, `reopen <row> | <why>`, `pause` or `unpause`"
 
 // ParseCommand reads a comment or review body. ok is false when the body
 // is no command: its first line does not start, at its first column, with

@@ -29,7 +29,7 @@ const (
 func RequestWord(w string) bool {
 	switch w {
 	case RequestRetry.String(), RequestRows.String(), RequestResume.String(), RequestRecheck.String(),
-		RequestReopen.String(), RequestBudget.String():
+		RequestReopen.String(), RequestBudget.String(), RequestPause.String(), RequestUnpause.String():
 		return true
 	}
 	return false
@@ -95,7 +95,11 @@ func ApplyCommand(l *Ledger, r Request, from CommandOrigin, now time.Time) (*Led
 	if !RequestWord(r.Kind.String()) {
 		return nil, Commit{}, &Refusal{Request: r.Line, Reason: fmt.Sprintf("%s is written under ## Requests, next to the edit it answers", r.Kind)}
 	}
-	n, c, err := ApplyRequest(l, r, now)
+	apply := ApplyRequest
+	if r.Kind == RequestPause || r.Kind == RequestUnpause {
+		apply = func(l *Ledger, r Request, _ time.Time) (*Ledger, Commit, error) { return applyPause(l, r, from) }
+	}
+	n, c, err := apply(l, r, now)
 	if err != nil {
 		return nil, Commit{}, err
 	}

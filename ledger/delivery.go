@@ -44,6 +44,7 @@ const (
 	KeyUnavailable   = "unavailable"    // why the last dispatch was withdrawn: its agent could not run in its environment; the next dispatch clears it
 	KeyNotify        = "notify"         // notifications owed: <target>/<event>/<stamp>/<tries> ...
 	KeyNotifyFailed  = "notify-failed"  // the last notification given up: <target>/<event>/<stamp> | <last error>
+	KeyPaused        = "paused"         // @<login> <owner/name>#<n>: who paused the entry from which pull request
 )
 
 // Phase is where an entry is in its delivery.
@@ -87,6 +88,7 @@ type Delivery struct {
 	BudgetGranted specs.Amount // budget-granted; zero when unset
 	Notify        []Owed       // notify: the notifications owed, in order
 	NotifyFailed  NotifyFailure
+	Paused        Pause // paused: set by /gallivant pause, cleared by unpause
 
 	// PullState is the entry's own pull-request state: the whole state of
 	// a single-member entry, the entry-level phase of a coordinated one.

@@ -116,6 +116,14 @@ var deliveryFields = []deliveryField{
 			d.NotifyFailed, err = parseNotifyFailure(v)
 			return err
 		}},
+	{key: KeyPaused, example: "@bob acme/api#3",
+		format: func(d *Delivery, _ *PullState) string {
+			if d.Paused.IsZero() {
+				return ""
+			}
+			return d.Paused.String()
+		},
+		parse: func(d *Delivery, _ *PullState, v string) (err error) { d.Paused, err = ParsePause(v); return err }},
 }
 
 // fieldIndex finds a key's field in deliveryFields.

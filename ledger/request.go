@@ -23,10 +23,12 @@ const (
 	RequestReopen                            // reopen <n> | <why>
 	RequestBudget                            // budget +<amount> | <why>
 	RequestAccept                            // accept | <why>
+	RequestPause                             // pause [| <why>]: a pull-request command only (pause.go)
+	RequestUnpause                           // unpause [| <why>]: a pull-request command only
 )
 
 func (k RequestKind) String() string {
-	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen", "budget", "accept"}[k]
+	return [...]string{"", "retry", "rows", "resume", "resnapshot", "recheck", "reopen", "budget", "accept", "pause", "unpause"}[k]
 }
 
 // Request is one parsed line of the human-owned `## Requests` section.
@@ -102,8 +104,9 @@ func ParseRequest(line string) (Request, error) {
 			}
 		}
 		return r, nil
-	case "resume", "resnapshot", "recheck", "accept":
-		r.Kind = map[string]RequestKind{"resume": RequestResume, "resnapshot": RequestResnapshot, "recheck": RequestRecheck, "accept": RequestAccept}[word]
+	case "resume", "resnapshot", "recheck", "accept", "pause", "unpause":
+		r.Kind = map[string]RequestKind{"resume": RequestResume, "resnapshot": RequestResnapshot, "recheck": RequestRecheck, "accept": RequestAccept,
+			"pause": RequestPause, "unpause": RequestUnpause}[word]
 		why := strings.TrimSpace(rest)
 		if why != "" {
 			if !strings.HasPrefix(why, "|") {
@@ -111,7 +114,7 @@ func ParseRequest(line string) (Request, error) {
 			}
 			why = strings.TrimSpace(why[1:])
 		}
-		if why == "" && r.Kind != RequestRecheck {
+		if why == "" && r.Kind != RequestRecheck && r.Kind != RequestPause && r.Kind != RequestUnpause {
 			return r, fmt.Errorf("%s needs a reason: `%s | <why>`", word, word)
 		}
 		if why != "" {
@@ -135,5 +138,5 @@ func ParseRequest(line string) (Request, error) {
 	case "cap":
 		return r, fmt.Errorf("`cap +N` is the legacy grant; write `rows +N` to raise the allowance")
 	}
-	return r, fmt.Errorf("unknown request %q; the forms are `retry <row> | <hint>`, `reopen <row> | <why>`, `rows +N [| <words>]`, `resume | <why>`, `resnapshot | <why>`, `recheck` and `budget +<amount> | <why>`", t)
+	return r, fmt.Errorf("unknown request %q; the forms are `retry <row> | <hint>`, `reopen <row> | <why>`, `rows +N [| <words>]`, `resume | <why>`, `resnapshot | <why>`, `recheck`, `budget +<amount> | <why>`, and on a pull request `pause` and `unpause`", t)
 }

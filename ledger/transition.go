@@ -232,6 +232,9 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 	if r.Kind == RequestReopen {
 		return reopenRow(l, r, refuse)
 	}
+	if r.Kind == RequestPause || r.Kind == RequestUnpause {
+		return refuse("%s is a pull-request command (`/gallivant %s`); in the control repository, pause with `status: paused` in the spec", r.Kind, r.Kind)
+	}
 	accepts := func(kind RequestKind) bool {
 		if !stopped {
 			return false

@@ -105,6 +105,7 @@ func (p *passState) commands(ctx context.Context, e *entry) error {
 			}
 		}
 		answers++
+		p.reactToCommand(ctx, e, pr, c, a.Step)
 		owed = owed || !p.answerCommand(ctx, e, pr, c, a.Reply)
 	}
 	if !owed {

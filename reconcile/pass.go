@@ -252,6 +252,9 @@ func (p *passState) entry(ctx context.Context, e *entry) error {
 	if err := p.commands(ctx, e); err != nil {
 		return err
 	}
+	if p.pausedHold(e) {
+		return nil
+	}
 	for step := 0; step < maxSteps; step++ {
 		res, err := p.step(ctx, e)
 		if err != nil {

@@ -69,6 +69,9 @@ type GitHubClient interface {
 	// EnsureComment posts body unless a comment of gallivant's own login
 	// already carries marker; created reports a new comment.
 	EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error)
+	// ReactToComment leaves a reaction on an issue comment; repeating it
+	// is harmless (GitHub answers 200 with the one already there).
+	ReactToComment(ctx context.Context, repo string, id int64, reaction githubapi.Reaction) (created bool, err error)
 	AddLabel(ctx context.Context, repo string, number int, label string) error
 	RemoveLabel(ctx context.Context, repo string, number int, label string) error
 

@@ -126,6 +126,10 @@ type EntryStatus struct {
 	Budget string `json:"budget,omitempty"`
 	// Legs are a coordinated entry's pull requests, one per leg.
 	Legs []LegStatus `json:"legs,omitempty"`
+
+	// Paused says who paused the entry from which pull request, `paused
+	// by @bob from acme/api#3` ("" when no `/gallivant pause` holds it).
+	Paused string `json:"paused,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -195,6 +199,9 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 			// JSON consumers read an empty list, never null.
 			es.Stop.Clear = []string{}
 		}
+	}
+	if pause, ok := l.Paused(); ok {
+		es.Paused = pause.Describe()
 	}
 	es.Requests = requestStatuses(l)
 	return es
@@ -320,6 +327,11 @@ func (s *Snapshot) Explain(spec string) []string {
 		} else {
 			add("request %q will be performed by the next pass", r.Line)
 		}
+	}
+	if es.Paused != "" {
+		add("%s", es.Paused)
+		add("next: nothing until `/gallivant unpause` on %s: no agent starts and no review round runs", es.PR)
+		return out
 	}
 	return append(out, s.explainNext(spec, l)...)
 }

@@ -121,6 +121,9 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 	if s := es.SpendLine(); s != "" {
 		fmt.Fprintf(a.io.Out, "  spent: %s\n", s)
 	}
+	if es.Paused != "" {
+		fmt.Fprintf(a.io.Out, "  %s\n", es.Paused)
+	}
 	if es.Stop != nil {
 		fmt.Fprintf(a.io.Out, "  stopped: %s: %s\n", es.Stop.Reason, es.Stop.Detail)
 		if len(es.Stop.Clear) > 0 {

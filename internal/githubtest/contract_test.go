@@ -243,6 +243,13 @@ func TestContract(t *testing.T) {
 	const uc = "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}"
 	c.want(c.do(uc, "PATCH", fmt.Sprintf("%s/issues/comments/%.0f", r, cm["id"]), map[string]string{"body": "one, edited"}), 200)
 	c.want(c.do(uc, "PATCH", fmt.Sprintf("%s/issues/comments/%.0f", r, cm["id"]), map[string]string{"body": ""}), 422)
+	const cr = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
+	c.want(c.do(cr, "POST", fmt.Sprintf("%s/issues/comments/%.0f/reactions", r, cm["id"]), map[string]string{"content": "+1"}), 201)
+	c.want(c.do(cr, "POST", fmt.Sprintf("%s/issues/comments/%.0f/reactions", r, cm["id"]), map[string]string{"content": "+1"}), 200)
+	c.want(c.do(cr, "POST", fmt.Sprintf("%s/issues/comments/%.0f/reactions", r, cm["id"]), map[string]string{"content": "thumbs"}), 422)
+	const lr = "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
+	c.want(c.do(lr, "GET", fmt.Sprintf("%s/issues/comments/%.0f/reactions?content=%%2B1", r, cm["id"]), nil), 200)
+	c.want(c.do(lr, "GET", r+"/issues/comments/999999/reactions", nil), 404)
 
 	const al = "POST /repos/{owner}/{repo}/issues/{issue_number}/labels"
 	c.want(c.do(al, "POST", r+"/issues/1/labels", map[string]any{"labels": []string{"x", "y"}}), 200)

@@ -173,6 +173,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+r+"/check-runs", s.handle(true, createCheckRun))
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
+	s.reactionRoutes(mux, r)
 	s.hookRoutes(mux, r)
 	s.forkRoutes(mux, r)
 	s.jobLogRoutes(mux, r)

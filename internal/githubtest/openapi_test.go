@@ -60,6 +60,8 @@ var servedOperations = []string{
 	"GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
 	"POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
 	"PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}",
+	"GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+	"POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
 	"GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
 	"POST /repos/{owner}/{repo}/issues/{issue_number}/labels",
 	"DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}",

@@ -97,6 +97,7 @@ type repo struct {
 	NextNumber    int                    `json:"next_number"`
 	Pulls         []*pull                `json:"pulls"`
 	Comments      []*issueComment        `json:"comments"`
+	Reactions     []*reaction            `json:"reactions,omitempty"`
 	ReviewCmts    []*reviewComment       `json:"review_comments"`
 	Reviews       []*review              `json:"reviews"`
 	Labels        map[string][]string    `json:"labels"` // issue number → names

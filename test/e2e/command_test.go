@@ -33,7 +33,8 @@ func (w *cacheWorld) answers() []string {
 // command and a quoted one make no commit and get no answer; a writer's
 // `/gallivant resume | …` on a closed stop becomes one `loop: request`
 // commit naming the comment, the pull request is reopened, and gallivant
-// answers once; an edit of that comment is ignored; verify proves it all.
+// answers once, with a +1 on the comment; an edit of that comment is
+// ignored; verify proves it all.
 func TestPullRequestCommandsFromEachRole(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -91,6 +92,17 @@ func TestPullRequestCommandsFromEachRole(t *testing.T) {
 	}
 	if got := w.answers(); len(got) != 1 || !strings.Contains(got[0], "Done: `loop: request resume from acme/api#1 by @bob`") || !strings.Contains(got[0], "command-"+id) {
 		t.Fatalf("answers %q, want one to comment %s", got, id)
+	}
+
+	// The command carries gallivant's +1, seen through the sandbox's
+	// reactions API.
+	var reactions []struct {
+		Content string
+		User    struct{ Login string }
+	}
+	w.api("GET", "repos/acme/api/issues/comments/"+id+"/reactions", &reactions)
+	if len(reactions) != 1 || reactions[0].Content != "+1" || reactions[0].User.Login == "bob" {
+		t.Errorf("reactions to comment %s: %+v, want gallivant's one +1", id, reactions)
 	}
 
 	// An edit of the acted comment is ignored.
