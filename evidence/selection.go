@@ -129,7 +129,6 @@ var (
 	pytestWordRE  = regexp.MustCompile(`([0-9]+) ([a-z]+)`)
 	jestSumRE     = regexp.MustCompile(`(?m)^Tests: +(.*[0-9]+ total)$`)
 	vitestSumRE   = regexp.MustCompile(`(?m)^ +Tests +(.*\([0-9]+\))$`)
-	countWordRE   = regexp.MustCompile(`([0-9]+) (passed|failed|skipped|todo|pending|deselected|xfailed|xpassed|errors?|warnings?)`)
 )
 
 // runnerOfOutput recognises a runner from what a script printed.

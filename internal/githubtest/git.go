@@ -283,16 +283,6 @@ func (g gitRepo) updateRef(branch, newSHA, oldSHA string) error {
 	return err
 }
 
-func (g gitRepo) createRef(branch, sha string) error {
-	_, err := g.out("update-ref", "refs/heads/"+branch, sha, strings.Repeat("0", 40))
-	return err
-}
-
-func (g gitRepo) deleteRef(branch string) error {
-	_, err := g.out("update-ref", "-d", "refs/heads/"+branch)
-	return err
-}
-
 // treeEntry is one path in a commit's tree.
 type treeEntry struct {
 	Path, Type, SHA string

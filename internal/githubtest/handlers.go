@@ -268,10 +268,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func (c *ctx) refJSON(name, sha string) map[string]any {
-	return c.fullRefJSON("refs/heads/"+name, sha)
-}
-
 // fullRefJSON is a git reference (refs/heads/… or refs/tags/…); an
 // annotated tag's object is the tag, as GitHub answers.
 func (c *ctx) fullRefJSON(ref, sha string) map[string]any {
