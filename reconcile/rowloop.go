@@ -255,7 +255,15 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	if ranHere && out.Unpushed && len(obs.Commits) == 0 && !obs.Dirty {
 		return p.unpushed(e, pd, out), nil
 	}
-	if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
+	lost, isLost := agent.AsLost(out.Err)
+	if isLost && ranHere && len(obs.Commits) == 0 && !obs.Dirty {
+		// The machine lost the run's disk or checkout, not the entry's
+		// failure: rerun like an orphaned run, or wait (lost.go).
+		if res, wait := p.lostRun(e, lost, out.Log); wait {
+			return res, nil
+		}
+		obs.RunOver, obs.Orphaned = true, true
+	} else if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
 		if agent.IsEnvironment(out.Err) {
 			// Not the entry's failure: one problem of the pass, and the
 			// target is due again (envfail.go).
@@ -274,6 +282,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	if n.Delivery.Reruns > e.l.Delivery.Reruns {
 		// Settle reran the dispatch: the rerun is write-ahead like any
 		// dispatch, so two reconcilers never both run it.
+		if isLost && obs.Orphaned {
+			c = lostRerun(c, lost)
+		}
 		if err := p.apply(e, n, c); err != nil {
 			return progressed, err
 		}

@@ -237,6 +237,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 		}
 	}
 	e.collect(ctx, e.git(e.mirrorDir(t), nil), e.mirrorDir(t), dir, t, rec.Before, env, cred, nil, &out)
+	settleLost(dir, &out)
 	if rec.Ended && out.Dirty {
 		// An agent ended mid-work left its tree half done, and collect
 		// pushed nothing: no return, so the dispatch is re-run (its

@@ -308,17 +308,17 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		return out, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return out, err
+		return lostOr(dir, out, err)
 	}
 	logf, err := os.Create(logPath)
 	if err != nil {
-		return out, err
+		return lostOr(dir, out, err)
 	}
 	defer logf.Close()
 	m := e.git(mirror, logf)
 	before, err := e.prepareOrRepair(ctx, m, mirror, dir, t, cred, &out)
 	if err != nil {
-		out.Err = fmt.Errorf("prepare the checkout: %w", err)
+		out.Err = lostRun(dir, fmt.Errorf("prepare the checkout: %w", err), false)
 		return out, nil
 	}
 	kind := e.kind(t)
@@ -328,17 +328,20 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round, Before: before,
 		DispatchedAt: t.DispatchedAt, Started: time.Now().UTC(), Kind: kind}
 	if err := writeRunRecord(dir, rec); err != nil {
-		return out, err
+		// The intent stays: the next pass finds a dispatch that never ran.
+		return lostOr(dir, out, err)
 	}
 	// The run record now describes this dispatch, which landed: every
 	// intent of the checkout is done or superseded.
 	removeIntents(dir)
 	taskFile := filepath.Join(e.WorkDir, "tasks", t.Name()+".md")
 	if err := os.MkdirAll(filepath.Dir(taskFile), 0o755); err != nil {
-		return out, err
+		return lostOr(dir, out, err)
 	}
 	if err := os.WriteFile(taskFile, []byte(t.Brief), 0o644); err != nil {
-		return out, err
+		// The run record stays: the next pass finds an agent that never
+		// committed.
+		return lostOr(dir, out, err)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
@@ -388,6 +391,15 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		return out, fmt.Errorf("%s: %w", t.What(), ErrEnded)
 	}
 	e.collect(ctx, m, mirror, dir, t, before, env, cred, logf, &out)
+	if settleLost(dir, &out) {
+		// A lost run keeps its record, marked ended, where the checkout's
+		// directory still exists: the next pass's Recover finds an agent
+		// that never answered (loss.go).
+		fmt.Fprintf(logf, "# gallivant: the run lost its environment: %v\n", out.Err)
+		rec.Ended = true
+		_ = writeRunRecord(dir, rec)
+		return out, nil
+	}
 	// This pass settles the run from out; a crash before this line leaves
 	// the record for the next pass's Recover. Commits that could not be
 	// pushed keep it too: the next pass's Recover pushes them.
@@ -395,6 +407,18 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 		os.Remove(dir + ".run")
 	}
 	return out, nil
+}
+
+// lostOr returns the outcome of a run that failed with err before its agent
+// started: an environment loss (a full disk) is the run's outcome, for
+// the reconciler to rerun; any other error is Run's own.
+func lostOr(dir string, out Outcome, err error) (Outcome, error) {
+	lost := lostRun(dir, err, false)
+	if _, ok := AsLost(lost); ok {
+		out.Err = lost
+		return out, nil
+	}
+	return out, err
 }
 
 // collect reads what the agent left in dir — a dirty tree, its commits —
