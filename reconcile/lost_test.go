@@ -181,8 +181,8 @@ func TestDiskFullRerunsInTheNextPass(t *testing.T) {
 				t.Errorf("first pass problems (-want +got):\n%s", diff)
 			}
 			l := r.ledgerOf("specs/feature.md")
-			if reason, _, stopped := l.Stop(); stopped || l.Pending == nil || l.Delivery.Int(ledger.KeyReruns) != 0 {
-				t.Fatalf("after the full disk: stop %q, pending %v, reruns %d; want the dispatch outstanding, no rerun spent", reason, l.Pending, l.Delivery.Int(ledger.KeyReruns))
+			if reason, _, stopped := l.Stop(); stopped || l.Pending == nil || l.Delivery.Reruns != 0 {
+				t.Fatalf("after the full disk: stop %q, pending %v, reruns %d; want the dispatch outstanding, no rerun spent", reason, l.Pending, l.Delivery.Reruns)
 			}
 			iterations := l.Iterations
 			free()
