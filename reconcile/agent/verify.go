@@ -58,7 +58,10 @@ const (
 // evidence). The first failure ends the run.
 func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []string) (VerifyResult, error) {
 	dir := e.checkoutDir(t)
-	lock, err := lockCheckout(dir)
+	// The run that just returned may still be letting go of the lock (its
+	// session is being ended), so wait as a dispatch does rather than
+	// report a busy checkout for a moment's overlap.
+	lock, err := lockCheckoutWait(dir)
 	if err != nil {
 		return VerifyResult{}, fmt.Errorf("%s: %w", dir, err)
 	}
