@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/reconcile/agent"
@@ -52,6 +53,8 @@ func (p *passState) roundUnrun(e *entry, pr gatekeep.PR, k int, out Outcome) (bo
 	} else {
 		return false, nil
 	}
+	// The cause quotes the CLI's text: one line, bounded.
+	cause = strings.Join(strings.Fields(cause), " ")
 	if r := []rune(cause); len(r) > maxRoundCause {
 		cause = string(r[:maxRoundCause]) + "…"
 	}
