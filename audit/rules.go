@@ -107,7 +107,8 @@ var rules = []rule{
 	{kind: "empty round", of: of(ledger.KindEmptyRound), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
 		a, ac := gatekeep.RoundEmpty(s.parent, p)
 		b, bc := gatekeep.RoundInterrupted(s.parent, p)
-		return []outcome{{l: a, c: &ac}, {l: b, c: &bc}}
+		x, xc := gatekeep.RoundNotRun(s.parent, p)
+		return []outcome{{l: a, c: &ac}, {l: b, c: &bc}, {l: x, c: &xc}}
 	})},
 	{kind: "nudge", of: of(ledger.KindNudge), replay: withPR(func(s *step, p gatekeep.PR) []outcome {
 		return one(gatekeep.Nudged(s.parent, p, "", s.child.Delivery.Nudged, time.Time{}))

@@ -702,6 +702,9 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if changed, err := p.contractChanged(e); changed || err != nil {
 		return stopped, err
 	}
+	if why, held := p.roundHeld(ctx, e); held {
+		return waitFor("%s", why), nil
+	}
 	n, c, err := gatekeep.RoundStarted(e.l, gatekeep.RoundInput{PR: pr, MaxRounds: p.cfg.Defaults.MaxRounds, Head: d.HeadSHA, Findings: fs,
 		Receipt: gatekeep.ReceiptHash(gatekeep.ReceiptFor(e.l, e.spec)), Now: p.clock()})
 	if err != nil {
@@ -811,6 +814,11 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(e.l.Delivery.DispatchedAt)), nil
 	}
 	if ranHere && out.Err != nil {
+		// An agent that failed for the machine leaves the round due
+		// again (roundenv.go).
+		if unrun, err := p.roundUnrun(e, pr, k, out); unrun || err != nil {
+			return progressed, err
+		}
 		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
 	}
 	if ranHere && out.Dirty {

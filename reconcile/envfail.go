@@ -34,6 +34,11 @@ type agentEnv struct {
 	// checked holds each preflight's result by CLI kind: at most one
 	// preflight per CLI per pass.
 	checked map[string]error
+	// rounds holds, by entry, why its review/fix round waits for a later
+	// pass after its agent lost its environment; lostRound, the entries
+	// whose round lost its checkout this pass (roundenv.go).
+	rounds    map[string]string
+	lostRound map[string]bool
 }
 
 // agentsHeld reports whether e's dispatch must wait for a later pass

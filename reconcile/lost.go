@@ -22,6 +22,16 @@ import (
 // whether the dispatch waits for a later pass (wait); otherwise the caller
 // settles it as an orphaned run.
 func (p *passState) lostRun(e *entry, lost *agent.LostError, log string) (res stepResult, wait bool) {
+	p.noteLoss(e, lost, log)
+	if lost.Kind == agent.LossDiskFull {
+		return waitFor("%s lost its run (%s); the next pass reruns it", describe(*e.l.Pending), lost.Cause()), true
+	}
+	return stepResult{}, false
+}
+
+// noteLoss notes the pass's one problem for lost, the loss of the run of
+// e's dispatch or round, once per cause.
+func (p *passState) noteLoss(e *entry, lost *agent.LostError, log string) {
 	msg := lost.Cause() + "; the runs it failed are rerun, no person needed (docs/reconcile.md#crashes-and-concurrent-reconcilers)"
 	if lost.Kind == agent.LossDiskFull {
 		msg = lost.Cause() + "; the runs it failed are rerun by the next pass once there is room, no person needed (docs/reconcile.md#crashes-and-concurrent-reconcilers)"
@@ -30,10 +40,6 @@ func (p *passState) lostRun(e *entry, lost *agent.LostError, log string) (res st
 	if !p.noted(msg) {
 		p.note(specs.ConfigFile, true, "%s", msg)
 	}
-	if lost.Kind == agent.LossDiskFull {
-		return waitFor("%s lost its run (%s); the next pass reruns it", describe(*e.l.Pending), lost.Cause()), true
-	}
-	return stepResult{}, false
 }
 
 // noted reports whether the pass already has the problem msg.
