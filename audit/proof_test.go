@@ -45,3 +45,37 @@ func TestVerifyReplaysProof(t *testing.T) {
 		})
 	}
 }
+
+// A carried proof replays only when the parent holds the passed run it
+// carries: the same command, result and duration, on the head it names.
+func TestVerifyReplaysCarriedProof(t *testing.T) {
+	running := mustParse(t, fixture(t, "running.md"))
+	earlier, head := strings.Repeat("b", 40), strings.Repeat("a", 40)
+	ran := ledger.Proof{Row: 1, Head: earlier, Exit: 0, Tests: "assertion", Duration: 3 * time.Millisecond, Command: "test -f rows/row-1.txt"}
+	before, _ := gatekeep.Verified(running, earlier, true, "", "", []ledger.Proof{ran})
+	carried := ran
+	carried.Head, carried.CarriedFrom = head, earlier
+	longer := carried
+	longer.Duration = time.Second
+	elsewhere := carried
+	elsewhere.CarriedFrom = strings.Repeat("c", 40)
+	for _, tc := range []struct {
+		name   string
+		parent *ledger.Ledger
+		proof  ledger.Proof
+		want   []found
+	}{
+		{"carried from the parent's run", before, carried, nil},
+		{"carried with no run in the parent", running, carried, []found{{SectionTrailers, lp}}},
+		{"carried with another duration than the run", before, longer, []found{{SectionTrailers, lp}}},
+		{"carried from another head than the run's", before, elsewhere, []found{{SectionTrailers, lp}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, c := gatekeep.Verified(tc.parent, head, true, "", "", []ledger.Proof{tc.proof})
+			r := Check(Change{Commit: "c0ffee", Author: "gallivant <g@example.com>", Message: c.Message(), Path: lp, Before: ledger.Format(tc.parent), After: ledger.Format(n)})
+			if diff := cmp.Diff(tc.want, sectionsOf(r.Violations)); diff != "" {
+				t.Errorf("violations (-want +got):\n%s\n%+v", diff, r.Violations)
+			}
+		})
+	}
+}

@@ -427,10 +427,18 @@ func replayVerify(s *step) []outcome {
 		if r, ok := s.parent.Row(p.Row); !ok || r.Status != ledger.Done || ledger.EvidenceCommand(r.Evidence) != p.Command || p.Head != head {
 			return refuse(SectionTrailers, "the evidence record %s is not a run of a done row's evidence command on %s", t.Value, head)
 		}
+		if pp, ok := s.parent.ProofOf(p.Row); p.CarriedFrom != "" && (!ok || !pp.Proved() || pp.Ran() != p.CarriedFrom || !sameRun(pp, p)) {
+			return refuse(SectionTrailers, "the evidence record %s carries a proof the parent does not hold: a passed run of the row on %.7s", t.Value, p.CarriedFrom)
+		}
 		proofs = append(proofs, p)
 	}
 	want, c := gatekeep.Verified(s.parent, head, v.Passed, v.Command, "", proofs)
 	return one(want, c)
+}
+
+// sameRun reports whether two proofs record the same run of a command.
+func sameRun(a, b ledger.Proof) bool {
+	return a.Command == b.Command && a.Exit == b.Exit && a.Tests == b.Tests && a.Duration == b.Duration
 }
 
 func replayVerifyRepair(s *step) []outcome {

@@ -78,7 +78,8 @@ func RowsOf(l *ledger.Ledger, cmd string) string {
 
 // ProofLine is the AC number of a receipt line that shows gallivant's run
 // of a row's evidence command: `| proof | passed | row 2: `+"`<command>`"+`
-// on <sha>, exit 0, 1+ tests |`. Proof lines follow the AC lines and come
+// on <sha>, exit 0, 1+ tests |`; a carried proof reads `on <sha> (carried
+// from <earlier sha>)`. Proof lines follow the AC lines and come
 // before the verify line.
 const ProofLine = -1
 
@@ -101,8 +102,12 @@ func proofLines(l *ledger.Ledger) []ReceiptLine {
 		case !p.Proved():
 			state = "no-test"
 		}
+		on := short(p.Head)
+		if p.CarriedFrom != "" {
+			on += " (carried from " + short(p.CarriedFrom) + ")"
+		}
 		out = append(out, ReceiptLine{AC: ProofLine, Status: state,
-			Evidence: fmt.Sprintf("row %d: `%s` on %s, exit %d, %s", p.Row, p.Command, short(p.Head), p.Exit, p.Tests)})
+			Evidence: fmt.Sprintf("row %d: `%s` on %s, exit %d, %s", p.Row, p.Command, on, p.Exit, p.Tests)})
 	}
 	return out
 }

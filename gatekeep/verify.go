@@ -43,10 +43,7 @@ func Verified(l *ledger.Ledger, head string, passed bool, command, tail string, 
 	d := n.Delivery
 	d.DispatchedAt = time.Time{}
 	c := ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindVerify}.String(), Trailers: append([]ledger.Trailer{{Key: ledger.TrailerHead, Value: head}}, proofTrailers(proofs)...)}
-	replayed := ""
-	if len(proofs) > 0 {
-		replayed = fmt.Sprintf(" %s of the done rows replayed.", plural(len(proofs), "evidence run", "evidence runs"))
-	}
+	replayed := replayedSentence(proofs)
 	if passed {
 		d.Verified = ledger.VerifyResult{Head: head, Passed: true}
 		if l.Verification == "" || l.Verification == "none" {

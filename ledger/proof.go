@@ -18,10 +18,17 @@ const RuleProof = "ledger/proof"
 // `## Proof` section holds one line a row:
 //
 //	row 2 | 0123…(40 hex) | exit 0 | 1+ tests | 412ms | go test ./calc -run TestAdd
+//
+// A proof carried to a new head from the head its run was on (the diff
+// between them touched none of the row's files) names both in its head
+// field: `<head> carried from <earlier head>`.
 type Proof struct {
 	Row  int
 	Head string
-	Exit int
+	// CarriedFrom is the head the run was on when the proof was carried
+	// to Head without a run, else "".
+	CarriedFrom string
+	Exit        int
 	// Tests is what the runner reported selecting: `3 tests`, `1 test`,
 	// `1+ tests` (a lower bound), `0 tests`, or `assertion` for a command
 	// of no runner, whose exit status is the whole proof.
@@ -31,6 +38,14 @@ type Proof struct {
 	Command  string
 }
 
+// Ran is the head the evidence command ran on: CarriedFrom, or Head.
+func (p Proof) Ran() string {
+	if p.CarriedFrom != "" {
+		return p.CarriedFrom
+	}
+	return p.Head
+}
+
 // Proved reports that the replay passed and selected something.
 func (p Proof) Proved() bool { return p.Exit == 0 && p.Tests != "0 tests" }
 
@@ -38,7 +53,7 @@ func (p Proof) Proved() bool { return p.Exit == 0 && p.Tests != "0 tests" }
 const MaxProofCommand = 400
 
 var (
-	proofHeadRE  = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	proofHeadRE  = regexp.MustCompile(`^([0-9a-f]{40})(?: carried from ([0-9a-f]{40}))?$`)
 	proofTestsRE = regexp.MustCompile(`^(assertion|1 test|(0|[1-9][0-9]{0,8})\+? tests)$`)
 	proofExitRE  = regexp.MustCompile(`^exit (0|[1-9][0-9]{0,2})$`)
 	proofDurRE   = regexp.MustCompile(`^(0|[1-9][0-9]{0,9})ms$`)
@@ -46,7 +61,11 @@ var (
 
 // String renders the proof's `## Proof` line.
 func (p Proof) String() string {
-	return fmt.Sprintf("row %d | %s | exit %d | %s | %dms | %s", p.Row, p.Head, p.Exit, p.Tests, p.Duration.Milliseconds(), p.Command)
+	head := p.Head
+	if p.CarriedFrom != "" {
+		head += " carried from " + p.CarriedFrom
+	}
+	return fmt.Sprintf("row %d | %s | exit %d | %s | %dms | %s", p.Row, head, p.Exit, p.Tests, p.Duration.Milliseconds(), p.Command)
 }
 
 // proofExample is an accepted line, for diagnostics.
@@ -73,10 +92,11 @@ func ParseProof(line string) (Proof, int, error) {
 		return Proof{}, cols[0], fmt.Errorf("%s is not `row <n>`; for example %s", quote(fields[0]), proofExample)
 	}
 	p.Row = v
-	if !proofHeadRE.MatchString(fields[1]) {
-		return Proof{}, cols[1], fmt.Errorf("%s is not a 40-hex commit; for example %s", quote(fields[1]), proofExample)
+	hm := proofHeadRE.FindStringSubmatch(fields[1])
+	if hm == nil || hm[1] == hm[2] {
+		return Proof{}, cols[1], fmt.Errorf("%s is not a 40-hex commit, or `<head> carried from <another head>`; for example %s", quote(fields[1]), proofExample)
 	}
-	p.Head = fields[1]
+	p.Head, p.CarriedFrom = hm[1], hm[2]
 	m := proofExitRE.FindStringSubmatch(fields[2])
 	if m == nil {
 		return Proof{}, cols[2], fmt.Errorf("%s is not `exit <status>`; for example %s", quote(fields[2]), proofExample)

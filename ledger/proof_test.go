@@ -29,6 +29,9 @@ func TestParseProof(t *testing.T) {
 		{"row 0 | " + proofHead + " | exit 0 | 1 test | 1ms | go test ./x -run TestY", 1, "is not `row <n>`"},
 		{"row 2 | " + proofHead + " | exit 0 | 1 test | 1ms | ", 76, "is empty"},
 		{"row 2 | " + proofHead + " | exit 0 | 1 test", 1, "6 fields"},
+		{"row 2 | " + proofHead + " carried from " + proofHead + " | exit 0 | 1 test | 1ms | a b", 9, "another head"},
+		{"row 2 | " + proofHead + " carried from abc | exit 0 | 1 test | 1ms | a b", 9, "carried from"},
+		{"row 2 | " + proofHead + " carried " + earlierHead + " | exit 0 | 1 test | 1ms | a b", 9, "carried from"},
 		{"row 2 | " + strings.ToUpper(proofHead) + " | exit 0 | 1 test | 1ms | a b", 9, "40-hex"},
 		{"row 2 | " + proofHead + " | status 0 | 1 test | 1ms | a b", 52, "exit <status>"},
 		{"row 2 | " + proofHead + " | exit 0 | 2 test | 1ms | a b", 61, "<n> tests"},
@@ -42,6 +45,32 @@ func TestParseProof(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || col != tt.col {
 			t.Errorf("ParseProof(%q) = col %d, %v; want col %d and %q", tt.line, col, err, tt.col, tt.want)
 		}
+	}
+}
+
+const earlierHead = "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d"
+
+// A carried proof names the head it holds on and the head its run was on;
+// it round-trips, and Ran is the earlier head.
+func TestParseCarriedProof(t *testing.T) {
+	t.Parallel()
+	line := "row 1 | " + proofHead + " carried from " + earlierHead + " | exit 0 | assertion | 3ms | test -f rows/row-1.txt"
+	got, _, err := ParseProof(line)
+	if err != nil {
+		t.Fatalf("ParseProof(%q): %v", line, err)
+	}
+	want := Proof{Row: 1, Head: proofHead, CarriedFrom: earlierHead, Tests: "assertion", Duration: 3 * time.Millisecond, Command: "test -f rows/row-1.txt"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseProof (-want +got):\n%s", diff)
+	}
+	if got.String() != line {
+		t.Errorf("String() = %q, want %q", got.String(), line)
+	}
+	if got.Ran() != earlierHead {
+		t.Errorf("Ran() = %s, want %s", got.Ran(), earlierHead)
+	}
+	if r := (Proof{Head: proofHead}).Ran(); r != proofHead {
+		t.Errorf("Ran() of a proof run on its head = %s, want %s", r, proofHead)
 	}
 }
 
@@ -86,6 +115,7 @@ func FuzzParseProof(f *testing.F) {
 	f.Add("row 2 | " + proofHead + " | exit 0 | 1+ tests | 412ms | go test ./calc -run TestAdd")
 	f.Add("row 1 | " + proofHead + " | exit 1 | assertion | 0ms | test -f docs/x.md")
 	f.Add("row 1 | x | | | |")
+	f.Add("row 3 | " + proofHead + " carried from " + earlierHead + " | exit 0 | 2 tests | 9ms | go test ./calc")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, col, err := ParseProof(line)
 		if err != nil {

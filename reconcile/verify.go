@@ -44,12 +44,15 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 		return finished, true, nil
 	}
 	last, done := gatekeep.VerifiedAt(e.l)
-	var checks []gatekeep.ReplayCheck
+	var plan gatekeep.ReplayPlan
 	if p.proves(e) {
-		checks = gatekeep.ReplayChecks(e.l, head)
+		if plan, err = p.replayPlan(ctx, e, repo, head); err != nil {
+			return progressed, false, err
+		}
 	}
+	checks := plan.Checks
 	passedHere := done && last.Head == head && last.Passed
-	if (passedHere || !hasVerify(e)) && len(checks) == 0 {
+	if (passedHere || !hasVerify(e)) && len(checks) == 0 && len(plan.Carried) == 0 {
 		return finished, true, nil
 	}
 	if p.DryRun {
@@ -68,12 +71,15 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	case done && last.Head == head && !last.Passed:
 		return p.repairVerification(ctx, e, repo, branch, head, last)
 	}
-	return p.runVerification(ctx, e, repo, branch, head, !passedHere, checks)
+	return p.runVerification(ctx, e, repo, branch, head, !passedHere, plan)
 }
 
 // runVerification runs the Verify commands (when withCommands) and replays
-// checks on head in one fresh checkout, and records the result.
-func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch, head string, withCommands bool, checks []gatekeep.ReplayCheck) (stepResult, bool, error) {
+// the plan's checks on head in one fresh checkout, and records the result
+// with the plan's carried proofs. With nothing to run, it records the
+// carried proofs alone.
+func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch, head string, withCommands bool, plan gatekeep.ReplayPlan) (stepResult, bool, error) {
+	checks := plan.Checks
 	v := p.Executor.(verifier)
 	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
 	if p.CloneURL != nil {
@@ -86,6 +92,10 @@ func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch,
 	for _, c := range checks {
 		replay = append(replay, c.Command)
 	}
+	if len(commands) == 0 && len(replay) == 0 {
+		n, c := gatekeep.Verified(e.l, head, true, "", "", plan.Carried)
+		return progressed, false, p.apply(e, n, c)
+	}
 	r, err := v.Verify(ctx, t, commands, replay)
 	if err != nil {
 		return progressed, false, err
@@ -94,7 +104,7 @@ func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch,
 		// The branch moved while the checkout was made; verify again.
 		return progressed, false, nil
 	}
-	n, c := gatekeep.Verified(e.l, head, r.Passed, r.Command, r.Tail, proofsOf(head, checks, r.Runs))
+	n, c := gatekeep.Verified(e.l, head, r.Passed, r.Command, r.Tail, append(proofsOf(head, checks, r.Runs), plan.Carried...))
 	if p.tails == nil {
 		p.tails = map[string]string{}
 	}
@@ -138,15 +148,18 @@ func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (ste
 	if gatekeep.ProofProblem(e.l, head) == nil {
 		return finished, true, nil
 	}
-	checks := gatekeep.ReplayChecks(e.l, head)
+	plan, err := p.replayPlan(ctx, e, repo, head)
+	if err != nil {
+		return progressed, false, err
+	}
 	if p.DryRun {
-		return waitFor("would replay %s on %s", countOf(len(checks), "evidence command"), short(head)), false, nil
+		return waitFor("would replay %s on %s", countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
 	if last, done := gatekeep.VerifiedAt(e.l); done && last.Head == head && !last.Passed {
 		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
 	}
 	last, done := gatekeep.VerifiedAt(e.l)
-	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), checks)
+	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), plan)
 }
 
 func verifyKey(ledgerPath string) string { return ledgerPath + "|verify" }

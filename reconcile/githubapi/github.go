@@ -448,7 +448,14 @@ type Comparison struct {
 	Commits []Commit
 	// Files is how many files the commits change together.
 	Files int
+	// Paths are the files the commits change together, a renamed file
+	// under both its names. GitHub lists at most CompareFilesCap files.
+	Paths []string
 }
+
+// CompareFilesCap is the most files GitHub lists in a comparison: a
+// comparison of that many may change more.
+const CompareFilesCap = 300
 
 // Compare returns the commits head has that base lacks. A comparison
 // GitHub answers 404 is CompareUnrelated, with no commits: the callers
@@ -467,6 +474,12 @@ func (g *Client) Compare(ctx context.Context, repo, base, head string) (Comparis
 		}
 		if page == 1 {
 			out = Comparison{Status: CompareStatus(cmp.GetStatus()), AheadBy: cmp.GetAheadBy(), Files: len(cmp.Files)}
+			for _, f := range cmp.Files {
+				out.Paths = append(out.Paths, f.GetFilename())
+				if prev := f.GetPreviousFilename(); prev != "" {
+					out.Paths = append(out.Paths, prev)
+				}
+			}
 		}
 		return cmp.Commits, resp, nil
 	}, nil)

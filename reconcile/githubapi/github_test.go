@@ -75,6 +75,9 @@ func TestAdapterBranchesAndCompare(t *testing.T) {
 	if cmp.AheadBy != 2 || len(cmp.Commits) != 2 || cmp.Commits[1].SHA != head || cmp.Commits[0].Subject != "add a.txt" || cmp.Commits[0].Body != "body line" || cmp.Files != 2 {
 		t.Errorf("Compare = %+v", cmp)
 	}
+	if got := fmt.Sprint(cmp.Paths); got != "[a.txt b.txt]" {
+		t.Errorf("Compare paths = %s, want [a.txt b.txt]", got)
+	}
 	if c, err := g.GetCommit(ctx, "acme/api", head); err != nil || c.Files != 1 || c.CommittedAt.IsZero() {
 		t.Errorf("GetCommit = %+v %v", c, err)
 	}
