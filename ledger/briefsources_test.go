@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/specs"
 )
@@ -167,4 +168,31 @@ func TestBriefWithoutSources(t *testing.T) {
 	if strings.Contains(b, "## Sources") {
 		t.Errorf("a spec without sources got a Sources section:\n%s", b)
 	}
+}
+
+// boundText never returns more than the limit, never invalid UTF-8 or a
+// NUL byte, and says it cut exactly when the text did not fit.
+func FuzzBoundText(f *testing.F) {
+	f.Add([]byte("# Limits\nburst: 100/min\n"), 10)
+	f.Add([]byte("a\x00b\xffc\xe2\x82"), 4)
+	f.Add([]byte("ééé\nééé"), 5)
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		if limit < 0 || limit > 1<<16 {
+			return
+		}
+		s, cut := boundText(data, limit)
+		if len(s) > limit {
+			t.Fatalf("%d bytes over the limit %d", len(s), limit)
+		}
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+			t.Fatalf("unsafe text %q", s)
+		}
+		whole, _ := boundText(data, 1<<30)
+		if cut != (len(whole) > limit) {
+			t.Fatalf("cut = %v for %d bytes of text and limit %d", cut, len(whole), limit)
+		}
+		if !strings.HasPrefix(whole, s) {
+			t.Fatalf("%q is not a prefix of %q", s, whole)
+		}
+	})
 }
