@@ -130,6 +130,11 @@ func Brief(in BriefInput) (string, error) {
 			fmt.Fprintf(&b, "- %s\n", c)
 		}
 	}
+	specCommit := ""
+	if l.Delivery != nil {
+		specCommit = l.Delivery.SpecCommit
+	}
+	writeSources(&b, in.Spec, specCommit)
 	if l.onlyRow() && SelectiveProblem(l.Verification) == "" {
 		fmt.Fprintf(&b, "\n## Verification\n\nThe verification is `%s`. It is selective and this spec has one criterion, so it may\nalso be the evidence.\n", l.Verification)
 	} else {

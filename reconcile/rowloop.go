@@ -72,7 +72,7 @@ func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 		return nil, fmt.Errorf("the approved spec %s is not in control commit %s", e.specPath, short(commit))
 	}
 	sp, _, _ := specs.ParseSpecFile(specs.File{Path: e.specPath, Data: data}, p.cfg.SpecDefaults(e.specPath))
-	return sp, nil
+	return sp.WithSources(func(path string) ([]byte, bool, error) { return p.Store.ReadFile(commit, path) })
 }
 
 // contractChanged stops the entry spec-changed when the spec's contract is
@@ -84,7 +84,7 @@ func (p *passState) contractChanged(e *entry) (bool, error) {
 	}
 	text := "the approved spec could not be read"
 	if old, err := p.approvedSpec(e); err == nil {
-		text = specs.DiffContracts(old.Contract(), e.spec.Contract()).String()
+		text = specs.DiffApproved(approved, old.Contract(), e.spec.Contract()).String()
 	}
 	n, c := ledger.Stop(e.l, ledger.StopSpecChanged, fmt.Sprintf("the contract of %s changed from %s to %s", e.specPath, approved, e.spec.Contract().Fingerprint()), 0)
 	c.Text = text + "\n\n" + c.Text

@@ -104,6 +104,9 @@ func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch,
 		// The branch moved while the checkout was made; verify again.
 		return progressed, false, nil
 	}
+	if r.OverBudget {
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, p.overBudget(e, head, r))
+	}
 	n, c := gatekeep.Verified(e.l, head, r.Passed, r.Command, r.Tail, append(proofsOf(head, checks, r.Runs), plan.Carried...))
 	if p.tails == nil {
 		p.tails = map[string]string{}

@@ -129,6 +129,11 @@ type ExecutorConfig struct {
 	// for the push that follows a run. Only then may a pass that did not
 	// run the agent stop it interrupted.
 	Grace time.Duration
+	// ReplayBudget is the total time one verification's evidence replay
+	// may take (executor.replay_budget); a replay still running when it is
+	// spent is stopped and the entry stops verify-failed, naming the
+	// commands not run.
+	ReplayBudget time.Duration
 	// Workflow is the workflow file (or id) the workflow executor dispatches.
 	Workflow string
 	// EscalationModel is passed on an escalated attempt only; empty means
@@ -197,13 +202,16 @@ func (c ChecksConfig) NoCI(repo string) bool {
 type GatekeepConfig struct{ MaxPRs int }
 
 // DefaultConfig returns the configuration an empty gallivant.yaml means.
+// DefaultReplayBudget is executor.replay_budget's default.
+const DefaultReplayBudget = 30 * time.Minute
+
 func DefaultConfig() *Config {
 	return &Config{
 		Control:  ControlConfig{Branch: "main", Specs: []string{"specs"}, Chains: []string{"chains"}, Plans: "plans"},
 		GitHub:   GitHubConfig{APIURL: "https://api.github.com/", TokenEnv: "GITHUB_TOKEN"},
 		Defaults: DefaultsConfig{Base: "main", Allowance: 4, EscalateAfter: 3, MaxRounds: 10},
 		Labels:   LabelsConfig{Ready: "ready-for-human"},
-		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, Env: DefaultAgentEnv, Verify: true, MaxParallel: 4},
+		Executor: ExecutorConfig{Kind: ExecutorNone, Timeout: 60 * time.Minute, Grace: 5 * time.Minute, ReplayBudget: DefaultReplayBudget, Env: DefaultAgentEnv, Verify: true, MaxParallel: 4},
 		Gatekeep: GatekeepConfig{MaxPRs: 8},
 		Checks:   ChecksConfig{Wait: 30 * time.Minute},
 		Schedule: "@every 5m",
@@ -291,6 +299,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 				"command":               d.strings(&cfg.Executor.Command),
 				"timeout":               d.duration(&cfg.Executor.Timeout),
 				"grace":                 d.duration(&cfg.Executor.Grace),
+				"replay_budget":         d.duration(&cfg.Executor.ReplayBudget),
 				"workflow":              d.str(&cfg.Executor.Workflow, nonEmpty),
 				"escalation_model":      d.str(&cfg.Executor.EscalationModel, nil),
 				"env":                   d.envList(&cfg.Executor.Env),

@@ -19,9 +19,12 @@ type Contract struct {
 	Harness string
 	Context []string
 	Sources []string
-	Repo    string
-	Base    string
-	Legs    []ContractLeg
+	// SourceDigests holds one digest per Sources path (SourceFile.Digest),
+	// or is nil when the spec carries no source bytes (parsed on its own).
+	SourceDigests []string `json:",omitempty"`
+	Repo          string
+	Base          string
+	Legs          []ContractLeg
 }
 
 // ContractAC is one AC as the contract sees it.
@@ -40,12 +43,13 @@ type ContractLeg struct {
 // Contract returns the spec's contract.
 func (s *Spec) Contract() Contract {
 	c := Contract{
-		Verify:  slices.Clone(s.Verify),
-		Harness: s.Harness,
-		Context: slices.Clone(s.Context),
-		Sources: slices.Clone(s.Sources),
-		Repo:    s.Repo,
-		Base:    s.Base,
+		Verify:        slices.Clone(s.Verify),
+		Harness:       s.Harness,
+		Context:       slices.Clone(s.Context),
+		Sources:       slices.Clone(s.Sources),
+		SourceDigests: s.sourceDigests(),
+		Repo:          s.Repo,
+		Base:          s.Base,
 	}
 	for _, ac := range s.ACs {
 		c.ACs = append(c.ACs, ContractAC{ID: ac.ID, Text: normalizeSpace(ac.Text), Disposition: normalizeSpace(ac.Disposition.String())})
@@ -71,7 +75,11 @@ func (l Leg) ScopeString() string {
 // Text renders the canonical contract text the fingerprint hashes: one line per
 // item, in a fixed order, whitespace-normalized. Its first line names the
 // format version so that a future change of layout is a visible change.
-func (c Contract) Text() string {
+func (c Contract) Text() string { return c.text(true) }
+
+// text renders the contract text; withBytes=false leaves the source digests
+// out, which is the text every contract had before source bytes counted.
+func (c Contract) text(withBytes bool) string {
 	var b strings.Builder
 	size := 256
 	for _, ac := range c.ACs {
@@ -105,7 +113,11 @@ func (c Contract) Text() string {
 	for _, p := range c.Context {
 		line("context: ", p)
 	}
-	for _, p := range c.Sources {
+	for i, p := range c.Sources {
+		if withBytes && i < len(c.SourceDigests) && c.SourceDigests[i] != "" {
+			line("source: ", p, " ", c.SourceDigests[i])
+			continue
+		}
 		line("source: ", p)
 	}
 	line("repo: ", c.Repo)
@@ -161,6 +173,7 @@ func DiffContracts(old, cur Contract) ContractDiff {
 	d.Lines = append(d.Lines, diffScalar("harness", old.Harness, cur.Harness)...)
 	d.Lines = append(d.Lines, diffList("context paths", old.Context, cur.Context)...)
 	d.Lines = append(d.Lines, diffList("source paths", old.Sources, cur.Sources)...)
+	d.Lines = append(d.Lines, diffSourceBytes(old, cur)...)
 	d.Lines = append(d.Lines, diffScalar("repo", old.Repo, cur.Repo)...)
 	d.Lines = append(d.Lines, diffScalar("base", old.Base, cur.Base)...)
 	d.Lines = append(d.Lines, diffLegs(old.Legs, cur.Legs)...)

@@ -189,6 +189,7 @@ func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 	}
 	sort.Strings(set.Sources)
 	set.Sources = slices.Compact(set.Sources)
+	attachSources(set, sorted)
 	for _, p := range set.SpecPaths() {
 		if specDiags[p].HasErrors() {
 			set.Invalid[p] = true

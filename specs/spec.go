@@ -114,12 +114,16 @@ type Spec struct {
 	Allowance int
 	// Budget is what the entry's agents may spend (budget:); nil when
 	// unset.
-	Budget     *Amount `json:",omitempty"`
-	Context    []string
-	Sources    []string
-	Engine     string
-	AmendGrant string
-	ACs        []AC
+	Budget  *Amount `json:",omitempty"`
+	Context []string
+	Sources []string
+	// SourceFiles are the `sources:` files' bytes, attached by Load (or
+	// WithSources) from the same snapshot; nil for a spec parsed on its
+	// own. Their digests are part of the contract.
+	SourceFiles []SourceFile `json:"-"`
+	Engine      string
+	AmendGrant  string
+	ACs         []AC
 	// Verify are the `## Verify` commands in order, duplicates kept.
 	Verify []string
 	Legs   []Leg

@@ -277,7 +277,7 @@ func TestParseConfig(t *testing.T) {
 		Defaults: DefaultsConfig{Repo: "acme/api", Base: "develop", Allowance: 6, EscalateAfter: 2, MaxRounds: 4},
 		Reviewer: &ReviewerConfig{Login: "alice", RereviewMinutes: 30, StallHours: 24},
 		Labels:   LabelsConfig{Ready: "ship-it"},
-		Executor: ExecutorConfig{Kind: "command", Command: []string{"claude", "-p"}, Timeout: 45 * time.Minute, Grace: 5 * time.Minute, EscalationModel: "claude-opus",
+		Executor: ExecutorConfig{Kind: "command", Command: []string{"claude", "-p"}, Timeout: 45 * time.Minute, Grace: 5 * time.Minute, ReplayBudget: DefaultReplayBudget, EscalationModel: "claude-opus",
 			Env: []string{"PATH", "HOME", "CARGO_HOME"}, RunAs: "agent", Verify: false, MaxParallel: 4},
 		Gatekeep: GatekeepConfig{MaxPRs: 3},
 		Checks:   ChecksConfig{Wait: 2 * time.Hour, None: []string{"acme/docs"}},

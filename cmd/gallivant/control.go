@@ -181,7 +181,7 @@ func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token, control s
 				stream = newJSONLines(a.io.Err)
 			}
 		}
-		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Progress: a.progress(), Timeout: cfg.Executor.Timeout, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
+		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Progress: a.progress(), Timeout: cfg.Executor.Timeout, ReplayBudget: cfg.Executor.ReplayBudget, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
 		exec = ce
 		if a.metrics != nil {

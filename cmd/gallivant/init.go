@@ -61,6 +61,7 @@ func presetExecutor(kind, cli string) string {
 const executorCommon = `  # timeout: 60m                # Go duration an agent run may take; with a GitHub App keep
   #                             # timeout + grace under an hour, e.g. 50m (docs/github.md)
   # grace: 5m                   # after timeout, before another pass may call a dispatch interrupted
+  # replay_budget: 30m          # command executor: total time of one verification's evidence replay
   # escalation_model: ""        # passed on an escalated attempt; empty: it runs on the default model
   # verify: true                # command executor: run the spec's Verify before the pull request opens
   # env: [PATH, HOME, LANG, LC_ALL, TERM, TMPDIR, TZ, USER, LOGNAME, SHELL]

@@ -222,6 +222,9 @@ type CommandExecutor struct {
 	Kind    string
 	Argv    []string
 	Timeout time.Duration
+	// ReplayBudget bounds the total time of one Verify's evidence replay
+	// (executor.replay_budget); zero means no bound beyond Timeout.
+	ReplayBudget time.Duration
 	// WorkDir holds checkouts, mirrors, task files and logs.
 	WorkDir string
 	// Token authenticates gallivant's own git fetches and pushes over

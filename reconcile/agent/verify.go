@@ -28,6 +28,13 @@ type VerifyResult struct {
 	// Runs are the replays of evidence commands, in order, up to and
 	// including the first that failed or selected no test.
 	Runs []Replay
+	// OverBudget is set when the evidence replay spent ReplayBudget:
+	// NotRun are then the replay commands that did not finish, in order,
+	// the one the budget stopped first. Passed is false.
+	OverBudget bool
+	NotRun     []string
+	// Budget is the ReplayBudget that was spent, when OverBudget.
+	Budget time.Duration
 }
 
 // Replay is one run of an evidence command by gallivant.
@@ -87,11 +94,11 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []
 	}
 	res.Head = head
 	env := e.agentEnv(os.Environ(), home)
-	run := func(c, what string) (exit int, tail string, out string, took time.Duration, err error) {
+	run := func(c, what string, budget context.Context) (exit int, tail string, out string, took time.Duration, err error) {
 		fmt.Fprintf(logf, "# gallivant: %s %s at %s: %s\n", what, t.Spec, short(head), c)
 		var tb tailBuffer
 		var capture lastBytes
-		runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
+		runCtx, cancel := context.WithTimeout(budget, e.Timeout)
 		defer cancel()
 		cmd := agentCommand(runCtx, dir, env, cred, io.MultiWriter(logf, &tb, &capture), "sh", "-c", c)
 		start := time.Now()
@@ -107,14 +114,16 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []
 			if errors.As(rerr, &xe) && xe.ExitCode() >= 0 {
 				exit = xe.ExitCode()
 			}
-			if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+			if budget.Err() != nil {
+				tail += fmt.Sprintf("\n(stopped when executor.replay_budget, %s, was spent)", e.ReplayBudget)
+			} else if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 				tail += fmt.Sprintf("\n(stopped after executor.timeout, %s)", e.Timeout)
 			}
 		}
 		return exit, tail, capture.String(), took, nil
 	}
 	for _, c := range commands {
-		exit, tail, _, _, err := run(c, "verify")
+		exit, tail, _, _, err := run(c, "verify", ctx)
 		if err != nil {
 			return res, err
 		}
@@ -123,10 +132,19 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []
 			return res, nil
 		}
 	}
-	for _, c := range replay {
-		exit, tail, out, took, err := run(c, "replay evidence of")
+	budget, cancelBudget := e.replayBudget(ctx)
+	defer cancelBudget()
+	for i, c := range replay {
+		if ctx.Err() == nil && budget.Err() != nil {
+			return e.overBudget(res, logf, replay[i:]), nil
+		}
+		exit, tail, out, took, err := run(c, "replay evidence of", budget)
 		if err != nil {
 			return res, err
+		}
+		if ctx.Err() == nil && budget.Err() != nil {
+			// The budget ran out while c ran: its result is no proof.
+			return e.overBudget(res, logf, replay[i:]), nil
 		}
 		sel := evidence.Read(c, out)
 		if exit < 0 {

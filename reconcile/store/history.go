@@ -254,5 +254,10 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 	if ds.HasErrors() {
 		return nil
 	}
+	// The contract holds the sources' bytes at the same commit.
+	sp, err = sp.WithSources(func(path string) ([]byte, bool, error) { return s.ReadFile(commit, path) })
+	if err != nil {
+		return nil
+	}
 	return sp
 }
