@@ -11,10 +11,5 @@ func (p *passState) noteIgnored(e *entry, pr gatekeep.PR, fs []gatekeep.Finding)
 	if msg == "" {
 		return
 	}
-	for _, n := range p.rep.Notes {
-		if n.Spec == e.specPath && n.Message == msg {
-			return
-		}
-	}
-	p.note(e.specPath, false, "%s", msg)
+	p.noteOnce(e.specPath, false, "%s", msg)
 }

@@ -37,19 +37,7 @@ func (p *passState) noteLoss(e *entry, lost *agent.LostError, log string) {
 		msg = lost.Cause() + "; the runs it failed are rerun by the next pass once there is room, no person needed (docs/reconcile.md#crashes-and-concurrent-reconcilers)"
 	}
 	p.Log.Warn("an agent run lost its environment", "spec", e.specPath, "error", lost.Error(), "log", log)
-	if !p.noted(msg) {
-		p.note(specs.ConfigFile, true, "%s", msg)
-	}
-}
-
-// noted reports whether the pass already has the problem msg.
-func (p *passState) noted(msg string) bool {
-	for _, n := range p.rep.Notes {
-		if n.Problem && n.Message == msg {
-			return true
-		}
-	}
-	return false
+	p.noteOnce(specs.ConfigFile, true, "%s", msg)
 }
 
 // lostRerun rewrites the sentence of a rerun that answers a lost run, so

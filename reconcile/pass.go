@@ -143,6 +143,19 @@ func (p *passState) note(spec string, problem bool, format string, args ...any) 
 	p.rep.Notes = append(p.rep.Notes, Note{Spec: spec, Message: fmt.Sprintf(format, args...), Problem: problem})
 }
 
+// noteOnce is note for a fact several entries or steps of one pass may
+// meet (a full disk, a stranger's comments read twice): the pass reports
+// it once.
+func (p *passState) noteOnce(spec string, problem bool, format string, args ...any) {
+	n := Note{Spec: spec, Message: fmt.Sprintf(format, args...), Problem: problem}
+	for _, had := range p.rep.Notes {
+		if had == n {
+			return
+		}
+	}
+	p.rep.Notes = append(p.rep.Notes, n)
+}
+
 func (p *passState) crash(point string) error {
 	if p.Crash == nil {
 		return nil
