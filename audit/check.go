@@ -36,32 +36,12 @@ func (c *Change) Subject() string {
 	return strings.TrimRight(s, " \t\r")
 }
 
-// Trailers returns the message's Gallivant- trailers in order. Any line
-// shaped `Gallivant-<Key>: <value>` counts: gallivant writes them last, and
-// a forged early one is as binding as a late one.
-func (c *Change) Trailers() []ledger.Trailer {
-	var out []ledger.Trailer
-	for _, ln := range strings.Split(c.Message, "\n") {
-		ln = strings.TrimRight(ln, "\r")
-		if !strings.HasPrefix(ln, "Gallivant-") {
-			continue
-		}
-		if k, v, ok := strings.Cut(ln, ": "); ok {
-			out = append(out, ledger.Trailer{Key: k, Value: v})
-		}
-	}
-	return out
-}
+// Trailers returns the message's Gallivant- trailers in order
+// (ledger.ParseTrailers).
+func (c *Change) Trailers() []ledger.Trailer { return ledger.ParseTrailers(c.Message) }
 
 // trailer returns the first value of key, "" when absent.
-func (c *Change) trailer(key string) string {
-	for _, t := range c.Trailers() {
-		if t.Key == key {
-			return t.Value
-		}
-	}
-	return ""
-}
+func (c *Change) trailer(key string) string { return ledger.TrailerValue(c.Trailers(), key) }
 
 // Section names a part of a ledger a violation is about. The ledger's own
 // parts are named as in its file; commit-level findings have their own.

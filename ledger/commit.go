@@ -51,6 +51,47 @@ func (c Commit) Message(extra ...Trailer) string {
 	return b.String()
 }
 
+// ParseTrailers returns a commit message's Gallivant- trailers in order,
+// the inverse of Message's trailer block. Any line shaped
+// `Gallivant-<Key>: <value>` with a key of letters, digits and hyphens
+// counts: gallivant writes them last, and a
+// forged early one is as binding as a late one (the audit judges it).
+func ParseTrailers(message string) []Trailer {
+	var out []Trailer
+	for _, ln := range strings.Split(message, "\n") {
+		ln = strings.TrimRight(ln, "\r")
+		if !strings.HasPrefix(ln, "Gallivant-") {
+			continue
+		}
+		if k, v, ok := strings.Cut(ln, ": "); ok && trailerKey(k) {
+			out = append(out, Trailer{Key: k, Value: v})
+		}
+	}
+	return out
+}
+
+// trailerKey reports whether k is shaped like a trailer key: letters,
+// digits and hyphens, as git's trailers are; prose that merely starts a
+// line with "Gallivant-" is not one.
+func trailerKey(k string) bool {
+	for _, r := range k {
+		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// TrailerValue returns the first value of key among ts, "" when absent.
+func TrailerValue(ts []Trailer, key string) string {
+	for _, t := range ts {
+		if t.Key == key {
+			return t.Value
+		}
+	}
+	return ""
+}
+
 // oneLine keeps a trailer value on one line whatever it holds.
 func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")

@@ -86,7 +86,7 @@ func (p *passState) holdAgents(err error, where string) {
 		return
 	}
 	p.env.held = err
-	p.Log.Warn("the agents' environment failed; no further agent starts this pass", "found by", where, "error", err.Error())
+	p.Log.Warn("the agents' environment failed; no further agent starts this pass", "where", where, "error", err.Error())
 	p.note(specs.ConfigFile, true, "%v (found by %s); no further agent starts this pass, and the dispatches it holds are due again in the next pass, which clears this problem once the agent works (docs/agents.md#when-the-agent-fails)", err, where)
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile/store"
@@ -32,14 +31,8 @@ func lastRequest(st *store.Store, ledgerPath string) (string, error) {
 // request and whether it was written under `## Requests` or posted on a
 // pull request (by whom, which comment). ok is false for any other commit.
 func requestOrigin(subject, message string) (line string, ok bool) {
-	trailer := func(key string) string {
-		for _, l := range strings.Split(message, "\n") {
-			if v, found := strings.CutPrefix(l, key+": "); found {
-				return v
-			}
-		}
-		return ""
-	}
+	ts := ledger.ParseTrailers(message)
+	trailer := func(key string) string { return ledger.TrailerValue(ts, key) }
 	req := trailer(ledger.TrailerRequest)
 	sub, err := ledger.ParseSubject(subject)
 	if req == "" || err != nil {

@@ -316,10 +316,9 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				}
 				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}
 				var names []string
-				for _, line := range strings.Split(e.Message, "\n") {
-					if strings.HasPrefix(line, "Gallivant-") && !strings.HasPrefix(line, ledger.TrailerSpec+":") && !strings.HasPrefix(line, ledger.TrailerDispatch+":") {
-						k, v, _ := strings.Cut(line, ": ")
-						k = strings.TrimPrefix(k, "Gallivant-")
+				for _, t := range ledger.ParseTrailers(e.Message) {
+					if t.Key != ledger.TrailerSpec && t.Key != ledger.TrailerDispatch {
+						k, v := strings.TrimPrefix(t.Key, "Gallivant-"), t.Value
 						// A repeated trailer (one Proof a replayed row)
 						// keeps every value: joined by a newline in the
 						// JSON map, each printed in the text.
