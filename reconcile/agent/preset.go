@@ -178,7 +178,10 @@ var (
 	// aider prints, after each reply, `Tokens: 2.1k sent, 1.5k cache
 	// write, 10k cache hit, 300 received.` (the cache parts only when the
 	// provider reports them) and `Cost: $0.01 message, $0.02 session.`,
-	// on the same line in older releases and on the next in current ones.
+	// on the next line when both cache parts are there and on the same
+	// line otherwise (aider/coders/base_coder.py,
+	// calculate_and_show_tokens_and_cost). A count is exact below 1,000,
+	// "4.2k" below 10,000 and "12k" above.
 	aiderTokensRE = regexp.MustCompile(`Tokens: ([0-9.]{1,12})(k?) sent,(?: ([0-9.]{1,12})(k?) cache write,)?(?: ([0-9.]{1,12})(k?) cache hit,)? ([0-9.]{1,12})(k?) received\.`)
 	aiderCostRE   = regexp.MustCompile(`Cost: \$([0-9.]{1,16}) message, \$([0-9.]{1,16}) session\.`)
 )
@@ -194,8 +197,11 @@ func parseUsage(kind string, out []byte) Usage {
 		u = parseCodex(out)
 	case specs.ExecutorAider:
 		for _, m := range aiderTokensRE.FindAllStringSubmatch(string(out), -1) {
-			u.Tokens += aiderCount(m[1], m[2]) + aiderCount(m[7], m[8])
-			u.Cached += aiderCount(m[3], m[4]) + aiderCount(m[5], m[6])
+			// aider adds the cache writes into "sent" itself; they are
+			// counted once, under cached, as Claude's and codex's are.
+			sent, write := aiderCount(m[1], m[2]), aiderCount(m[3], m[4])
+			u.Tokens += max(sent-write, 0) + aiderCount(m[7], m[8])
+			u.Cached += write + aiderCount(m[5], m[6])
 		}
 		for _, m := range aiderCostRE.FindAllStringSubmatch(string(out), -1) {
 			if costRE.MatchString(m[2]) {

@@ -291,7 +291,7 @@ func TestParseUsage(t *testing.T) {
 		{"codex error only", "codex", "{\"type\":\"error\",\"message\":\"stream disconnected before completion: error sending request\"}\n",
 			Usage{Failure: &Failure{Kind: FailureNetwork, Cause: "stream disconnected before completion: error sending request"}}},
 		{"aider current usage lines", "aider", "Tokens: 2.1k sent, 1.5k cache write, 10k cache hit, 300 received.\nCost: $0.01 message, $0.02 session.\n",
-			Usage{Tokens: 2400, Cached: 11500, Cost: "0.02"}},
+			Usage{Tokens: 900, Cached: 11500, Cost: "0.02"}},
 		{"aider cache hit only", "aider", "Tokens: 12 sent, 40 cache hit, 3 received.\n", Usage{Tokens: 15, Cached: 40}},
 		{"claude not json", "claude-code", "plain text", Usage{}},
 		{"claude negative cost", "claude-code", `{"total_cost_usd":-1}`, Usage{}},
@@ -360,15 +360,18 @@ func TestParseUsageCorpus(t *testing.T) {
 		cached     int64
 		final      string // a substring of the final message
 		failure    FailureKind
+		cost       string // the session's cost, when the file gives one
 	}{
-		{"claude-2.1.197-seed.json", "claude-code", 240, 2020, "row 1: open", ""},
-		{"claude-2.1.197-row.json", "claude-code", 360, 3030, "**status:** done", ""},
-		{"claude-2.1.197-401.json", "claude-code", 0, 0, "", FailureAuth},
-		{"codex-0.171.0-seed.jsonl", "codex", 240, 2000, "row 1: open", ""},
-		{"codex-0.171.0-row.jsonl", "codex", 360, 3000, "**status:** done", ""},
-		{"codex-0.171.0-401.jsonl", "codex", 0, 0, "", FailureAuth},
-		{"aider-0.86-row.txt", "aider", 4510, 14500, "", ""},
-		{"aider-0.86-auth.txt", "aider", 0, 0, "", FailureAuth},
+		{"claude-2.1.197-seed.json", "claude-code", 240, 2020, "row 1: open", "", ""},
+		{"claude-2.1.197-row.json", "claude-code", 360, 3030, "**status:** done", "", ""},
+		{"claude-2.1.197-401.json", "claude-code", 0, 0, "", FailureAuth, ""},
+		{"codex-0.171.0-seed.jsonl", "codex", 240, 2000, "row 1: open", "", ""},
+		{"codex-0.171.0-row.jsonl", "codex", 360, 3000, "**status:** done", "", ""},
+		{"codex-0.171.0-401.jsonl", "codex", 0, 0, "", FailureAuth, ""},
+		{"aider-0.86-row.txt", "aider", 2010, 14500, "", "", "0.02"},
+		{"aider-0.86-rows.txt", "aider", 1625 + 16516, 0, "", "", "0.05"},
+		{"aider-0.86-local.txt", "aider", 812 + 640, 0, "", "", ""},
+		{"aider-0.86-auth.txt", "aider", 0, 0, "", FailureAuth, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -383,6 +386,9 @@ func TestParseUsageCorpus(t *testing.T) {
 			}
 			if !strings.Contains(u.Final, tc.final) {
 				t.Errorf("final %q, want it to contain %q", u.Final, tc.final)
+			}
+			if tc.cost != "" && u.Cost != tc.cost {
+				t.Errorf("cost %q, want %q", u.Cost, tc.cost)
 			}
 			var got FailureKind
 			if u.Failure != nil {
