@@ -70,6 +70,14 @@ func TestPresetsReachAdmittedRows(t *testing.T) {
 			if !strings.Contains(msg, "\ntokens: ") {
 				t.Errorf("return without a tokens: trailer:\n%s", msg)
 			}
+			// What a CLI keeps for itself (aider's histories and cache, a
+			// .gitignore it would edit) is never part of the work.
+			files := run(t, r.gh.RepoDir("acme/api"), "git", "ls-tree", "-r", "--name-only", "gallivant/feature")
+			for _, f := range strings.Fields(files) {
+				if strings.HasPrefix(f, ".aider") || f == ".gitignore" || f == ".gallivant-result" {
+					t.Errorf("the work branch carries %s:\n%s", f, files)
+				}
+			}
 		})
 	}
 }

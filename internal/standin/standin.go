@@ -192,18 +192,24 @@ fi
 `
 
 // aider parses `aider --message-file f [--yes-always] [--no-auto-commits]
-// [--no-check-update] [--no-pretty] [--no-stream] [--model m]`.
+// [--no-gitignore] [--no-detect-urls] [--no-analytics]
+// [--no-show-release-notes] [--no-check-update] [--no-pretty]
+// [--no-stream] [--model m]`. Like aider, it keeps its histories and
+// repository-map cache at the repository root and, unless told
+// --no-gitignore, adds `.aider*` to .gitignore when git does not already
+// ignore `.aider`.
 const aider = `#!/bin/sh
-cli=aider; version="aider 0.86.1"
+cli=aider; version="aider 0.86.2"
 ` + preflight + `
-model=; file=; yes=0; autocommit=1
+model=; file=; yes=0; autocommit=1; gitignore=1
 args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
     --message-file|-f) shift; file=$1 ;;
     --yes-always) yes=1 ;;
     --no-auto-commits) autocommit=0 ;;
-    --no-check-update|--no-pretty|--no-stream) ;;
+    --no-gitignore) gitignore=0 ;;
+    --no-check-update|--no-pretty|--no-stream|--no-detect-urls|--no-analytics|--no-show-release-notes) ;;
     --model) shift; model=$1 ;;
     *) echo "aider: error: unrecognized arguments: $1" >&2; exit 2 ;;
   esac
@@ -213,6 +219,10 @@ set -- $args
 [ -n "$file" ] || { echo "aider stand-in: no --message-file; it would open a chat" >&2; exit 2; }
 [ "$yes" = 1 ] || { echo "aider stand-in: would ask for confirmation" >&2; exit 2; }
 [ "$autocommit" = 0 ] || { echo "aider stand-in: would commit on its own" >&2; exit 2; }
+if [ "$gitignore" = 1 ] && ! git check-ignore -q .aider; then echo '.aider*' >> .gitignore; fi
+mkdir -p .aider.tags.cache.v4 && : > .aider.tags.cache.v4/cache.db
+echo "# aider chat started" >> .aider.chat.history.md
+echo "+$file" >> .aider.input.history
 prompt=$(cat "$file")
 ` + work + `
 echo "Tokens: 1.5k sent, 200 cache write, 1k cache hit, 250 received."

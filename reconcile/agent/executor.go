@@ -362,7 +362,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	if e.Agent != nil {
 		out.Err = e.Agent(runCtx, dir, t)
-	} else if err := prepareResult(resultFile, cred); err != nil {
+	} else if err := prepareResult(resultFile, kind, cred); err != nil {
 		stopBeat()
 		return out, err
 	} else {

@@ -87,8 +87,10 @@ func (e CommandExecutor) invocation(t Task, kind, promptFile, session string) (i
 		return invocation{argv: append(argv, "-"), stdin: prompt}, nil
 	case specs.ExecutorAider:
 		// aider takes the message from a file and exits after it; it must
-		// not commit on its own (the preset builds the one return commit).
-		argv := []string{"aider", "--message-file", promptFile, "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}
+		// not commit on its own (the preset builds the one return commit),
+		// edit the repository's .gitignore, offer to fetch the URLs a
+		// brief quotes (--yes-always would accept), or send analytics.
+		argv := []string{"aider", "--message-file", promptFile, "--yes-always", "--no-auto-commits", "--no-gitignore", "--no-detect-urls", "--no-analytics", "--no-show-release-notes", "--no-check-update", "--no-pretty", "--no-stream"}
 		if t.Model != "" {
 			argv = append(argv, "--model", t.Model)
 		}
@@ -378,10 +380,23 @@ const ResultName = ".gallivant-result"
 // resultPath is the result file of the checkout dir.
 func resultPath(dir string) string { return filepath.Join(dir, ResultName) }
 
+// cliOwnFiles are the files a CLI writes into the root of the checkout
+// for itself, by kind: aider keeps its chat and input histories
+// (.aider.chat.history.md, .aider.input.history) and its repository-map
+// cache (.aider.tags.cache.v4/) at the repository root, and unless they
+// are ignored it offers to add `.aider*` to the repository's .gitignore,
+// which --yes-always accepts (aider/main.py, check_gitignore, asks git
+// whether `.aider` is ignored, so the exclude below also answers it).
+// They are the CLI's bookkeeping, not the agent's work.
+var cliOwnFiles = map[string][]string{
+	specs.ExecutorAider: {"/.aider*"},
+}
+
 // prepareResult creates the empty result file the agent writes, owned by
 // the agent's user, in a fresh checkout (the agent has not run yet), and
-// excludes it from the checkout's status.
-func prepareResult(path string, cred *syscall.Credential) error {
+// excludes it, and the files the kind's CLI writes for itself, from the
+// checkout's status.
+func prepareResult(path, kind string, cred *syscall.Credential) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(filepath.Join(dir, ".git", "info"), 0o755); err != nil {
 		return err
@@ -391,6 +406,11 @@ func prepareResult(path string, cred *syscall.Credential) error {
 		return err
 	}
 	_, err = fmt.Fprintf(ex, "\n/%s\n", ResultName)
+	for _, pattern := range cliOwnFiles[kind] {
+		if err == nil {
+			_, err = fmt.Fprintln(ex, pattern)
+		}
+	}
 	if cerr := ex.Close(); err == nil {
 		err = cerr
 	}

@@ -249,10 +249,10 @@ func TestInvocation(t *testing.T) {
 		{"claude with a dollar budget", "claude-code", budgeted, "", invocation{argv: []string{"claude", "-p", "--output-format", "json", "--permission-mode", "bypassPermissions", "--max-budget-usd", "1.25"}, stdin: prompt}},
 		{"codex", "codex", task, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
 		{"codex has no budget flag", "codex", budgeted, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "-"}, stdin: prompt}},
-		{"aider has no budget flag", "aider", budgeted, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
+		{"aider has no budget flag", "aider", budgeted, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-gitignore", "--no-detect-urls", "--no-analytics", "--no-show-release-notes", "--no-check-update", "--no-pretty", "--no-stream"}}},
 		{"codex escalated", "codex", escalated, "", invocation{argv: []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--model", "big", "-"}, stdin: prompt}},
-		{"aider", "aider", task, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream"}}},
-		{"aider escalated", "aider", escalated, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-check-update", "--no-pretty", "--no-stream", "--model", "big"}}},
+		{"aider", "aider", task, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-gitignore", "--no-detect-urls", "--no-analytics", "--no-show-release-notes", "--no-check-update", "--no-pretty", "--no-stream"}}},
+		{"aider escalated", "aider", escalated, "", invocation{argv: []string{"aider", "--message-file", "/p.md", "--yes-always", "--no-auto-commits", "--no-gitignore", "--no-detect-urls", "--no-analytics", "--no-show-release-notes", "--no-check-update", "--no-pretty", "--no-stream", "--model", "big"}}},
 		{"command gets the brief on stdin", "command", task, "", invocation{argv: []string{"my-agent", "--flag"}, stdin: "the brief\n"}},
 	}
 	for _, tc := range tests {
@@ -333,7 +333,7 @@ func TestRecoverCompletesPresetReturn(t *testing.T) {
 		t.Fatal(err)
 	}
 	result := resultPath(dir)
-	if err := prepareResult(result, nil); err != nil {
+	if err := prepareResult(result, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(result, []byte("status: done\nevidence: test -f row-1.txt; ok\ndecision: written | next\n"), 0o600); err != nil {
