@@ -31,10 +31,16 @@ func (a *app) appTokens(cfg *specs.Config, repo string) (*githubapi.AppTokens, e
 	return a.appTokensFor(cfg, repo, "")
 }
 
+// purposeJudge is the token source of gallivant gatekeep, which only
+// reads: its tokens ask every permission at read and name only the
+// repositories of the pull requests it judges.
+const purposeJudge = "judge"
+
 // appTokensFor is appTokens, with a source of its own for each purpose:
 // "store" is the one that fetches the control repository before
 // gallivant.yaml is read, narrowed to that repository alone, so that it
-// never narrows the source a command then talks to GitHub with.
+// never narrows the source a command then talks to GitHub with;
+// purposeJudge is gatekeep's, read-only.
 func (a *app) appTokensFor(cfg *specs.Config, repo, purpose string) (*githubapi.AppTokens, error) {
 	if cfg == nil {
 		cfg = specs.DefaultConfig()
@@ -76,7 +82,7 @@ func (a *app) appTokensFor(cfg *specs.Config, repo, purpose string) (*githubapi.
 		return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("GitHub App %d: the private key in %s: %w", id, from, err)}
 	}
 	apps, err := githubapi.NewAppTokens(githubapi.AppOptions{APIURL: api, AppID: id, Key: key, InstallationID: int64(cfg.GitHub.AppInstallationID),
-		Repo: repo, Logger: a.logger()})
+		Repo: repo, Logger: a.logger(), ReadOnly: purpose == purposeJudge})
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
@@ -104,9 +110,18 @@ type githubCreds struct {
 // configured, else the token (githubTokenFrom). When st is not nil and an
 // App is used, the store fetches and pushes with its tokens from now on.
 func (a *app) githubCredentials(ctx context.Context, cfg *specs.Config, repo string, st *store.Store) (*githubCreds, error) {
-	apps, err := a.appTokens(cfg, repo)
+	return a.githubCredentialsFor(ctx, cfg, repo, st, "", nil)
+}
+
+// githubCredentialsFor is githubCredentials for a purpose (appTokensFor),
+// with an App's tokens narrowed to repos when repos is not empty.
+func (a *app) githubCredentialsFor(ctx context.Context, cfg *specs.Config, repo string, st *store.Store, purpose string, repos []string) (*githubCreds, error) {
+	apps, err := a.appTokensFor(cfg, repo, purpose)
 	if err != nil {
 		return nil, err
+	}
+	if apps != nil && len(repos) > 0 {
+		apps.SetRepositories(repos)
 	}
 	if apps == nil {
 		token, from, err := a.githubTokenFrom(cfg)

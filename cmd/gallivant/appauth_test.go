@@ -46,20 +46,30 @@ func cmdGHApp(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdGHAppTokens prints, one line per installation token the stand-in
 // minted, the repositories it was narrowed to, space-separated and sorted,
-// or "all": `ghtokens`.
+// or "all": `ghtokens`; `ghtokens -perms` adds the permissions each asked
+// for, as sorted name=level pairs.
 func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
 	v, ok := servers.Load(ts)
-	if neg || len(args) != 0 || !ok {
-		ts.Fatalf("usage: ghtokens (after github)")
+	perms := len(args) == 1 && args[0] == "-perms"
+	if neg || (len(args) != 0 && !perms) || !ok {
+		ts.Fatalf("usage: ghtokens [-perms] (after github)")
 	}
 	var lines []string
-	for _, repos := range v.(*githubtest.Server).InstallationTokenRepositories() {
-		if repos == nil {
-			lines = append(lines, "all")
-			continue
+	for _, g := range v.(*githubtest.Server).InstallationTokenGrants() {
+		line := "all"
+		if g.Repositories != nil {
+			sort.Strings(g.Repositories)
+			line = strings.Join(g.Repositories, " ")
 		}
-		sort.Strings(repos)
-		lines = append(lines, strings.Join(repos, " "))
+		if perms {
+			var kv []string
+			for k, v := range g.Permissions {
+				kv = append(kv, k+"="+v)
+			}
+			sort.Strings(kv)
+			line += " " + strings.Join(kv, " ")
+		}
+		lines = append(lines, line)
 	}
 	sort.Strings(lines)
 	for _, l := range lines {

@@ -115,6 +115,9 @@ type wired struct {
 	// wired with, for rewiring it when gallivant.yaml changes (daemon).
 	gh    *githubapi.Client
 	token string
+	// apps is the App's token source the executor takes a current token
+	// from before each run; nil with a personal token.
+	apps *githubapi.AppTokens
 }
 
 // reconciler wires a reconciler for the control repository. Its errors
@@ -152,18 +155,21 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 	if err != nil {
 		return nil, &exitError{code: exitCannotRun, err: err}
 	}
-	exec, err := a.executor(cfg, gh, token, control, dryRun)
+	exec, err := a.executor(cfg, gh, token, creds.apps, control, dryRun)
 	if err != nil {
 		return nil, err
 	}
 	r := reconcile.New(reconcile.Options{Store: st, GitHub: gh, Executor: exec, Log: log, DryRun: dryRun, CloneURL: cloneURL(api),
 		ControlRepo: a.controlRepo(control), MergePoll: a.mergePoll(), KeepGoodConfig: a.keepGoodConfig})
-	return &wired{Reconciler: r, store: st, tokenVar: tokenVar, gh: gh, token: token}, nil
+	return &wired{Reconciler: r, store: st, tokenVar: tokenVar, gh: gh, token: token, apps: creds.apps}, nil
 }
 
 // executor wires the executor gallivant.yaml's executor: section asks for.
-// Its error means no pass can dispatch (exit 2).
-func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token, control string, dryRun bool) (reconcile.Executor, error) {
+// With an App (apps not nil), the command executor's git takes a current
+// installation token before each run instead of token, so that a daemon
+// reaches the repositories its tokens are narrowed to now. Its error means
+// no pass can dispatch (exit 2).
+func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token string, apps *githubapi.AppTokens, control string, dryRun bool) (reconcile.Executor, error) {
 	log := a.logger()
 	var exec reconcile.Executor = reconcile.NoneExecutor{}
 	switch cfg.Executor.Kind {
@@ -183,6 +189,9 @@ func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token, control s
 		}
 		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Progress: a.progress(), Timeout: cfg.Executor.Timeout, ReplayBudget: cfg.Executor.ReplayBudget, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
+		if apps != nil {
+			ce.Tokens = apps
+		}
 		exec = ce
 		if a.metrics != nil {
 			exec = timedCommand{CommandExecutor: ce, m: a.metrics}

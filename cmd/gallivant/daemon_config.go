@@ -64,7 +64,7 @@ func (d *daemonConfig) reload(ctx context.Context) {
 		cfg = parsed
 	}
 	if !reflect.DeepEqual(cfg.Executor, d.exec) {
-		e, err := d.a.executor(cfg, d.w.gh, d.w.token, d.control, false)
+		e, err := d.a.executor(cfg, d.w.gh, d.w.token, d.w.apps, d.control, false)
 		if err != nil {
 			d.refuse(head, "executor", err)
 		} else {

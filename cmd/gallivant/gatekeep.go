@@ -87,8 +87,12 @@ func (a *app) gatekeepRun(cmd *cobra.Command, opts *gatekeepOptions, args []stri
 	}
 	ctx := cmd.Context()
 	// An App's installation is found on the repository of the first pull
-	// request judged.
-	creds, err := a.githubCredentials(ctx, cfg, prs[0].Repo, nil)
+	// request judged; its tokens read, and only the repositories judged.
+	var repos []string
+	for _, pr := range prs {
+		repos = append(repos, pr.Repo)
+	}
+	creds, err := a.githubCredentialsFor(ctx, cfg, prs[0].Repo, nil, purposeJudge, repos)
 	if err != nil {
 		return err
 	}

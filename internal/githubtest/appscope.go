@@ -1,6 +1,7 @@
 package githubtest
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -23,6 +24,26 @@ func (s *Server) InstallationTokenRepositories() [][]string {
 	var out [][]string
 	for _, t := range s.appsLocked().tokens {
 		out = append(out, slices.Clone(t.repositories))
+	}
+	return out
+}
+
+// TokenGrant is what one installation token was minted with: the
+// repositories it names (nil: every repository of the installation) and
+// the permissions it asked for (nil: the installation's).
+type TokenGrant struct {
+	Repositories []string
+	Permissions  map[string]string
+}
+
+// InstallationTokenGrants returns, for each installation token minted, its
+// repositories and permissions, together, in no particular order.
+func (s *Server) InstallationTokenGrants() []TokenGrant {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []TokenGrant
+	for _, t := range s.appsLocked().tokens {
+		out = append(out, TokenGrant{Repositories: slices.Clone(t.repositories), Permissions: maps.Clone(t.permissions)})
 	}
 	return out
 }
@@ -53,6 +74,25 @@ func (s *Server) outOfScope(r *http.Request, full string) bool {
 		return false
 	}
 	return !slices.ContainsFunc(t.repositories, func(n string) bool { return strings.EqualFold(n, full) })
+}
+
+// readOnlyToken reports whether r carries an installation token that was
+// granted no permission above read: GitHub lets it write nothing. The
+// caller holds s.mu.
+func (s *Server) readOnlyToken(r *http.Request) bool {
+	if s.apps == nil {
+		return false
+	}
+	t, ok := s.apps.tokens[requestToken(r)]
+	if !ok || len(t.permissions) == 0 {
+		return false
+	}
+	for _, level := range t.permissions {
+		if level != "read" {
+			return false
+		}
+	}
+	return true
 }
 
 // scopeRepositories checks the repository names of an access-token

@@ -89,7 +89,7 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 	role := RoleNone
 	if rp != nil {
 		role = s.roleOf(rp, login)
-		if s.outOfScope(r, name) {
+		if s.outOfScope(r, name) || s.readOnlyToken(r) {
 			// A token narrowed to other repositories reads this public
 			// one and pushes nothing to it.
 			role = RoleRead

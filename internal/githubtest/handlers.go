@@ -43,7 +43,7 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 			c.runUpdates()
 			defer c.announce(before)
 		}
-		if needRepo && r.Method != http.MethodGet && s.outOfScope(r, c.full) {
+		if needRepo && r.Method != http.MethodGet && (s.outOfScope(r, c.full) || s.readOnlyToken(r)) {
 			// An installation token narrowed to other repositories reads
 			// this public one and writes nothing to it.
 			writeError(w, http.StatusForbidden, "Resource not accessible by integration")

@@ -181,6 +181,10 @@ type Recovery struct {
 // then its process group is killed; a finished one's commits are pushed to
 // the work branch (never forcing), exactly as its reconciler would have.
 func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) {
+	e, err := e.withToken(ctx)
+	if err != nil {
+		return Recovery{}, err
+	}
 	dir := e.checkoutDir(t)
 	rec, ok := readRunRecord(dir)
 	var controls []string

@@ -230,6 +230,12 @@ type CommandExecutor struct {
 	// Token authenticates gallivant's own git fetches and pushes over
 	// https; the agent never sees it.
 	Token string
+	// Tokens, when set, replaces Token with a current one at the start of
+	// every Run, Recover and Verify: an App's installation tokens, which
+	// the daemon narrows again before each pass, so that a repository a
+	// spec delivers to since the daemon started is reached without a
+	// restart.
+	Tokens TokenSource
 	// Env names the variables of gallivant's environment passed to the
 	// agent (executor.env); specs.DefaultAgentEnv when nil. A secret
 	// (specs.SecretEnv) is never passed, even when named.
@@ -292,6 +298,10 @@ var ErrRunAsNeedsRoot = errors.New("executor.run_as needs gallivant to run as ro
 // checkout is replaced, and a mirror git cannot use is set aside and
 // fetched again.
 func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
+	e, err := e.withToken(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
 	dir, mirror := e.checkoutDir(t), e.mirrorDir(t)
 	// The lock says no agent runs here (not even one a crashed reconciler
 	// left behind); the agent inherits it for as long as it runs.

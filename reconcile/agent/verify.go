@@ -64,6 +64,10 @@ const (
 // non-zero or its runner reports that it selected no test (package
 // evidence). The first failure ends the run.
 func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []string) (VerifyResult, error) {
+	e, err := e.withToken(ctx)
+	if err != nil {
+		return VerifyResult{}, err
+	}
 	dir := e.checkoutDir(t)
 	// The run that just returned may still be letting go of the lock (its
 	// session is being ended), so wait as a dispatch does rather than

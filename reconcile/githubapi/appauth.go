@@ -39,6 +39,9 @@ type AppOptions struct {
 	// repositories: the ones gallivant uses. Empty leaves tokens covering
 	// every repository of the installation. SetRepositories changes them.
 	Repositories []string
+	// ReadOnly asks every permission at read: for a command that only
+	// judges (gallivant gatekeep), so that its tokens can write nothing.
+	ReadOnly bool
 	// Transport is the network transport; http.DefaultTransport when nil.
 	Transport http.RoundTripper
 	// Now is the clock; time.Now when nil.
@@ -101,8 +104,9 @@ var neededPermissions = []struct {
 // permission gallivant needs, at the lower of its level and the one the
 // installation was granted; nothing else the installation may hold
 // (members, secrets, administration beyond reading, …). GitHub refuses a
-// token asked for more than was granted, hence the intersection.
-func scopePermissions(granted *github.InstallationPermissions) *github.InstallationPermissions {
+// token asked for more than was granted, hence the intersection. readOnly
+// asks each at read.
+func scopePermissions(granted *github.InstallationPermissions, readOnly bool) *github.InstallationPermissions {
 	level := map[string]int{"read": 1, "write": 2, "admin": 3}
 	out := &github.InstallationPermissions{}
 	if granted == nil {
@@ -114,6 +118,9 @@ func scopePermissions(granted *github.InstallationPermissions) *github.Installat
 			continue
 		}
 		v := n.level
+		if readOnly {
+			v = "read"
+		}
 		if level[*g] < level[v] {
 			v = *g
 		}
@@ -260,7 +267,7 @@ func (a *AppTokens) TokenFor(ctx context.Context, d time.Duration) (string, erro
 			granted = in.GetPermissions()
 			a.account = in.GetAccount().GetLogin()
 		}
-		a.perms = scopePermissions(granted)
+		a.perms = scopePermissions(granted, a.opts.ReadOnly)
 	}
 	names, other := repoNames(a.account, a.repos)
 	if len(other) > 0 {
