@@ -50,6 +50,21 @@ func appRig(t *testing.T, repos ...string) (*githubtest.Server, *AppTokens, *tes
 	return s, apps, clock
 }
 
+// appClient is the adapter authenticated as the App's installation, with
+// the App's bot login.
+func appClient(t *testing.T, apps *AppTokens) *Client {
+	t.Helper()
+	login, err := apps.Login(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, err := New(Options{APIURL: appsAPI(apps), Transport: apps.Transport(nil), Login: login})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gh
+}
+
 // An installation token is minted once, reused while it has more than
 // refreshMargin left, and replaced before it expires.
 func TestAppTokensRefreshBeforeExpiry(t *testing.T) {
@@ -96,14 +111,7 @@ func TestAppTokensRefreshBeforeExpiry(t *testing.T) {
 func TestAppTokensAuthenticateTheAdapter(t *testing.T) {
 	_, apps, clock := appRig(t, "acme/control", "acme/api")
 	ctx := context.Background()
-	login, err := apps.Login(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh, err := New(Options{APIURL: appsAPI(apps), Transport: apps.Transport(nil), Login: login})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gh := appClient(t, apps)
 	self, err := gh.CurrentUser(ctx)
 	if diff := cmp.Diff("shipper[bot]", self); diff != "" || err != nil {
 		t.Errorf("CurrentUser: %v (-want +got):\n%s", err, diff)

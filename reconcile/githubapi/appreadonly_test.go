@@ -19,14 +19,7 @@ func TestAppTokensReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	login, err := apps.Login(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh, err := New(Options{APIURL: appsAPI(apps), Transport: apps.Transport(nil), Login: login})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gh := appClient(t, apps)
 	head, ok, err := gh.BranchHead(ctx, "acme/api", "main")
 	if err != nil || !ok {
 		t.Fatalf("BranchHead = %v, %v; a read-only token reads", ok, err)

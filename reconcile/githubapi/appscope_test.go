@@ -22,14 +22,7 @@ func TestAppTokensScopedToRepositories(t *testing.T) {
 	if diff := cmp.Diff([]string{"acme/api", "acme/control", "other/lib"}, apps.Repositories()); diff != "" {
 		t.Errorf("Repositories (-want +got):\n%s", diff)
 	}
-	login, err := apps.Login(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gh, err := New(Options{APIURL: appsAPI(apps), Transport: apps.Transport(nil), Login: login})
-	if err != nil {
-		t.Fatal(err)
-	}
+	gh := appClient(t, apps)
 	for _, repo := range []string{"acme/api", "acme/control"} {
 		if _, ok, err := gh.BranchHead(ctx, repo, "main"); err != nil || !ok {
 			t.Errorf("BranchHead(%s) = %v, %v; the token names it", repo, ok, err)
