@@ -68,10 +68,16 @@ func AsLost(err error) (*LostError, bool) {
 	return nil, false
 }
 
+// diskFull is fileSystemFull, a variable so that a test can fill a disk
+// without mounting one.
+var diskFull = fileSystemFull
+
 // lostRun returns err as a *LostError when it is an environment loss of
-// the run in checkout dir: an error wrapping ENOSPC, or, once the checkout
-// was prepared, any error of a run whose checkout no longer exists. Any
-// other error is returned as it is.
+// the run in checkout dir: an error wrapping ENOSPC; any error while the
+// file system holding dir is full (a git process that hit ENOSPC says so
+// only in its messages, and an agent's failure on a full disk is not the
+// entry's); or, once the checkout was prepared, any error of a run whose
+// checkout no longer exists. Any other error is returned as it is.
 func lostRun(dir string, err error, prepared bool) error {
 	if err == nil {
 		return nil
@@ -86,6 +92,9 @@ func lostRun(dir string, err error, prepared bool) error {
 			path = pe.Path
 		}
 		return &LostError{Kind: LossDiskFull, Path: path, Err: err}
+	}
+	if at, full := diskFull(dir); full {
+		return &LostError{Kind: LossDiskFull, Path: at, Err: err}
 	}
 	if _, serr := os.Lstat(dir); prepared && errors.Is(serr, fs.ErrNotExist) {
 		return &LostError{Kind: LossCheckoutRemoved, Path: dir, Err: err}

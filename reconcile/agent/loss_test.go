@@ -100,3 +100,44 @@ func TestSettleLost(t *testing.T) {
 		})
 	}
 }
+
+// A failure while the run's file system is full is a full disk whatever
+// its words: git says ENOSPC only in its messages, and an agent that
+// failed on a full disk did not fail the entry. The kernel is asked, not
+// the text: the same failure on a file system with room is the entry's.
+// Not parallel: it replaces diskFull.
+func TestLostRunOnAFullFileSystem(t *testing.T) {
+	dir := t.TempDir()
+	gitErr := errors.New("git commit: exit status 128: error: unable to write file rows/row-1.txt\nfatal: unable to write new index file")
+	agentErr := errors.New("exit status 1")
+	real := diskFull
+	t.Cleanup(func() { diskFull = real })
+	for _, tc := range []struct {
+		name string
+		full bool
+		err  error
+		want bool
+	}{
+		{"git on a full disk", true, gitErr, true},
+		{"the agent on a full disk", true, agentErr, true},
+		{"git with room", false, gitErr, false},
+		{"words of a full disk with room", false, errors.New("error: No space left on device"), false},
+	} {
+		diskFull = func(p string) (string, bool) { return "/var/cache", tc.full }
+		got := lostRun(dir, tc.err, true)
+		l, ok := AsLost(got)
+		if ok != tc.want {
+			t.Errorf("%s: lost %v (%v), want %v", tc.name, ok, got, tc.want)
+			continue
+		}
+		if ok && (l.Kind != LossDiskFull || l.Path != "/var/cache" || !errors.Is(got, tc.err)) {
+			t.Errorf("%s: %+v, want disk-full at /var/cache wrapping the error", tc.name, l)
+		}
+	}
+	// The real check: this test's own directory is on a file system with
+	// room, and a missing path is judged by its nearest parent.
+	diskFull = real
+	if at, full := diskFull(filepath.Join(dir, "gone", "deeper")); full || at != dir {
+		t.Errorf("fileSystemFull(missing under %s) = %q, %v; want the parent, not full", dir, at, full)
+	}
+}
