@@ -113,6 +113,16 @@ func TestGraphQLPullRequestsMirrorREST(t *testing.T) {
 	if n := at(ans.Data, "repository", "pullRequests", "totalCount"); n != 1.0 {
 		t.Errorf("states: [OPEN]: totalCount %v, want 1", n)
 	}
+	if st, v := call(t, s, githubtest.DefaultLogin, "POST", "/repos/acme/api/issues/"+itoa(b)+"/labels", map[string]any{"labels": []string{"Ready-For-Human"}}); st != 200 {
+		t.Fatalf("label: %d %v", st, v)
+	}
+	ans = gql(t, s, "reader", `{ repository(owner: "acme", name: "api") { pullRequests(first: 10, labels: ["ready-for-human"]) {
+	  nodes { number labels(first: 5) { nodes { name color } } } } } }`, nil)
+	noErrors(t, ans)
+	wantLabelled := []any{map[string]any{"number": float64(b), "labels": map[string]any{"nodes": []any{map[string]any{"name": "Ready-For-Human", "color": "ededed"}}}}}
+	if diff := cmp.Diff(wantLabelled, at(ans.Data, "repository", "pullRequests", "nodes")); diff != "" {
+		t.Errorf("labels: [ready-for-human] (-want +got):\n%s", diff)
+	}
 }
 
 func restPull(t *testing.T, s *githubtest.Server, n int) any {

@@ -184,6 +184,9 @@ func (n *gqlNode) ToWorkflow() (*gqlWorkflow, bool) { return nodeAs[*gqlWorkflow
 // ToIssueComment is the node as an IssueComment.
 func (n *gqlNode) ToIssueComment() (*gqlComment, bool) { return nodeAs[*gqlComment](n) }
 
+// ToLabel is the node as a Label.
+func (n *gqlNode) ToLabel() (*gqlLabel, bool) { return nodeAs[*gqlLabel](n) }
+
 // ToPullRequestReview is the node as a PullRequestReview.
 func (n *gqlNode) ToPullRequestReview() (*gqlReview, bool) { return nodeAs[*gqlReview](n) }
 
@@ -657,6 +660,33 @@ func (p *gqlPull) Commits(cx context.Context, a pageArgs) (*gqlConn[*gqlPullComm
 	})
 	return connOf(cx, "commits", all, a)
 }
+
+// Labels are the pull request's labels, as REST lists them.
+func (p *gqlPull) Labels(cx context.Context, a pageArgs) (*gqlConn[*gqlLabel], error) {
+	var all []*gqlLabel
+	p.q.view(p.full, func(c *ctx) {
+		for _, name := range c.repo.Labels[strconv.Itoa(p.p.Number)] {
+			l := c.s.labelJSON(c.repo, name)
+			all = append(all, &gqlLabel{l})
+		}
+	})
+	return connOf(cx, "labels", all, a)
+}
+
+// gqlLabel is a Label.
+type gqlLabel struct{ l labelJSON }
+
+// Color is the label's colour, hex without #.
+func (l *gqlLabel) Color() string { return l.l.Color }
+
+// Description is the label's description.
+func (l *gqlLabel) Description() *string { return l.l.Description }
+
+// ID is REST's node_id.
+func (l *gqlLabel) ID() graphqlgo.ID { return graphqlgo.ID(l.l.NodeID) }
+
+// Name is the label's name.
+func (l *gqlLabel) Name() string { return l.l.Name }
 
 // LatestReviews is each reviewer's latest submitted review.
 func (p *gqlPull) LatestReviews(cx context.Context, a pageArgs) (*gqlConn[*gqlReview], error) {
