@@ -199,8 +199,8 @@ type pageArgs struct {
 
 // gqlPageInfo is PageInfo.
 type gqlPageInfo struct {
-	start, end        int // [start, end) of the whole list
-	hasNext, hasPrev  bool
+	start, end       int // [start, end) of the whole list
+	hasNext, hasPrev bool
 	startCur, endCur *string
 }
 
