@@ -130,15 +130,19 @@ func (c *ctx) decodeOptional(v any) bool {
 
 func (s *Server) routes(mux *http.ServeMux) {
 	const p = "/api/v3"
-	mux.HandleFunc("POST /api/graphql", s.handle(false, graphql))
+	mux.Handle("POST /api/graphql", s.graphqlHandler(mux))
+	s.metaRoutes(mux, p)
 	mux.HandleFunc("GET "+p+"/user", s.handle(false, getUser))
 	mux.HandleFunc("GET "+p+"/rate_limit", s.handle(false, func(c *ctx) {
 		rl := c.s.rateOf(c.login)
 		core := map[string]any{"limit": c.s.limit, "remaining": max(0, c.s.limit-rl.used), "used": rl.used, "reset": rl.reset.Unix()}
-		// The stand-in limits core requests only; search is reported
+		// The stand-in limits core and GraphQL requests, each on its own
+		// budget (serveAPI); search is reported
 		// unused at GitHub's limit of 30 a minute.
 		search := map[string]any{"limit": 30, "remaining": 30, "used": 0, "reset": c.s.now().Add(time.Minute).Unix()}
-		writeJSON(c.w, 200, map[string]any{"resources": map[string]any{"core": core, "search": search}, "rate": core})
+		g := c.s.rateOf(rateKey(c.login, "graphql"))
+		gql := map[string]any{"limit": c.s.limit, "remaining": max(0, c.s.limit-g.used), "used": g.used, "reset": g.reset.Unix()}
+		writeJSON(c.w, 200, map[string]any{"resources": map[string]any{"core": core, "search": search, "graphql": gql}, "rate": core})
 	}))
 	r := p + "/repos/{owner}/{repo}"
 	mux.HandleFunc("GET "+r, s.handle(true, getRepo))

@@ -729,11 +729,12 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		return
 	}
 	counts := entry.Path != "/rate_limit"
+	resource := rateResource(r.URL.Path)
 	s.mu.Lock()
 	s.setScopeHeaders(w.Header(), login)
-	rl := s.rateOf(login)
+	rl := s.rateOf(rateKey(login, resource))
 	exhausted := counts && rl.used >= s.limit
-	s.setRateHeaders(w.Header(), rl)
+	s.setRateHeaders(w.Header(), rl, resource)
 	s.mu.Unlock()
 	if exhausted {
 		w.Header().Set("X-RateLimit-Remaining", "0")
@@ -777,7 +778,7 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 	if counted {
 		s.mu.Lock()
 		rl.used++
-		s.setRateHeaders(w.Header(), rl)
+		s.setRateHeaders(w.Header(), rl, resource)
 		s.mu.Unlock()
 	}
 	// Logged before the answer is written: a client that reads the log
@@ -802,12 +803,12 @@ func etagMatch(header, etag string) bool {
 	return false
 }
 
-func (s *Server) setRateHeaders(h http.Header, rl *rate) {
+func (s *Server) setRateHeaders(h http.Header, rl *rate, resource string) {
 	h.Set("X-RateLimit-Limit", strconv.Itoa(s.limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, s.limit-rl.used)))
 	h.Set("X-RateLimit-Used", strconv.Itoa(rl.used))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(rl.reset.Unix(), 10))
-	h.Set("X-RateLimit-Resource", "core")
+	h.Set("X-RateLimit-Resource", resource)
 }
 
 func (s *Server) authenticate(r *http.Request) (string, bool) {

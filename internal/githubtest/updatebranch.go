@@ -20,7 +20,9 @@ func updateBranch(c *ctx) {
 	var in struct {
 		ExpectedHeadSHA string `json:"expected_head_sha"`
 	}
-	if !c.decode(&in) {
+	// expected_head_sha is optional, and Octokit sends no body without
+	// it: GitHub takes an empty body.
+	if !c.decodeOptional(&in) {
 		return
 	}
 	if p.State != "open" {
