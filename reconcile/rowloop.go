@@ -111,6 +111,11 @@ func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (st
 		head = base
 	}
 	n, c := ledger.Dispatch(e.l, a, head, p.clock())
+	bl, err := p.rowLessons(e, n)
+	if err != nil {
+		return progressed, err
+	}
+	carryLessons(&c, bl)
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
@@ -136,8 +141,12 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	}
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
+	bl, err := p.rowLessons(e, e.l)
+	if err != nil {
+		return err
+	}
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath)})
+		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath), Lessons: bl})
 	if err != nil {
 		return err
 	}
