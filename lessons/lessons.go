@@ -137,19 +137,16 @@ func Parse(p string, data []byte) (*File, parse.Diagnostics) {
 		if i+1 < len(heads) {
 			end = heads[i+1].Pos.Line - 1
 		}
+		if i == 0 && !checkStray(doc, &ds, first, h.Pos.Line-1) && h.Level == 1 {
+			checkStray(doc, &ds, h.Pos.Line+1, end)
+		}
 		if h.Level == 1 {
 			if i > 0 {
 				ds.Errorf(p, h.Pos, RuleHeading, "a lessons file has at most one `#` title, before its lessons; write each lesson as `%s`", exampleLesson)
 			}
-			if i == 0 {
-				checkStray(doc, &ds, h.Pos.Line+1, end)
-			}
 			continue
 		}
-		if i == 0 {
-			checkStray(doc, &ds, first, h.Pos.Line-1)
-		}
-		if !strings.HasPrefix(strings.TrimLeft(doc.Line(h.Pos.Line), " "), "## ") {
+		if !strings.HasPrefix(strings.TrimLeft(doc.Line(h.Pos.Line), " "), "#") {
 			ds.Errorf(p, h.Pos, RuleHeading, "write a lesson's title as an ATX heading, `%s`, not underlined", exampleLesson)
 			continue
 		}
@@ -175,16 +172,18 @@ func Parse(p string, data []byte) (*File, parse.Diagnostics) {
 	return f, ds
 }
 
-// checkStray reports text between the file's title and its first lesson:
-// it would belong to no lesson and reach no brief.
-func checkStray(doc *parse.Document, ds *parse.Diagnostics, from, to int) {
+// checkStray reports the first text between lines from and to, outside
+// any lesson (before the file's title or its first lesson): it would
+// belong to no lesson and reach no brief. It reports whether it found any.
+func checkStray(doc *parse.Document, ds *parse.Diagnostics, from, to int) bool {
 	for n := from; n <= to; n++ {
 		if t := doc.Line(n); strings.TrimSpace(t) != "" {
 			ds.Add(doc.Path, doc.LinePos(n, len(t)-len(strings.TrimLeft(t, " \t"))), parse.SeverityWarning, RuleStray,
 				"text outside a lesson is never carried into a brief; put it under a `%s` heading", exampleLesson)
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // parseLesson reads the section of heading h, whose last line is end.

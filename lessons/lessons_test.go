@@ -70,6 +70,8 @@ func TestParseDiagnostics(t *testing.T) {
 		{"setext heading", "lessons/acme/api.md", "Title\n-----\nsources: acme/api#1\n\nText.\n", []string{"lessons/acme/api.md:1:1: error: lessons/heading"}, 0},
 		{"second title", "lessons/acme/api.md", "# Lessons\n\n" + src + "\n# Again\n", []string{"lessons/acme/api.md:8:3: error: lessons/heading"}, 1},
 		{"stray text before the first lesson", "lessons/acme/api.md", "# Lessons\n\nsome notes\n\n" + src, []string{"lessons/acme/api.md:3:1: warning: lessons/stray"}, 1},
+		{"text before the title", "lessons/acme/api.md", "notes\n\n# Lessons\n\n" + src, []string{"lessons/acme/api.md:1:1: warning: lessons/stray"}, 1},
+		{"empty title", "lessons/acme/api.md", "##\nsources: acme/api#1\n\nText.\n", []string{"lessons/acme/api.md:1:1: error: lessons/title"}, 0},
 		{"frontmatter", "lessons/acme/api.md", "---\nrepo: acme/api\n---\n" + src, []string{"lessons/acme/api.md:1:1: error: lessons/frontmatter"}, 1},
 		{"long title", "lessons/acme/api.md", "## " + strings.Repeat("é", MaxTitle+1) + "\nsources: acme/api#1\n\nText.\n", []string{"lessons/acme/api.md:1:4: error: lessons/title"}, 0},
 		{"long text", "lessons/acme/api.md", "## T\nsources: acme/api#1\n\n" + strings.Repeat("word ", MaxText/5+1) + "\n", []string{"lessons/acme/api.md:1:4: error: lessons/text"}, 0},

@@ -36,7 +36,7 @@ func (p *passState) lessonsFor(e *entry, repo string, inPlay []string, what stri
 	}
 	f, ds := lessons.Parse(file, data)
 	if ds.HasErrors() {
-		p.note(e.specPath, true, "%s has errors (gallivant check); its lessons are not carried until it passes", file)
+		p.noteOnce(e.specPath, true, "%s has errors (gallivant check); its lessons are not carried until it passes", file)
 		return nil, nil
 	}
 	return &ledger.BriefLessons{Path: file, Repo: repo, Commit: at, Blob: plumbing.ComputeHash(plumbing.BlobObject, data).String(),

@@ -124,3 +124,26 @@ func commitMessage(t *testing.T, r *rig, subject string) string {
 	t.Fatalf("no commit %q in:\n%s", subject, out)
 	return ""
 }
+
+// A lessons file with grammar errors is carried nowhere: the briefs have
+// no lessons section, the dispatches no trailer, and the pass says why.
+func TestLessonsWithErrorsAreNotCarried(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "lessons/acme/api.md": "## No sources\n\nText.\n"})
+	rep := r.pass()
+	if len(r.runs) == 0 {
+		t.Fatalf("no agent ran: %v", subjectsOf(rep))
+	}
+	for _, task := range r.runs {
+		if strings.Contains(task.Brief, "## Lessons") {
+			t.Errorf("a brief carries lessons from a file with errors:\n%s", task.Brief)
+		}
+	}
+	if msg := commitMessage(t, r, "loop: dispatch row 1"); strings.Contains(msg, ledger.TrailerLessons) {
+		t.Errorf("the dispatch names a lessons file with errors:\n%s", msg)
+	}
+	const why = "lessons/acme/api.md has errors (gallivant check); its lessons are not carried until it passes"
+	if n := strings.Count(noteOf(rep), why); n != 1 {
+		t.Errorf("the pass says %d times why no lessons are carried, want once: %s", n, noteOf(rep))
+	}
+}
