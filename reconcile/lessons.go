@@ -9,6 +9,7 @@ import (
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/lessons"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -23,24 +24,44 @@ import (
 // lessonsFor reads repo's lessons file at the pass's control commit and
 // selects the lessons that apply to inPlay; what says in words which
 // files those are. It returns nil when the repository has no lessons file
-// or the file has errors (noted, since people must fix it).
+// or the file has errors (noted once, since people must fix it).
 func (p *passState) lessonsFor(e *entry, repo string, inPlay []string, what string) (*ledger.BriefLessons, error) {
-	at := p.rep.Control
+	bl, bad, err := ReadLessons(p.Store, p.rep.Control, repo, inPlay, what)
+	if bad {
+		p.noteOnce(e.specPath, true, "%s has errors (gallivant check); its lessons are not carried until it passes", lessons.PathFor(repo))
+	}
+	return bl, err
+}
+
+// ReadLessons reads repo's lessons file from the control repository at
+// commit at — never from a target repository — and selects the lessons
+// that apply to inPlay; what says in words which files those are. It
+// returns nil when there is no lessons file, and nil with bad set when the
+// file has grammar errors, so that none of it is carried.
+func ReadLessons(st *store.Store, at, repo string, inPlay []string, what string) (bl *ledger.BriefLessons, bad bool, err error) {
 	file := lessons.PathFor(repo)
-	data, ok, err := p.Store.ReadFile(at, file)
+	data, ok, err := st.ReadFile(at, file)
 	if err != nil {
-		return nil, fmt.Errorf("read the lessons of %s: %w", repo, err)
+		return nil, false, fmt.Errorf("read the lessons of %s: %w", repo, err)
 	}
 	if !ok {
-		return nil, nil
+		return nil, false, nil
 	}
 	f, ds := lessons.Parse(file, data)
 	if ds.HasErrors() {
-		p.noteOnce(e.specPath, true, "%s has errors (gallivant check); its lessons are not carried until it passes", file)
-		return nil, nil
+		return nil, true, nil
 	}
 	return &ledger.BriefLessons{Path: file, Repo: repo, Commit: at, Blob: plumbing.ComputeHash(plumbing.BlobObject, data).String(),
-		InPlay: describeInPlay(what, inPlay), Applying: f.Match(inPlay), Total: len(f.Lessons)}, nil
+		InPlay: describeInPlay(what, inPlay), Applying: f.Match(inPlay), Total: len(f.Lessons)}, false, nil
+}
+
+// RowLessons are the lessons the brief of l's outstanding row or seed
+// dispatch carries, read at control commit at: what `gallivant task`
+// prints is what the executor hands its agent. bad reports a lessons file
+// with errors.
+func RowLessons(st *store.Store, at string, sp *specs.Spec, l *ledger.Ledger) (bl *ledger.BriefLessons, bad bool, err error) {
+	repo, inPlay, what := rowInPlay(sp, l)
+	return ReadLessons(st, at, repo, inPlay, what)
 }
 
 // carryLessons adds the Gallivant-Lessons trailer of bl to a dispatch's
@@ -58,18 +79,25 @@ func carryLessons(c *ledger.Commit, bl *ledger.BriefLessons) {
 	c.Trailers = append(c.Trailers, t)
 }
 
-// rowLessons are the lessons of the outstanding dispatch of l: for a row,
-// the files in play are the spec's `context:` paths, the criterion's
-// `venue:` and the files the row's recorded evidence command reads; for a
-// seed, the `context:` paths.
+// rowLessons are the lessons of the outstanding dispatch of l
+// (rowInPlay).
 func (p *passState) rowLessons(e *entry, l *ledger.Ledger) (*ledger.BriefLessons, error) {
+	repo, inPlay, what := rowInPlay(e.spec, l)
+	return p.lessonsFor(e, repo, inPlay, what)
+}
+
+// rowInPlay is the target repository and the files in play of l's
+// outstanding dispatch: for a row, the spec's `context:` paths, the
+// criterion's `venue:` and the files the row's recorded evidence command
+// reads; for a seed, the `context:` paths.
+func rowInPlay(sp *specs.Spec, l *ledger.Ledger) (repo string, inPlay []string, what string) {
 	pd := *l.Pending
-	repo, _ := p.member(e, pd.Member)
-	inPlay := slices.Clone(e.spec.Context)
-	what := "the spec's context"
+	repo, _ = sp.MemberRepo(pd.Member)
+	inPlay = slices.Clone(sp.Context)
+	what = "the spec's context"
 	if pd.Target != ledger.SeedTarget {
 		what = fmt.Sprintf("row %d's context, venue and evidence", pd.Target)
-		for _, ac := range e.spec.ACs {
+		for _, ac := range sp.ACs {
 			if ac.N == l.ACOf(pd.Target) && ac.Disposition.Kind == specs.DispVenue {
 				inPlay = append(inPlay, ac.Disposition.Text)
 			}
@@ -78,7 +106,7 @@ func (p *passState) rowLessons(e *entry, l *ledger.Ledger) (*ledger.BriefLessons
 			inPlay = append(inPlay, commandFiles(ledger.EvidenceCommand(r.Evidence))...)
 		}
 	}
-	return p.lessonsFor(e, repo, inPlay, what)
+	return repo, inPlay, what
 }
 
 // roundLessons are the lessons of a review/fix round: the files in play
