@@ -6,8 +6,8 @@ import (
 
 // lessonsFindings judges a commit's Gallivant-Lessons trailers
 // (docs/learning.md): lessons are guidance in an agent's brief, so only a
-// transition that hands one out — a dispatch, a round, a verification
-// repair — may name the lessons file version it carried, once, as
+// transition that hands one out — a dispatch, a rerun, a round, a
+// verification repair — may name the lessons file version it carried, once, as
 // lessons/<owner>/<name>.md@<blob>.
 func lessonsFindings(c *Change, v func(string, string, ...any) Violation) []Violation {
 	var vals []string
@@ -21,7 +21,7 @@ func lessonsFindings(c *Change, v func(string, string, ...any) Violation) []Viol
 	}
 	var out []Violation
 	if s, err := ledger.ParseSubject(c.Subject()); err == nil && !ledger.CarriesLessons(s.Kind) {
-		out = append(out, v(SectionTrailers, "%s names lessons, but only a dispatch, a round or a verification repair hands an agent a brief", ledger.TrailerLessons))
+		out = append(out, v(SectionTrailers, "%s names lessons, but only a dispatch, a rerun, a round or a verification repair hands an agent a brief", ledger.TrailerLessons))
 	}
 	if len(vals) > 1 {
 		out = append(out, v(SectionTrailers, "%s is given %d times; a dispatch carries one lessons file", ledger.TrailerLessons, len(vals)))

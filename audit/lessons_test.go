@@ -24,6 +24,7 @@ func TestLessonsTrailer(t *testing.T) {
 		return c.Message()
 	}
 	stopL, stopCommit := ledger.Stop(mustParse(t, running), ledger.StopNeeds, "row 2 needs a database", 2)
+	rerun, rerunCommit := ledger.Rerun(dispatched, now.Add(time.Minute))
 	for _, tc := range []struct {
 		name          string
 		msg           string
@@ -31,6 +32,7 @@ func TestLessonsTrailer(t *testing.T) {
 		want          []found
 	}{
 		{"dispatch carrying lessons", with(c, good), running, ledger.Format(dispatched), nil},
+		{"rerun carrying lessons", with(rerunCommit, good), ledger.Format(dispatched), ledger.Format(rerun), nil},
 		{"malformed value", with(c, ledger.Trailer{Key: ledger.TrailerLessons, Value: "specs/x.md@" + strings.Repeat("b", 40)}), running, ledger.Format(dispatched),
 			[]found{{SectionTrailers, lp}}},
 		{"given twice", with(c, good, good), running, ledger.Format(dispatched), []found{{SectionTrailers, lp}}},

@@ -15,15 +15,15 @@ const LessonsBriefLimit = 8 << 10
 
 // TrailerLessons names the lessons file version a dispatch carried,
 // `lessons/<owner>/<name>.md@<blob>`, on the write-ahead commit of a
-// dispatch, a review/fix round or a verification repair whose brief quotes
-// at least one lesson (docs/learning.md).
+// dispatch, a rerun, a review/fix round or a verification repair whose
+// brief quotes at least one lesson (docs/learning.md).
 const TrailerLessons = "Gallivant-Lessons"
 
 // CarriesLessons reports whether a transition of kind k hands an agent a
-// brief, and so may carry lessons: a dispatch, a round or a verification
-// repair.
+// brief, and so may carry lessons: a dispatch, a rerun, a round or a
+// verification repair.
 func CarriesLessons(k Kind) bool {
-	return k == KindDispatch || k == KindRound || k == KindRepairVerification
+	return k == KindDispatch || k == KindRerun || k == KindRound || k == KindRepairVerification
 }
 
 // BriefLessons is what a brief quotes of a lessons file: the lessons that

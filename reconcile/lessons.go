@@ -65,8 +65,8 @@ func RowLessons(st *store.Store, at string, sp *specs.Spec, l *ledger.Ledger) (b
 }
 
 // carryLessons adds the Gallivant-Lessons trailer of bl to a dispatch's
-// write-ahead commit — a row or seed dispatch, a round or a verification
-// repair — when bl carries any lesson. Any other commit (the stop a round
+// write-ahead commit — a row or seed dispatch, a rerun, a round or a
+// verification repair — when bl carries any lesson. Any other commit (the stop a round
 // may become) carries none.
 func carryLessons(c *ledger.Commit, bl *ledger.BriefLessons) {
 	t, ok := bl.Trailer()
@@ -77,6 +77,17 @@ func carryLessons(c *ledger.Commit, bl *ledger.BriefLessons) {
 		return
 	}
 	c.Trailers = append(c.Trailers, t)
+}
+
+// withRowLessons adds to c, the write-ahead commit of n's dispatch or
+// rerun, the trailer of the lessons its brief carries.
+func (p *passState) withRowLessons(e *entry, n *ledger.Ledger, c *ledger.Commit) error {
+	bl, err := p.rowLessons(e, n)
+	if err != nil {
+		return err
+	}
+	carryLessons(c, bl)
+	return nil
 }
 
 // rowLessons are the lessons of the outstanding dispatch of l

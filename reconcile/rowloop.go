@@ -111,11 +111,9 @@ func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (st
 		head = base
 	}
 	n, c := ledger.Dispatch(e.l, a, head, p.clock())
-	bl, err := p.rowLessons(e, n)
-	if err != nil {
+	if err := p.withRowLessons(e, n, &c); err != nil {
 		return progressed, err
 	}
-	carryLessons(&c, bl)
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
@@ -293,6 +291,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		// dispatch, so two reconcilers never both run it.
 		if isLost && obs.Orphaned {
 			c = lostRerun(c, lost)
+		}
+		if err := p.withRowLessons(e, n, &c); err != nil {
+			return progressed, err
 		}
 		if err := p.apply(e, n, c); err != nil {
 			return progressed, err
