@@ -376,6 +376,10 @@ func shortTrailer(v string) string {
 	if len(v) == 40 && strings.Trim(v, "0123456789abcdef") == "" {
 		return v[:7]
 	}
+	// A lessons file version, path@blob (Gallivant-Lessons).
+	if p, blob, ok := strings.Cut(v, "@"); ok && len(blob) == 40 && strings.Trim(blob, "0123456789abcdef") == "" {
+		return p + "@" + blob[:7]
+	}
 	return v
 }
 
