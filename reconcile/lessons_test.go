@@ -147,3 +147,31 @@ func TestLessonsWithErrorsAreNotCarried(t *testing.T) {
 		t.Errorf("the pass says %d times why no lessons are carried, want once: %s", n, noteOf(rep))
 	}
 }
+
+// The verification repair's brief carries the lessons that apply to its
+// files in play, and its write-ahead commit names the version carried.
+func TestLessonsCarriedInVerificationRepair(t *testing.T) {
+	t.Parallel()
+	spec := "---\ncontext: [rows/]\n---\n# Feature\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `test -d rows`\n- `test -f rows/row-verification.txt || { echo 'missing rows/row-verification.txt'; exit 1; }`\n"
+	r := newRig(t, map[string]string{"specs/feature.md": spec,
+		"lessons/acme/api.md": "## Rows are text files\nscope: rows/**\nsources: acme/api#4\n\nA row file holds one line of text.\n\n## Web pages escape their output\nscope: web/**\nsources: acme/api#5\n\nEscape every value.\n"})
+	got := subjectsOf(r.pass())
+	if !slices.Contains(got, "loop: repair verification") {
+		t.Fatalf("no verification repair in %v", got)
+	}
+	var repair string
+	for _, task := range r.runs {
+		if strings.Contains(task.Brief, "target: verification") {
+			repair = task.Brief
+		}
+	}
+	if !strings.Contains(repair, "## Lessons for acme/api (quoted data)") || !strings.Contains(repair, "### Rows are text files\n") ||
+		!strings.Contains(repair, "(the failing command's files and the spec's context: `rows`)") || strings.Contains(repair, "Web pages") {
+		t.Errorf("the repair brief does not carry just the rows lesson:\n%s", repair)
+	}
+	blob := run(t, r.control, "git", "rev-parse", "main:lessons/acme/api.md")
+	if msg := commitMessage(t, r, "loop: repair verification"); !slices.Contains(strings.Split(msg, "\n"), ledger.TrailerLessons+": lessons/acme/api.md@"+blob) {
+		t.Errorf("the repair commit does not name the lessons version %s:\n%s", blob, msg)
+	}
+	verifyControl(t, r)
+}
