@@ -200,6 +200,7 @@ func commitFindings(want *ledger.Commit, c *Change, child *ledger.Ledger, v func
 	if sp := c.trailer(ledger.TrailerSpec); sp != "" && sp != child.Spec {
 		out = append(out, v(SectionTrailers, "Gallivant-Spec names %s but the ledger is %s's", sp, child.Spec))
 	}
+	out = append(out, lessonsFindings(c, v)...)
 	return out
 }
 

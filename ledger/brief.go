@@ -22,6 +22,9 @@ type BriefInput struct {
 	Model string
 	// Plan is the plan path a waves spec's agent follows, if any.
 	Plan string
+	// Lessons are the target's lessons that apply to the row (or the
+	// seed), quoted after the sources; nil quotes none.
+	Lessons *BriefLessons
 }
 
 // Brief renders the task brief handed to an agent: a markdown document whose
@@ -135,6 +138,7 @@ func Brief(in BriefInput) (string, error) {
 		specCommit = l.Delivery.SpecCommit
 	}
 	writeSources(&b, in.Spec, specCommit)
+	WriteLessons(&b, in.Lessons)
 	if l.onlyRow() && SelectiveProblem(l.Verification) == "" {
 		fmt.Fprintf(&b, "\n## Verification\n\nThe verification is `%s`. It is selective and this spec has one criterion, so it may\nalso be the evidence.\n", l.Verification)
 	} else {

@@ -710,6 +710,11 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if err != nil {
 		return progressed, err
 	}
+	bl, err := p.roundLessons(e, pr, d)
+	if err != nil {
+		return progressed, err
+	}
+	carryLessons(&c, bl)
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
@@ -738,9 +743,13 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		return nil
 	}
 	k := e.l.Delivery.Round
+	bl, err := p.roundLessons(e, pr, d)
+	if err != nil {
+		return err
+	}
 	brief := gatekeep.FixBrief(gatekeep.FixBriefInput{PR: pr, Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath,
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
-		Verification: e.l.Verification, Findings: fs, Ledger: e.l})
+		Verification: e.l.Verification, Findings: fs, Ledger: e.l, Lessons: bl})
 	brief += p.ciSection(ctx, e, pr, d)
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}

@@ -366,6 +366,9 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 				// its agent never answered: the loop reruns it itself,
 				// exactly as it would have before the stop.
 				n, c := ledger.Rerun(e.l, p.clock())
+				if err := p.withRowLessons(e, n, &c); err != nil {
+					return err
+				}
 				if err := p.apply(e, n, c); err != nil {
 					return err
 				}

@@ -111,6 +111,9 @@ func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (st
 		head = base
 	}
 	n, c := ledger.Dispatch(e.l, a, head, p.clock())
+	if err := p.withRowLessons(e, n, &c); err != nil {
+		return progressed, err
+	}
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
@@ -136,8 +139,12 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	}
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
+	bl, err := p.rowLessons(e, e.l)
+	if err != nil {
+		return err
+	}
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath)})
+		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath), Lessons: bl})
 	if err != nil {
 		return err
 	}
@@ -284,6 +291,9 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 		// dispatch, so two reconcilers never both run it.
 		if isLost && obs.Orphaned {
 			c = lostRerun(c, lost)
+		}
+		if err := p.withRowLessons(e, n, &c); err != nil {
+			return progressed, err
 		}
 		if err := p.apply(e, n, c); err != nil {
 			return progressed, err

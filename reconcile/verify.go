@@ -175,6 +175,11 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on %s: `%s`%s, and its one repair is spent", short(head), last.Command, p.whose(e, last.Command)))
 	}
 	n, c := gatekeep.VerifyRepairStarted(e.l, head, p.clock())
+	bl, err := p.repairLessons(e, repo, last.Command)
+	if err != nil {
+		return progressed, false, err
+	}
+	carryLessons(&c, bl)
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, false, err
 	}
@@ -182,7 +187,7 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return progressed, false, err
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
-		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l})
+		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l, Lessons: bl})
 	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
 		Model: gatekeep.RepairModel(e.l, last.Command, p.settings())}
 	if p.CloneURL != nil {

@@ -376,6 +376,10 @@ func shortTrailer(v string) string {
 	if len(v) == 40 && strings.Trim(v, "0123456789abcdef") == "" {
 		return v[:7]
 	}
+	// A lessons file version, path@blob (Gallivant-Lessons).
+	if p, blob, ok := strings.Cut(v, "@"); ok && len(blob) == 40 && strings.Trim(blob, "0123456789abcdef") == "" {
+		return p + "@" + blob[:7]
+	}
 	return v
 }
 
@@ -407,7 +411,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
+			snap, st, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
 			}
@@ -416,8 +420,12 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s has no outstanding dispatch", sp)}
 			}
 			repo, _ := spec.MemberRepo(l.Pending.Member)
+			lessons, _, err := reconcile.RowLessons(st, snap.Commit, spec, l)
+			if err != nil {
+				return &exitError{code: exitCannotRun, err: err}
+			}
 			brief, err := ledger.Brief(ledger.BriefInput{Ledger: l, Spec: spec, LedgerPath: snap.Repo.LedgerPaths[sp], Repo: repo,
-				Branch: l.WorkBranch(), Model: l.Delivery.Model, Plan: snap.Repo.PlanPathFor(sp)})
+				Branch: l.WorkBranch(), Model: l.Delivery.Model, Plan: snap.Repo.PlanPathFor(sp), Lessons: lessons})
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
 			}
