@@ -740,6 +740,8 @@ func (c *ctx) anyFailing(sha string) bool {
 	return false
 }
 
+// listPulls lists a repository's pull requests as GitHub does: filtered
+// by state (open unless asked), head and base, then sorted.
 func listPulls(c *ctx) {
 	c.sync()
 	q := c.r.URL.Query()
@@ -754,50 +756,66 @@ func listPulls(c *ctx) {
 	}
 	var ps []*pull
 	for _, p := range c.repo.Pulls {
-		if state != "all" && p.State != state {
-			continue
+		if c.pullListed(p, state, q.Get("head"), q.Get("base")) {
+			ps = append(ps, p)
 		}
-		if h := q.Get("head"); h != "" {
-			// user:ref-name; the user matches in any case, as GitHub's
-			// logins do.
-			owner, ref, _ := strings.Cut(h, ":")
-			if !strings.EqualFold(owner, c.headOwner(p)) || ref != p.Head {
-				continue
-			}
-		}
-		if b := q.Get("base"); b != "" && b != p.Base {
-			continue
-		}
-		ps = append(ps, p)
 	}
-	// GitHub: direction defaults to desc when sort is created or not
-	// given, otherwise to asc.
 	sortBy, dir := q.Get("sort"), q.Get("direction")
-	switch {
-	case sortBy != "" && sortBy != "created" && sortBy != "updated" && sortBy != "popularity" && sortBy != "long-running":
-		c.invalidField("PullRequest", "sort", "invalid", "sort must be created, updated, popularity or long-running")
-		return
-	case dir != "" && dir != "asc" && dir != "desc":
-		c.invalidField("PullRequest", "direction", "invalid", "direction must be asc or desc")
+	if field, msg := pullSortRefusal(sortBy, dir); field != "" {
+		c.invalidField("PullRequest", field, "invalid", msg)
 		return
 	}
-	desc := dir == "desc" || (dir == "" && (sortBy == "" || sortBy == "created"))
-	switch sortBy {
-	case "updated":
-		sort.SliceStable(ps, func(i, j int) bool {
-			if ps[i].UpdatedAt.Equal(ps[j].UpdatedAt) {
-				return (ps[i].Number > ps[j].Number) == desc
-			}
-			return ps[i].UpdatedAt.After(ps[j].UpdatedAt) == desc
-		})
-	default:
-		sort.SliceStable(ps, func(i, j int) bool { return (ps[i].Number > ps[j].Number) == desc })
-	}
+	sortPulls(ps, sortBy, dir)
 	out := make([]pullJSON, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, c.pullJSON(p, false))
 	}
 	paginate(c, out)
+}
+
+// pullListed reports whether p passes a list's filters: its state (or
+// all), its head as user:ref-name when head is given (the user matches in
+// any case, as GitHub's logins do) and its base when base is given.
+func (c *ctx) pullListed(p *pull, state, head, base string) bool {
+	if state != "all" && p.State != state {
+		return false
+	}
+	if head != "" {
+		owner, ref, _ := strings.Cut(head, ":")
+		if !strings.EqualFold(owner, c.headOwner(p)) || ref != p.Head {
+			return false
+		}
+	}
+	return base == "" || base == p.Base
+}
+
+// pullSortRefusal is the field and message of a list's sort or direction
+// GitHub refuses, or "" when both are valid.
+func pullSortRefusal(sortBy, dir string) (field, msg string) {
+	switch {
+	case sortBy != "" && sortBy != "created" && sortBy != "updated" && sortBy != "popularity" && sortBy != "long-running":
+		return "sort", "sort must be created, updated, popularity or long-running"
+	case dir != "" && dir != "asc" && dir != "desc":
+		return "direction", "direction must be asc or desc"
+	}
+	return "", ""
+}
+
+// sortPulls orders ps as GitHub does: by update time for sort=updated,
+// by number otherwise; direction defaults to desc when sort is created or
+// not given, otherwise to asc.
+func sortPulls(ps []*pull, sortBy, dir string) {
+	desc := dir == "desc" || (dir == "" && (sortBy == "" || sortBy == "created"))
+	if sortBy != "updated" {
+		sort.SliceStable(ps, func(i, j int) bool { return (ps[i].Number > ps[j].Number) == desc })
+		return
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].UpdatedAt.Equal(ps[j].UpdatedAt) {
+			return (ps[i].Number > ps[j].Number) == desc
+		}
+		return ps[i].UpdatedAt.After(ps[j].UpdatedAt) == desc
+	})
 }
 
 func getPull(c *ctx) {
