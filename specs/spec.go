@@ -734,10 +734,10 @@ func (p *specParser) legs(s *Spec, scope *parse.Section) {
 	}
 }
 
+// leg reads the block of leg name: its `key: value` lines and the
+// contract list after `contract:`.
 func (p *specParser) leg(s *Spec, name string, sec *parse.Section) Leg {
-	leg := Leg{Name: name, Pos: sec.Heading.Pos}
-	scopes := 0
-	expectContract := false
+	r := &legReader{p: p, s: s, leg: Leg{Name: name, Pos: sec.Heading.Pos}}
 	for _, sub := range sec.Children {
 		p.errorf(sub.Heading.Pos, RuleSpecLegs, "a leg block holds `key: value` lines and its contract list, not headings")
 	}
@@ -745,72 +745,95 @@ func (p *specParser) leg(s *Spec, name string, sec *parse.Section) Leg {
 		switch x := b.(type) {
 		case *parse.Paragraph:
 			for _, l := range x.Lines {
-				kv, ok := parse.ParseKeyValue(l)
-				if !ok {
-					p.errorf(l.Pos, RuleSpecLegs, "expected a `key: value` line in leg %q (repo, scope, contract), got %q", name, l.Text)
-					continue
-				}
-				switch kv.Key {
-				case "repo":
-					if !ValidRepo(kv.Value) {
-						p.errorf(kv.ValuePos, RuleSpecLegs, "leg %q repo must be owner/name, got %q", name, kv.Value)
-					}
-					leg.Repo = kv.Value
-				case "scope":
-					scopes++
-					if scopes > 1 {
-						p.errorf(kv.KeyPos, RuleSpecScope, "leg %q has a second scope: line; exactly one is allowed", name)
-						continue
-					}
-					leg.Scope, leg.ScopeNone = p.scope(name, kv, len(s.ACs))
-				case "contract":
-					if kv.Value != "" {
-						p.errorf(kv.ValuePos, RuleSpecLegs, "contract: takes its items on the following lines, like `- verification: `cmd``")
-					}
-					expectContract = true
-				case "design":
-					// Kept as prose: ownership is never inferred from it (S-9).
-				default:
-					p.errorf(kv.KeyPos, RuleSpecLegs, "unknown leg key %q; expected repo, scope, contract or design", kv.Key)
-				}
+				r.line(l)
 			}
 		case *parse.List:
-			if !expectContract {
-				p.errorf(x.Pos, RuleSpecLegs, "a list in a leg block must follow a `contract:` line")
-				continue
-			}
-			for _, it := range x.Items {
-				t := strings.TrimSpace(it.Text())
-				v, ok := strings.CutPrefix(t, "verification:")
-				if !ok {
-					p.errorf(it.TextPos(), RuleSpecLegs, "contract items are `- verification: `command``; got %q", t)
-					continue
-				}
-				v = strings.TrimSpace(v)
-				if len(it.Code) == 1 && isSingleSpan(v, it.Code[0].Text) {
-					v = strings.TrimSpace(it.Code[0].Text)
-				}
-				if v == "" {
-					p.errorf(it.TextPos(), RuleSpecLegs, "verification: needs a command")
-					continue
-				}
-				if leg.Verification != "" {
-					p.errorf(it.TextPos(), RuleSpecLegs, "leg %q has a second verification line; keep one", name)
-					continue
-				}
-				leg.Verification = v
-			}
+			r.contract(x)
 		default:
 			p.errorf(b.Start(), RuleSpecLegs, "unexpected block in leg %q; a leg holds `key: value` lines and a contract list", name)
 		}
 	}
-	if leg.Repo == "" {
-		p.errorf(leg.Pos, RuleSpecLegs, "leg %q needs a `repo: owner/name` line", name)
+	if r.leg.Repo == "" {
+		p.errorf(r.leg.Pos, RuleSpecLegs, "leg %q needs a `repo: owner/name` line", name)
 	}
-	if scopes == 0 {
-		p.errorf(leg.Pos, RuleSpecScope, "leg %q needs exactly one scope line: `scope: AC 1, AC 3` or `scope: none`", name)
+	if r.scopes == 0 {
+		p.errorf(r.leg.Pos, RuleSpecScope, "leg %q needs exactly one scope line: `scope: AC 1, AC 3` or `scope: none`", name)
 	}
-	return leg
+	return r.leg
+}
+
+// legReader is one leg block being read: the leg so far, how many scope:
+// lines it had, and whether a contract: line came.
+type legReader struct {
+	p              *specParser
+	s              *Spec
+	leg            Leg
+	scopes         int
+	expectContract bool
+}
+
+// line reads one `key: value` line of the leg.
+func (r *legReader) line(l parse.Line) {
+	p, name := r.p, r.leg.Name
+	kv, ok := parse.ParseKeyValue(l)
+	if !ok {
+		p.errorf(l.Pos, RuleSpecLegs, "expected a `key: value` line in leg %q (repo, scope, contract), got %q", name, l.Text)
+		return
+	}
+	switch kv.Key {
+	case "repo":
+		if !ValidRepo(kv.Value) {
+			p.errorf(kv.ValuePos, RuleSpecLegs, "leg %q repo must be owner/name, got %q", name, kv.Value)
+		}
+		r.leg.Repo = kv.Value
+	case "scope":
+		r.scopes++
+		if r.scopes > 1 {
+			p.errorf(kv.KeyPos, RuleSpecScope, "leg %q has a second scope: line; exactly one is allowed", name)
+			return
+		}
+		r.leg.Scope, r.leg.ScopeNone = p.scope(name, kv, len(r.s.ACs))
+	case "contract":
+		if kv.Value != "" {
+			p.errorf(kv.ValuePos, RuleSpecLegs, "contract: takes its items on the following lines, like `- verification: `cmd``")
+		}
+		r.expectContract = true
+	case "design":
+		// Kept as prose: ownership is never inferred from it (S-9).
+	default:
+		p.errorf(kv.KeyPos, RuleSpecLegs, "unknown leg key %q; expected repo, scope, contract or design", kv.Key)
+	}
+}
+
+// contract reads the leg's contract list, which holds one
+// verification item with its command.
+func (r *legReader) contract(x *parse.List) {
+	p, name := r.p, r.leg.Name
+	if !r.expectContract {
+		p.errorf(x.Pos, RuleSpecLegs, "a list in a leg block must follow a `contract:` line")
+		return
+	}
+	for _, it := range x.Items {
+		t := strings.TrimSpace(it.Text())
+		v, ok := strings.CutPrefix(t, "verification:")
+		if !ok {
+			p.errorf(it.TextPos(), RuleSpecLegs, "contract items are `- verification: `command``; got %q", t)
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(it.Code) == 1 && isSingleSpan(v, it.Code[0].Text) {
+			v = strings.TrimSpace(it.Code[0].Text)
+		}
+		if v == "" {
+			p.errorf(it.TextPos(), RuleSpecLegs, "verification: needs a command")
+			continue
+		}
+		if r.leg.Verification != "" {
+			p.errorf(it.TextPos(), RuleSpecLegs, "leg %q has a second verification line; keep one", name)
+			continue
+		}
+		r.leg.Verification = v
+	}
 }
 
 func (p *specParser) scope(leg string, kv parse.KeyValue, nACs int) ([]int, bool) {
