@@ -881,33 +881,21 @@ func createPull(c *ctx) {
 	writeJSON(c.w, 201, c.pullJSON(p, true))
 }
 
+// updatePull edits a pull request's title, body, base or state, after
+// checking the whole edit as GitHub does.
 func updatePull(c *ctx) {
 	c.sync()
 	p, ok := c.pullNumber()
 	if !ok {
 		return
 	}
-	var in struct {
-		Title, Body, State, Base *string
-	}
+	var in pullUpdate
 	if !c.decode(&in) {
 		return
 	}
-	if in.State != nil && *in.State != "open" && *in.State != "closed" {
-		c.invalidField("PullRequest", "state", "invalid", "state must be open or closed")
+	if field, code, why := c.updateRefusal(p, in); field != "" {
+		c.invalidField("PullRequest", field, code, why)
 		return
-	}
-	if in.State != nil && *in.State == "open" && p.State == "closed" {
-		if why := c.reopenRefusal(p); why != "" {
-			c.invalidField("PullRequest", "state", "custom", why)
-			return
-		}
-	}
-	if in.Base != nil {
-		if bs, _ := c.git.branches(); bs[*in.Base] == "" {
-			c.invalidField("PullRequest", "base", "invalid", "Proposed base branch '"+*in.Base+"' was not found")
-			return
-		}
 	}
 	if in.Title != nil {
 		p.Title = *in.Title
@@ -919,28 +907,59 @@ func updatePull(c *ctx) {
 		p.Base = *in.Base
 	}
 	if in.State != nil && !p.Merged {
-		switch *in.State {
-		case "closed":
-			if p.State == "open" {
-				now := c.s.now()
-				p.State, p.ClosedAt = "closed", &now
-			}
-		case "open":
-			if p.State == "closed" {
-				// The head may have moved on (a fast-forward) while
-				// the pull request was closed.
-				bs, _ := c.git.branches()
-				if bs = c.pullView(p, bs); bs[p.Head] != "" {
-					p.HeadSHA = bs[p.Head]
-					c.pullRef(p)
-				}
-				c.s.dirty = true
-			}
-			p.State, p.ClosedAt = "open", nil
-		}
+		c.setPullState(p, *in.State)
 	}
 	p.UpdatedAt = c.s.now()
 	writeJSON(c.w, 200, c.pullJSON(p, true))
+}
+
+// pullUpdate is the body of a pull request edit: the fields it sets.
+type pullUpdate struct {
+	Title, Body, State, Base *string
+}
+
+// updateRefusal is the field, error code and message of an edit of p
+// GitHub refuses: a state that is neither open nor closed, a reopening
+// GitHub refuses (reopenRefusal) or a base branch that does not exist;
+// field is "" for an edit it takes.
+func (c *ctx) updateRefusal(p *pull, in pullUpdate) (field, code, why string) {
+	if in.State != nil && *in.State != "open" && *in.State != "closed" {
+		return "state", "invalid", "state must be open or closed"
+	}
+	if in.State != nil && *in.State == "open" && p.State == "closed" {
+		if why := c.reopenRefusal(p); why != "" {
+			return "state", "custom", why
+		}
+	}
+	if in.Base != nil {
+		if bs, _ := c.git.branches(); bs[*in.Base] == "" {
+			return "base", "invalid", "Proposed base branch '" + *in.Base + "' was not found"
+		}
+	}
+	return "", "", ""
+}
+
+// setPullState closes or reopens p, which is not merged. A reopened pull
+// request takes its head branch's commit: the head may have moved on (a
+// fast-forward) while it was closed.
+func (c *ctx) setPullState(p *pull, state string) {
+	switch state {
+	case "closed":
+		if p.State == "open" {
+			now := c.s.now()
+			p.State, p.ClosedAt = "closed", &now
+		}
+	case "open":
+		if p.State == "closed" {
+			bs, _ := c.git.branches()
+			if bs = c.pullView(p, bs); bs[p.Head] != "" {
+				p.HeadSHA = bs[p.Head]
+				c.pullRef(p)
+			}
+			c.s.dirty = true
+		}
+		p.State, p.ClosedAt = "open", nil
+	}
 }
 
 // reopenRefusal says why GitHub refuses to reopen a closed pull request,
