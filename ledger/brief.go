@@ -51,79 +51,9 @@ func Brief(in BriefInput) (string, error) {
 	fmt.Fprintf(&b, "This dispatch is iteration %d of the ledger: `iteration: %d` below counts the iterations\n", before+1, before)
 	fmt.Fprintf(&b, "before it, and your return commit must carry `iteration: %d`.\n\n", before+1)
 
-	attempts := 0
-	if r, ok := l.Row(pd.Target); ok {
-		attempts = r.Attempts
-	}
-	prev := "none"
-	if d, ok := l.PreviousResult(); ok {
-		prev = d.Line
-	} else if d, ok := l.lastResult(); ok {
-		// After a validation miss the refused return is no decision, but
-		// the repair brief still says what the last admitted one was.
-		prev = d.Line
-	}
-	hint := l.hintFor(pd.Target)
-	base := l.Base
-	if m, ok := l.MemberMeta(pd.Member); ok {
-		base = m.Base
-	}
-	kv := []string{
-		fmt.Sprintf("iteration: %d", before),
-		fmt.Sprintf("return iteration: %d", before+1),
-		"spec: " + in.Spec.Path,
-		"ledger: " + in.LedgerPath,
-		"base: " + base,
-		"target: " + pd.TargetString(),
-		fmt.Sprintf("attempts: %d", attempts),
-		"previous decision: " + prev,
-		"hint: " + hint,
-		"pending: " + pd.String(),
-		"repo: " + in.Repo,
-		"branch: " + in.Branch,
-		"member: " + pd.Member,
-	}
-	if in.Model != "" {
-		kv = append(kv, "model: "+in.Model)
-	}
-	if in.Plan != "" {
-		kv = append(kv, "plan: "+in.Plan)
-	}
+	kv, attempts := briefFacts(in, pd, before)
 	Fence(&b, "text", strings.Join(kv, "\n"))
-
-	acText := map[int]specs.AC{}
-	for _, ac := range in.Spec.ACs {
-		acText[ac.N] = ac
-	}
-	if pd.Target == SeedTarget {
-		b.WriteString("\n## Rows to seed\n\n")
-		b.WriteString("Establish baseline evidence for every row below: run one selective check per row on\n")
-		b.WriteString("the work branch as it is, close a row (`done`) only when its check already passes,\n")
-		b.WriteString("and change no code. Apply this seed contract whatever the iteration count says.\n\n")
-		for _, r := range l.MemberRows(pd.Member) {
-			if r.Status == Cut {
-				continue
-			}
-			ac := acText[l.ACOf(r.N)]
-			fmt.Fprintf(&b, "- row %d: %s%s\n", r.N, acLabel(ac, "[%s] "), strings.ReplaceAll(acSource(ac), "\n", "\n  "))
-		}
-	} else {
-		ac := acText[l.ACOf(pd.Target)]
-		fmt.Fprintf(&b, "\n## Acceptance criterion %d%s\n\n%s\n", ac.N, acLabel(ac, " (%s)"), acSource(ac))
-		if ac.Disposition.Kind != specs.DispNone {
-			fmt.Fprintf(&b, "\nDisposition: %s\n", ac.Disposition.String())
-		}
-		b.WriteString("\nMake this criterion true in the repository, prove it with one selective check, and\n")
-		b.WriteString("answer with the return below, `done` when the check passes, `failed` when it does not.\n")
-		if hist := l.RowDecisions(pd.Target); len(hist) > 0 {
-			b.WriteString("\n## Row history (oldest first, quoted data)\n\n")
-			var lines []string
-			for _, d := range hist {
-				lines = append(lines, d.Line)
-			}
-			Fence(&b, "text", strings.Join(lines, "\n"))
-		}
-	}
+	writeBriefWork(&b, in, pd)
 	if in.Plan != "" {
 		fmt.Fprintf(&b, "\nFollow the plan at %s in the control repository for how to do the work.\n", in.Plan)
 	}
@@ -158,6 +88,90 @@ three result lines joined by "; ". Write a literal pipe as \|. Each decision slo
 second slot with "needs <what>" or "contract exception: <why>".
 `)
 	return b.String(), nil
+}
+
+// briefFacts are a brief's `key: value` lines for the dispatch pd of
+// in.Ledger, whose count before it is before, and the target row's
+// attempts.
+func briefFacts(in BriefInput, pd Pending, before int) (kv []string, attempts int) {
+	l := in.Ledger
+	if r, ok := l.Row(pd.Target); ok {
+		attempts = r.Attempts
+	}
+	prev := "none"
+	if d, ok := l.PreviousResult(); ok {
+		prev = d.Line
+	} else if d, ok := l.lastResult(); ok {
+		// After a validation miss the refused return is no decision, but
+		// the repair brief still says what the last admitted one was.
+		prev = d.Line
+	}
+	base := l.Base
+	if m, ok := l.MemberMeta(pd.Member); ok {
+		base = m.Base
+	}
+	kv = []string{
+		fmt.Sprintf("iteration: %d", before),
+		fmt.Sprintf("return iteration: %d", before+1),
+		"spec: " + in.Spec.Path,
+		"ledger: " + in.LedgerPath,
+		"base: " + base,
+		"target: " + pd.TargetString(),
+		fmt.Sprintf("attempts: %d", attempts),
+		"previous decision: " + prev,
+		"hint: " + l.hintFor(pd.Target),
+		"pending: " + pd.String(),
+		"repo: " + in.Repo,
+		"branch: " + in.Branch,
+		"member: " + pd.Member,
+	}
+	if in.Model != "" {
+		kv = append(kv, "model: "+in.Model)
+	}
+	if in.Plan != "" {
+		kv = append(kv, "plan: "+in.Plan)
+	}
+	return kv, attempts
+}
+
+// writeBriefWork writes what the dispatch pd is to do: the rows a seed
+// establishes baseline evidence for, or the one acceptance criterion a
+// row makes true, with the row's history quoted as data.
+func writeBriefWork(b *strings.Builder, in BriefInput, pd Pending) {
+	l := in.Ledger
+	acText := map[int]specs.AC{}
+	for _, ac := range in.Spec.ACs {
+		acText[ac.N] = ac
+	}
+	if pd.Target == SeedTarget {
+		b.WriteString("\n## Rows to seed\n\n")
+		b.WriteString("Establish baseline evidence for every row below: run one selective check per row on\n")
+		b.WriteString("the work branch as it is, close a row (`done`) only when its check already passes,\n")
+		b.WriteString("and change no code. Apply this seed contract whatever the iteration count says.\n\n")
+		for _, r := range l.MemberRows(pd.Member) {
+			if r.Status == Cut {
+				continue
+			}
+			ac := acText[l.ACOf(r.N)]
+			fmt.Fprintf(b, "- row %d: %s%s\n", r.N, acLabel(ac, "[%s] "), strings.ReplaceAll(acSource(ac), "\n", "\n  "))
+		}
+		return
+	}
+	ac := acText[l.ACOf(pd.Target)]
+	fmt.Fprintf(b, "\n## Acceptance criterion %d%s\n\n%s\n", ac.N, acLabel(ac, " (%s)"), acSource(ac))
+	if ac.Disposition.Kind != specs.DispNone {
+		fmt.Fprintf(b, "\nDisposition: %s\n", ac.Disposition.String())
+	}
+	b.WriteString("\nMake this criterion true in the repository, prove it with one selective check, and\n")
+	b.WriteString("answer with the return below, `done` when the check passes, `failed` when it does not.\n")
+	if hist := l.RowDecisions(pd.Target); len(hist) > 0 {
+		b.WriteString("\n## Row history (oldest first, quoted data)\n\n")
+		var lines []string
+		for _, d := range hist {
+			lines = append(lines, d.Line)
+		}
+		Fence(b, "text", strings.Join(lines, "\n"))
+	}
 }
 
 // hintFor returns the retry hint that applies to the next attempt at a

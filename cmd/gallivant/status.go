@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
@@ -301,41 +300,13 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err != nil {
 				return &exitError{code: exitCannotRun, err: err}
 			}
-			var out []logJSON    // oldest first
-			var order [][]string // per entry, trailer names as written
 			var verdicts map[string][]string
 			if verify {
 				if verdicts, err = logVerdicts(st, lp); err != nil {
 					return &exitError{code: exitCannotRun, err: err}
 				}
 			}
-			for i := len(entries) - 1; i >= 0; i-- {
-				e := entries[i]
-				if vs, bad := verdicts[e.SHA]; !ledger.LoopAuthored(e.Subject) && !(bad && len(vs) > 0) {
-					continue
-				}
-				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}
-				var names []string
-				for _, t := range ledger.ParseTrailers(e.Message) {
-					if t.Key != ledger.TrailerSpec && t.Key != ledger.TrailerDispatch {
-						k, v := strings.TrimPrefix(t.Key, "Gallivant-"), t.Value
-						// A repeated trailer (one Proof a replayed row)
-						// keeps every value: joined by a newline in the
-						// JSON map, each printed in the text.
-						if prev, ok := j.Trailers[k]; ok {
-							v = prev + "\n" + v
-						} else {
-							names = append(names, k)
-						}
-						j.Trailers[k] = v
-					}
-				}
-				if verify {
-					markVerified(&j, verdicts)
-				}
-				out = append(out, j)
-				order = append(order, names)
-			}
+			out, order := logLines(entries, verify, verdicts)
 			if limit > 0 && len(out) > limit {
 				out, order = out[len(out)-limit:], order[len(order)-limit:]
 			}
@@ -348,20 +319,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				}
 				return logExit(out)
 			}
-			for k, j := range out {
-				when, _ := time.Parse(time.RFC3339, j.Time)
-				fmt.Fprintf(a.io.Out, "%s %s %s", shortSHA(j.Commit), when.Format("2006-01-02 15:04"), j.Subject)
-				if len(order[k]) > 0 {
-					var trailers []string
-					for _, name := range order[k] {
-						for _, v := range strings.Split(j.Trailers[name], "\n") {
-							trailers = append(trailers, name+"="+shortTrailer(v))
-						}
-					}
-					fmt.Fprintf(a.io.Out, "  [%s]", strings.Join(trailers, " "))
-				}
-				fmt.Fprintln(a.io.Out, verifiedMark(j))
-			}
+			a.printLog(out, order)
 			return logExit(out)
 		},
 	}
