@@ -137,7 +137,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath)})
+		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath), ReplayOutput: p.replayOutput(e, pd.Target)})
 	if err != nil {
 		return err
 	}

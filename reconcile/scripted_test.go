@@ -21,6 +21,7 @@ const (
 	NoCommit   = scripted.NoCommit
 	TwoCommits = scripted.TwoCommits
 	Dirty      = scripted.Dirty
+	Lie        = scripted.Lie
 )
 
 // ScriptedAgent is scripted.Agent as an executor's AgentFunc.

@@ -36,9 +36,10 @@ func hasVerify(e *entry) bool { return e.l.Verification != "" && e.l.Verificatio
 
 // verify applies exit verification and evidence replay before the pull
 // request opens (L-104, L-105): the head is verified once and each done
-// row's evidence command replayed on it; a failure dispatches one repair;
-// a failure after it stops verify-failed. ok is true when the pull request
-// may open.
+// row's evidence command replayed on it. A failed replay is a miss against
+// its rows (repairReplays); a failed Verify command dispatches one repair,
+// and a failure after it stops verify-failed. ok is true when the pull
+// request may open.
 func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head string) (res stepResult, ok bool, err error) {
 	if !p.verifies(e) {
 		return finished, true, nil
@@ -57,6 +58,12 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	}
 	if p.DryRun {
 		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(checks), "evidence command"), short(head)), false, nil
+	}
+	if done && last.Head == head && !last.Passed {
+		// A row's evidence failed when replayed: a miss against the row.
+		if res, repaired, err := p.repairReplays(e, head); repaired || err != nil {
+			return res, false, err
+		}
 	}
 	repair := e.l.Delivery.VerifyRepair
 	switch {

@@ -32,6 +32,9 @@ const (
 	NoCommit   Behavior = "none"        // the run ends without a commit
 	TwoCommits Behavior = "two-commits" // two conforming-looking commits
 	Dirty      Behavior = "dirty"       // uncommitted changes, no commit
+	// Lie is a conforming `done` return whose evidence checks a file the
+	// agent did not write: admitted, and false when gallivant replays it.
+	Lie Behavior = "lie"
 )
 
 // Script decides the scripted agent's behaviour for a target ("seed", a
@@ -130,6 +133,8 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 		status, evidence, decision := "done", fmt.Sprintf("test -f rows/row-%s.txt; ok", n), fmt.Sprintf("row %s done | wrote rows/row-%s.txt on attempt %d | next row", n, n, attempts+1)
 		file := fmt.Sprintf("rows/row-%s.txt", n)
 		switch b {
+		case Lie:
+			file = fmt.Sprintf("rows/claimed-%s-%d.txt", n, attempts+1)
 		case Fail, Needs:
 			status = "failed"
 			file = fmt.Sprintf("rows/attempt-%s-%d.txt", n, attempts+1)

@@ -1,0 +1,77 @@
+package reconcile
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gallivant/gallivant/ledger"
+)
+
+// A row whose evidence is false on the final head before the pull request
+// opens is a miss against that row: `loop: repair row 1` charges it one
+// attempt, the row loop dispatches it again with a brief that quotes the
+// replayed command and its output, and the honest return opens the pull
+// request. The verification repair is not used, and gallivant verify
+// replays the history.
+func TestFalseEvidenceBeforeOpenRepairsTheRow(t *testing.T) {
+	t.Parallel()
+	config := strings.Replace(rigConfig, "allowance: 2", "allowance: 4", 1)
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "gallivant.yaml": config})
+	r.script = func(target string, n int, _ string) Behavior {
+		if target == "1" && n == 1 {
+			return Lie
+		}
+		return Done
+	}
+	got := subjectsOf(r.pass())
+	joined := strings.Join(got, "\n")
+	if !strings.Contains(joined, "loop: record home row 1\nloop: verify\nloop: repair row 1\n") ||
+		!strings.Contains(joined, "loop: repair row 1\nloop: dispatch row 1\nloop: record home row 1\nloop: verify\nloop: open pr acme/api#1") ||
+		strings.Contains(joined, "loop: repair verification") {
+		t.Fatalf("got %v, want the false evidence repaired as row 1, then the pull request opened", got)
+	}
+	var repairBrief string
+	for _, run := range r.runs {
+		if briefValues(run.Brief)["target"] == "1" {
+			repairBrief = run.Brief
+		}
+	}
+	for _, want := range []string{"## The evidence replay that failed", "test -f rows/row-1.txt", "(gallivant replayed the evidence command: exit status 1, assertion)",
+		"hint: the return of iteration 1 was admitted, but gallivant replayed its evidence"} {
+		if !strings.Contains(repairBrief, want) {
+			t.Errorf("the repair dispatch's brief lacks %q:\n%s", want, repairBrief)
+		}
+	}
+	l := r.ledgerOf("specs/feature.md")
+	if row, _ := l.Row(1); row.Status != ledger.Done || row.Attempts != 3 {
+		t.Errorf("row 1 = %+v, want done after 3 attempts (the replay miss counted)", row)
+	}
+	verifyControl(t, r)
+}
+
+// False evidence every time spends the row's allowance: the entry stops
+// allowance on that row, whose evidence names the replayed command, and no
+// pull request opens.
+func TestFalseEvidenceSpendsTheRowsAllowance(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
+	r.script = func(target string, _ int, _ string) Behavior {
+		if target == "1" {
+			return Lie
+		}
+		return Done
+	}
+	got := subjectsOf(r.pass())
+	if got[len(got)-1] != "loop: stop allowance" || r.prs() != 0 {
+		t.Fatalf("got %v with %d pull requests, want an allowance stop and none", got, r.prs())
+	}
+	l := r.ledgerOf("specs/feature.md")
+	row, _ := l.Row(1)
+	if row.Status != ledger.Failed || !strings.Contains(row.Evidence, ledger.ReplayMissPrefix) || !strings.Contains(row.Evidence, "test -f rows/row-1.txt exited 1") {
+		t.Errorf("row 1 = %+v, want failed with the replay miss naming the command", row)
+	}
+	if stop := l.Delivery.Stop.String(); !strings.Contains(stop, "row 1") {
+		t.Errorf("stop %q does not name the row", stop)
+	}
+	verifyControl(t, r)
+}
