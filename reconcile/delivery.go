@@ -628,7 +628,7 @@ func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if res, held := p.holdForLegs(e, d.HeadSHA); held {
 		return res, nil
 	}
-	if res, ok, err := p.prove(ctx, e, pr.Repo, d.HeadSHA); !ok || err != nil {
+	if res, ok, err := p.prove(ctx, e, pr, d); !ok || err != nil {
 		return res, err
 	}
 	if p.DryRun {

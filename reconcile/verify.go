@@ -147,11 +147,13 @@ func (p *passState) whose(e *entry, cmd string) string {
 
 // prove holds the ready label to the completion gate's evidence-unproven
 // rule: every done row proved on head. The rows not proved there are
-// replayed first (loop: verify); a replay that fails stops verify-failed,
-// naming the rows and the command (the verification repair is for the head
-// before the pull request opens; under review a person resumes). ok is
-// true when the label may be written.
-func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (stepResult, bool, error) {
+// replayed first (loop: verify); a replay that fails is answered by a fix
+// round for that head (gatekeep.AnswerReplay), and stops verify-failed,
+// naming the rows and the command, when a round for it was already
+// dispatched or a Verify command failed. ok is true when the label may be
+// written.
+func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, bool, error) {
+	repo, head := pr.Repo, d.HeadSHA
 	if !p.proves(e) || head == "" {
 		return finished, true, nil
 	}
@@ -165,8 +167,17 @@ func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (ste
 	if p.DryRun {
 		return waitFor("would replay %s on %s", countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
-	if last, done := gatekeep.VerifiedAt(e.l); done && last.Head == head && !last.Passed {
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
+	switch gatekeep.AnswerReplay(e.l, head) {
+	case gatekeep.ReplayRound:
+		res, err := p.round(ctx, e, pr, d, gatekeep.ReplayFindings(e.l, head, p.tails[e.key()]))
+		return res, false, err
+	case gatekeep.ReplayStop:
+		last, _ := gatekeep.VerifiedAt(e.l)
+		after := ""
+		if e.l.Delivery.ChecksHead == head && len(ledger.ReplayMisses(e.l, head)) > 0 {
+			after = " after a fix round for it"
+		}
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s%s: `%s`%s (see the loop: verify commit for its output)", short(head), after, last.Command, p.whose(e, last.Command)))
 	}
 	last, done := gatekeep.VerifiedAt(e.l)
 	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), plan)
