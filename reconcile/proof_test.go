@@ -9,6 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/scripted"
+	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // Evidence replay: before the pull request opens, gallivant runs each done
@@ -78,6 +79,18 @@ func TestFalseEvidenceOnNewHeadIsAFixRound(t *testing.T) {
 		}
 	}
 	fixed := r.head(work)
+	// gallivant why judges the round's head by the gate's rule: not proved.
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why, want := strings.Join(snap.Explain("specs/feature.md"), "\n"), "completion gate: evidence-unproven - rows 1, 2 are not proved on "+fixed[:7]; !strings.Contains(why, want) {
+		t.Errorf("gallivant why lacks %q:\n%s", want, why)
+	}
 	r.greenAndApproved(fixed)
 	var all []string
 	for i := 0; i < 3; i++ {
