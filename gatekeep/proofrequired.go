@@ -6,11 +6,11 @@ import "github.com/gallivant/gallivant/specs"
 // request to evidence-unproven (docs/delivery.md "Evidence replay"): where
 // gallivant's executor holds a checkout (command or a preset agent CLI)
 // with executor.verify on, it replays every done row's evidence on the
-// head, so a head whose rows it did not prove there is not ready. A
-// coordinated spec's legs replay only their Verify commands. The
-// reconciler, `gallivant gatekeep` and `gallivant why` all ask this.
+// head (each leg of a coordinated spec on its own head), so a head whose
+// rows it did not prove there is not ready. `gallivant gatekeep` and
+// `gallivant why` ask this.
 func ProofRequired(cfg *specs.Config, sp *specs.Spec) bool {
-	if cfg == nil || sp == nil || !cfg.Executor.Verify || sp.Coordinated() {
+	if cfg == nil || sp == nil || !cfg.Executor.Verify {
 		return false
 	}
 	switch cfg.Executor.Kind {

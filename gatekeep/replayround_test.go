@@ -81,8 +81,8 @@ func TestReplayFindings(t *testing.T) {
 }
 
 // The gate holds a spec to evidence-unproven exactly where gallivant
-// replays evidence: an executor with a checkout, executor.verify on, a
-// single-repository spec.
+// replays evidence: an executor with a checkout and executor.verify on,
+// for a single-repository spec and for each leg of a coordinated one.
 func TestProofRequired(t *testing.T) {
 	t.Parallel()
 	single := &specs.Spec{Path: "specs/a.md"}
@@ -103,7 +103,7 @@ func TestProofRequired(t *testing.T) {
 		{"executor.verify off", cfg(specs.ExecutorCommand, false), single, false},
 		{"workflow", cfg(specs.ExecutorWorkflow, true), single, false},
 		{"none", cfg(specs.ExecutorNone, true), single, false},
-		{"a coordinated spec", cfg(specs.ExecutorCommand, true), legs, false},
+		{"a coordinated spec: each leg on its head", cfg(specs.ExecutorCommand, true), legs, true},
 		{"no configuration", nil, single, false},
 	}
 	for _, tt := range tests {

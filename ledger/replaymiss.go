@@ -31,7 +31,7 @@ func ReplayMisses(l *Ledger, head string) []int {
 		return nil
 	}
 	var out []int
-	for _, r := range l.Rows {
+	for _, r := range l.ViewRows() {
 		if replayMissed(l, r, head) {
 			out = append(out, r.N)
 		}

@@ -625,11 +625,11 @@ func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if res, held := p.holdForChain(ctx, e, "labelled ready"); held {
 		return res, nil
 	}
-	if res, held := p.holdForLegs(e, d.HeadSHA); held {
-		return res, nil
-	}
 	if res, ok, err := p.prove(ctx, e, pr, d); !ok || err != nil {
 		return res, err
+	}
+	if res, held := p.holdForLegs(e, d.HeadSHA); held {
+		return res, nil
 	}
 	if p.DryRun {
 		return waitFor("would label %s %s", pr, p.cfg.Labels.Ready), nil

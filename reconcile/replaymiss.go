@@ -17,6 +17,11 @@ func (p *passState) repairReplays(e *entry, head string) (stepResult, bool, erro
 	if len(rows) == 0 {
 		return finished, false, nil
 	}
+	if e.leg != nil {
+		// The row loop is the entry's: a leg's row is repaired in the
+		// entry's ledger, which holds the leg's proofs (ledger.WithLeg).
+		e = e.leg.parent
+	}
 	if p.DryRun {
 		return waitFor("would repair %s: its evidence failed when replayed on %s", rowList(rows), short(head)), true, nil
 	}

@@ -75,3 +75,38 @@ func TestFalseEvidenceSpendsTheRowsAllowance(t *testing.T) {
 	}
 	verifyControl(t, r)
 }
+
+// A coordinated spec replays each leg's rows on that leg's own head before
+// its pull request opens: false evidence on the web leg is a miss against
+// its row, repaired in the entry's row loop, and both legs end ready with
+// a proof of every row on its leg's head. gallivant verify replays the
+// legs' records.
+func TestLegsReplayEachLegsEvidence(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, strings.Replace(legsConfig, "allowance: 2", "allowance: 4", 1), legsSpec)
+	r.script = func(target string, n int, _ string) Behavior {
+		if target == "2" && n == 1 {
+			return Lie
+		}
+		return Done
+	}
+	rep := r.pass()
+	joined := strings.Join(subjectsOf(rep), "\n")
+	for _, want := range []string{"loop: verify leg web\nloop: repair row 2\n", "loop: record web row 2\nloop: verify leg web\nloop: open pr acme/web#1", "loop: ready acme/api#1", "loop: ready acme/web#1"} {
+		if !strings.Contains(joined, want) {
+			t.Fatalf("subjects lack %q:\n%s\n%s", want, joined, noteOf(rep))
+		}
+	}
+	l := r.ledger(legsLedger)
+	heads := map[int]string{1: "acme/api", 3: "acme/api", 2: "acme/web", 4: "acme/web"}
+	for row, repo := range heads {
+		h := run(t, r.gh.RepoDir(repo), "git", "rev-parse", "gallivant/audit")
+		if p, ok := l.ProofOf(row); !ok || p.Head != h || !p.Proved() {
+			t.Errorf("proof of row %d = %+v (%v), want a passed run on %s's head %s", row, p, ok, repo, h[:7])
+		}
+	}
+	if row, _ := l.Row(2); row.Attempts != 3 {
+		t.Errorf("row 2 = %+v, want 3 attempts (the replay miss counted)", row)
+	}
+	verifyControl(t, r)
+}

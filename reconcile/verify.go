@@ -26,10 +26,10 @@ func (p *passState) verifies(e *entry) bool {
 
 // proves reports whether the entry's done rows are each replayed on the
 // head before the pull request opens and before it is labelled ready, and
-// the gate requires it (evidence-unproven): where gallivant verifies, for a
-// single-repository spec. A coordinated spec's legs run their Verify
-// commands only (docs/delivery.md "Evidence replay").
-func (p *passState) proves(e *entry) bool { return p.verifies(e) && !e.spec.Coordinated() }
+// the gate requires it (evidence-unproven): where gallivant verifies — a
+// single-repository spec, or each leg of a coordinated one on its own head
+// (docs/delivery.md "Evidence replay").
+func (p *passState) proves(e *entry) bool { return p.verifies(e) }
 
 // hasVerify reports whether the entry has Verify commands of its own.
 func hasVerify(e *entry) bool { return e.l.Verification != "" && e.l.Verification != "none" }
