@@ -22,6 +22,7 @@ const (
 	TwoCommits = scripted.TwoCommits
 	Dirty      = scripted.Dirty
 	Lie        = scripted.Lie
+	Shared     = scripted.Shared
 )
 
 // ScriptedAgent is scripted.Agent as an executor's AgentFunc.

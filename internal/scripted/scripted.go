@@ -35,6 +35,9 @@ const (
 	// Lie is a conforming `done` return whose evidence checks a file the
 	// agent did not write: admitted, and false when gallivant replays it.
 	Lie Behavior = "lie"
+	// Shared is a conforming `done` return whose evidence is the one
+	// check every row of the spec shares, `test -d rows`.
+	Shared Behavior = "shared"
 )
 
 // Script decides the scripted agent's behaviour for a target ("seed", a
@@ -135,6 +138,8 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 		switch b {
 		case Lie:
 			file = fmt.Sprintf("rows/claimed-%s-%d.txt", n, attempts+1)
+		case Shared:
+			evidence = "test -d rows; ok"
 		case Fail, Needs:
 			status = "failed"
 			file = fmt.Sprintf("rows/attempt-%s-%d.txt", n, attempts+1)
