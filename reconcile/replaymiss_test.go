@@ -110,3 +110,33 @@ func TestLegsReplayEachLegsEvidence(t *testing.T) {
 	}
 	verifyControl(t, r)
 }
+
+// Under review, a leg's replay that fails on its new head is a fix round
+// on that leg: a person's push removes what row 2's evidence checks
+// on the web leg; both legs leave ready, the web leg's head is replayed,
+// and round 1 of acme/web#1 answers the failure, quoted in its brief.
+func TestLegsFalseEvidenceUnderReviewIsALegRound(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, "", legsSpec)
+	if got := strings.Join(subjectsOf(r.pass()), "\n"); !strings.Contains(got, "loop: ready acme/web#1") {
+		t.Fatalf("got %s, want both legs ready", got)
+	}
+	dir := t.TempDir()
+	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/audit", r.gh.RepoDir("acme/web"), "w")
+	w := dir + "/w"
+	run(t, w, "git", "rm", "--quiet", "rows/row-2.txt")
+	run(t, w, "git", "commit", "--quiet", "-m", "A person's change")
+	run(t, w, "git", "push", "--quiet", "origin", "gallivant/audit")
+	runs := len(r.runs)
+	got := strings.Join(subjectsOf(r.pass()), "\n")
+	if !strings.Contains(got, "loop: verify leg web\nloop: round 1 acme/web#1") || strings.Contains(got, "round 1 acme/api#1") {
+		t.Fatalf("got %s, want the web leg's failed replay answered by its round 1", got)
+	}
+	if len(r.runs) <= runs || r.runs[runs].Repo != "acme/web" || !strings.Contains(r.runs[runs].Brief, "gallivant's evidence replay failed: of row 2 on ") {
+		t.Errorf("the web leg's round brief does not carry the replay's finding: %+v", r.runs[runs:])
+	}
+	if labels := r.on("acme/api", "alice").labels(1); len(labels) != 0 {
+		t.Errorf("api still labelled %v while web is back in review", labels)
+	}
+	verifyControl(t, r)
+}
