@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -191,4 +192,29 @@ func TestBriefQuotesReplayMiss(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tailText never returns more than the limit, never invalid UTF-8 or a NUL
+// byte, and always a suffix of the whole text (the end of the output,
+// where a runner's verdict is).
+func FuzzTailText(f *testing.F) {
+	f.Add("--- FAIL: TestAdd\nFAIL\n", 8)
+	f.Add("a\x00b\xffc\xe2\x82", 4)
+	f.Add("ééé\nééé", 5)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 0 || limit > 1<<16 {
+			return
+		}
+		got := tailText(s, limit)
+		if len(got) > limit {
+			t.Fatalf("%d bytes over the limit %d", len(got), limit)
+		}
+		if !utf8.ValidString(got) || strings.ContainsRune(got, 0) {
+			t.Fatalf("unsafe text %q", got)
+		}
+		whole := tailText(s, 1<<30)
+		if !strings.HasSuffix(whole, got) {
+			t.Fatalf("%q is not the end of %q", got, whole)
+		}
+	})
 }
