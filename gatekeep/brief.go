@@ -86,6 +86,8 @@ func findingTitle(f Finding) string {
 		return fmt.Sprintf("review %d by @%s, %s, %s", f.ID, oneLine(f.Author), f.State, oneLine(f.Where))
 	case SourceGate:
 		return "completion gate: " + f.Where
+	case SourceReplay:
+		return "gallivant's evidence replay failed: " + oneLine(f.Where)
 	}
 	return fmt.Sprintf("comment %d by @%s at %s", f.ID, oneLine(f.Author), oneLine(f.Where))
 }

@@ -18,6 +18,10 @@ type GateInput struct {
 	// evidence command on the pull request's head (evidence replay): set
 	// where the executor holds a checkout and verifies.
 	RequireProof bool
+	// CheckProof, set where the executor holds no checkout (workflow,
+	// none), holds the head to the check executor.proof_check names
+	// (ProofCheckFor).
+	CheckProof *ProofCheck
 }
 
 // Problem is one completion-gate failure.
@@ -100,6 +104,11 @@ func Gate(d Digest, in GateInput) []Problem {
 	}
 	if in.RequireProof && d.HeadSHA != "" {
 		if p := ProofProblem(in.Ledger, d.HeadSHA); p != nil {
+			out = append(out, *p)
+		}
+	}
+	if in.CheckProof != nil && d.HeadSHA != "" {
+		if p := CheckProblem(d, *in.CheckProof); p != nil {
 			out = append(out, *p)
 		}
 	}

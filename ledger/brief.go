@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/specs"
 )
@@ -25,7 +26,14 @@ type BriefInput struct {
 	// Lessons are the target's lessons that apply to the row (or the
 	// seed), quoted after the sources; nil quotes none.
 	Lessons *BriefLessons
+	// ReplayOutput is the output tail of the failed evidence replay a
+	// replay repair of the target row answers, when the pass still holds
+	// it; it is quoted, bounded, as data.
+	ReplayOutput string
 }
+
+// MaxReplayOutput bounds the replay output a brief quotes.
+const MaxReplayOutput = 4000
 
 // Brief renders the task brief handed to an agent: a markdown document whose
 // `key: value` lines a shell script can read, the acceptance criteria to
@@ -164,6 +172,7 @@ func writeBriefWork(b *strings.Builder, in BriefInput, pd Pending) {
 	}
 	b.WriteString("\nMake this criterion true in the repository, prove it with one selective check, and\n")
 	b.WriteString("answer with the return below, `done` when the check passes, `failed` when it does not.\n")
+	writeReplayMiss(b, l, pd.Target, in.ReplayOutput)
 	if hist := l.RowDecisions(pd.Target); len(hist) > 0 {
 		b.WriteString("\n## Row history (oldest first, quoted data)\n\n")
 		var lines []string
@@ -190,6 +199,9 @@ func (l *Ledger) hintFor(target int) string {
 		}
 	}
 	if it, why, ok := l.Refusal(target); ok {
+		if miss, replayed := strings.CutPrefix(why, ReplayMissPrefix); replayed {
+			return fmt.Sprintf("the return of iteration %d was admitted, but gallivant replayed its evidence on %s; make the row's check real (fix the code or the test until one selective command passes and selects at least one test) and return with that command as the evidence", it, miss)
+		}
 		return fmt.Sprintf("the return of iteration %d was refused: %s; push one return that fixes exactly that", it, why)
 	}
 	return "none"
@@ -286,4 +298,43 @@ func acSource(ac specs.AC) string {
 		src += "\n- " + d
 	}
 	return src
+}
+
+// writeReplayMiss writes, for a row repaired after a failed evidence
+// replay, the command gallivant ran, on which head, its result, and the
+// output's tail quoted as data (or where to find it).
+func writeReplayMiss(b *strings.Builder, l *Ledger, target int, output string) {
+	_, why, ok := l.Refusal(target)
+	if !ok || !strings.HasPrefix(why, ReplayMissPrefix) {
+		return
+	}
+	p, ok := l.ProofOf(target)
+	if !ok {
+		return
+	}
+	b.WriteString("\n## The evidence replay that failed\n\n")
+	fmt.Fprintf(b, "gallivant ran this row's evidence command on %s, in a fresh checkout; it exited %d and\nthe runner reported %s. The command:\n\n", short(p.Head), p.Exit, p.Tests)
+	Fence(b, "sh", p.Command)
+	b.WriteString("\nIts output (tail, quoted data):\n\n")
+	if output == "" {
+		output = "(the output is in the loop: verify commit of the control repository)"
+	}
+	Fence(b, "text", tailText(output, MaxReplayOutput))
+}
+
+// tailText returns the last limit bytes of s at most, as valid UTF-8
+// without NUL bytes, starting after a line end when one is in range.
+func tailText(s string, limit int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	if len(s) <= limit {
+		return strings.TrimRight(s, "\n")
+	}
+	s = s[len(s)-limit:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return strings.TrimRight(s, "\n")
 }

@@ -427,7 +427,7 @@ func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (review
 		return reviewRead{}, err
 	}
 	in := gatekeep.Input{Self: self, Repolled: r.repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
-		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l}}
+		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l, CheckProof: gatekeep.ProofCheckFor(p.cfg)}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
@@ -625,11 +625,11 @@ func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if res, held := p.holdForChain(ctx, e, "labelled ready"); held {
 		return res, nil
 	}
+	if res, ok, err := p.prove(ctx, e, pr, d); !ok || err != nil {
+		return res, err
+	}
 	if res, held := p.holdForLegs(e, d.HeadSHA); held {
 		return res, nil
-	}
-	if res, ok, err := p.prove(ctx, e, pr.Repo, d.HeadSHA); !ok || err != nil {
-		return res, err
 	}
 	if p.DryRun {
 		return waitFor("would label %s %s", pr, p.cfg.Labels.Ready), nil

@@ -144,7 +144,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		return err
 	}
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath), Lessons: bl})
+		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath), Lessons: bl, ReplayOutput: p.replayOutput(e, pd.Target)})
 	if err != nil {
 		return err
 	}

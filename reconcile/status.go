@@ -351,7 +351,7 @@ func (s *Snapshot) explainNext(spec string, l *ledger.Ledger) []string {
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
-		lines := s.explainDelivery(l)
+		lines := append(s.explainDelivery(l), s.explainProof(spec, l)...)
 		if sp := s.Repo.Specs[spec]; sp != nil && sp.Coordinated() {
 			lines = s.explainLegs(l, sp)
 		}

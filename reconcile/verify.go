@@ -26,19 +26,20 @@ func (p *passState) verifies(e *entry) bool {
 
 // proves reports whether the entry's done rows are each replayed on the
 // head before the pull request opens and before it is labelled ready, and
-// the gate requires it (evidence-unproven): where gallivant verifies, for a
-// single-repository spec. A coordinated spec's legs run their Verify
-// commands only (docs/delivery.md "Evidence replay").
-func (p *passState) proves(e *entry) bool { return p.verifies(e) && !e.spec.Coordinated() }
+// the gate requires it (evidence-unproven): where gallivant verifies — a
+// single-repository spec, or each leg of a coordinated one on its own head
+// (docs/delivery.md "Evidence replay").
+func (p *passState) proves(e *entry) bool { return p.verifies(e) }
 
 // hasVerify reports whether the entry has Verify commands of its own.
 func hasVerify(e *entry) bool { return e.l.Verification != "" && e.l.Verification != "none" }
 
 // verify applies exit verification and evidence replay before the pull
 // request opens (L-104, L-105): the head is verified once and each done
-// row's evidence command replayed on it; a failure dispatches one repair;
-// a failure after it stops verify-failed. ok is true when the pull request
-// may open.
+// row's evidence command replayed on it. A failed replay is a miss against
+// its rows (repairReplays); a failed Verify command dispatches one repair,
+// and a failure after it stops verify-failed. ok is true when the pull
+// request may open.
 func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head string) (res stepResult, ok bool, err error) {
 	if !p.verifies(e) {
 		return finished, true, nil
@@ -57,6 +58,12 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	}
 	if p.DryRun {
 		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(checks), "evidence command"), short(head)), false, nil
+	}
+	if done && last.Head == head && !last.Passed {
+		// A row's evidence failed when replayed: a miss against the row.
+		if res, repaired, err := p.repairReplays(e, head); repaired || err != nil {
+			return res, false, err
+		}
 	}
 	repair := e.l.Delivery.VerifyRepair
 	switch {
@@ -140,11 +147,13 @@ func (p *passState) whose(e *entry, cmd string) string {
 
 // prove holds the ready label to the completion gate's evidence-unproven
 // rule: every done row proved on head. The rows not proved there are
-// replayed first (loop: verify); a replay that fails stops verify-failed,
-// naming the rows and the command (the verification repair is for the head
-// before the pull request opens; under review a person resumes). ok is
-// true when the label may be written.
-func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (stepResult, bool, error) {
+// replayed first (loop: verify); a replay that fails is answered by a fix
+// round for that head (gatekeep.AnswerReplay), and stops verify-failed,
+// naming the rows and the command, when a round for it was already
+// dispatched or a Verify command failed. ok is true when the label may be
+// written.
+func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, bool, error) {
+	repo, head := pr.Repo, d.HeadSHA
 	if !p.proves(e) || head == "" {
 		return finished, true, nil
 	}
@@ -158,8 +167,17 @@ func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (ste
 	if p.DryRun {
 		return waitFor("would replay %s on %s", countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
-	if last, done := gatekeep.VerifiedAt(e.l); done && last.Head == head && !last.Passed {
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
+	switch gatekeep.AnswerReplay(e.l, head) {
+	case gatekeep.ReplayRound:
+		res, err := p.round(ctx, e, pr, d, gatekeep.ReplayFindings(e.l, head, p.tails[e.key()]))
+		return res, false, err
+	case gatekeep.ReplayStop:
+		last, _ := gatekeep.VerifiedAt(e.l)
+		after := ""
+		if e.l.Delivery.ChecksHead == head && len(ledger.ReplayMisses(e.l, head)) > 0 {
+			after = " after a fix round for it"
+		}
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s%s: `%s`%s (see the loop: verify commit for its output)", short(head), after, last.Command, p.whose(e, last.Command)))
 	}
 	last, done := gatekeep.VerifiedAt(e.l)
 	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), plan)

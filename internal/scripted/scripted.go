@@ -32,6 +32,12 @@ const (
 	NoCommit   Behavior = "none"        // the run ends without a commit
 	TwoCommits Behavior = "two-commits" // two conforming-looking commits
 	Dirty      Behavior = "dirty"       // uncommitted changes, no commit
+	// Lie is a conforming `done` return whose evidence checks a file the
+	// agent did not write: admitted, and false when gallivant replays it.
+	Lie Behavior = "lie"
+	// Shared is a conforming `done` return whose evidence is the one
+	// check every row of the spec shares, `test -d rows`.
+	Shared Behavior = "shared"
 )
 
 // Script decides the scripted agent's behaviour for a target ("seed", a
@@ -194,8 +200,14 @@ func (d *dispatch) rowResult(b Behavior, n string) (file, status, evidence, deci
 		return fmt.Sprintf("rows/attempt-%s-%d.txt", n, try), "failed",
 			fmt.Sprintf("test -f rows/row-%s.txt; FAIL: still missing after attempt %d", n, try), decision
 	}
-	return fmt.Sprintf("rows/row-%s.txt", n), "done", fmt.Sprintf("test -f rows/row-%s.txt; ok", n),
-		fmt.Sprintf("row %s done | wrote rows/row-%s.txt on attempt %d | next row", n, n, try)
+	file, evidence = fmt.Sprintf("rows/row-%s.txt", n), fmt.Sprintf("test -f rows/row-%s.txt; ok", n)
+	switch b {
+	case Lie:
+		file = fmt.Sprintf("rows/claimed-%s-%d.txt", n, try)
+	case Shared:
+		evidence = "test -d rows; ok"
+	}
+	return file, "done", evidence, fmt.Sprintf("row %s done | wrote rows/row-%s.txt on attempt %d | next row", n, n, try)
 }
 
 // Git runs the git binary in Dir as an agent would, with Env added to the
