@@ -770,8 +770,6 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 // (counted, then announced); a run that ended without one charges nothing.
 func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (stepResult, error) {
 	k := e.l.Delivery.Round
-	fixed := e.l.Delivery.Head
-	branch := p.branch(e)
 	out, ranHere := p.outcomes[roundKey(e.key(), k)]
 	delete(p.outcomes, roundKey(e.key(), k))
 	if !ranHere {
@@ -788,43 +786,23 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 			out, ranHere = rc.Outcome, true
 		}
 	}
-	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
-	if err != nil {
-		return progressed, err
+	if res, pushed, err := p.roundPush(ctx, e, pr); pushed || err != nil {
+		return res, err
 	}
-	if !ok {
-		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
-	}
-	if head != fixed {
-		cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
-		if err != nil {
-			return progressed, err
-		}
-		if cmp.Status != githubapi.CompareAhead {
-			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
-		}
-		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
-		return progressed, p.apply(e, n, c)
-	}
-	over := ranHere && out.Finished
-	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() && !p.inFlight(dt) {
-		over = true
-	}
-	if !over {
-		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(e.l.Delivery.DispatchedAt)), nil
-	}
-	if ranHere && out.Err != nil {
+	dt := e.l.Delivery.DispatchedAt
+	switch gatekeep.DecideRoundEnd(gatekeep.RoundEnd{Seen: ranHere, Finished: out.Finished, Overdue: !dt.IsZero() && !p.inFlight(dt), Failed: out.Err != nil, Dirty: out.Dirty}) {
+	case gatekeep.RoundWait:
+		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(dt)), nil
+	case gatekeep.RoundFailed:
 		// An agent that failed for the machine leaves the round due
 		// again (roundenv.go).
 		if unrun, err := p.roundUnrun(e, pr, k, out); unrun || err != nil {
 			return progressed, err
 		}
 		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
-	}
-	if ranHere && out.Dirty {
+	case gatekeep.RoundDirty:
 		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing: %s", k, pr, dirtyWhat(out)))
-	}
-	if !ranHere || !out.Finished {
+	case gatekeep.RoundUnanswered:
 		// No answer from the round's agent: its feedback stays new and
 		// the next look runs the round again.
 		n, c := gatekeep.RoundInterrupted(e.l, pr)
@@ -832,6 +810,31 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
 	return progressed, p.apply(e, n, c)
+}
+
+// roundPush reads the work branch after a round: pushed is true when the
+// round's push was recorded, or the branch is gone or rewritten (a
+// boundary stop).
+func (p *passState) roundPush(ctx context.Context, e *entry, pr gatekeep.PR) (res stepResult, pushed bool, err error) {
+	fixed, branch := e.l.Delivery.Head, p.branch(e)
+	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
+	switch {
+	case err != nil:
+		return progressed, false, err
+	case !ok:
+		return stopped, true, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
+	case head == fixed:
+		return finished, false, nil
+	}
+	cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
+	if err != nil {
+		return progressed, false, err
+	}
+	if cmp.Status != githubapi.CompareAhead {
+		return stopped, true, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
+	}
+	n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
+	return progressed, true, p.apply(e, n, c)
 }
 
 // silence acts on the reviewer clock (gatekeep.SilenceDue): the nudge is
