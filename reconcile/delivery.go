@@ -139,7 +139,9 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	switch a := gatekeep.DecideOpen(f); a.Step {
+	a := gatekeep.DecideOpen(f)
+	p.decided(e, "", gatekeep.LookOpen, a)
+	switch a.Step {
 	case gatekeep.StepStop:
 		return stopped, p.stop(e, a.Reason, a.Detail)
 	case gatekeep.StepNothing:
@@ -315,6 +317,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	// is not read again (quiet.go).
 	why, q := p.quiet(ctx, e, pr)
 	if why != "" {
+		p.decided(e, pr.String(), gatekeep.LookQuiet, gatekeep.Action{Step: q.step, Detail: why})
 		return waitFor("%s", why), nil
 	}
 	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
@@ -326,6 +329,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
+		p.decided(e, pr.String(), gatekeep.LookLive, a)
 		return p.performLive(ctx, e, pr, live, a)
 	}
 	return p.judged(ctx, e, pr, live, q)
@@ -445,14 +449,13 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if err != nil {
 		return progressed, err
 	}
-	if _, stop := r.v.LoopStop(); !stop && r.v.BlockedBy(gatekeep.BlockGate) {
-		if changed, err := p.contractChanged(e); changed || err != nil {
-			return stopped, err
-		}
+	if a, changed := p.specChangedAtGate(e, r.v); changed {
+		p.decided(e, pr.String(), gatekeep.LookJudged, a)
+		_, err := p.contractChanged(e)
+		return stopped, err
 	}
-	seen := e.l.Delivery.HeadAt
-	a := gatekeep.DecideJudged(gatekeep.JudgedFacts{PR: pr, Phase: e.l.Phase(), Verdict: r.v, HeadRef: r.d.HeadRef, HeadSHA: r.d.HeadSHA, BaseRef: r.d.BaseRef,
-		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait})
+	a := p.decideJudged(e, pr, r)
+	p.decided(e, pr.String(), gatekeep.LookJudged, a)
 	p.noteIgnored(e, pr, r.v.Ignored)
 	switch a.Step {
 	case gatekeep.StepStop:
@@ -470,12 +473,12 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		// again every pass: a check that turns red on the same head
 		// moves neither updated_at nor the head, and the label must
 		// come off at once.
-		p.markQuiet(q, e, live, r.d, r.repolled, time.Time{}, a.Detail, true)
+		p.markQuiet(q, e, live, r.d, r.repolled, time.Time{}, a, true)
 		return waitFor("%s", a.Detail), nil
 	case gatekeep.StepChecksQuiet:
 		return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, r.d.HeadSHA))
 	case gatekeep.StepWait:
-		return p.wait(ctx, e, pr, live, r, q, a.Detail)
+		return p.wait(ctx, e, pr, live, r, q, a)
 	}
 	return waitFor("%s", a.Detail), nil
 }
@@ -486,7 +489,7 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 // reviewer's nudge and stall, and checks.wait while CI is waited for. A
 // wait for CI re-reads the head's checks every pass (quietMark.Checks):
 // they are what it waits for.
-func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, why string) (stepResult, error) {
+func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, a gatekeep.Action) (stepResult, error) {
 	if res, acted, err := p.silence(ctx, e, pr, r.d); acted || err != nil {
 		return res, err
 	}
@@ -502,8 +505,8 @@ func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live git
 			}
 		}
 	}
-	p.markQuiet(q, e, live, r.d, r.repolled, until, why, r.v.WaitsForCI())
-	return waitFor("%s", why), nil
+	p.markQuiet(q, e, live, r.d, r.repolled, until, a, r.v.WaitsForCI())
+	return waitFor("%s", a.Detail), nil
 }
 
 // mergeBase merges the base into the work branch of a pull request that is

@@ -201,10 +201,14 @@ type Note struct {
 
 // Report is what one pass did.
 type Report struct {
-	Control     string            `json:"control"`
-	Transitions []Transition      `json:"transitions"`
-	Refusals    []Refusal         `json:"refusals"`
-	Notes       []Note            `json:"notes"`
+	Control     string       `json:"control"`
+	Transitions []Transition `json:"transitions"`
+	Refusals    []Refusal    `json:"refusals"`
+	Notes       []Note       `json:"notes"`
+	// Decisions are the pull-request loop's decisions, in the order the
+	// pass took them (decision.go): what `gallivant why --live` and the
+	// dashboard show.
+	Decisions   []Decision        `json:"decisions,omitempty"`
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
@@ -287,34 +291,19 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 
 // pass is one attempt; its state lives in a passState.
 func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Report, error) {
-	st := r.o.Store
-	if err := st.Sync(ctx); err != nil {
-		return nil, err
-	}
-	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
-		dispatchID: newDispatchID()}
-	data, cfg, err := r.passConfig(p)
+	p, err := r.begin(ctx, outcomes)
 	if err != nil {
+		if p == nil {
+			return nil, err
+		}
 		return p.rep, err
 	}
-	p.cfg = cfg
-	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
-	if err != nil {
-		return p.rep, err
-	}
-	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
-	p.unreadable(ds)
-	p.docs = docsByPath(data, files)
-	// Plans are checked without a target tree: the paths rule needs a
-	// checkout and is gallivant check --target's.
-	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
-	p.repo = repo
 	// fatal is a GitHub failure no entry can get past (rejected
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.
 	var fatal error
-	if n := cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
-		p.sched = newScheduler(n, cfg.Executor.MaxParallelPerRepo)
+	if n := p.cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
+		p.sched = newScheduler(n, p.cfg.Executor.MaxParallelPerRepo)
 	}
 	entries := p.inShard(p.entries())
 	p.observe(ctx, entries)
@@ -349,6 +338,35 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		return p.rep, err
 	}
 	return p.rep, fatal
+}
+
+// begin syncs the store and reads the control repository at its head for
+// one pass: the configuration and every document. The pass state is nil
+// only when the store could not sync.
+func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*passState, error) {
+	st := r.o.Store
+	if err := st.Sync(ctx); err != nil {
+		return nil, err
+	}
+	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
+		dispatchID: newDispatchID()}
+	data, cfg, err := r.passConfig(p)
+	if err != nil {
+		return p, err
+	}
+	p.cfg = cfg
+	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
+	if err != nil {
+		return p, err
+	}
+	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	p.unreadable(ds)
+	p.docs = docsByPath(data, files)
+	// Plans are checked without a target tree: the paths rule needs a
+	// checkout and is gallivant check --target's.
+	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
+	p.repo = repo
+	return p, nil
 }
 
 // passConfig reads gallivant.yaml at the control head: the file's bytes
