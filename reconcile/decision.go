@@ -17,12 +17,22 @@ import (
 // the same.
 type Decision struct {
 	Spec string `json:"spec"`
+	// Leg is the member of a coordinated spec whose pull request the
+	// decision is on; "" for a single-repository entry.
+	Leg string `json:"leg,omitempty"`
 	// PR is the pull request decided on; "" before one is recorded.
 	PR     string            `json:"pr,omitempty"`
 	Look   gatekeep.Look     `json:"look"`
 	Step   gatekeep.Step     `json:"step"`
 	Reason ledger.StopReason `json:"reason,omitempty"`
 	Words  string            `json:"words"`
+}
+
+// Line is the decision as `gallivant why` and the dashboard print it:
+// the step in words, then the step, the look that took it and from where
+// it comes ("observed now", "the last pass").
+func (d Decision) Line(from string) string {
+	return fmt.Sprintf("decision: %s (step %s, %s look, %s)", d.Words, d.Step, d.Look, from)
 }
 
 // decisionOf is the decision a look took on spec's pull request pr.
@@ -39,7 +49,11 @@ func decisionOf(spec, pr string, look gatekeep.Look, a gatekeep.Action) Decision
 
 // decided records a decision the pass took on an entry.
 func (p *passState) decided(e *entry, pr string, look gatekeep.Look, a gatekeep.Action) {
-	p.rep.Decisions = append(p.rep.Decisions, decisionOf(e.specPath, pr, look, a))
+	d := decisionOf(e.specPath, pr, look, a)
+	if e.leg != nil {
+		d.Leg = e.leg.name
+	}
+	p.rep.Decisions = append(p.rep.Decisions, d)
 }
 
 // decideJudged is the second look's decision on a judged digest

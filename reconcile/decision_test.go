@@ -79,3 +79,31 @@ func TestWhyDecidesWhatThePassDoes(t *testing.T) {
 		t.Errorf("Decide on a stopped entry = %+v, %v, %v; want no decision", d, ok, err)
 	}
 }
+
+// A decision carries the stop reason its step stops with, and why prints
+// its words, step, look and where it comes from.
+func TestDecisionOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a    gatekeep.Action
+		want Decision
+	}{
+		{gatekeep.Action{Step: gatekeep.StepStop, Reason: ledger.StopClosed, Detail: "acme/api#1 was closed without merging"},
+			Decision{Spec: "specs/x.md", PR: "acme/api#1", Look: gatekeep.LookLive, Step: gatekeep.StepStop, Reason: ledger.StopClosed, Words: "stop closed: acme/api#1 was closed without merging"}},
+		{gatekeep.Action{Step: gatekeep.StepRewritten},
+			Decision{Spec: "specs/x.md", PR: "acme/api#1", Look: gatekeep.LookLive, Step: gatekeep.StepRewritten, Reason: ledger.StopBoundary, Words: gatekeep.Action{Step: gatekeep.StepRewritten}.Words()}},
+		{gatekeep.Action{Step: gatekeep.StepChecksQuiet, Reason: ledger.StopChecksSilent},
+			Decision{Spec: "specs/x.md", PR: "acme/api#1", Look: gatekeep.LookLive, Step: gatekeep.StepChecksQuiet, Reason: ledger.StopChecksSilent, Words: gatekeep.Action{Step: gatekeep.StepChecksQuiet}.Words()}},
+		{gatekeep.Action{Step: gatekeep.StepUnready, Reason: ledger.StopClosed, Detail: "its head moved to 0123456"},
+			Decision{Spec: "specs/x.md", PR: "acme/api#1", Look: gatekeep.LookLive, Step: gatekeep.StepUnready, Words: "remove the ready label: its head moved to 0123456"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, decisionOf("specs/x.md", "acme/api#1", gatekeep.LookLive, tt.a)); diff != "" {
+			t.Errorf("decisionOf(%s) (-want +got):\n%s", tt.a.Step, diff)
+		}
+	}
+	d := Decision{Look: gatekeep.LookJudged, Step: gatekeep.StepWait, Words: "acme/api#1 waits for an approval by @alice of 0123456"}
+	if got, want := d.Line("observed now"), "decision: acme/api#1 waits for an approval by @alice of 0123456 (step wait, judged look, observed now)"; got != want {
+		t.Errorf("Line = %q; want %q", got, want)
+	}
+}

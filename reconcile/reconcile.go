@@ -208,7 +208,7 @@ type Report struct {
 	// Decisions are the pull-request loop's decisions, in the order the
 	// pass took them (decision.go): what `gallivant why --live` and the
 	// dashboard show.
-	Decisions   []Decision        `json:"decisions,omitempty"`
+	Decisions   []Decision        `json:"decisions"`
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
