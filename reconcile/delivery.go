@@ -181,7 +181,7 @@ func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, bas
 	if err != nil {
 		return progressed, err
 	}
-	if ok && found.State == githubapi.PRClosed && (!found.Merged || found.HeadSHA != head) {
+	if ok && found.State == gatekeep.PRClosed && (!found.Merged || found.HeadSHA != head) {
 		// A pull request closed unmerged, or merged at another head (the
 		// spec path was reused), is not this delivery's: it gets a new one.
 		ok = false
@@ -204,7 +204,7 @@ func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, bas
 		}
 		return waitFor("would open a pull request from %s into %s in %s", branch, base, repo), nil
 	}
-	if ok && e.l.Delivery.PRText() == found.Ref() && found.State == githubapi.PROpen {
+	if ok && e.l.Delivery.PRText() == found.Ref() && found.State == gatekeep.PROpen {
 		return p.reenter(ctx, e, found)
 	}
 	pr := found
@@ -340,7 +340,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 // ready label off. A head the loop did not record is compared with
 // the recorded one (observeMove, basemerge.go).
 func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (gatekeep.LiveFacts, error) {
-	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == githubapi.PRClosed, Leg: e.leg != nil,
+	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == gatekeep.PRClosed, Leg: e.leg != nil,
 		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Head, Draft: live.Draft, HeadRef: live.HeadRef}
 	if f.LedgerHead != "" && f.Head != f.LedgerHead {
 		m, err := p.observeMove(ctx, pr, f.LedgerHead, live)
@@ -424,7 +424,7 @@ func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (review
 		if err != nil {
 			return reviewRead{}, err
 		}
-		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, gatekeep.MergeState(again.MergeableState), true
+		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, again.MergeableState, true
 	}
 	self, err := p.self(ctx)
 	if err != nil {
@@ -651,7 +651,7 @@ func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if p.DryRun {
 		return waitFor("would reopen %s", pr), nil
 	}
-	if live.State == githubapi.PROpen || live.Merged {
+	if live.State == gatekeep.PROpen || live.Merged {
 		n, c := gatekeep.Reopened(e.l, pr)
 		return progressed, p.apply(e, n, c)
 	}
@@ -890,7 +890,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	if reason == ledger.StopConflict && live.State == githubapi.PROpen && live.Mergeable == nil {
+	if reason == ledger.StopConflict && live.State == gatekeep.PROpen && live.Mergeable == nil {
 		if live, err = p.pollMergeable(ctx, pr); err != nil {
 			return err
 		}
@@ -911,7 +911,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 // GitHub (a reopened pull request, a resolved conflict, a base pointed
 // back at the spec's), or "" when the stop still holds.
 func resolvedOnGitHub(reason ledger.StopReason, pr gatekeep.PR, live githubapi.PullRequest, base string) string {
-	open := live.State == githubapi.PROpen
+	open := live.State == gatekeep.PROpen
 	switch {
 	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && open:
 		return pr.String() + " was reopened"

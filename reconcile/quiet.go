@@ -214,7 +214,7 @@ func (p *passState) markHolds(ctx context.Context, q *quietView, e *entry, m qui
 		return false
 	}
 	live, ok := prs[q.pr.Number]
-	return ok && live.State == githubapi.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
+	return ok && live.State == gatekeep.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 }
 
 // checksHold reports whether the CI evidence a mark recorded is still what
@@ -303,7 +303,7 @@ func digestSettled(d gatekeep.Digest, repolled, withChecks bool) bool {
 // digest and the ledger describe, open, unmerged, last updated more than
 // quietMargin ago, and untouched by this pass.
 func (p *passState) liveSettled(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest) bool {
-	return live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
+	return live.State == gatekeep.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Head && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
 }
