@@ -32,7 +32,7 @@ func (p *passState) verifies(e *entry) bool {
 func (p *passState) proves(e *entry) bool { return p.verifies(e) }
 
 // hasVerify reports whether the entry has Verify commands of its own.
-func hasVerify(e *entry) bool { return e.l.Verification != "" && e.l.Verification != "none" }
+func hasVerify(e *entry) bool { return gatekeep.HasVerify(e.l) }
 
 // verify applies exit verification and evidence replay before the pull
 // request opens (L-104, L-105): the head is verified once and each done
@@ -44,41 +44,45 @@ func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head str
 	if !p.verifies(e) {
 		return finished, true, nil
 	}
-	last, done := gatekeep.VerifiedAt(e.l)
 	var plan gatekeep.ReplayPlan
 	if p.proves(e) {
 		if plan, err = p.replayPlan(ctx, e, repo, head); err != nil {
 			return progressed, false, err
 		}
 	}
-	checks := plan.Checks
-	passedHere := done && last.Head == head && last.Passed
-	if (passedHere || !hasVerify(e)) && len(checks) == 0 && len(plan.Carried) == 0 {
+	d := gatekeep.DecideVerify(e.l, head, plan)
+	if d.Step == gatekeep.VerifyNothing {
 		return finished, true, nil
 	}
 	if p.DryRun {
-		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(checks), "evidence command"), short(head)), false, nil
+		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
-	if done && last.Head == head && !last.Passed {
+	if d.Step == gatekeep.VerifyRepair || d.Step == gatekeep.VerifyRepairFailed {
 		// A row's evidence failed when replayed: a miss against the row.
 		if res, repaired, err := p.repairReplays(e, head); repaired || err != nil {
 			return res, false, err
 		}
 	}
-	repair := e.l.Delivery.VerifyRepair
-	switch {
-	case done && last.Head == head && !last.Passed && repair == head:
-		// The repair answered nothing: the same head is still failing.
-		if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() {
-			if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
-				return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), false, nil
-			}
-		}
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification still fails on %s after one repair: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
-	case done && last.Head == head && !last.Passed:
-		return p.repairVerification(ctx, e, repo, branch, head, last)
+	switch d.Step {
+	case gatekeep.VerifyRepairFailed:
+		res, err := p.verifyStillFails(e, head, d.Last)
+		return res, false, err
+	case gatekeep.VerifyRepair:
+		return p.repairVerification(ctx, e, repo, branch, head, d.Last)
 	}
-	return p.runVerification(ctx, e, repo, branch, head, !passedHere, plan)
+	return p.runVerification(ctx, e, repo, branch, head, d.Commands, plan)
+}
+
+// verifyStillFails waits for the verification repair of head while it is
+// in flight, and stops the entry verify-failed once the repair answered
+// nothing: the same head still fails.
+func (p *passState) verifyStillFails(e *entry, head string, last gatekeep.Verification) (stepResult, error) {
+	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() {
+		if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
+			return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), nil
+		}
+	}
+	return stopped, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification still fails on %s after one repair: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
 }
 
 // runVerification runs the Verify commands (when withCommands) and replays

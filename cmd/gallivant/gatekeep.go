@@ -139,7 +139,7 @@ func (a *app) judgePR(ctx context.Context, gh *githubapi.Client, pr gatekeep.PR,
 	if err == nil && d.Mergeable == nil && d.State == gatekeep.PROpen {
 		var again githubapi.PullRequest
 		if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
-			d.Mergeable, d.MergeState = again.Mergeable, gatekeep.MergeState(again.MergeableState)
+			d.Mergeable, d.MergeState = again.Mergeable, again.MergeableState
 		}
 	}
 	if err != nil {

@@ -186,21 +186,31 @@ type whyJSON struct {
 	Status   reconcile.EntryStatus `json:"status"`
 	Explain  []string              `json:"explain"`
 	Glossary string                `json:"glossary"`
+	// Decision is the next pass's pull-request decision, with --live.
+	Decision *reconcile.Decision `json:"decision,omitempty"`
 }
 
 func (a *app) newWhyCmd() *cobra.Command {
 	var control, format string
+	var live bool
 	cmd := &cobra.Command{
-		Use:   "why SPEC [--format text|json]",
+		Use:   "why SPEC [--live] [--format text|json]",
 		Short: "Explain what a spec's entry is doing, what it waits for and what comes next",
 		Long: `why reads the control branch head (no GitHub access) and explains one entry:
 its rows and attempts against their allowances, its last decisions, its stop
 and the request that clears it, the state of each request, and the next
 action a pass takes. Once every row is closed it says where the pull request
-stands. The last line points to the glossary of the words it uses.
+stands: without --live that is the last recorded state, and it says so.
+The last line points to the glossary of the words it uses.
+
+--live observes GitHub read-only, as a pass does (the token of reconcile),
+and takes the pull-request decision the next pass takes, with the pass's
+own looks: the step, a stop's reason and what a wait waits for, in words.
+Nothing is written.
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
 		Example: `  gallivant why greeting
+  gallivant why greeting --live
   gallivant why specs/greeting.md --control https://github.com/acme/control.git
   gallivant why greeting --format json | jq -r '.status.stop.clear[]'`,
 		Args:              cobra.ExactArgs(1),
@@ -213,7 +223,14 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err != nil {
 				return err
 			}
+			var decision *reconcile.Decision
 			lines := snap.Explain(sp)
+			if live {
+				if decision, err = a.liveDecision(cmd, control, sp); err != nil {
+					return err
+				}
+				lines = snap.ExplainDecided(sp, decision, "observed now")
+			}
 			if lp := snap.Repo.LedgerPaths[sp]; lp != "" {
 				line, err := lastRequest(st, lp)
 				if err != nil {
@@ -227,7 +244,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				if lines == nil {
 					lines = []string{}
 				}
-				return a.encodeJSON(whyJSON{Spec: sp, Status: snap.Status(sp), Explain: lines, Glossary: glossary})
+				return a.encodeJSON(whyJSON{Spec: sp, Status: snap.Status(sp), Explain: lines, Glossary: glossary, Decision: decision})
 			}
 			for _, line := range lines {
 				fmt.Fprintln(a.io.Out, line)
@@ -238,7 +255,25 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&live, "live", false, "observe GitHub read-only and take the pull-request decision the next pass takes")
 	return cmd
+}
+
+// liveDecision takes, read-only, the pull-request decision the next pass
+// takes on spec (reconcile.Reconciler.Decide); nil when it takes none.
+func (a *app) liveDecision(cmd *cobra.Command, control, spec string) (*reconcile.Decision, error) {
+	w, err := a.reconciler(cmd.Context(), control, true)
+	if err != nil {
+		return nil, err
+	}
+	d, ok, err := w.Decide(cmd.Context(), spec)
+	if err != nil {
+		return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("observe %s on GitHub: %w", spec, err)}
+	}
+	if !ok {
+		return nil, nil
+	}
+	return &d, nil
 }
 
 // logJSON is one element of `log --format json`.

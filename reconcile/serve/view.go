@@ -69,6 +69,9 @@ type Entry struct {
 	// Waits and LastProblems are what the last pass noted of the entry:
 	// what it waits for, and the problems it hit (AttachNotes).
 	Waits, LastProblems []string
+	// Decision is the last pull-request decision the last pass took on
+	// the entry (CaptureDecided); nil when it took none.
+	Decision *reconcile.Decision
 }
 
 // AttachNotes puts a pass's notes on the entries they name: waits and
@@ -98,6 +101,27 @@ type LegLink struct {
 // status and explanation, and each ledger's history from git log. web is
 // GitHub's web address (https://github.com/ unless Enterprise) for links.
 func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*View, error) {
+	return CaptureDecided(ctx, st, web, now, nil)
+}
+
+// CaptureDecided is Capture after a pass that took decisions (the pass's
+// Report.Decisions): each entry shows the last decision the pass took on
+// it, and its explanation says that decision instead of the recorded
+// state alone.
+func CaptureDecided(ctx context.Context, st *store.Store, web string, now time.Time, decisions []reconcile.Decision) (*View, error) {
+	last := map[string]*reconcile.Decision{}
+	for i := range decisions {
+		// A coordinated entry's legs are decided one by one; its card
+		// shows the legs, not one leg's decision as the entry's.
+		if decisions[i].Leg == "" {
+			last[decisions[i].Spec] = &decisions[i]
+		}
+	}
+	// Without a pass's decisions, an explanation is the recorded state.
+	from := "the last pass"
+	if decisions == nil {
+		from = ""
+	}
 	snap, err := reconcile.Load(ctx, st)
 	if err != nil {
 		return nil, err
@@ -110,7 +134,8 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 	}
 	for _, es := range snap.Statuses() {
 		e := Entry{EntryStatus: es, MaxRounds: snap.Config.Defaults.MaxRounds}
-		e.Why = snap.Explain(es.Spec)
+		e.Decision = last[es.Spec]
+		e.Why = snap.ExplainDecided(es.Spec, e.Decision, from)
 		sp := snap.Repo.Specs[es.Spec]
 		if sp != nil {
 			e.Repo = sp.Repo
