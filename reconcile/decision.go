@@ -26,6 +26,11 @@ type Decision struct {
 	Step   gatekeep.Step     `json:"step"`
 	Reason ledger.StopReason `json:"reason,omitempty"`
 	Words  string            `json:"words"`
+	// Ignored says, for a judged look, which feedback on the pull request
+	// came from people who may not steer (gatekeep.IgnoredNote: ids and
+	// authors, never the text); it makes no control commit, so the
+	// decision is where `why --live` and the dashboard show it.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // Line is the decision as `gallivant why` and the dashboard print it:
@@ -47,12 +52,14 @@ func decisionOf(spec, pr string, look gatekeep.Look, a gatekeep.Action) Decision
 	return d
 }
 
-// decided records a decision the pass took on an entry.
-func (p *passState) decided(e *entry, pr string, look gatekeep.Look, a gatekeep.Action) {
+// decided records a decision the pass took on an entry; ignored is the
+// note on feedback from people who may not steer, "" when none.
+func (p *passState) decided(e *entry, pr string, look gatekeep.Look, a gatekeep.Action, ignored string) {
 	d := decisionOf(e.specPath, pr, look, a)
 	if e.leg != nil {
 		d.Leg = e.leg.name
 	}
+	d.Ignored = ignored
 	p.rep.Decisions = append(p.rep.Decisions, d)
 }
 
@@ -136,7 +143,9 @@ func (p *passState) decide(ctx context.Context, e *entry) (Decision, bool, error
 	if a, changed := p.specChangedAtGate(e, rr.v); changed {
 		return decisionOf(e.specPath, pr.String(), gatekeep.LookJudged, a), true, nil
 	}
-	return decisionOf(e.specPath, pr.String(), gatekeep.LookJudged, p.decideJudged(e, pr, rr)), true, nil
+	d := decisionOf(e.specPath, pr.String(), gatekeep.LookJudged, p.decideJudged(e, pr, rr))
+	d.Ignored = gatekeep.IgnoredNote(pr, rr.v.Ignored)
+	return d, true, nil
 }
 
 // decides reports whether the next pass takes a pull-request decision on

@@ -140,7 +140,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	a := gatekeep.DecideOpen(f)
-	p.decided(e, "", gatekeep.LookOpen, a)
+	p.decided(e, "", gatekeep.LookOpen, a, "")
 	switch a.Step {
 	case gatekeep.StepStop:
 		return stopped, p.stop(e, a.Reason, a.Detail)
@@ -317,7 +317,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	// is not read again (quiet.go).
 	why, q := p.quiet(ctx, e, pr)
 	if why != "" {
-		p.decided(e, pr.String(), gatekeep.LookQuiet, gatekeep.Action{Step: q.step, Detail: why})
+		p.decided(e, pr.String(), gatekeep.LookQuiet, gatekeep.Action{Step: q.step, Detail: why}, "")
 		return waitFor("%s", why), nil
 	}
 	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
@@ -329,7 +329,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
-		p.decided(e, pr.String(), gatekeep.LookLive, a)
+		p.decided(e, pr.String(), gatekeep.LookLive, a, "")
 		return p.performLive(ctx, e, pr, live, a)
 	}
 	return p.judged(ctx, e, pr, live, q)
@@ -450,12 +450,12 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		return progressed, err
 	}
 	if a, changed := p.specChangedAtGate(e, r.v); changed {
-		p.decided(e, pr.String(), gatekeep.LookJudged, a)
+		p.decided(e, pr.String(), gatekeep.LookJudged, a, "")
 		_, err := p.contractChanged(e)
 		return stopped, err
 	}
 	a := p.decideJudged(e, pr, r)
-	p.decided(e, pr.String(), gatekeep.LookJudged, a)
+	p.decided(e, pr.String(), gatekeep.LookJudged, a, gatekeep.IgnoredNote(pr, r.v.Ignored))
 	p.noteIgnored(e, pr, r.v.Ignored)
 	switch a.Step {
 	case gatekeep.StepStop:

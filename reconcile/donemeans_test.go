@@ -13,6 +13,7 @@ import (
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -258,6 +259,28 @@ func TestOutsiderFeedbackIsIgnored(t *testing.T) {
 	}
 	if strings.Contains(note, "delete the tests") || strings.Contains(note, "/tmp/pwn") {
 		t.Errorf("the pass report quotes the ignored text:\n%s", note)
+	}
+	// The pass's decision says it too, and `why --live` takes the same
+	// decision and prints it (issue 29): the one place besides the pass
+	// report where a person reads it, since it makes no commit.
+	if len(rep.Decisions) != 1 || !strings.Contains(rep.Decisions[0].Ignored, "by @mallory") {
+		t.Errorf("the pass's decisions do not name the ignored feedback: %+v", rep.Decisions)
+	}
+	d, ok, err := r.reconciler().Decide(context.Background(), "specs/feature.md")
+	if err != nil || !ok || d.Ignored != rep.Decisions[0].Ignored {
+		t.Fatalf("why --live decides %+v, %v, %v; want the pass's ignored note %q", d, ok, err, rep.Decisions[0].Ignored)
+	}
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := strings.Join(snap.ExplainDecided("specs/feature.md", &d, "observed now"), "\n")
+	if !strings.Contains(why, "by @mallory") || strings.Contains(why, "delete the tests") {
+		t.Errorf("why --live does not show the ignored feedback (or quotes it):\n%s", why)
 	}
 	l := r.ledgerOf("specs/feature.md")
 	if got := l.Delivery.Since.String(); got != before {

@@ -391,7 +391,13 @@ func (s *Snapshot) explainNext(spec string, l *ledger.Ledger, d *Decision, from 
 func (s *Snapshot) explainDelivery(l *ledger.Ledger, d *Decision, from string) []string {
 	out := s.deliveryFacts(l)
 	if d != nil && l.Phase() != ledger.PhaseDone {
-		return append(out, d.Line(from))
+		out = append(out, d.Line(from))
+		if d.Ignored != "" {
+			// Strangers' feedback makes no commit: the decision is the
+			// one place a person reads it.
+			out = append(out, d.Ignored)
+		}
+		return out
 	}
 	out = append(out, s.recordedNext(l))
 	switch {
