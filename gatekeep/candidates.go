@@ -322,3 +322,36 @@ func joinText(a, b string) string {
 	}
 	return a + "\n\n" + b
 }
+
+// FeedbackRef is one Gallivant-Feedback trailer read back: the comment's
+// URL, its author, the round and the range that answered it.
+type FeedbackRef struct {
+	URL      string
+	Author   string
+	Round    int
+	From, To string
+}
+
+var feedbackTrailerRE = regexp.MustCompile(`^(https://\S+) by @(\S+) round ([1-9][0-9]{0,8}) ([0-9a-f]{0,64})\.\.([0-9a-f]{0,64})$`)
+
+// ParseFeedbackTrailer reads a Gallivant-Feedback value as
+// FeedbackTrailerValue writes it.
+func ParseFeedbackTrailer(v string) (FeedbackRef, error) {
+	m := feedbackTrailerRE.FindStringSubmatch(v)
+	if m == nil {
+		return FeedbackRef{}, fmt.Errorf("%q is not a feedback reference: want `<url> by @<login> round <k> <from>..<to>`, as in `https://github.com/acme/api/pull/1#issuecomment-5 by @bob round 1 1f430b0..358e461`", bound(v))
+	}
+	k, err := strconv.Atoi(m[3])
+	if err != nil {
+		return FeedbackRef{}, fmt.Errorf("%q is not a feedback reference: %w", bound(v), err)
+	}
+	return FeedbackRef{URL: m[1], Author: m[2], Round: k, From: m[4], To: m[5]}, nil
+}
+
+// bound keeps untrusted text quoted in an error short.
+func bound(s string) string {
+	if t, cut := cutText(s, 120); cut {
+		return t + "…"
+	}
+	return s
+}

@@ -226,3 +226,20 @@ func FuzzRoundsOf(f *testing.F) {
 		}
 	})
 }
+
+func TestParseFeedbackTrailer(t *testing.T) {
+	t.Parallel()
+	c := Candidate{Round: 2, Author: "bob", URL: "https://github.com/acme/api/pull/1#issuecomment-5", From: old, To: mid}
+	got, err := ParseFeedbackTrailer(FeedbackTrailerValue(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (FeedbackRef{URL: c.URL, Author: "bob", Round: 2, From: old[:7], To: mid[:7]}); got != want {
+		t.Errorf("ParseFeedbackTrailer = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"", "https://x by @bob round 0 a..b", "http://x by @bob round 1 a..b", "https://x by bob round 1 a..b", "https://x by @bob round 1 a..b extra"} {
+		if _, err := ParseFeedbackTrailer(bad); err == nil {
+			t.Errorf("ParseFeedbackTrailer(%q) accepted it", bad)
+		}
+	}
+}
