@@ -84,3 +84,30 @@ func (a *actor) reviewID(n int, prefix string) int64 {
 	a.t.Fatalf("no review %q", prefix)
 	return 0
 }
+
+// When GitHub cannot list the reviews as the merge is recorded, the merge
+// is recorded all the same and its commit says the feedback could not be
+// read, naming no piece of it.
+func TestDoneRecordsAMergeWhenTheFeedbackCannotBeRead(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	r.pass()
+	alice, ci := r.as("alice"), r.as("ci-bot")
+	h1 := r.head(work)
+	ci.status(h1, "ci", "success")
+	alice.review(1, "REQUEST_CHANGES", "Round to whole cents before adding tax.", h1)
+	wantSubjects(t, r.pass(), "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
+	r.greenAndApproved(r.head(work))
+	wantSubjects(t, r.pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	alice.merge(1)
+	defer r.gh.InjectFault(githubtest.Fault{Method: "GET", Path: `^/repos/acme/api/pulls/1/comments$`, Kind: githubtest.FaultStatus, Status: 502})()
+	wantSubjects(t, r.pass(), "loop: done acme/api#1")
+	msg := r.lastBody()
+	if !strings.Contains(msg, "The feedback its rounds answered could not be read from GitHub (read the comments of acme/api#1: ") || strings.Contains(msg, gatekeep.TrailerFeedback) {
+		t.Errorf("the done commit does not say the feedback could not be read:\n%s", msg)
+	}
+	if l := r.ledger(ledgerPath); l.Phase() != ledger.PhaseDone {
+		t.Errorf("phase %s, want done", l.Phase())
+	}
+	verifyControl(t, r)
+}
