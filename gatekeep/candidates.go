@@ -236,8 +236,9 @@ func FeedbackTrailerValue(c Candidate) string {
 // WithFeedback adds the feedback collection to a `loop: done` commit: one
 // Gallivant-Feedback trailer per candidate (at most FeedbackListed) and,
 // in the body, each candidate's words quoted as data, bounded
-// (FeedbackTextLimit each, FeedbackBodyLimit together; past the bound a
-// candidate is named by its trailer only, and the body says so). Every
+// (FeedbackTextLimit each, FeedbackBodyLimit together, newest first; the
+// first piece past the bound and every older one are named by their
+// trailers only, and the body says so). Every
 // quoted line is prefixed with "> " so that no text a person wrote can
 // read as a trailer of the commit. unread, when not "", says why GitHub's
 // comments could not be read: the candidates are then not known, and the
@@ -278,7 +279,9 @@ func WithFeedback(c ledger.Commit, cands []Candidate, unread string) ledger.Comm
 				fmt.Fprintf(&q, "(cut at %d bytes)\n", FeedbackTextLimit)
 			}
 		}
-		if used+len(cd.Text) > FeedbackBodyLimit {
+		if skipped > 0 || used+len(cd.Text) > FeedbackBodyLimit {
+			// This piece and every older one are named by their
+			// trailers only, as a brief leaves out older lessons.
 			skipped++
 			continue
 		}

@@ -243,3 +243,21 @@ func TestParseFeedbackTrailer(t *testing.T) {
 		}
 	}
 }
+
+// Past the body's bound the older pieces are not quoted even when a
+// smaller one would still fit: the newest are quoted, the rest named.
+func TestWithFeedbackStopsQuotingAtTheBound(t *testing.T) {
+	t.Parallel()
+	cands := []Candidate{
+		{Round: 1, Source: SourceComment, ID: 1, Author: "bob", URL: "u1", Text: "oldest and short"},
+		{Round: 2, Source: SourceComment, ID: 2, Author: "bob", URL: "u2", Text: strings.Repeat("b", FeedbackBodyLimit)},
+		{Round: 3, Source: SourceComment, ID: 3, Author: "bob", URL: "u3", Text: "newest"},
+	}
+	c := WithFeedback(ledger.Commit{Subject: "loop: done acme/api#1", Sentence: "merged."}, cands, "")
+	if strings.Contains(c.Text, "oldest and short") || !strings.Contains(c.Text, "> newest\n") || !strings.Contains(c.Text, "Not quoted: 2 pieces over the 8192-byte limit") {
+		t.Errorf("body:\n%.600s", c.Text)
+	}
+	if n := len(ledger.ParseTrailers(c.Message())); n != 3 {
+		t.Errorf("%d trailers, want every piece named", n)
+	}
+}
