@@ -261,3 +261,20 @@ func TestWithFeedbackStopsQuotingAtTheBound(t *testing.T) {
 		t.Errorf("%d trailers, want every piece named", n)
 	}
 }
+
+// ParseFeedbackTrailer reads trailers anyone with push access could write:
+// it never panics, and what it accepts writes back to the same value.
+func FuzzParseFeedbackTrailer(f *testing.F) {
+	f.Add("https://github.com/acme/api/pull/1#issuecomment-5 by @bob round 1 1f430b0..358e461")
+	f.Add("https://x by @b round 9 ..")
+	f.Fuzz(func(t *testing.T, v string) {
+		r, err := ParseFeedbackTrailer(v)
+		if err != nil {
+			return
+		}
+		back := FeedbackTrailerValue(Candidate{URL: r.URL, Author: r.Author, Round: r.Round, From: r.From, To: r.To})
+		if back != v && len(r.From) <= 7 && len(r.To) <= 7 {
+			t.Fatalf("ParseFeedbackTrailer(%q) = %+v, which writes back as %q", v, r, back)
+		}
+	})
+}
