@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,11 +273,7 @@ func (p *passState) answerCommand(ctx context.Context, e *entry, pr gatekeep.PR,
 // commentURL is the web address of a comment or review on GitHub (or the
 // Enterprise server the API URL names), as serve.WebURL derives it.
 func (p *passState) commentURL(pr gatekeep.PR, c postedCommand) string {
-	web := "https://github.com/"
-	if u, err := url.Parse(p.cfg.GitHub.APIURL); err == nil && u.Host != "" && u.Host != "api.github.com" {
-		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
-		web = strings.TrimRight(u.String(), "/") + "/"
-	}
+	web := webRoot(p.cfg.GitHub.APIURL)
 	anchor := "issuecomment-"
 	if c.review {
 		anchor = "pullrequestreview-"

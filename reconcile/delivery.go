@@ -365,7 +365,7 @@ func (p *passState) performLive(ctx context.Context, e *entry, pr gatekeep.PR, l
 	case gatekeep.StepReopen:
 		return p.reopen(ctx, e, pr, live)
 	case gatekeep.StepDone:
-		return progressed, p.done(e, pr, live)
+		return progressed, p.done(ctx, e, pr, live)
 	case gatekeep.StepLegClosed:
 		return stopped, p.legClosed(e, pr)
 	case gatekeep.StepStop:
@@ -570,11 +570,11 @@ func RepollMergeable(ctx context.Context, c interface {
 
 // done records a merge when it is a merge of this entry's own head into the
 // spec's base (R-7); a merge into another base stops `retargeted`.
-func (p *passState) done(e *entry, pr gatekeep.PR, live githubapi.PullRequest) error {
+func (p *passState) done(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) error {
 	if live.BaseRef != e.spec.Base {
 		return p.stop(e, ledger.StopRetargeted, fmt.Sprintf("%s was merged into %s, not the spec's base %s; the work is not delivered where the spec asks", pr, live.BaseRef, e.spec.Base))
 	}
-	n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
+	n, c := p.merged(ctx, e, pr, live)
 	return p.apply(e, n, c)
 }
 
@@ -905,7 +905,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 		}
 	}
 	if live.Merged && live.BaseRef == e.spec.Base {
-		n, c := gatekeep.Merged(e.l, pr, live.MergeCommitSHA, live.BaseRef)
+		n, c := p.merged(ctx, e, pr, live)
 		return p.apply(e, n, c)
 	}
 	why := resolvedOnGitHub(reason, pr, live, e.spec.Base)

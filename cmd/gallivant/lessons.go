@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/lessons"
 	"github.com/gallivant/gallivant/specs"
@@ -33,6 +34,22 @@ type lessonsRepoJSON struct {
 	Errors  bool             `json:"errors"`
 	Lessons []lessonJSON     `json:"lessons"`
 	Carried []carriedVersion `json:"carried"`
+	// Feedback is the feedback of delivered work (the Gallivant-Feedback
+	// trailers of loop: done commits) that no lesson of the file cites
+	// yet: what a person may still write lessons from.
+	Feedback []feedbackJSON `json:"feedback"`
+}
+
+// feedbackJSON is one piece of feedback a delivered entry's rounds
+// answered, named by its done commit.
+type feedbackJSON struct {
+	URL    string `json:"url"`
+	Author string `json:"author"`
+	Round  int    `json:"round"`
+	// Range is the commit range that answered it, from..to.
+	Range string `json:"range"`
+	// Done is the loop: done commit that collected it.
+	Done string `json:"done"`
 }
 
 type lessonJSON struct {
@@ -57,7 +74,9 @@ func (a *app) newLessonsCmd() *cobra.Command {
 		Long: `lessons lists the lessons files of the control branch
 (lessons/<owner>/<name>.md): each lesson's title, scope and sources, and
 how many dispatches carried each version of the file, counted from the
-Gallivant-Lessons trailers of the control history. REPO (owner/name)
+Gallivant-Lessons trailers of the control history, and the feedback of
+delivered work (the Gallivant-Feedback trailers of loop: done commits) that
+no lesson cites yet. REPO (owner/name)
 limits the listing to that target repository. A file with grammar errors
 is listed as not carried; gallivant check says why. docs/learning.md
 describes lessons.
@@ -96,9 +115,13 @@ func (a *app) lessonsRun(cmd *cobra.Command, opts *lessonsOptions) error {
 		return &exitError{code: exitCannotRun, err: err}
 	}
 	var messages []string
+	var done []doneFeedback
 	err = st.History("", nil, func(c audit.Commit) error {
 		if strings.Contains(c.Message, ledger.TrailerLessons+": ") {
 			messages = append(messages, c.Message)
+		}
+		if strings.Contains(c.Message, gatekeep.TrailerFeedback+": ") {
+			done = append(done, doneFeedback{SHA: c.SHA, Message: c.Message})
 		}
 		return cmd.Context().Err()
 	})
@@ -106,6 +129,7 @@ func (a *app) lessonsRun(cmd *cobra.Command, opts *lessonsOptions) error {
 		return &exitError{code: exitCannotRun, err: err}
 	}
 	repos := lessonsListing(files, messages, opts.Repo)
+	repos = withFeedback(repos, done, opts.Repo)
 	if opts.Format == "json" {
 		return a.encodeJSON(repos)
 	}
@@ -134,7 +158,7 @@ func lessonsListing(files []specs.File, messages []string, repo string) []lesson
 			continue
 		}
 		lf, ds := lessons.Parse(f.Path, f.Data)
-		j := &lessonsRepoJSON{Repo: r, Path: f.Path, Blob: f.ID, Errors: ds.HasErrors(), Lessons: []lessonJSON{}, Carried: []carriedVersion{}}
+		j := &lessonsRepoJSON{Repo: r, Path: f.Path, Blob: f.ID, Errors: ds.HasErrors(), Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}}
 		for _, l := range lf.Lessons {
 			lj := lessonJSON{Title: l.Title, Scope: []string{}, Sources: []string{}}
 			for _, p := range l.Scope {
@@ -171,7 +195,7 @@ func lessonsListing(files []specs.File, messages []string, repo string) []lesson
 		j, ok := byPath[p]
 		if !ok {
 			r, _ := lessons.RepoOf(p)
-			j = &lessonsRepoJSON{Repo: r, Path: p, Lessons: []lessonJSON{}, Carried: []carriedVersion{}}
+			j = &lessonsRepoJSON{Repo: r, Path: p, Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}}
 			byPath[p] = j
 		}
 		for blob, n := range bs {
@@ -203,6 +227,8 @@ func writeLessonsText(w io.Writer, repos []lessonsRepoJSON) {
 			fmt.Fprintln(w)
 		}
 		switch {
+		case r.Blob == "" && len(r.Carried) == 0:
+			fmt.Fprintf(w, "%s\t%s\tno lessons file yet\n", r.Repo, r.Path)
 		case r.Blob == "":
 			fmt.Fprintf(w, "%s\t%s\tgone from the control branch\n", r.Repo, r.Path)
 		case r.Errors:
@@ -227,8 +253,78 @@ func writeLessonsText(w io.Writer, repos []lessonsRepoJSON) {
 			}
 			fmt.Fprintf(w, "  carried: %s%s by %s\n", shortSHA(c.Blob), now, plural(c.Dispatches, "dispatch", "dispatches"))
 		}
+		for _, f := range r.Feedback {
+			fmt.Fprintf(w, "  feedback no lesson cites: %s by @%s (round %d, answered by %s; loop: done %s)\n", f.URL, f.Author, f.Round, f.Range, shortSHA(f.Done))
+		}
 	}
 }
 
 // oneLineOf keeps text a person wrote on one line of the listing.
 func oneLineOf(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// doneFeedback is a control commit that carries Gallivant-Feedback
+// trailers: its id and message.
+type doneFeedback struct{ SHA, Message string }
+
+// withFeedback adds to the listing the feedback of delivered work
+// (docs/learning.md "Feedback of delivered work") that no lesson of its
+// repository's file cites: a lesson cites a piece when one of its sources
+// names the same pull request and the same comment anchor (the whole pull
+// request, `acme/api#1`, cites none of its comments). A repository with
+// such feedback and no lessons file is listed with no lessons. Each piece
+// is listed once, at the first done commit that names it; limited to repo
+// when it is set. Only a `loop: done <pr>` commit's trailers about that
+// pull request count.
+func withFeedback(repos []lessonsRepoJSON, done []doneFeedback, repo string) []lessonsRepoJSON {
+	type ref struct {
+		repo   string
+		number int
+		anchor string
+	}
+	byRepo := map[string]int{}
+	cited := map[ref]bool{}
+	for i, r := range repos {
+		byRepo[strings.ToLower(r.Repo)] = i
+		for _, l := range r.Lessons {
+			for _, raw := range l.Sources {
+				if s, why := lessons.NewSource(raw); why == "" && s.Anchor != "" {
+					cited[ref{strings.ToLower(s.Repo), s.Number, s.Anchor}] = true
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range done {
+		subject, _, _ := strings.Cut(d.Message, "\n")
+		sub, err := ledger.ParseSubject(subject)
+		if err != nil || sub.Kind != ledger.KindDone || sub.PR.IsZero() {
+			continue
+		}
+		for _, t := range ledger.ParseTrailers(d.Message) {
+			if t.Key != gatekeep.TrailerFeedback {
+				continue
+			}
+			f, err := gatekeep.ParseFeedbackTrailer(t.Value)
+			if err != nil || seen[f.URL] {
+				continue
+			}
+			s, why := lessons.NewSource(f.URL)
+			if why != "" || !strings.EqualFold(s.Repo, sub.PR.Repo) || s.Number != sub.PR.Number || (repo != "" && !strings.EqualFold(s.Repo, repo)) {
+				continue
+			}
+			seen[f.URL] = true
+			if cited[ref{strings.ToLower(s.Repo), s.Number, s.Anchor}] {
+				continue
+			}
+			i, ok := byRepo[strings.ToLower(s.Repo)]
+			if !ok {
+				repos = append(repos, lessonsRepoJSON{Repo: s.Repo, Path: lessons.PathFor(s.Repo), Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}})
+				i = len(repos) - 1
+				byRepo[strings.ToLower(s.Repo)] = i
+			}
+			repos[i].Feedback = append(repos[i].Feedback, feedbackJSON{URL: f.URL, Author: f.Author, Round: f.Round, Range: f.From + ".." + f.To, Done: d.SHA})
+		}
+	}
+	sort.Slice(repos, func(a, b int) bool { return repos[a].Path < repos[b].Path })
+	return repos
+}

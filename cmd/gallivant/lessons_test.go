@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/google/go-cmp/cmp"
@@ -25,9 +26,9 @@ func TestLessonsListing(t *testing.T) {
 	got := lessonsListing(files, messages, "")
 	want := []lessonsRepoJSON{
 		{Repo: "acme/api", Path: "lessons/acme/api.md", Blob: b2, Lessons: []lessonJSON{{Title: "Cents", Scope: []string{"billing/**"}, Sources: []string{"acme/api#1"}}},
-			Carried: []carriedVersion{{Blob: b2, Dispatches: 2, Current: true}, {Blob: b1, Dispatches: 1}}},
-		{Repo: "acme/gone", Path: "lessons/acme/gone.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{{Blob: b1, Dispatches: 1}}},
-		{Repo: "acme/web", Path: "lessons/acme/web.md", Blob: b3, Errors: true, Lessons: []lessonJSON{}, Carried: []carriedVersion{}},
+			Carried: []carriedVersion{{Blob: b2, Dispatches: 2, Current: true}, {Blob: b1, Dispatches: 1}}, Feedback: []feedbackJSON{}},
+		{Repo: "acme/gone", Path: "lessons/acme/gone.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{{Blob: b1, Dispatches: 1}}, Feedback: []feedbackJSON{}},
+		{Repo: "acme/web", Path: "lessons/acme/web.md", Blob: b3, Errors: true, Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lessonsListing (-want +got):\n%s", diff)
@@ -39,6 +40,53 @@ func TestLessonsListing(t *testing.T) {
 	writeLessonsText(&text, got)
 	for _, line := range []string{"acme/gone\tlessons/acme/gone.md\tgone from the control branch\n", "acme/web\tlessons/acme/web.md@3333333\t0 lessons, not carried: the file has errors (gallivant check lessons/acme/web.md)\n  carried: never\n",
 		"  carried: 2222222 (this version) by 2 dispatches\n  carried: 1111111 by 1 dispatch\n"} {
+		if !strings.Contains(text.String(), line) {
+			t.Errorf("the listing lacks %q:\n%s", line, text.String())
+		}
+	}
+}
+
+// The feedback of delivered work that no lesson cites yet is listed under
+// its repository, once; a lesson citing the comment's anchor uses it up,
+// a lesson citing only the whole pull request does not, and a trailer on
+// anything but that pull request's loop: done commit is not feedback.
+func TestLessonsListingFeedback(t *testing.T) {
+	t.Parallel()
+	b2 := strings.Repeat("2", 40)
+	files := []specs.File{{Path: "lessons/acme/api.md", ID: b2, Data: []byte("## Cents\nsources: acme/api#1, https://github.com/acme/api/pull/1#pullrequestreview-4\n\nRound to cents.\n")}}
+	fb := func(url, who string) ledger.Trailer {
+		return ledger.Trailer{Key: gatekeep.TrailerFeedback, Value: url + " by @" + who + " round 1 1f430b0..358e461"}
+	}
+	done := func(subject string, ts ...ledger.Trailer) string {
+		return (ledger.Commit{Subject: subject, Sentence: "s.", Trailers: ts}).Message()
+	}
+	api1 := "https://github.com/acme/api/pull/1"
+	commits := []doneFeedback{
+		{SHA: strings.Repeat("a", 40), Message: done("loop: done acme/api#1", fb(api1+"#pullrequestreview-4", "alice"), fb(api1+"#issuecomment-8", "bob"))},
+		{SHA: strings.Repeat("b", 40), Message: done("loop: done acme/api#1", fb(api1+"#issuecomment-8", "bob"))},
+		{SHA: strings.Repeat("c", 40), Message: done("loop: done acme/web#3", fb("https://github.com/acme/web/pull/3#discussion_r9", "carol"), fb(api1+"#issuecomment-10", "mallory"))},
+		{SHA: strings.Repeat("d", 40), Message: done("loop: round 1 acme/api#1", fb(api1+"#issuecomment-11", "mallory"))},
+		{SHA: strings.Repeat("e", 40), Message: done("a person's commit", fb(api1+"#issuecomment-12", "mallory"))},
+	}
+	got := withFeedback(lessonsListing(files, nil, ""), commits, "")
+	want := []lessonsRepoJSON{
+		{Repo: "acme/api", Path: "lessons/acme/api.md", Blob: b2, Lessons: []lessonJSON{{Title: "Cents", Scope: []string{}, Sources: []string{"acme/api#1", api1 + "#pullrequestreview-4"}}},
+			Carried: []carriedVersion{}, Feedback: []feedbackJSON{{URL: api1 + "#issuecomment-8", Author: "bob", Round: 1, Range: "1f430b0..358e461", Done: strings.Repeat("a", 40)}}},
+		{Repo: "acme/web", Path: "lessons/acme/web.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{},
+			Feedback: []feedbackJSON{{URL: "https://github.com/acme/web/pull/3#discussion_r9", Author: "carol", Round: 1, Range: "1f430b0..358e461", Done: strings.Repeat("c", 40)}}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("withFeedback (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want[1:], withFeedback(lessonsListing(files, nil, "acme/web"), commits, "acme/web")); diff != "" {
+		t.Errorf("withFeedback for acme/web (-want +got):\n%s", diff)
+	}
+	var text strings.Builder
+	writeLessonsText(&text, got)
+	for _, line := range []string{
+		"  feedback no lesson cites: https://github.com/acme/api/pull/1#issuecomment-8 by @bob (round 1, answered by 1f430b0..358e461; loop: done aaaaaaa)\n",
+		"acme/web\tlessons/acme/web.md\tno lessons file yet\n  carried: never\n  feedback no lesson cites: https://github.com/acme/web/pull/3#discussion_r9 by @carol",
+	} {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("the listing lacks %q:\n%s", line, text.String())
 		}
