@@ -54,7 +54,11 @@ type Digest struct {
 	// Required names the checks the base branch's protection requires;
 	// one that has not reported on the head yet is waited for.
 	Required []string `json:"required,omitempty"`
-	Reviews  []Review `json:"reviews"`
+	// RequiredApprovals is how many approving reviews the base branch
+	// requires, when gallivant can read it (0 otherwise): a blocked pull
+	// request with fewer waits for them.
+	RequiredApprovals int      `json:"required_approvals,omitempty"`
+	Reviews           []Review `json:"reviews"`
 	// ReviewsKnown is false when the reviews could not be read.
 	ReviewsKnown bool      `json:"-"`
 	Comments     []Comment `json:"comments"`

@@ -414,6 +414,8 @@ func TestJudge(t *testing.T) {
 		{"running check waits", func(d *Digest) { d.Checks = []Check{{Name: "build", Kind: KindCheckRun, Status: "queued"}} }, Input{Gate: gate}, Waiting, "", EvidencePending},
 		{"a required check that has not reported waits", func(d *Digest) { d.Required, d.MergeState = []string{"ci"}, "blocked" }, Input{Gate: gate}, Waiting, "", EvidencePending},
 		{"blocked with nothing to explain it (G-23)", func(d *Digest) { d.Checks, d.MergeState = green, "blocked" }, Input{Gate: gate}, Blocked, BlockGitHub, EvidenceCI},
+		{"blocked for want of required approvals waits for them", func(d *Digest) { d.Checks, d.MergeState, d.RequiredApprovals = green, "blocked", 2 }, Input{Gate: gate}, Waiting, "", EvidenceCI},
+		{"blocked with the required approvals given is GitHub's (G-23)", func(d *Digest) { d.Checks, d.MergeState, d.RequiredApprovals, d.Reviews = green, "blocked", 1, approve }, Input{Gate: gate}, Blocked, BlockGitHub, EvidenceCI},
 		{"reviewer not yet clear waits", func(d *Digest) { d.Checks = green }, Input{Gate: gate, Reviewer: "alice"}, Waiting, "", EvidenceCI},
 		{"reviewer clear", func(d *Digest) { d.Checks, d.Reviews = green, approve }, Input{Gate: gate, Reviewer: "alice"}, Mergeable, "", EvidenceCI},
 		{"changes requested (no cursor) is fixable", func(d *Digest) {

@@ -202,6 +202,11 @@ func Judge(d Digest, in Input) Verdict {
 			}
 		}
 	}
+	if have := Approvals(d.Reviews); d.MergeState == MergeBlocked && d.RequiredApprovals > have {
+		// GitHub blocks for want of approvals the base branch requires:
+		// people's work, waited for, not a block.
+		v.waitFor(Wait{Kind: WaitApprovals, Head: d.HeadSHA, Need: d.RequiredApprovals, Have: have})
+	}
 	if d.MergeState == MergeBlocked && len(v.WaitsFor) == 0 && len(v.Findings) == 0 && len(v.Blocks) == 0 {
 		// G-23: nothing gatekeep sees explains it.
 		v.block(BlockGitHub, "GitHub reports BLOCKED, no local repair applies", "a person with access checks the protection rules of "+d.BaseRef)
@@ -381,4 +386,25 @@ func finish(v Verdict, d Digest) Verdict {
 		v.Evidence = EvidenceUnknown
 	}
 	return v
+}
+
+// Approvals counts the people whose latest deciding review (an approval,
+// a request for changes or a dismissal; a comment decides nothing) is an
+// approval: what GitHub counts against a required number of approving
+// reviews.
+func Approvals(reviews []Review) int {
+	latest := map[string]ReviewState{}
+	for _, r := range reviews {
+		switch r.State {
+		case ReviewApproved, ReviewChangesRequested, ReviewDismissed:
+			latest[strings.ToLower(r.User)] = r.State
+		}
+	}
+	n := 0
+	for _, st := range latest {
+		if st == ReviewApproved {
+			n++
+		}
+	}
+	return n
 }

@@ -25,6 +25,9 @@ const (
 	WaitFirstCI WaitKind = "first-ci"
 	// WaitReviewsReadable: the reviews could not be read.
 	WaitReviewsReadable WaitKind = "reviews-readable"
+	// WaitApprovals: GitHub reports the pull request blocked and the base
+	// branch requires more approving reviews (Need) than it has (Have).
+	WaitApprovals WaitKind = "approvals"
 )
 
 // Wait is one thing a waiting verdict waits for, as a typed value; String
@@ -38,6 +41,8 @@ type Wait struct {
 	Name string
 	// User is the reviewer of WaitReReview and WaitApproval.
 	User string
+	// Need and Have are WaitApprovals' required and given approvals.
+	Need, Have int
 }
 
 // String renders the wait as the verdict's prose.
@@ -59,6 +64,12 @@ func (w Wait) String() string {
 		return WaitCI + " " + short(w.Head)
 	case WaitReviewsReadable:
 		return "the reviews to be readable"
+	case WaitApprovals:
+		word := "approving reviews"
+		if w.Need == 1 {
+			word = "approving review"
+		}
+		return fmt.Sprintf("%d %s the base branch requires (%d so far)", w.Need, word, w.Have)
 	}
 	return string(w.Kind)
 }

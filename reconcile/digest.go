@@ -43,7 +43,7 @@ func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time
 	}
 	if p.HeadSHA != "" {
 		if ch, err := c.GetChecks(ctx, pr.Repo, p.HeadSHA, p.BaseRef); err == nil {
-			d.Checks, d.ChecksKnown, d.Required = checksOf(ch), true, ch.Required
+			d.Checks, d.ChecksKnown, d.Required, d.RequiredApprovals = checksOf(ch), true, ch.Required, ch.RequiredApprovals
 		} else if fatal(err) {
 			return d, err
 		}

@@ -61,7 +61,7 @@ func readFeedback(ctx context.Context, c feedbackReader, pr gatekeep.PR) ([]gate
 	}
 	var reviews []gatekeep.Review
 	for _, r := range rs {
-		reviews = append(reviews, gatekeep.Review{ID: r.ID, User: r.User, State: gatekeep.ReviewState(r.State), Body: r.Body, CommitID: r.CommitID, SubmittedAt: r.SubmittedAt})
+		reviews = append(reviews, gatekeep.Review{ID: r.ID, User: r.User, State: r.State, Body: r.Body, CommitID: r.CommitID, SubmittedAt: r.SubmittedAt})
 	}
 	var comments []gatekeep.Comment
 	for _, inline := range []bool{false, true} {

@@ -849,6 +849,11 @@ type Checks struct {
 	// administration permission). Hidden protection is not "none": the
 	// pull request's merge state (blocked) still reports unmet checks.
 	Required []string
+	// RequiredApprovals is how many approving reviews the base branch
+	// requires (the larger of its rulesets' pull_request rule and its
+	// branch protection, when the token can read it); 0 when none or
+	// unreadable.
+	RequiredApprovals int
 }
 
 // GetChecks reads check runs, commit statuses and the base branch's
@@ -870,20 +875,20 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 	for _, s := range statuses {
 		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: gatekeep.StatusState(s.GetState()), URL: s.GetTargetURL()})
 	}
-	out.Required, err = g.requiredChecks(ctx, repo, base)
+	out.Required, out.RequiredApprovals, err = g.requiredChecks(ctx, repo, base)
 	return out, err
 }
 
-// requiredChecks gathers what a branch requires from the two places GitHub
-// keeps it: repository rules (readable with read access) and classic
-// branch protection (readable with administration permission only). A
-// source that answers 403 or 404 (the token may not read it, or this
-// GitHub does not serve it) contributes nothing; any other failure is an
-// error, so that a transient fault never reads as "nothing required".
-func (g *Client) requiredChecks(ctx context.Context, repo, base string) ([]string, error) {
+// requiredChecks gathers what a branch requires — its checks and how many
+// approving reviews — from the two places GitHub keeps it: repository
+// rules (readable with read access) and classic branch protection
+// (readable with administration permission only). A source that answers
+// 403 or 404 (the token may not read it, or this GitHub does not serve
+// it) contributes nothing; any other failure is an error, so that a
+// transient fault never reads as "nothing required".
+func (g *Client) requiredChecks(ctx context.Context, repo, base string) (out []string, approvals int, err error) {
 	o, n := splitRepo(repo)
 	seen := map[string]bool{}
-	var out []string
 	add := func(name string) {
 		if name != "" && !seen[name] {
 			seen[name] = true
@@ -900,16 +905,26 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base string) ([]strin
 		return rs, resp, err
 	}, nil)
 	if err != nil && !refused(err) {
-		return nil, err
+		return nil, 0, err
 	}
 	for _, r := range rules {
-		if r.Type != "required_status_checks" || r.Parameters == nil {
+		if r.Parameters == nil {
 			continue
 		}
-		var p github.RequiredStatusChecksRuleParameters
-		if json.Unmarshal(*r.Parameters, &p) == nil {
-			for _, c := range p.RequiredStatusChecks {
-				add(c.Context)
+		switch r.Type {
+		case "required_status_checks":
+			var p github.RequiredStatusChecksRuleParameters
+			if json.Unmarshal(*r.Parameters, &p) == nil {
+				for _, c := range p.RequiredStatusChecks {
+					add(c.Context)
+				}
+			}
+		case "pull_request":
+			var p struct {
+				Count int `json:"required_approving_review_count"`
+			}
+			if json.Unmarshal(*r.Parameters, &p) == nil {
+				approvals = max(approvals, p.Count)
 			}
 		}
 	}
@@ -922,27 +937,32 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base string) ([]strin
 	at, hidden := g.protectionHidden[key]
 	g.mu.Unlock()
 	if hidden && time.Since(at) < protectionHiddenTTL {
-		return out, nil
+		return out, approvals, nil
 	}
-	req, _, err := g.c.Repositories.GetRequiredStatusChecks(ctx, o, n, base)
+	prot, _, err := g.c.Repositories.GetBranchProtection(ctx, o, n, base)
 	switch {
 	case err == nil:
-		for _, c := range req.GetContexts() {
-			add(c)
+		if req := prot.GetRequiredStatusChecks(); req != nil {
+			for _, c := range req.GetContexts() {
+				add(c)
+			}
+			for _, c := range req.GetChecks() {
+				add(c.Context)
+			}
 		}
-		for _, c := range req.GetChecks() {
-			add(c.Context)
+		if rv := prot.GetRequiredPullRequestReviews(); rv != nil {
+			approvals = max(approvals, rv.RequiredApprovingReviewCount)
 		}
 	default:
-		err = classify("read the required checks of branch "+base+" in "+repo, err)
+		err = classify("read the protection of branch "+base+" in "+repo, err)
 		if !refused(err) {
-			return nil, err
+			return nil, 0, err
 		}
 		g.mu.Lock()
 		g.protectionHidden[key] = time.Now()
 		g.mu.Unlock()
 	}
-	return out, nil
+	return out, approvals, nil
 }
 
 // refused reports a classified error that says "not for this token" or "not

@@ -15,8 +15,9 @@ import (
 // A target whose main requires one approving review (`--protect
 // acme/api:main,reviews=1`, the most common protection): GitHub reports
 // the delivered pull request `blocked` until a person with write access
-// approves it (issue 30 item 2). gallivant reports GitHub's state as GitHub's
-// (G-23: no invented rule), applies no label while the merge is blocked,
+// approves it (issue 30 item 2). gallivant reads the number of approving
+// reviews the protection requires and waits for them (no invented rule,
+// no stop: people's work), applies no label while the merge is blocked,
 // and labels the pull request ready in the pass after the approval makes
 // it `clean`; `why` names the pull request and what makes it ready.
 func TestBlockedByRequiredReviews(t *testing.T) {
@@ -45,7 +46,7 @@ func TestBlockedByRequiredReviews(t *testing.T) {
 	if pr.MergeableState != "blocked" {
 		t.Fatalf("the sandbox reports acme/api#1 %q, want blocked by the required review", pr.MergeableState)
 	}
-	wantNote := []struct{ Spec, Message string }{{"specs/a.md", "acme/api#1 is blocked - GitHub reports BLOCKED, no local repair applies"}}
+	wantNote := []struct{ Spec, Message string }{{"specs/a.md", "acme/api#1 waits for 1 approving review the base branch requires (0 so far)"}}
 	if !slices.Equal(p.Notes, wantNote) {
 		t.Errorf("notes of the quiet pass %+v, want %+v", p.Notes, wantNote)
 	}
