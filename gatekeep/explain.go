@@ -31,6 +31,8 @@ func (a Action) Words() string {
 		return "open the pull request from the work branch, with the identity block and the receipt"
 	case StepNothing:
 		return "record done without a pull request: " + a.Detail
+	case StepAdopt:
+		return adoptWords(a)
 	case StepReopen:
 		return "reopen the pull request, as the resume after its closed stop owes"
 	case StepDone:
