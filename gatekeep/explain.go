@@ -20,6 +20,9 @@ const (
 	// the pass did not read it again, and the wait it last decided
 	// stands.
 	LookQuiet Look = "quiet"
+	// LookAdopt is DecideAdopt on the pull request a spec adopts (pr:),
+	// taken when the ledger is seeded and before each dispatch.
+	LookAdopt Look = "adopt"
 )
 
 // Words says an action in words, as `gallivant why` and the dashboard
