@@ -130,6 +130,11 @@ type EntryStatus struct {
 	// Paused says who paused the entry from which pull request, `paused
 	// by @bob from acme/api#3` ("" when no `/gallivant pause` holds it).
 	Paused string `json:"paused,omitempty"`
+
+	// Performed are the requests the entry's newest transitions
+	// performed, newest first, with where each came from; only `status
+	// SPEC` reads the control history for them (status_requests.go).
+	Performed []PerformedRequest `json:"performed,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
