@@ -268,6 +268,8 @@ func (s *Snapshot) explainUnseeded(spec string, es EntryStatus) string {
 		return fmt.Sprintf("nothing happens while the spec is %s", sp.Status)
 	case es.Problem != "":
 		return "next: nothing until the spec is fixed"
+	case !sp.PR.IsZero():
+		return fmt.Sprintf("next: adopt %s: seed %s on its head branch, once the next pass finds gallivant may push to it (unless a chain predecessor is unmerged)", sp.PR, s.Config.LedgerPath(spec))
 	}
 	return fmt.Sprintf("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
 }
