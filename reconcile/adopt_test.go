@@ -145,3 +145,43 @@ func TestAdoptForkWithoutMaintainerEditsStops(t *testing.T) {
 	}
 	verifyControl(t, r)
 }
+
+// A pull request whose work already satisfies every row closes them all on
+// baseline; closed by its author before gallivant could write its body
+// (GitHub refused the edit), it is not recorded: `why --live` and the pass
+// both decide the stop not-pushable, and bob's body is untouched.
+func TestAdoptClosedBeforeRecordingStops(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": adoptSpec + specWith(2, "")})
+	r.script = func(target string, _ int, _ string) Behavior {
+		if target == "seed" {
+			return Baseline
+		}
+		return Done
+	}
+	r.personBranch(r.gh.RepoDir("acme/api"), "feature/login", map[string]string{"rows/row-1.txt": "bob\n", "rows/row-2.txt": "bob\n"})
+	r.openBobsPR("feature/login", false)
+	remove := r.gh.InjectFault(githubtest.Fault{Method: "PATCH", Path: `/pulls/1$`, Kind: githubtest.FaultStatus, Status: 422})
+	got := subjectsOf(r.pass())
+	if !slices.Contains(got, "loop: adopt acme/api#1") || slices.Contains(got, "loop: dispatch row 1") || slices.Contains(got, "loop: dispatch row 2") ||
+		got[len(got)-1] != "loop: write failed identity" {
+		t.Fatalf("want both rows closed on baseline and the body's write refused, got %v", got)
+	}
+	remove()
+	r.as("bob").close(1)
+	d, ok, err := r.reconciler().Decide(contextBG(), "specs/feature.md")
+	if err != nil || !ok {
+		t.Fatalf("Decide = %v, %v", ok, err)
+	}
+	if d.Look != "adopt" || d.Step != "stop" || d.Reason != ledger.StopNotPushable || !strings.Contains(d.Words, "acme/api#1, which is closed") {
+		t.Errorf("why --live decides %+v; want the adoption's not-pushable stop", d)
+	}
+	wantSubjects(t, r.pass(), "loop: stop not-pushable")
+	if stop := r.ledger(ledgerPath).Delivery.Stop.String(); !strings.Contains(stop, d.Words[len("stop not-pushable: "):]) {
+		t.Errorf("the pass stopped %q; why said %q", stop, d.Words)
+	}
+	if body := r.as("bob").pr(1).GetBody(); body != bobsBody {
+		t.Errorf("bob's body was changed:\n%s", body)
+	}
+	verifyControl(t, r)
+}
