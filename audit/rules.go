@@ -76,6 +76,7 @@ func of(k ...ledger.Kind) []ledger.Kind { return k }
 // subject (ledger/subject.go holds their grammar).
 var rules = []rule{
 	{kind: "seed ledger", of: of(ledger.KindSeedLedger), creates: true, replay: replaySeed},
+	{kind: "adopt", of: of(ledger.KindAdopt), creates: true, replay: replayAdopt},
 	{kind: "dispatch", of: of(ledger.KindDispatch), replay: replayDispatch},
 	{kind: "record", of: of(ledger.KindRecord), replay: replayRecord},
 	{kind: "repair", of: of(ledger.KindRepair), replay: replayRepair},

@@ -41,6 +41,7 @@ const (
 	StepHold        Step = "hold"         // blocked with nothing the loop can do: Detail says why
 	StepNothing     Step = "nothing"      // every row closed, nothing to deliver: done without a pull request, Detail says why
 	StepOpen        Step = "open"         // the work branch delivers: open (or adopt) its pull request
+	StepAdopt       Step = "adopt"        // the spec names an existing pull request: adopt it (adopt.go)
 )
 
 // Action is one decision: a step and what performing it needs.
@@ -230,6 +231,9 @@ type OpenFacts struct {
 	// Files are the comparison's.
 	Unrelated      bool
 	AheadBy, Files int
+	// Adopts: the spec names the pull request it adopts (pr:), whose
+	// head branch is Branch.
+	Adopts bool
 }
 
 // DecideOpen decides whether the work branch delivers anything: a branch
@@ -238,7 +242,7 @@ type OpenFacts struct {
 // because every row is cut) ends the entry without a pull request.
 func DecideOpen(f OpenFacts) Action {
 	switch {
-	case !f.Exists && (f.HadPR || f.AnyDone):
+	case !f.Exists && (f.HadPR || f.AnyDone || f.Adopts):
 		return Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: fmt.Sprintf("every row is closed but the work branch %s no longer exists in %s", f.Branch, f.Repo)}
 	case !f.Exists:
 		return Action{Step: StepNothing, Detail: fmt.Sprintf("every row is cut and the work branch %s was never created", f.Branch)}
@@ -246,6 +250,8 @@ func DecideOpen(f OpenFacts) Action {
 		return Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: fmt.Sprintf("the work branch %s at %s shares no history with %s in %s", f.Branch, short(f.Head), f.Base, f.Repo)}
 	case f.AheadBy == 0 || f.Files == 0:
 		return Action{Step: StepNothing, Detail: fmt.Sprintf("the work branch %s at %s changes no file against %s", f.Branch, short(f.Head), f.Base)}
+	case f.Adopts:
+		return Action{Step: StepAdopt}
 	}
 	return Action{Step: StepOpen}
 }

@@ -20,6 +20,9 @@ const (
 	// the pass did not read it again, and the wait it last decided
 	// stands.
 	LookQuiet Look = "quiet"
+	// LookAdopt is DecideAdopt on the pull request a spec adopts (pr:),
+	// taken when the ledger is seeded and before each dispatch.
+	LookAdopt Look = "adopt"
 )
 
 // Words says an action in words, as `gallivant why` and the dashboard
@@ -31,6 +34,8 @@ func (a Action) Words() string {
 		return "open the pull request from the work branch, with the identity block and the receipt"
 	case StepNothing:
 		return "record done without a pull request: " + a.Detail
+	case StepAdopt:
+		return adoptWords(a)
 	case StepReopen:
 		return "reopen the pull request, as the resume after its closed stop owes"
 	case StepDone:

@@ -44,6 +44,9 @@ const (
 	StopTampered  StopReason = "tampered"
 	// StopBudget stops an entry whose agents have spent its budget.
 	StopBudget StopReason = "budget"
+	// StopNotPushable stops an entry whose spec adopts a pull request
+	// gallivant may not push to (or that is not open); the detail says why.
+	StopNotPushable StopReason = "not-pushable"
 )
 
 // stopInfo is what the rules know of one stop reason: whether it is a row
@@ -106,6 +109,8 @@ var stopTable = map[StopReason]stopInfo{
 		recommend: fixed("resume | <why> - restarts the reviewer clock; or set another reviewer in gallivant.yaml")},
 	StopRetargeted: {clears: resumeClears,
 		recommend: fixed("resume | <why> - after pointing the pull request back at the spec's base; or change the spec's base and resnapshot")},
+	StopNotPushable: {clears: resumeClears,
+		recommend: fixed("resume | <why> - after letting maintainers edit the pull request (or reopening it, or pushing its branch to the spec's repository); the pull request is read again")},
 	StopForeignPR: {clears: resumeClears,
 		recommend: fixed("resume | <why> - after closing the pull request gallivant did not open (or renaming its branch); the loop then opens its own")},
 	StopVerifyFailed: {clears: resumeClears,

@@ -69,6 +69,10 @@ const (
 	// KindRequest performs a request a person posted on a pull request
 	// (docs/requests.md): `loop: request retry from acme/api#1 by @bob`.
 	KindRequest Kind = "request"
+	// KindAdopt seeds the ledger of a spec that adopts an existing pull
+	// request (`pr:`) against that pull request's head: `loop: adopt
+	// acme/api#12`.
+	KindAdopt Kind = "adopt"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -153,6 +157,7 @@ var forms = func() []form {
 		s string
 	}{
 		{KindSeedLedger, "seed ledger"},
+		{KindAdopt, "adopt <pr>"},
 		{KindDispatch, "dispatch <target>"},
 		{KindRecord, "record <member> <target>"},
 		{KindRepair, "repair row <row>"},

@@ -20,6 +20,7 @@ var subjectCases = []struct {
 	sub  Subject
 }{
 	{"loop: seed ledger", Subject{Kind: KindSeedLedger}},
+	{"loop: adopt acme/api#12", Subject{Kind: KindAdopt, PR: pr12}},
 	{"loop: dispatch seed", Subject{Kind: KindDispatch, Row: SeedTarget}},
 	{"loop: dispatch row 3", Subject{Kind: KindDispatch, Row: 3}},
 	{"loop: record api seed", Subject{Kind: KindRecord, Member: "api", Row: SeedTarget}},

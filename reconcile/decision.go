@@ -119,7 +119,19 @@ func (p *passState) decide(ctx context.Context, e *entry) (Decision, bool, error
 		if err != nil {
 			return Decision{}, false, err
 		}
-		return decisionOf(e.specPath, "", gatekeep.LookOpen, gatekeep.DecideOpen(f)), true, nil
+		a := gatekeep.DecideOpen(f)
+		if a.Step == gatekeep.StepAdopt {
+			// The pass decides the adoption again before recording it
+			// (adoptPR): a stop there is the decision it takes.
+			af, _, err := p.adoptFacts(ctx, e, f.Branch)
+			if err != nil {
+				return Decision{}, false, err
+			}
+			if s := gatekeep.DecideAdopt(af); s.Step == gatekeep.StepStop {
+				return decisionOf(e.specPath, af.PR.String(), gatekeep.LookAdopt, s), true, nil
+			}
+		}
+		return decisionOf(e.specPath, "", gatekeep.LookOpen, a), true, nil
 	}
 	pr, ok := prOf(e.l)
 	if !ok || !e.l.Delivery.DispatchedAt.IsZero() {

@@ -153,6 +153,9 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if res, ok, err := p.verify(ctx, e, f.Repo, f.Branch, f.Head); !ok || err != nil {
 		return res, err
 	}
+	if a.Step == gatekeep.StepAdopt {
+		return p.adoptPR(ctx, e, f)
+	}
 	return p.openOrAdopt(ctx, e, f.Repo, f.Branch, f.Base, f.Head)
 }
 
@@ -160,7 +163,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 // when it exists, its comparison with the base.
 func (p *passState) openFacts(ctx context.Context, e *entry) (gatekeep.OpenFacts, error) {
 	f := gatekeep.OpenFacts{Repo: p.repoOf(e), Branch: p.branch(e), Base: e.spec.Base,
-		HadPR: !e.l.Delivery.PR.IsZero(), AnyDone: anyDone(e.l.ViewRows())}
+		HadPR: !e.l.Delivery.PR.IsZero(), AnyDone: anyDone(e.l.ViewRows()), Adopts: !e.spec.PR.IsZero() && e.leg == nil}
 	var err error
 	if f.Head, f.Exists, err = p.GitHub.BranchHead(ctx, f.Repo, f.Branch); err != nil || !f.Exists {
 		return f, err

@@ -57,6 +57,9 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 	if cp, ok := p.repo.ChainOf[e.specPath]; ok {
 		in.Chain = ledger.ChainRef{Name: cp.Chain.Name(), K: cp.K, N: len(cp.Chain.Milestones)}
 	}
+	if !e.spec.PR.IsZero() {
+		return p.seedAdopted(ctx, e, in)
+	}
 	n, c := ledger.Seed(in)
 	return p.apply(e, n, c)
 }
@@ -95,6 +98,9 @@ func (p *passState) contractChanged(e *entry) (bool, error) {
 func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (stepResult, error) {
 	if why, over := ledger.OverBudget(e.l, e.spec); over {
 		return stopped, p.stop(e, ledger.StopBudget, why)
+	}
+	if res, held, err := p.adoptHeld(ctx, e); held || err != nil {
+		return res, err
 	}
 	repo, base := p.member(e, a.Member)
 	branch := p.branch(e)

@@ -23,6 +23,7 @@ const (
 	Dirty      = scripted.Dirty
 	Lie        = scripted.Lie
 	Shared     = scripted.Shared
+	Baseline   = scripted.Baseline
 )
 
 // ScriptedAgent is scripted.Agent as an executor's AgentFunc.

@@ -130,6 +130,11 @@ type EntryStatus struct {
 	// Paused says who paused the entry from which pull request, `paused
 	// by @bob from acme/api#3` ("" when no `/gallivant pause` holds it).
 	Paused string `json:"paused,omitempty"`
+
+	// Performed are the requests the entry's newest transitions
+	// performed, newest first, with where each came from; only `status
+	// SPEC` reads the control history for them (status_requests.go).
+	Performed []PerformedRequest `json:"performed,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -263,6 +268,8 @@ func (s *Snapshot) explainUnseeded(spec string, es EntryStatus) string {
 		return fmt.Sprintf("nothing happens while the spec is %s", sp.Status)
 	case es.Problem != "":
 		return "next: nothing until the spec is fixed"
+	case !sp.PR.IsZero():
+		return fmt.Sprintf("next: adopt %s: seed %s on its head branch, once the next pass finds gallivant may push to it (unless a chain predecessor is unmerged)", sp.PR, s.Config.LedgerPath(spec))
 	}
 	return fmt.Sprintf("next: seed %s (the next pass creates the ledger, unless a chain predecessor is unmerged)", s.Config.LedgerPath(spec))
 }

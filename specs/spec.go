@@ -127,6 +127,9 @@ type Spec struct {
 	// Verify are the `## Verify` commands in order, duplicates kept.
 	Verify []string
 	Legs   []Leg
+	// PR is the existing pull request the spec adopts (`pr:`); zero
+	// when gallivant opens its own.
+	PR PRRef `json:",omitzero"`
 	// Format is the grammar the spec is written in.
 	Format Format `json:",omitempty"`
 }
@@ -255,6 +258,7 @@ func ParseSpec(doc *parse.Document, def Defaults) (*Spec, parse.Diagnostics) {
 	}
 	p.frontmatter(s)
 	p.body(s)
+	p.checkPR(s)
 	if s.Repo == "" && !def.ConfigUnreadable {
 		p.errorf(parse.Pos{Line: 1, Col: 1}, RuleSpecRepo, "no target repository: set `repo: owner/name` in the frontmatter or defaults.repo in gallivant.yaml")
 	}
@@ -295,7 +299,7 @@ func (p *specParser) frontmatter(s *Spec) {
 		e.vat = f.PosOf(e.v)
 		read, ok := frontKeys[e.k.Value]
 		if !ok {
-			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, context, sources", e.k.Value)
+			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, context, sources, pr", e.k.Value)
 			continue
 		}
 		read(e, s)
@@ -383,6 +387,7 @@ var frontKeys = map[string]func(e frontEntry, s *Spec){
 	},
 	"context": func(e frontEntry, s *Spec) { s.Context = e.paths() },
 	"sources": func(e frontEntry, s *Spec) { s.Sources = e.paths() },
+	"pr":      readPR,
 }
 
 // paths is the entry's value as a list of clean relative paths; each

@@ -4,46 +4,84 @@ import (
 	"fmt"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/store"
 )
 
-// requestOrigins bounds how many of a ledger's newest commits `why` reads
-// for the last performed request.
+// requestOrigins bounds how many of a ledger's newest commits `why` and
+// `status SPEC` read for the requests performed on it.
 const requestOrigins = 100
+
+// performedShown bounds how many performed requests `status SPEC` lists.
+const performedShown = 10
 
 // lastRequest is `why`'s line on the last request performed on the
 // ledger and where it came from (docs/requests.md): "" when none of its
 // newest commits performed one.
 func lastRequest(st *store.Store, ledgerPath string) (string, error) {
-	entries, err := st.Log(ledgerPath, requestOrigins)
-	if err != nil {
+	rs, err := performedRequests(st, ledgerPath, 1)
+	if err != nil || len(rs) == 0 {
 		return "", err
 	}
+	return "last request: " + originWords(rs[0]), nil
+}
+
+// performedRequests lists the requests the ledger's newest commits
+// performed, newest first, at most limit of them.
+func performedRequests(st *store.Store, ledgerPath string, limit int) ([]reconcile.PerformedRequest, error) {
+	entries, err := st.Log(ledgerPath, requestOrigins)
+	if err != nil {
+		return nil, err
+	}
+	var out []reconcile.PerformedRequest
 	for _, e := range entries {
-		if line, ok := requestOrigin(e.Subject, e.Message); ok {
-			return line, nil
+		if r, ok := originOf(e.Subject, e.Message); ok {
+			r.Commit = e.SHA
+			out = append(out, r)
+			if len(out) == limit {
+				break
+			}
 		}
 	}
-	return "", nil
+	return out, nil
 }
 
 // requestOrigin describes a transition that performed a request: the
 // request and whether it was written under `## Requests` or posted on a
 // pull request (by whom, which comment). ok is false for any other commit.
 func requestOrigin(subject, message string) (line string, ok bool) {
+	r, ok := originOf(subject, message)
+	if !ok {
+		return "", false
+	}
+	return "last request: " + originWords(r), true
+}
+
+// originOf reads the request a transition performed and where it came
+// from, off its subject and trailers.
+func originOf(subject, message string) (reconcile.PerformedRequest, bool) {
 	ts := ledger.ParseTrailers(message)
 	trailer := func(key string) string { return ledger.TrailerValue(ts, key) }
 	req := trailer(ledger.TrailerRequest)
 	sub, err := ledger.ParseSubject(subject)
 	if req == "" || err != nil {
-		return "", false
+		return reconcile.PerformedRequest{}, false
 	}
-	if sub.Kind != ledger.KindRequest {
-		return fmt.Sprintf("last request: %q, from the ledger's ## Requests (%s)", req, subject), true
+	r := reconcile.PerformedRequest{Request: req, Source: reconcile.SourceLedger, Subject: subject}
+	if sub.Kind == ledger.KindRequest {
+		r.Source, r.By, r.PR = reconcile.SourcePullRequest, sub.By, sub.PR.String()
+		r.Comment = "comment " + trailer(ledger.TrailerCommentID)
+		if url := trailer(ledger.TrailerComment); url != "" {
+			r.Comment = url
+		}
 	}
-	where := "comment " + trailer(ledger.TrailerCommentID)
-	if url := trailer(ledger.TrailerComment); url != "" {
-		where = url
+	return r, true
+}
+
+// originWords says a performed request and where it came from.
+func originWords(r reconcile.PerformedRequest) string {
+	if r.Source == reconcile.SourcePullRequest {
+		return fmt.Sprintf("%q, from a comment by @%s on %s (%s)", r.Request, r.By, r.PR, r.Comment)
 	}
-	return fmt.Sprintf("last request: %q, from a comment by @%s on %s (%s)", req, sub.By, sub.PR, where), true
+	return fmt.Sprintf("%q, from the ledger's ## Requests (%s)", r.Request, r.Subject)
 }

@@ -65,7 +65,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if opts.Format != "text" && opts.Format != "json" {
 				return usageError("--format must be text or json, got %q", opts.Format)
 			}
-			snap, _, err := a.snapshot(cmd, opts.Control)
+			snap, st, err := a.snapshot(cmd, opts.Control)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,13 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				if err != nil {
 					return usageError("%v", err)
 				}
-				out = append(out, snap.Status(sp))
+				es := snap.Status(sp)
+				if es.Ledger != "" {
+					if es.Performed, err = performedRequests(st, es.Ledger, performedShown); err != nil {
+						return &exitError{code: exitCannotRun, err: err}
+					}
+				}
+				out = append(out, es)
 			} else {
 				out = snap.Statuses()
 			}
@@ -132,6 +138,12 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 	for _, r := range es.Requests {
 		if r.State != "accepted" {
 			fmt.Fprintf(a.io.Out, "  request %q %s: %s\n", r.Line, r.State, r.Why)
+		}
+	}
+	if len(es.Performed) > 0 {
+		fmt.Fprintf(a.io.Out, "  requests performed, newest first:\n")
+		for _, r := range es.Performed {
+			fmt.Fprintf(a.io.Out, "    %s %s\n", shortSHA(r.Commit), originWords(r))
 		}
 	}
 	if es.Problem != "" {

@@ -560,9 +560,12 @@ type PullRequest struct {
 	// HeadRepo is the repository the head branch lives in (owner/name): a
 	// fork's for a pull request from a fork; "" when GitHub omits it.
 	HeadRepo string
-	HeadSHA  string
-	BaseRef  string
-	BaseSHA  string
+	// MaintainerCanModify: the author of a fork's pull request lets the
+	// base repository's writers push to its head branch.
+	MaintainerCanModify bool
+	HeadSHA             string
+	BaseRef             string
+	BaseSHA             string
 	// Mergeable is nil while GitHub computes it.
 	Mergeable      *bool
 	MergeableState gatekeep.MergeState
@@ -586,7 +589,7 @@ func prState(s string) gatekeep.PRState {
 func toPR(repo string, p *github.PullRequest) PullRequest {
 	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: prState(p.GetState()), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
-		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
+		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), MaintainerCanModify: p.GetMaintainerCanModify(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
 		Mergeable: p.Mergeable, MergeableState: gatekeep.MergeState(strings.ToLower(p.GetMergeableState())), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
 	for _, l := range p.Labels {
 		out.Labels = append(out.Labels, l.GetName())
