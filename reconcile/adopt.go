@@ -50,7 +50,7 @@ func (p *passState) seedAdopted(ctx context.Context, e *entry, in ledger.SeedInp
 		return err
 	}
 	a := gatekeep.DecideAdopt(f)
-	p.decided(e, f.PR.String(), gatekeep.LookAdopt, a)
+	p.decided(e, f.PR.String(), gatekeep.LookAdopt, a, "")
 	if p.DryRun {
 		p.note(e.specPath, a.Step == gatekeep.StepStop, "would %s", a.Words())
 		return nil
@@ -84,7 +84,7 @@ func (p *passState) adoptHeld(ctx context.Context, e *entry) (stepResult, bool, 
 	if a.Step != gatekeep.StepStop {
 		return finished, false, nil
 	}
-	p.decided(e, f.PR.String(), gatekeep.LookAdopt, a)
+	p.decided(e, f.PR.String(), gatekeep.LookAdopt, a, "")
 	if p.DryRun {
 		return waitFor("would %s", a.Words()), true, nil
 	}
@@ -102,7 +102,7 @@ func (p *passState) adoptPR(ctx context.Context, e *entry, of gatekeep.OpenFacts
 		return progressed, err
 	}
 	a := gatekeep.DecideAdopt(f)
-	p.decided(e, f.PR.String(), gatekeep.LookAdopt, a)
+	p.decided(e, f.PR.String(), gatekeep.LookAdopt, a, "")
 	if a.Step == gatekeep.StepStop {
 		if p.DryRun {
 			return waitFor("would %s", a.Words()), nil
