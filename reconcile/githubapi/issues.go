@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -141,6 +142,9 @@ func (g *Client) IssueEdits(ctx context.Context, repo string, number int) ([]Iss
 			edits = append(edits, x)
 		}
 	}
+	// GitHub lists the newest first; edits made in the same second keep
+	// that order, reversed.
+	slices.Reverse(edits)
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].EditedAt.Before(edits[j].EditedAt) })
 	return edits, nil
 }
