@@ -28,8 +28,9 @@ func lastRequest(st *store.Store, ledgerPath string) (string, error) {
 }
 
 // requestOrigin describes a transition that performed a request: the
-// request and whether it was written under `## Requests` or posted on a
-// pull request (by whom, which comment). ok is false for any other commit.
+// request and whether it was written under `## Requests`, posted on a
+// pull request (by whom, which comment) or ticked on the dashboard issue
+// (by whom, which box). ok is false for any other commit.
 func requestOrigin(subject, message string) (line string, ok bool) {
 	ts := ledger.ParseTrailers(message)
 	trailer := func(key string) string { return ledger.TrailerValue(ts, key) }
@@ -40,6 +41,9 @@ func requestOrigin(subject, message string) (line string, ok bool) {
 	}
 	if sub.Kind != ledger.KindRequest {
 		return fmt.Sprintf("last request: %q, from the ledger's ## Requests (%s)", req, subject), true
+	}
+	if box := trailer(ledger.TrailerBox); box != "" {
+		return fmt.Sprintf("last request: %q, from a box of the dashboard issue %s ticked by @%s (box %s)", req, sub.PR, sub.By, box), true
 	}
 	where := "comment " + trailer(ledger.TrailerCommentID)
 	if url := trailer(ledger.TrailerComment); url != "" {
