@@ -26,7 +26,7 @@ func (p *passState) dashboard(ctx context.Context, entries []*entry) error {
 		return nil
 	}
 	repo := p.ControlRepo
-	if !specs.ValidRepo(repo) || repo == "local/control" {
+	if !specs.ValidRepo(repo) || strings.HasPrefix(repo, "local/") {
 		p.note(specs.ConfigFile, true, "dashboard_issue is on but the control repository is not on GitHub (%q); no dashboard issue is kept", repo)
 		return nil
 	}
