@@ -136,6 +136,15 @@ func TestDashboardIssueResumesAStop(t *testing.T) {
 	if n := strings.Count(strings.Join(r.subjects(), "\n"), "loop: request"); n != 1 {
 		t.Errorf("%d request commits, want 1", n)
 	}
+	// The kept box, ticked again, is refused: the entry is not stopped.
+	if err := r.editDashboard("bob", func(b string) string { return strings.Replace(b, "- [ ] resume <!--", "- [x] resume <!--", 1) }); err != nil {
+		t.Fatal(err)
+	}
+	wantSubjects(t, r.pass(onControl))
+	if body := r.dashboardBody(); strings.Contains(body, "- [x] resume") || !strings.Contains(body, "--> — `@bob`: Not accepted now: ") {
+		t.Fatalf("the refused box is not reset with why:\n%s", body)
+	}
+
 	// gallivant verify replays the box's commit as any request commit.
 	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
 	if err != nil {
