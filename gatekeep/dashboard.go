@@ -34,6 +34,11 @@ const maxDashboardBody = 256 << 10
 // maxDashboardText bounds each piece of text a body line quotes.
 const maxDashboardText = 300
 
+// maxDashboardOut bounds the body rendered, below GitHub's 65536
+// characters for an issue body: the entries past it are counted, not
+// shown.
+const maxDashboardOut = 60000
+
 // maxPastBoxes bounds the boxes an entry keeps with a result that it no
 // longer offers.
 const maxPastBoxes = 3
@@ -245,7 +250,9 @@ type DashboardRender struct {
 // then the entries grouped by phase (stopped first, then paused, then
 // the phases in delivery order), each stopped or paused entry with a box
 // per request that clears it. Text from ledgers and GitHub is quoted in
-// code spans, bounded to one line. The same input renders the same body.
+// code spans, bounded to one line. Past about 60000 bytes the remaining
+// entries are counted instead of shown, so that the body stays within
+// GitHub's limit. The same input renders the same body.
 func RenderDashboard(in DashboardRender) string {
 	// The previous boxes by what they offer (the first of each), and in
 	// order per entry; acted holds the notes of those acted on this pass.
@@ -302,14 +309,23 @@ func RenderDashboard(in DashboardRender) string {
 		x.ID = in.NewID()
 		return x
 	}
+	hidden := 0
 	for _, g := range append(order, rest...) {
 		es := groups[g]
 		if len(es) == 0 {
 			continue
 		}
+		if b.Len() > maxDashboardOut {
+			hidden += len(es)
+			continue
+		}
 		sort.Slice(es, func(i, j int) bool { return es[i].Spec < es[j].Spec })
 		fmt.Fprintf(&b, "\n## %s\n", dashLine(g))
 		for _, e := range es {
+			if b.Len() > maxDashboardOut {
+				hidden++
+				continue
+			}
 			fmt.Fprintf(&b, "\n- %s: %s\n", codeSpan(e.Spec), codeSpan(e.Status))
 			if e.Stop != "" {
 				fmt.Fprintf(&b, "  stopped: %s\n", codeSpan(e.Stop))
@@ -344,6 +360,9 @@ func RenderDashboard(in DashboardRender) string {
 				k++
 			}
 		}
+	}
+	if hidden > 0 {
+		fmt.Fprintf(&b, "\n%d more entries are not shown: the issue's body has no room for them (`gallivant status` lists every entry).\n", hidden)
 	}
 	return b.String()
 }

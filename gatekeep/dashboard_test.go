@@ -1,6 +1,7 @@
 package gatekeep
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -222,4 +223,26 @@ func FuzzParseDashboard(f *testing.F) {
 			_, _, _ = ParseCommand(DashboardCommand(b))
 		}
 	})
+}
+
+// A control repository with more entries than an issue body holds shows
+// the stopped ones first and counts the rest.
+func TestDashboardBoundsItsBody(t *testing.T) {
+	t.Parallel()
+	var es []DashboardEntry
+	for i := 0; i < 2000; i++ {
+		es = append(es, DashboardEntry{Spec: fmt.Sprintf("specs/done-%04d.md", i), Phase: "done", Status: strings.Repeat("x", 200)})
+	}
+	es = append(es, DashboardEntry{Spec: "specs/stuck.md", Phase: "implement", Status: "rows", Stop: "stuck | x", Offers: []string{"recheck"}})
+	body := RenderDashboard(DashboardRender{Entries: es, NewID: ids(1)})
+	if len(body) > 65536 {
+		t.Errorf("the body is %d bytes, above GitHub's limit", len(body))
+	}
+	if !strings.Contains(body, "- [ ] recheck <!-- gallivant:box 1 \"specs/stuck.md\" -->") {
+		t.Errorf("the stopped entry is not shown")
+	}
+	shown := strings.Count(body, "\n- `specs/done-")
+	if want := fmt.Sprintf("\n%d more entries are not shown", 2000-shown); shown == 0 || shown == 2000 || !strings.Contains(body, want) {
+		t.Errorf("%d done entries shown; the body does not end with %q", shown, want)
+	}
 }

@@ -150,7 +150,8 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 		case gatekeep.CommandAnswer:
 			results[b.ID] = fmt.Sprintf("done for %s: %s", who, dashCode(acted))
 		case gatekeep.CommandRefuse:
-			results[b.ID] = fmt.Sprintf("%s: %s", who, a.Reply)
+			// The reply may name logins: quoted, it mentions nobody.
+			results[b.ID] = fmt.Sprintf("%s: %s", who, dashCode(a.Reply))
 		}
 	}
 	return results, nil

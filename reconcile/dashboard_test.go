@@ -141,7 +141,7 @@ func TestDashboardIssueResumesAStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSubjects(t, r.pass(onControl))
-	if body := r.dashboardBody(); strings.Contains(body, "- [x] resume") || !strings.Contains(body, "--> — `@bob`: Not accepted now: ") {
+	if body := r.dashboardBody(); strings.Contains(body, "- [x] resume") || !strings.Contains(body, "--> — `@bob`: `Not accepted now: ") {
 		t.Fatalf("the refused box is not reset with why:\n%s", body)
 	}
 
