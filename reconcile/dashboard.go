@@ -8,67 +8,84 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 
 // This file keeps the dashboard issue (docs/requests.md): with
 // dashboard_issue: true, one issue in the control repository that each
-// pass finds by its marker (or opens once), whose ticked boxes it performs
-// as pull-request commands are performed — through gatekeep.DecideCommand
-// and ledger.ApplyCommand, one `loop: request` control commit each, pushed
-// before the box is cleared — and whose body it rewrites only when what it
-// says changed. A pass killed between the commit and the body write finds
+// pass finds by its marker at its start (or opens once, at its end), whose
+// ticked boxes it performs before the entries' steps as pull-request
+// commands are performed — through gatekeep.DecideCommand and
+// ledger.ApplyCommand, one `loop: request` control commit each, pushed
+// before the box is cleared — and whose body it rewrites at its end only
+// when what it says changed. A pass killed between the commit and the body write finds
 // the commit by the box's id (Gallivant-Box) and only clears the box.
 
-// dashboard keeps the dashboard issue at the end of a pass.
-func (p *passState) dashboard(ctx context.Context, entries []*entry) error {
+// dashState is what a pass read of the dashboard issue and decided of
+// its ticked boxes, for the body it writes at its end.
+type dashState struct {
+	repo    string
+	issue   githubapi.Issue
+	found   bool
+	boxes   []gatekeep.DashboardBox
+	results map[int64]string
+}
+
+// dashboardRead reads the dashboard issue at the start of a pass and
+// performs its ticked boxes, so that the entries' steps in the same pass
+// see the requests; nil when no dashboard is kept.
+func (p *passState) dashboardRead(ctx context.Context, entries []*entry) (*dashState, error) {
 	if !p.cfg.DashboardIssue || p.DryRun {
-		return nil
+		return nil, nil
 	}
 	repo := p.ControlRepo
 	if !specs.ValidRepo(repo) || strings.HasPrefix(repo, "local/") {
 		p.note(specs.ConfigFile, true, "dashboard_issue is on but the control repository is not on GitHub (%q); no dashboard issue is kept", repo)
-		return nil
+		return nil, nil
 	}
 	if p.Shard != (Shard{}) {
 		p.note(specs.ConfigFile, false, "dashboard_issue is kept by an unsharded pass; shard %s leaves it alone", p.Shard)
-		return nil
+		return nil, nil
 	}
 	self, err := p.self(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	issue, found, err := p.GitHub.FindIssue(ctx, repo, self, gatekeep.DashboardMarker)
-	if err != nil {
-		return err
+	d := &dashState{repo: repo}
+	if d.issue, d.found, err = p.GitHub.FindIssue(ctx, repo, self, gatekeep.DashboardMarker); err != nil || !d.found {
+		return d, err
 	}
-	boxes := gatekeep.ParseDashboard(issue.Body)
+	d.boxes = gatekeep.ParseDashboard(d.issue.Body)
+	d.results, err = p.dashboardTicks(ctx, entries, repo, d.issue.Number, d.issue.HTMLURL, self, d.boxes)
+	return d, err
+}
+
+// dashboardWrite writes the dashboard's body at the end of a pass, from
+// the entries' state then: it opens the issue the first time, and edits
+// it only when the body changed.
+func (p *passState) dashboardWrite(ctx context.Context, d *dashState, entries []*entry) error {
 	next := p.clock().UnixMilli()
-	for _, b := range boxes {
+	for _, b := range d.boxes {
 		next = max(next, b.ID)
 	}
 	newID := func() int64 { next++; return next }
-	if !found {
-		body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries), NewID: newID})
-		is, err := p.GitHub.CreateIssue(ctx, repo, gatekeep.DashboardTitle, body)
+	body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries), Previous: d.boxes, Results: d.results, NewID: newID})
+	if !d.found {
+		is, err := p.GitHub.CreateIssue(ctx, d.repo, gatekeep.DashboardTitle, body)
 		if err != nil {
 			return err
 		}
-		p.note(specs.ConfigFile, false, "opened the dashboard issue %s#%d", repo, is.Number)
+		p.note(specs.ConfigFile, false, "opened the dashboard issue %s#%d", d.repo, is.Number)
 		return nil
 	}
-	results, err := p.dashboardTicks(ctx, entries, repo, issue.Number, issue.HTMLURL, self, boxes)
-	if err != nil {
-		return err
-	}
-	body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries), Previous: boxes, Results: results, NewID: newID})
-	if body == issue.Body {
+	if body == d.issue.Body {
 		return nil
 	}
 	if err := p.crash("dashboard:write"); err != nil {
 		return err
 	}
-	return p.GitHub.EditIssueBody(ctx, repo, issue.Number, body)
+	return p.GitHub.EditIssueBody(ctx, d.repo, d.issue.Number, body)
 }
 
 // dashboardTicks performs the ticked boxes, at most maxCommands a pass,

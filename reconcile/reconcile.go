@@ -344,6 +344,14 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	}
 	entries := p.inShard(p.entries())
 	p.observe(ctx, entries)
+	dash, err := p.dashboardRead(ctx, entries)
+	if err != nil {
+		if errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
+			return p.rep, err
+		}
+		p.note(specs.ConfigFile, true, "the dashboard issue: %v", err)
+		dash = nil
+	}
 	p.forEntries(entries, func(e *entry) {
 		if err := p.entry(ctx, e); err != nil && !errors.Is(err, errAborted) {
 			if errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
@@ -371,9 +379,9 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	if r.o.DryRun {
 		return p.rep, fatal
 	}
-	if fatal == nil && !p.halt {
-		if err := p.dashboard(ctx, entries); err != nil {
-			if errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
+	if dash != nil && fatal == nil && !p.halt {
+		if err := p.dashboardWrite(ctx, dash, entries); err != nil {
+			if errors.Is(err, errCrash) || ctx.Err() != nil {
 				return p.rep, err
 			}
 			p.note(specs.ConfigFile, true, "the dashboard issue: %v", err)
