@@ -20,6 +20,13 @@ const (
 	TrailerComment = "Gallivant-Comment"
 	// TrailerCommentID is its GitHub id: the record that it was acted on.
 	TrailerCommentID = "Gallivant-Comment-Id"
+	// TrailerDashboard is the web address of the dashboard issue whose
+	// ticked box asked (docs/requests.md), in place of Gallivant-PR and
+	// Gallivant-Comment.
+	TrailerDashboard = "Gallivant-Dashboard"
+	// TrailerBox is the id of the dashboard box whose tick was acted on,
+	// in place of Gallivant-Comment-Id: the record that it was.
+	TrailerBox = "Gallivant-Box"
 )
 
 // RequestWord reports whether w names what a `loop: request` subject may
@@ -59,12 +66,17 @@ func validLogin(s string) bool {
 	return true
 }
 
-// CommandOrigin is where a pull-request command came from.
+// CommandOrigin is where a pull-request command came from. A command
+// from the dashboard issue (Dashboard true) names the issue in PR (an
+// issue of the control repository: GitHub numbers issues and pull
+// requests alike), the box's id in CommentID and the issue's web address
+// in URL.
 type CommandOrigin struct {
 	PR        PullRef
 	Login     string
 	CommentID int64
 	URL       string
+	Dashboard bool
 }
 
 func (o CommandOrigin) check() error {
@@ -73,6 +85,8 @@ func (o CommandOrigin) check() error {
 		return fmt.Errorf("a command names its pull request")
 	case !validLogin(o.Login):
 		return fmt.Errorf("login %q is not a GitHub login", o.Login)
+	case o.CommentID <= 0 && o.Dashboard:
+		return fmt.Errorf("box id %d is not a dashboard box's id", o.CommentID)
 	case o.CommentID <= 0:
 		return fmt.Errorf("comment id %d is not a GitHub id", o.CommentID)
 	case len(o.URL) > 512 || hasControl(o.URL) || strings.ContainsAny(o.URL, " \t") || (o.URL != "" && !strings.HasPrefix(o.URL, "https://") && !strings.HasPrefix(o.URL, "http://")):
@@ -105,7 +119,16 @@ func ApplyCommand(l *Ledger, r Request, from CommandOrigin, now time.Time) (*Led
 	}
 	n.Requests = slices.Clone(l.Requests)
 	c.Subject = Subject{Kind: KindRequest, Word: r.Kind.String(), PR: from.PR, By: from.Login}.String()
-	c.Sentence = fmt.Sprintf("@%s asked on %s: %s", from.Login, from.PR, c.Sentence)
+	did := c.Sentence
+	c.Sentence = fmt.Sprintf("@%s asked on %s: %s", from.Login, from.PR, did)
+	if from.Dashboard {
+		c.Sentence = fmt.Sprintf("@%s ticked a box of the dashboard issue %s: %s", from.Login, from.PR, did)
+		c.Trailers = []Trailer{{TrailerRequest, r.Line}, {TrailerBox, strconv.FormatInt(from.CommentID, 10)}}
+		if from.URL != "" {
+			c.Trailers = append(c.Trailers, Trailer{TrailerDashboard, from.URL})
+		}
+		return n, c, nil
+	}
 	c.Trailers = []Trailer{{TrailerRequest, r.Line}, {TrailerPR, from.PR.String()},
 		{TrailerCommentID, strconv.FormatInt(from.CommentID, 10)}}
 	if from.URL != "" {

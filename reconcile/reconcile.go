@@ -75,6 +75,15 @@ type GitHubClient interface {
 	AddLabel(ctx context.Context, repo string, number int, label string) error
 	RemoveLabel(ctx context.Context, repo string, number int, label string) error
 
+	// FindIssue finds the issue creator opened whose body carries marker;
+	// CreateIssue opens one; EditIssueBody replaces its body; IssueEdits
+	// reads the versions of its body, oldest first (GraphQL). The
+	// dashboard issue (dashboard.go) uses them.
+	FindIssue(ctx context.Context, repo, creator, marker string) (issue githubapi.Issue, ok bool, err error)
+	CreateIssue(ctx context.Context, repo, title, body string) (githubapi.Issue, error)
+	EditIssueBody(ctx context.Context, repo string, number int, body string) error
+	IssueEdits(ctx context.Context, repo string, number int) ([]githubapi.IssueEdit, error)
+
 	// WorkflowFile reads a workflow file on ref, for the workflow
 	// executor to check what it declares.
 	WorkflowFile(ctx context.Context, repo, workflow, ref string) ([]byte, error)
@@ -307,6 +316,14 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	}
 	entries := p.inShard(p.entries())
 	p.observe(ctx, entries)
+	dash, err := p.dashboardRead(ctx, entries)
+	if err != nil {
+		if errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
+			return p.rep, err
+		}
+		p.note(specs.ConfigFile, true, "the dashboard issue: %v", err)
+		dash = nil
+	}
 	p.forEntries(entries, func(e *entry) {
 		err := p.entry(ctx, e)
 		if err == nil || errors.Is(err, errAborted) {
@@ -333,6 +350,14 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 	}
 	if r.o.DryRun {
 		return p.rep, fatal
+	}
+	if dash != nil && fatal == nil && !p.halt {
+		if err := p.dashboardWrite(ctx, dash, entries); err != nil {
+			if errors.Is(err, errCrash) || ctx.Err() != nil {
+				return p.rep, err
+			}
+			p.note(specs.ConfigFile, true, "the dashboard issue: %v", err)
+		}
 	}
 	if err := p.push(ctx); err != nil {
 		return p.rep, err

@@ -8,6 +8,8 @@ const (
 	// SourcePullRequest is a `/gallivant <request>` command posted on a
 	// pull request.
 	SourcePullRequest RequestSource = "pull-request"
+	// SourceDashboard: a box ticked on the dashboard issue.
+	SourceDashboard RequestSource = "dashboard-issue"
 )
 
 // RequestSource is the closed set of places a request comes from.
@@ -15,8 +17,9 @@ type RequestSource string
 
 // PerformedRequest is one request a transition performed, as the
 // control history records it: the request, the commit that performed it,
-// and where the request came from — the ledger, or a comment on a pull
-// request (by whom, which pull request, which comment).
+// and where the request came from — the ledger, a comment on a pull
+// request (by whom, which pull request, which comment), or a box of the
+// dashboard issue (by whom, which issue, which box).
 type PerformedRequest struct {
 	Request string        `json:"request"`
 	Source  RequestSource `json:"source"`
@@ -28,4 +31,6 @@ type PerformedRequest struct {
 	By      string `json:"by,omitempty"`
 	PR      string `json:"pr,omitempty"`
 	Comment string `json:"comment,omitempty"`
+	// Box is a dashboard tick's box id; PR is then the dashboard issue.
+	Box string `json:"box,omitempty"`
 }

@@ -63,6 +63,10 @@ type Config struct {
 	Schedule string
 	// Notify lists the notification targets; empty sends none.
 	Notify []NotifyTarget
+	// DashboardIssue keeps one issue in the control repository up to date
+	// each pass, whose boxes steer entries (docs/requests.md); off by
+	// default.
+	DashboardIssue bool
 	// Unreadable is true when gallivant.yaml is not YAML at all (bad
 	// encoding or syntax): every value is its default, and the documents
 	// leave out diagnostics that only a missing default would cause, such
@@ -337,8 +341,9 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 				}
 			}
 		},
-		"schedule": d.str(&cfg.Schedule, cronSpec),
-		"notify":   d.notify(&cfg.Notify),
+		"schedule":        d.str(&cfg.Schedule, cronSpec),
+		"notify":          d.notify(&cfg.Notify),
+		"dashboard_issue": d.boolean(&cfg.DashboardIssue),
 		"formats": func(n *yaml.Node) {
 			d.mapping(n, "formats", map[string]func(*yaml.Node){
 				"spec_kit":         d.dirs(&cfg.Formats.SpecKit),

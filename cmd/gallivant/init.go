@@ -265,6 +265,7 @@ checks:
   wait: 30m                    # a head with no check run or status stops checks-silent after this
   none: []                     # target repositories (owner/name) without CI
 schedule: "@every 5m"          # "gallivant daemon" only; cron syntax or @every <duration>
+dashboard_issue: false         # true: one issue in the control repository, its boxes steer entries (docs/requests.md)
 # notify:                      # webhook targets (docs/operations.md); omit for none
 #   - name: team-chat          # stable: ledgers owe notifications by this name
 #     url_env: SLACK_WEBHOOK_URL  # or url: https://…

@@ -47,8 +47,9 @@ func performedRequests(st *store.Store, ledgerPath string, limit int) ([]reconci
 }
 
 // requestOrigin describes a transition that performed a request: the
-// request and whether it was written under `## Requests` or posted on a
-// pull request (by whom, which comment). ok is false for any other commit.
+// request and whether it was written under `## Requests`, posted on a
+// pull request (by whom, which comment) or ticked on the dashboard issue
+// (by whom, which box). ok is false for any other commit.
 func requestOrigin(subject, message string) (line string, ok bool) {
 	r, ok := originOf(subject, message)
 	if !ok {
@@ -74,14 +75,20 @@ func originOf(subject, message string) (reconcile.PerformedRequest, bool) {
 		if url := trailer(ledger.TrailerComment); url != "" {
 			r.Comment = url
 		}
+		if box := trailer(ledger.TrailerBox); box != "" {
+			r.Source, r.Comment, r.Box = reconcile.SourceDashboard, "", box
+		}
 	}
 	return r, true
 }
 
 // originWords says a performed request and where it came from.
 func originWords(r reconcile.PerformedRequest) string {
-	if r.Source == reconcile.SourcePullRequest {
+	switch r.Source {
+	case reconcile.SourcePullRequest:
 		return fmt.Sprintf("%q, from a comment by @%s on %s (%s)", r.Request, r.By, r.PR, r.Comment)
+	case reconcile.SourceDashboard:
+		return fmt.Sprintf("%q, from a box of the dashboard issue %s ticked by @%s (box %s)", r.Request, r.PR, r.By, r.Box)
 	}
 	return fmt.Sprintf("%q, from the ledger's ## Requests (%s)", r.Request, r.Subject)
 }

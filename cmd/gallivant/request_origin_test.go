@@ -16,6 +16,9 @@ func TestRequestOrigin(t *testing.T) {
 		{"a command without a URL", "loop: request recheck from acme/api#1 by @bob",
 			"loop: request recheck from acme/api#1 by @bob\n\nx\n\nGallivant-Request: recheck\nGallivant-Comment-Id: 7\n",
 			`last request: "recheck", from a comment by @bob on acme/api#1 (comment 7)`, true},
+		{"a dashboard box", "loop: request resume from acme/control#3 by @bob",
+			"loop: request resume from acme/control#3 by @bob\n\n@bob ticked.\n\nGallivant-Request: resume | from the dashboard issue\nGallivant-Box: 1795946400002\nGallivant-Dashboard: https://github.com/acme/control/issues/3\n",
+			`last request: "resume | from the dashboard issue", from a box of the dashboard issue acme/control#3 ticked by @bob (box 1795946400002)`, true},
 		{"the loop's own resume", "loop: resume", "loop: resume\n\nResumed: the return arrived.\n", "", false},
 		{"a person's commit", "add a request", "add a request\n\nGallivant-Request: retry 1 | x\n", "", false},
 	}

@@ -305,6 +305,7 @@ func TestContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	outsider.want(outsider.do(perm, "GET", r+"/collaborators/reviewer/permission", nil), 403)
+	exerciseIssues(c, outsider, r)
 	c.log = append(c.log, outsider.log...)
 
 	// The App endpoints, with a JWT signed by a registered App.

@@ -70,7 +70,7 @@ func needsWrite(r *http.Request) bool {
 	switch {
 	case strings.HasSuffix(p, "/comments"), strings.Contains(p, "/issues/comments/"), strings.HasSuffix(p, "/reviews"):
 		return false
-	case r.Method == http.MethodPost && strings.HasSuffix(p, "/pulls"):
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/pulls"), issueWrite(r):
 		return false
 	}
 	return true
@@ -178,6 +178,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH "+r+"/check-runs/{id}", s.handle(true, updateCheckRun))
 	s.fidelityRoutes(mux, r)
 	s.reactionRoutes(mux, r)
+	s.issueRoutes(mux, r)
 	s.hookRoutes(mux, r)
 	s.forkRoutes(mux, r)
 	s.jobLogRoutes(mux, r)

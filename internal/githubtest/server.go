@@ -97,6 +97,7 @@ type repo struct {
 	NextNumber    int                    `json:"next_number"`
 	Pulls         []*pull                `json:"pulls"`
 	Comments      []*issueComment        `json:"comments"`
+	Issues        []*issue               `json:"issues,omitempty"` // issues that are not pull requests (issues.go)
 	Reactions     []*reaction            `json:"reactions,omitempty"`
 	ReviewCmts    []*reviewComment       `json:"review_comments"`
 	Reviews       []*review              `json:"reviews"`

@@ -231,7 +231,8 @@ func (c *etagCache) storeLocked(e *cacheEntry) {
 // RequestStats counts what the adapter asked GitHub, every attempt
 // included: Requests sent, how many GitHub answered 304 (free), and how
 // many were RateLimited (charged against the primary limit: every answer
-// but a 304 or a 5xx). Remaining and Limit are the primary budget GitHub
+// but a 304 or a 5xx, and but a GraphQL answer, which GraphQL's own budget
+// pays for). Remaining and Limit are the primary budget GitHub
 // last reported, with its Reset; -1 when no answer said.
 type RequestStats struct {
 	Requests    int       `json:"requests"`
@@ -270,14 +271,16 @@ func (m *meter) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
+	// Only the core budget: /rate_limit, search and GraphQL have their own.
+	res := resp.Header.Get("X-RateLimit-Resource")
+	core := res == "" || res == "core"
 	switch {
 	case resp.StatusCode == http.StatusNotModified:
 		m.s.NotModified++
-	case resp.StatusCode < 500:
+	case resp.StatusCode < 500 && core:
 		m.s.RateLimited++
 	}
-	// Only the core budget: /rate_limit, search and GraphQL have their own.
-	if res := resp.Header.Get("X-RateLimit-Resource"); res == "" || res == "core" {
+	if core {
 		if v, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Remaining")); err == nil {
 			m.s.Remaining = v
 		}
