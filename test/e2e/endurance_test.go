@@ -76,22 +76,25 @@ echo "done $$ $key" >> "$RUNLOG"
 
 // endurance is the size of one endurance run.
 type endurance struct {
-	specs    int           // specs of two rows each, over three repositories
-	passes   int           // at least this many reconciler passes
-	slots    int           // concurrent reconcilers, each on its own cache
-	killRate float64       // the share of passes killed at a random moment
-	faults   string        // --faults
-	bound    time.Duration // the whole run, at most
+	specs    int     // specs of two rows each, over three repositories
+	passes   int     // at least this many reconciler passes
+	slots    int     // concurrent reconcilers, each on its own cache
+	killRate float64 // the share of passes killed at a random moment
+	// agentKills is how many kills must land during an agent run before
+	// the kills end (with the passes at their count).
+	agentKills int
+	faults     string        // --faults
+	bound      time.Duration // the whole run, at most
 }
 
 func shortEndurance() endurance {
-	return endurance{specs: 3, passes: 40, slots: 2, killRate: 0.3,
+	return endurance{specs: 3, passes: 40, slots: 2, killRate: 0.3, agentKills: 3,
 		faults: "5xx=0.02,timeout=0.003,403=0.002,429=0.002,secondary=0.005,malformed=0.003,lost=0.02", bound: 4 * time.Minute}
 }
 
 func longEndurance() endurance {
-	return endurance{specs: 12, passes: 1000, slots: 3, killRate: 0.15,
-		faults: "5xx=0.02,timeout=0.003,403=0.002,429=0.002,secondary=0.005,malformed=0.003,lost=0.02", bound: 30 * time.Minute}
+	return endurance{specs: 12, passes: 1000, slots: 3, killRate: 0.15, agentKills: 30,
+		faults: "5xx=0.02,timeout=0.003,403=0.002,429=0.002,secondary=0.005,malformed=0.003,lost=0.02", bound: 20 * time.Minute}
 }
 
 // enduranceRepos are the target repositories; acme/web has CI (the scripted
@@ -204,6 +207,7 @@ type people struct {
 	statused       map[string]bool   // head SHAs CI reported on
 	answered       map[string]time.Time
 	answeredReason map[string]int
+	neverStarted   int // interrupted stops answered whose agent never started
 	unanswerable   []string
 }
 
@@ -301,7 +305,20 @@ func (pp *people) answerStops(ls map[string]*ledger.Ledger) {
 		}
 		pp.answered[key+"\x00done"] = time.Now()
 		pp.answeredReason[string(reason)]++
-		pp.w.t.Logf("a person answered %s, stopped %s (%s): %s", path, reason, detail, request)
+		ran := ""
+		if reason == ledger.StopInterrupted && l.Pending != nil {
+			// Whether an agent ever started on the stopped dispatch: a
+			// pass killed between its write-ahead dispatch commit and
+			// the agent's start leaves no run record anywhere.
+			runlog, _ := os.ReadFile(pp.w.runlog)
+			ran = "; its agent never started"
+			if bytes.Contains(runlog, []byte(" "+l.Pending.String())) {
+				ran = "; its agent started"
+			} else {
+				pp.neverStarted++
+			}
+		}
+		pp.w.t.Logf("a person answered %s, stopped %s (%s%s): %s", path, reason, detail, ran, request)
 	}
 }
 
@@ -426,7 +443,7 @@ func TestEndurance(t *testing.T) {
 
 	start := time.Now()
 	deadline := start.Add(e.bound)
-	var passes atomic.Int64
+	var passes, agentKills atomic.Int64
 	var stop atomic.Bool
 	// Each slot's kill plan is drawn up front from the seed, so that the
 	// slots' goroutines share no generator.
@@ -441,11 +458,13 @@ func TestEndurance(t *testing.T) {
 				case 1:
 					pl.delay = time.Duration(1 + rng.Int64N(int64(2500*time.Millisecond)))
 				case 2:
+					// Within the agent's half second of work.
 					pl.agent = true
-					pl.delay = time.Duration(1 + rng.Int64N(int64(time.Second)))
+					pl.delay = time.Duration(1 + rng.Int64N(int64(400*time.Millisecond)))
 				}
-				pl.tree = rng.IntN(2) == 0
 			}
+			pl.tree = rng.IntN(2) == 0
+			pl.frac = rng.Float64()
 			plans[s] = append(plans[s], pl)
 		}
 	}
@@ -455,6 +474,7 @@ func TestEndurance(t *testing.T) {
 		go func(s int) {
 			defer wg.Done()
 			time.Sleep(time.Duration(s) * 350 * time.Millisecond)
+			var carried *plan
 			for gen := 0; !stop.Load() && time.Now().Before(deadline); gen++ {
 				if gen > 0 {
 					// As a schedule would: an idle pass takes milliseconds,
@@ -462,21 +482,49 @@ func TestEndurance(t *testing.T) {
 					time.Sleep(150 * time.Millisecond)
 				}
 				step := plans[s][gen%len(plans[s])]
+				if carried != nil {
+					step, carried = *carried, nil
+				}
 				pr := w.startOn(s, gen)
 				passes.Add(1)
-				// Kills only while the pass count is short of the goal:
-				// afterwards the world converges under faults alone.
-				if step.delay == 0 || passes.Load() >= int64(e.passes) {
+				// Kills only while the pass count or the kills during agent
+				// runs are short of the goal: afterwards the world
+				// converges under faults alone.
+				if passes.Load() >= int64(e.passes) && agentKills.Load() >= int64(e.agentKills) {
 					<-pr.exited
 					continue
 				}
-				if step.agent && !pr.awaitAgent() {
+				if step.delay != 0 && !step.agent {
+					select {
+					case <-pr.exited:
+					case <-time.After(step.delay):
+						w.killPass(pr, step.tree)
+					}
 					continue
+				}
+				// Any other pass that starts an agent is killed during
+				// its run, half of the time while the kills during agent
+				// runs are short of the goal.
+				if !pr.awaitAgent() {
+					if step.agent {
+						carried = &step // wait for a pass that starts one
+					}
+					continue
+				}
+				if !step.agent && (agentKills.Load() >= int64(e.agentKills) || step.frac >= 0.5) {
+					<-pr.exited
+					continue
+				}
+				delay := step.delay
+				if !step.agent {
+					delay = time.Duration(1 + step.frac*float64(800*time.Millisecond))
 				}
 				select {
 				case <-pr.exited:
-				case <-time.After(step.delay):
-					w.killPass(pr, step.tree)
+				case <-time.After(delay):
+					if !w.killPass(pr, step.tree) && pr.during == "agent run" {
+						agentKills.Add(1)
+					}
 				}
 			}
 		}(s)
@@ -558,11 +606,11 @@ func TestEndurance(t *testing.T) {
 		during[pr.during]++
 	}
 	faults := sb.stop()
-	msg := fmt.Sprintf("endurance: %d specs in %d repositories merged in %s: %d passes by %d reconcilers; %d kills (%d the pass alone, %d its tree; %d during an agent run, %d in the reconciler's own work, %d spared at the rerun budget); faults injected %s; agents %d started, %d finished, %d hung, %d crashed, %d malformed; person-answered stops %s; duplicates %d; lost commits %d",
+	msg := fmt.Sprintf("endurance: %d specs in %d repositories merged in %s: %d passes by %d reconcilers; %d kills (%d the pass alone, %d its tree; %d during an agent run, %d in the reconciler's own work, %d spared at the rerun budget); faults injected %s; agents %d started, %d finished, %d hung, %d crashed, %d malformed; person-answered stops %s (%d interrupted before their agent started); duplicates %d; lost commits %d",
 		e.specs, len(enduranceRepos), time.Since(start).Round(time.Second), passes.Load(), e.slots,
 		killed["reconciler"]+killed["tree"], killed["reconciler"], killed["tree"], during["agent run"], during["reconciler"], w.spared,
 		countsOf(faults), sum(started), sum(finished), misbehaved["hang"], misbehaved["crash"], misbehaved["malformed"],
-		countsOf(pp.answeredReason), dups, len(lost))
+		countsOf(pp.answeredReason), pp.neverStarted, dups, len(lost))
 	t.Log(msg)
 	fmt.Fprintln(os.Stderr, "e2e:", msg)
 	if sum(faults) == 0 {
