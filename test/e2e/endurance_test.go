@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -38,6 +39,8 @@ set -eu
 get() { sed -n "s/^$1: //p" "$GALLIVANT_TASK" | head -n 1; }
 target=$(get target); pending=$(get pending); iteration=$(get iteration); attempts=$(get attempts)
 round=$(get round); repo=$(get repo)
+# Each spec writes files of its own: specs of one repository never conflict.
+name=$(basename "$GALLIVANT_SPEC" .md)
 key="$GALLIVANT_SPEC $target ${round:-0} $pending"
 job="$GALLIVANT_SPEC $target ${round:-0}"
 tries=$(grep -c -F "try $job." "$RUNLOG" || true)
@@ -47,28 +50,28 @@ if [ "$tries" = 0 ]; then
   case $((h % 7)) in
   0) echo "hang $key" >> "$RUNLOG"; sleep 40; exit 0 ;;
   1) echo "crash $key" >> "$RUNLOG"; echo "segmentation fault" >&2; exit 139 ;;
-  2) echo "malformed $key" >> "$RUNLOG"; echo junk >> junk.txt; git add -A
+  2) echo "malformed $key" >> "$RUNLOG"; echo junk >> "$name-junk.txt"; git add -A
      git commit --quiet -m "did some of it"; exit 0 ;;
   esac
 fi
 echo "start $$ $key" >> "$RUNLOG"
 sleep "$AGENT_SLEEP"
 if [ "$target" = round ]; then
-  echo "round $round" >> answers.txt; git add -A
+  echo "round $round" >> "$name-answers.txt"; git add -A
   git commit --quiet -m "Answer the review of round $round"
 elif [ "$target" = seed ]; then
   next=$((iteration + 1))
   body=""; k=0; first=""
   for n in $(sed -n 's/^- row \([0-9]*\): .*/\1/p' "$GALLIVANT_TASK"); do
-    body="$body| $n | open | 0 | test -f row-$n.txt; FAIL: missing |
+    body="$body| $n | open | 0 | test -f $name-row-$n.txt; FAIL: missing |
 "
     k=$((k + 1)); [ -n "$first" ] || first="row $n"
   done
   printf 'loop: seed evidence\n\npending: %s\niteration: %s\n\n%s\nrow 0 done | seeded %s rows, closed 0 on baseline | %s\n' "$pending" "$next" "$body" "$k" "$first" | git commit --quiet --allow-empty -F -
 else
   next=$((iteration + 1))
-  echo "$target" > "row-$target.txt"; git add -A
-  printf 'loop: row %s done\n\npending: %s\niteration: %s\n\n| %s | done | %s | test -f row-%s.txt; ok |\n\nrow %s done | wrote row-%s.txt | next\n' "$target" "$pending" "$next" "$target" "$((attempts + 1))" "$target" "$target" "$target" | git commit --quiet -F -
+  echo "$target" > "$name-row-$target.txt"; git add -A
+  printf 'loop: row %s done\n\npending: %s\niteration: %s\n\n| %s | done | %s | test -f %s-row-%s.txt; ok |\n\nrow %s done | wrote %s-row-%s.txt | next\n' "$target" "$pending" "$next" "$target" "$((attempts + 1))" "$name" "$target" "$target" "$name" "$target" | git commit --quiet -F -
 fi
 echo "commit $(git rev-parse HEAD) $repo" >> "$RUNLOG"
 echo "done $$ $key" >> "$RUNLOG"
@@ -207,7 +210,8 @@ type people struct {
 	statused       map[string]bool   // head SHAs CI reported on
 	answered       map[string]time.Time
 	answeredReason map[string]int
-	neverStarted   int // interrupted stops answered whose agent never started
+	answers        map[string]int // per stop (ledger, reason, detail)
+	neverStarted   int            // interrupted stops answered whose agent never started
 	unanswerable   []string
 }
 
@@ -288,7 +292,7 @@ func (pp *people) answerStops(ls map[string]*ledger.Ledger) {
 			}
 			request = "resume | the soak's person: the interrupted dispatch may run again"
 		case ledger.StopHarnessError, ledger.StopBoundary, ledger.StopSeedRefused,
-			ledger.StopChecksSilent, ledger.StopReviewerSilent, ledger.StopConflict, ledger.StopVerifyFailed:
+			ledger.StopChecksSilent, ledger.StopReviewerSilent, ledger.StopVerifyFailed:
 			request = "resume | the soak's person: " + string(reason) + " looked at"
 		case ledger.StopStuck, ledger.StopMergeUnknown:
 			request = "recheck | the soak's person: GitHub answers again"
@@ -298,6 +302,11 @@ func (pp *people) answerStops(ls map[string]*ledger.Ledger) {
 		}
 		if at, ok := pp.answered[key+"\x00done"]; ok && time.Since(at) < 60*time.Second {
 			continue // answered; the next pass takes it
+		}
+		if pp.answers[key]++; pp.answers[key] > 3 {
+			// The same stop again and again: the answer does not help.
+			pp.unanswerable = append(pp.unanswerable, fmt.Sprintf("%s stopped %s again after 3 answers: %s", path, reason, detail))
+			continue
 		}
 		if err := pp.request(path, request); err != nil {
 			pp.w.t.Logf("answer %s: %v", path, err)
@@ -439,7 +448,7 @@ func TestEndurance(t *testing.T) {
 		rita:     person{env["GITHUB_API_URL"], env["GITHUB_TOKEN_RITA"]},
 		mo:       person{env["GITHUB_API_URL"], env["GITHUB_TOKEN_MO"]},
 		reviewed: map[string]string{}, asked: map[string]bool{}, statused: map[string]bool{},
-		answered: map[string]time.Time{}, answeredReason: map[string]int{}}
+		answered: map[string]time.Time{}, answeredReason: map[string]int{}, answers: map[string]int{}}
 
 	start := time.Now()
 	deadline := start.Add(e.bound)
@@ -593,6 +602,11 @@ func TestEndurance(t *testing.T) {
 		t.Errorf("agent commit %s is not in its repository's main", c)
 	}
 	w.checkReports()
+	// No pull request and no comment of gallivant's was made twice, lost
+	// responses notwithstanding.
+	for _, d := range pp.duplicateWrites() {
+		t.Error(d)
+	}
 	misbehaved := map[string]int{}
 	data, _ := os.ReadFile(w.runlog)
 	for _, line := range strings.Split(string(data), "\n") {
@@ -675,4 +689,56 @@ func (w *world) lostCommits(env map[string]string) []string {
 		}
 	}
 	return lost
+}
+
+var markerRE = regexp.MustCompile(`<!-- gallivant:[^>]*-->`)
+
+// duplicateWrites lists what gallivant wrote twice on the target
+// repositories: two pull requests from one work branch, or two comments
+// with one hidden marker on a pull request. The reads go through the
+// faults too, so each is tried a few times.
+func (pp *people) duplicateWrites() []string {
+	get := func(path string, out any) error {
+		var err error
+		for try := 0; try < 8; try++ {
+			if _, err = pp.mo.do("GET", path, nil, out); err == nil {
+				return nil
+			}
+		}
+		return err
+	}
+	var dups []string
+	for _, repo := range enduranceRepos {
+		var prs []pull
+		if err := get("repos/"+repo+"/pulls?state=all&per_page=100", &prs); err != nil {
+			dups = append(dups, fmt.Sprintf("list the pull requests of %s: %v", repo, err))
+			continue
+		}
+		heads := map[string]int{}
+		for _, pr := range prs {
+			heads[pr.Head.Ref]++
+			var cs []struct{ Body string }
+			if err := get(fmt.Sprintf("repos/%s/issues/%d/comments?per_page=100", repo, pr.Number), &cs); err != nil {
+				dups = append(dups, fmt.Sprintf("list the comments of %s#%d: %v", repo, pr.Number, err))
+				continue
+			}
+			markers := map[string]int{}
+			for _, c := range cs {
+				for _, m := range markerRE.FindAllString(c.Body, -1) {
+					markers[m]++
+				}
+			}
+			for m, n := range markers {
+				if n > 1 {
+					dups = append(dups, fmt.Sprintf("%s#%d has %d comments marked %s", repo, pr.Number, n, m))
+				}
+			}
+		}
+		for h, n := range heads {
+			if n > 1 {
+				dups = append(dups, fmt.Sprintf("%s has %d pull requests from %s", repo, n, h))
+			}
+		}
+	}
+	return dups
 }
