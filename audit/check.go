@@ -125,26 +125,43 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 	if len(c.Others) > 0 {
 		res.Violations = append(res.Violations, v(SectionFiles, "a loop: commit changes only its ledger; this one also changes %s", strings.Join(c.Others, ", ")))
 	}
-	if bad != "" {
-		res.Violations = append(res.Violations, v(SectionLedger, "%s", bad))
-		return res, child
-	}
-	if child == nil {
-		res.Violations = append(res.Violations, v(SectionLedger, "%s deletes the ledger; no transition does", subject))
-		return res, child
-	}
-	if parent == nil && !r.creates {
-		res.Violations = append(res.Violations, v(SectionLedger, "%s creates the ledger; only loop: seed ledger does", subject))
-		return res, child
-	}
-	if parent != nil && r.creates {
-		res.Violations = append(res.Violations, v(SectionLedger, "%s over an existing ledger; a seed creates one", ledger.Subject{Kind: ledger.KindSeedLedger}))
+	if x, ok := shapeViolation(r, subject, parent, child, bad, v); ok {
+		res.Violations = append(res.Violations, x)
 		return res, child
 	}
 	s := &step{parent: parent, child: child, c: &c, sub: own}
 	if leg != "" {
 		s.parent, s.child = gatekeep.LegViewFor(parent, c.Spec, leg), gatekeep.LegViewFor(child, c.Spec, leg)
 	}
+	res.Violations = append(res.Violations, replayViolations(r, s, parent, child, sub, leg, v)...)
+	return res, child
+}
+
+// shapeViolation is the violation of a loop: commit whose ledger cannot be
+// replayed at all: it does not parse (bad), is deleted, is created by
+// anything but a seed, or is seeded over an existing one.
+func shapeViolation(r *rule, subject string, parent, child *ledger.Ledger, bad string, v func(string, string, ...any) Violation) (Violation, bool) {
+	switch {
+	case bad != "":
+		return v(SectionLedger, "%s", bad), true
+	case child == nil:
+		return v(SectionLedger, "%s deletes the ledger; no transition does", subject), true
+	case parent == nil && !r.creates:
+		return v(SectionLedger, "%s creates the ledger; only loop: seed ledger does", subject), true
+	case parent != nil && r.creates:
+		return v(SectionLedger, "%s over an existing ledger; a seed creates one", ledger.Subject{Kind: ledger.KindSeedLedger}), true
+	}
+	return Violation{}, false
+}
+
+// replayViolations replays rule r on step s and compares each outcome
+// with the commit's ledger child (parent before it; s holds a leg's views
+// of both when leg is set, and the outcome is folded back before it is
+// compared; sub is the commit's subject): nil when one outcome is exactly
+// the commit, otherwise the findings of the first outcome with the fewest.
+func replayViolations(r *rule, s *step, parent, child *ledger.Ledger, sub ledger.Subject, leg string, v func(string, string, ...any) Violation) []Violation {
+	c := s.c
+	subject := c.Subject()
 	best := []Violation(nil)
 	for i, o := range r.replay(s) {
 		var vs []Violation
@@ -166,18 +183,17 @@ func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {
 				vs = append(vs, x)
 			}
 			if o.c != nil {
-				vs = append(vs, commitFindings(o.c, &c, child, v)...)
+				vs = append(vs, commitFindings(o.c, c, child, v)...)
 			}
 		}
 		if len(vs) == 0 {
-			return res, child
+			return nil
 		}
 		if i == 0 || len(vs) < len(best) {
 			best = vs
 		}
 	}
-	res.Violations = append(res.Violations, best...)
-	return res, child
+	return best
 }
 
 // commitFindings compares the replayed commit with the real one: the exact
@@ -200,6 +216,7 @@ func commitFindings(want *ledger.Commit, c *Change, child *ledger.Ledger, v func
 	if sp := c.trailer(ledger.TrailerSpec); sp != "" && sp != child.Spec {
 		out = append(out, v(SectionTrailers, "Gallivant-Spec names %s but the ledger is %s's", sp, child.Spec))
 	}
+	out = append(out, lessonsFindings(c, v)...)
 	return out
 }
 

@@ -104,45 +104,14 @@ func (v *Verifier) Add(c Commit) []Result {
 	}
 	out := make([]Result, 0, len(c.Ledgers))
 	kinds := map[string]bool{}
-	for i, ch := range c.Ledgers {
-		ch.Commit, ch.Author, ch.Message = c.SHA, c.Author, c.Message
-		ch.Others = nil
-		if loop {
-			ch.Others = append(ch.Others, c.Others...)
-			for j, o := range c.Ledgers {
-				if j != i {
-					ch.Others = append(ch.Others, o.Path)
-				}
-			}
-		}
-		var known *ledger.Ledger
-		if p, ok := v.last[ch.Path]; ok && ch.Before != nil && bytes.Equal(p.src, ch.Before) {
-			known = p.l
-		}
-		r, child := check(ch, known)
-		if child != nil {
-			v.last[ch.Path] = parsed{ch.After, child}
-		} else {
-			delete(v.last, ch.Path)
-		}
+	for i := range c.Ledgers {
+		ch := ledgerChange(c, i, loop)
+		r := v.checkChange(ch)
 		out = append(out, r)
-		if r.Kind == KindPerson {
-			kinds[KindPerson] = true
-		} else if r.Kind != KindUnknown {
+		if r.Kind != KindUnknown {
 			kinds[r.Kind] = true
 		}
-		if r.Kind == KindAccept && len(r.Violations) == 0 {
-			for _, k := range v.open[ch.Path] {
-				v.found[k].accepted = true
-			}
-			delete(v.open, ch.Path)
-		}
-		for _, x := range r.Violations {
-			k := v.add(x)
-			if r.HandEdit {
-				v.open[ch.Path] = append(v.open[ch.Path], k)
-			}
-		}
+		v.record(ch.Path, r)
 	}
 	for k := range kinds {
 		if k == KindPerson {
@@ -152,6 +121,58 @@ func (v *Verifier) Add(c Commit) []Result {
 		}
 	}
 	return out
+}
+
+// ledgerChange is commit c's change to its i-th ledger, with the commit's
+// facts; a loop: commit's other files are every path it changed besides
+// that ledger.
+func ledgerChange(c Commit, i int, loop bool) Change {
+	ch := c.Ledgers[i]
+	ch.Commit, ch.Author, ch.Message = c.SHA, c.Author, c.Message
+	ch.Others = nil
+	if loop {
+		ch.Others = append(ch.Others, c.Others...)
+		for j, o := range c.Ledgers {
+			if j != i {
+				ch.Others = append(ch.Others, o.Path)
+			}
+		}
+	}
+	return ch
+}
+
+// checkChange checks one ledger change, reusing the ledger parsed at the last
+// commit that changed its path when the change starts from those bytes.
+func (v *Verifier) checkChange(ch Change) Result {
+	var known *ledger.Ledger
+	if p, ok := v.last[ch.Path]; ok && ch.Before != nil && bytes.Equal(p.src, ch.Before) {
+		known = p.l
+	}
+	r, child := check(ch, known)
+	if child != nil {
+		v.last[ch.Path] = parsed{ch.After, child}
+	} else {
+		delete(v.last, ch.Path)
+	}
+	return r
+}
+
+// record keeps the violations of result r for the ledger at path: a
+// hand edit's stay open until a clean loop: accept of that ledger takes
+// them on.
+func (v *Verifier) record(path string, r Result) {
+	if r.Kind == KindAccept && len(r.Violations) == 0 {
+		for _, k := range v.open[path] {
+			v.found[k].accepted = true
+		}
+		delete(v.open, path)
+	}
+	for _, x := range r.Violations {
+		k := v.add(x)
+		if r.HandEdit {
+			v.open[path] = append(v.open[path], k)
+		}
+	}
 }
 
 func (v *Verifier) add(x Violation) int {

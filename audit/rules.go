@@ -266,7 +266,7 @@ func replayRecord(s *step) []outcome {
 func replayRepair(s *step) []outcome {
 	p := s.parent
 	if p.Pending == nil {
-		return refuse(SectionHeader, "no dispatch is outstanding to repair")
+		return replayReplayMiss(s)
 	}
 	r, ok := s.child.Row(p.Pending.Target)
 	if !ok {

@@ -202,6 +202,33 @@ func ReceiptHash(lines []ReceiptLine) string { return specs.ShortHash(RenderRece
 
 // ParseReceipt reads the receipt region of a body strictly.
 func ParseReceipt(body string) ([]ReceiptLine, error) {
+	rows, err := receiptRows(body)
+	if err != nil {
+		return nil, err
+	}
+	var out []ReceiptLine
+	prev := 0
+	for k, ln := range rows {
+		l, err := parseReceiptRow(k, ln, k == len(rows)-1, prev)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+		switch l.AC {
+		case VerifyLine:
+			return out, nil
+		case ProofLine:
+			prev = maxAC
+		default:
+			prev = l.AC
+		}
+	}
+	return out, nil
+}
+
+// receiptRows finds the body's one receipt region and returns its table's
+// rows after the header.
+func receiptRows(body string) ([]string, error) {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 	i := strings.Index(body, receiptOpen)
 	if i < 0 {
@@ -219,43 +246,40 @@ func ParseReceipt(body string) ([]ReceiptLine, error) {
 	if len(lines) < 2 || lines[0] != "| AC | status | evidence |" || lines[1] != "|---|---|---|" {
 		return nil, errors.New("the receipt table must start with `| AC | status | evidence |` and `|---|---|---|`")
 	}
-	var out []ReceiptLine
-	prev := 0
-	rows := lines[2:]
-	for k, ln := range rows {
-		cells := parse.SplitCells(ln, parse.Pos{Line: 1, Col: 1})
-		if len(cells) != 3 || !strings.HasSuffix(ln, "|") {
-			return nil, fmt.Errorf("receipt line %d has %d cells; it has 3", k+1, len(cells))
-		}
-		if cells[0].Text == "verify" {
-			if k != len(rows)-1 || (cells[1].Text != "passed" && cells[1].Text != "failed") {
-				return nil, fmt.Errorf("receipt line %d: the verify line is the last line and reads passed or failed", k+1)
-			}
-			out = append(out, ReceiptLine{AC: VerifyLine, Status: cells[1].Text, Evidence: cells[2].Text})
-			break
-		}
-		if cells[0].Text == "proof" {
-			// gallivant's runs of the rows' evidence: after the AC lines,
-			// before the verify line.
-			if st := cells[1].Text; st != "passed" && st != "failed" && st != "no-test" {
-				return nil, fmt.Errorf("receipt line %d: a proof line reads passed, failed or no-test", k+1)
-			}
-			prev = maxAC
-			out = append(out, ReceiptLine{AC: ProofLine, Status: cells[1].Text, Evidence: cells[2].Text})
-			continue
-		}
-		// A coordinated spec's leg attests only its own ACs (1, 3), so
-		// the numbers rise strictly rather than count from 1.
-		// A spec-kit or Kiro criterion carries its id after the number.
-		num, label, labelled := strings.Cut(cells[0].Text, " ")
-		n, err := strconv.Atoi(num)
-		if err != nil || n <= prev || n >= maxAC || strconv.Itoa(n) != num || labelled && !receiptLabelRE.MatchString(label) {
-			return nil, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3), a spec-kit or Kiro criterion with its id after the number (2 US1.2)", k+1, cells[0].Text)
-		}
-		prev = n
-		out = append(out, ReceiptLine{AC: n, Label: label, Status: cells[1].Text, Evidence: cells[2].Text})
+	return lines[2:], nil
+}
+
+// parseReceiptRow reads receipt row k (0-based; last when it is the final
+// row) after an AC numbered prev: the verify line, which comes last; a
+// proof line, after the AC lines; or an AC line, numbered above prev.
+func parseReceiptRow(k int, ln string, last bool, prev int) (ReceiptLine, error) {
+	cells := parse.SplitCells(ln, parse.Pos{Line: 1, Col: 1})
+	if len(cells) != 3 || !strings.HasSuffix(ln, "|") {
+		return ReceiptLine{}, fmt.Errorf("receipt line %d has %d cells; it has 3", k+1, len(cells))
 	}
-	return out, nil
+	switch cells[0].Text {
+	case "verify":
+		if !last || (cells[1].Text != "passed" && cells[1].Text != "failed") {
+			return ReceiptLine{}, fmt.Errorf("receipt line %d: the verify line is the last line and reads passed or failed", k+1)
+		}
+		return ReceiptLine{AC: VerifyLine, Status: cells[1].Text, Evidence: cells[2].Text}, nil
+	case "proof":
+		// gallivant's runs of the rows' evidence: after the AC lines,
+		// before the verify line.
+		if st := cells[1].Text; st != "passed" && st != "failed" && st != "no-test" {
+			return ReceiptLine{}, fmt.Errorf("receipt line %d: a proof line reads passed, failed or no-test", k+1)
+		}
+		return ReceiptLine{AC: ProofLine, Status: cells[1].Text, Evidence: cells[2].Text}, nil
+	}
+	// A coordinated spec's leg attests only its own ACs (1, 3), so the
+	// numbers rise strictly rather than count from 1. A spec-kit or Kiro
+	// criterion carries its id after the number.
+	num, label, labelled := strings.Cut(cells[0].Text, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= prev || n >= maxAC || strconv.Itoa(n) != num || labelled && !receiptLabelRE.MatchString(label) {
+		return ReceiptLine{}, fmt.Errorf("receipt line %d names AC %q; ACs are listed in rising order (1, 2, 3; a leg lists its own, like 1, 3), a spec-kit or Kiro criterion with its id after the number (2 US1.2)", k+1, cells[0].Text)
+	}
+	return ReceiptLine{AC: n, Label: label, Status: cells[1].Text, Evidence: cells[2].Text}, nil
 }
 
 // Compose writes gallivant's two regions into a pull request body and

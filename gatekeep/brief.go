@@ -24,6 +24,9 @@ type FixBriefInput struct {
 	// Ledger is the entry's ledger, for the brief's previous decision and
 	// hint (ledger.(*Ledger).BriefContext); nil gives none of either.
 	Ledger *ledger.Ledger
+	// Lessons are the target's lessons that apply to the pull request's
+	// changed files; nil quotes none.
+	Lessons *ledger.BriefLessons
 }
 
 // FixBrief renders the task brief of one review/fix round: `key: value`
@@ -63,6 +66,7 @@ func FixBrief(in FixBriefInput) string {
 		fmt.Fprintf(&b, "\n### %d. %s\n\n", i+1, findingTitle(f))
 		ledger.Fence(&b, "text", f.Text)
 	}
+	ledger.WriteLessons(&b, in.Lessons)
 	b.WriteString("\n## What to do\n\n")
 	fmt.Fprintf(&b, "Answer every finding you agree with by changing the code on `%s`, and commit the\n", in.Branch)
 	b.WriteString("changes with a clean tree; gallivant pushes them and announces the round on the pull\n")
@@ -82,6 +86,8 @@ func findingTitle(f Finding) string {
 		return fmt.Sprintf("review %d by @%s, %s, %s", f.ID, oneLine(f.Author), f.State, oneLine(f.Where))
 	case SourceGate:
 		return "completion gate: " + f.Where
+	case SourceReplay:
+		return "gallivant's evidence replay failed: " + oneLine(f.Where)
 	}
 	return fmt.Sprintf("comment %d by @%s at %s", f.ID, oneLine(f.Author), oneLine(f.Where))
 }

@@ -40,37 +40,7 @@ func FilesOf(cmd string) (RowFiles, bool) {
 	w := strings.Fields(cmd)
 	switch {
 	case len(w) >= 3 && w[0] == "go" && w[1] == "test":
-		rf := RowFiles{Go: true}
-		value := false // the token is the value of the flag before it
-		for _, a := range w[2:] {
-			if strings.HasPrefix(a, "-") {
-				value = !strings.Contains(a, "=") && !goTestBoolFlags[strings.TrimLeft(a, "-")]
-				continue
-			}
-			if a != "." && !strings.HasPrefix(a, "./") {
-				if value {
-					value = false
-					continue
-				}
-				// A package named by import path: its directory is unknown.
-				return RowFiles{}, false
-			}
-			value = false
-			dir := strings.TrimSuffix(strings.TrimSuffix(a, "..."), "/")
-			if dir == "." || dir == "" {
-				rf.Trees = append(rf.Trees, "")
-				continue
-			}
-			p, ok := cleanRel(strings.TrimPrefix(dir, "./"))
-			if !ok {
-				return RowFiles{}, false
-			}
-			rf.Trees = append(rf.Trees, p)
-		}
-		if len(rf.Trees) == 0 {
-			return RowFiles{}, false
-		}
-		return rf, true
+		return goTestFiles(w[2:])
 	case len(w) == 3 && w[0] == "test" && (w[1] == "-f" || w[1] == "-e" || w[1] == "-d" || w[1] == "-s"):
 		p, ok := cleanRel(w[2])
 		if !ok {
@@ -82,6 +52,44 @@ func FilesOf(cmd string) (RowFiles, bool) {
 		return RowFiles{Files: []string{p}}, true
 	}
 	return RowFiles{}, false
+}
+
+// goTestFiles reads the package trees off the arguments of `go test`:
+// each ./dir or ./dir/... is a tree, . the whole repository; a flag's
+// value is skipped, and a package named by import path (its directory
+// unknown) or no package at all reads nothing.
+func goTestFiles(args []string) (RowFiles, bool) {
+	rf := RowFiles{Go: true}
+	value := false // the token is the value of the flag before it
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			value = !strings.Contains(a, "=") && !goTestBoolFlags[strings.TrimLeft(a, "-")]
+			continue
+		}
+		if a != "." && !strings.HasPrefix(a, "./") {
+			if value {
+				value = false
+				continue
+			}
+			// A package named by import path: its directory is unknown.
+			return RowFiles{}, false
+		}
+		value = false
+		dir := strings.TrimSuffix(strings.TrimSuffix(a, "..."), "/")
+		if dir == "." || dir == "" {
+			rf.Trees = append(rf.Trees, "")
+			continue
+		}
+		p, ok := cleanRel(strings.TrimPrefix(dir, "./"))
+		if !ok {
+			return RowFiles{}, false
+		}
+		rf.Trees = append(rf.Trees, p)
+	}
+	if len(rf.Trees) == 0 {
+		return RowFiles{}, false
+	}
+	return rf, true
 }
 
 // goTestBoolFlags are the `go test` flags that take no value.

@@ -102,12 +102,11 @@ type Check struct {
 
 // StatusCheck converts a commit status state (error, failure, pending,
 // success) into a Check.
-func StatusCheck(context string, state CheckConclusion, url string, required bool) Check {
-	c := Check{Name: context, Kind: KindStatus, Status: CheckCompleted, Conclusion: state, Required: required, URL: url}
-	if CheckStatus(state) == CheckPending {
-		c.Status, c.Conclusion = CheckPending, ""
+func StatusCheck(context string, state StatusState, url string, required bool) Check {
+	if state == StatusPending {
+		return Check{Name: context, Kind: KindStatus, Status: CheckPending, Required: required, URL: url}
 	}
-	return c
+	return Check{Name: context, Kind: KindStatus, Status: CheckCompleted, Conclusion: CheckConclusion(state), Required: required, URL: url}
 }
 
 // Outcome classifies a check: passing, failing or running.

@@ -18,6 +18,10 @@ type GateInput struct {
 	// evidence command on the pull request's head (evidence replay): set
 	// where the executor holds a checkout and verifies.
 	RequireProof bool
+	// CheckProof, set where the executor holds no checkout (workflow,
+	// none), holds the head to the check executor.proof_check names
+	// (ProofCheckFor).
+	CheckProof *ProofCheck
 }
 
 // Problem is one completion-gate failure.
@@ -67,39 +71,26 @@ const (
 // check and reports no failure. A malformed receipt is a failure, never an
 // exception.
 func Gate(d Digest, in GateInput) []Problem {
-	var out []Problem
-	add := func(rule DenyCode, blocking bool, clears, format string, args ...any) {
-		out = append(out, Problem{Rule: rule, Blocking: blocking, Clears: clears, Message: fmt.Sprintf(format, args...)})
-	}
-	approved := in.Ledger.Delivery.Contract
-	if now := in.Spec.Contract().Fingerprint(); approved != now {
-		add(GateContract, true, "resnapshot | <why> in the ledger's ## Requests, or revert the spec",
-			"the contract of %s is %s; the ledger approved %s", in.Identity.Spec, now, approved)
-	}
-	switch id, err := ParseIdentity(d.Body); {
-	case err != nil:
-		add(GateIdentity, false, "gallivant rewrites the identity block", "%v", err)
-	case *id != in.Identity:
-		add(GateIdentity, false, "gallivant rewrites the identity block", "the identity block names %s; this entry is %s", id.Block(), in.Identity.Block())
-	}
+	var out problems
+	out.contract(in)
+	out.identity(d, in)
 	if head := in.Ledger.Delivery.Head; head != "" && d.HeadSHA != "" && head != d.HeadSHA {
-		add(GateStaleHead, true, "the loop follows the new head on its next pass",
+		out.add(GateStaleHead, true, "the loop follows the new head on its next pass",
 			"the ledger attests %s but the pull request's head is %s", short(head), short(d.HeadSHA))
 	}
 	if d.FilesKnown && len(d.Files) == 0 {
-		add(GateEmpty, true, "close the pull request: there is nothing to deliver",
+		out.add(GateEmpty, true, "close the pull request: there is nothing to deliver",
 			"the pull request changes no file")
 	}
 	want := ReceiptFor(in.Ledger, in.Spec)
-	got, err := ParseReceipt(d.Body)
-	switch {
-	case err != nil:
-		add(GateReceipt, false, "gallivant rewrites the receipt", "%v", err)
-	case ReceiptHash(got) != ReceiptHash(want):
-		add(GateReceipt, false, "gallivant rewrites the receipt", "the receipt's hash %s differs from the ledger's %s", ReceiptHash(got), ReceiptHash(want))
-	}
+	out.receipt(d, want)
 	if in.RequireProof && d.HeadSHA != "" {
 		if p := ProofProblem(in.Ledger, d.HeadSHA); p != nil {
+			out = append(out, *p)
+		}
+	}
+	if in.CheckProof != nil && d.HeadSHA != "" {
+		if p := CheckProblem(d, *in.CheckProof); p != nil {
 			out = append(out, *p)
 		}
 	}
@@ -110,29 +101,79 @@ func Gate(d Digest, in GateInput) []Problem {
 			// never reaches a pull request (verify-failed stops first).
 			continue
 		}
-		reopen := fmt.Sprintf("reopen %d | <why> in the ledger's ## Requests", rowOf(in.Ledger, l.AC))
-		switch l.Status {
-		case "done":
-			ev := strings.TrimSpace(l.Evidence)
-			if ev == "" {
-				add(GateAttested, true, reopen, "AC %d is done without evidence", l.AC)
-				continue
-			}
-			if err := ledger.CheckEvidence(ev, verifications); err != nil {
-				add(GateUnselective, true, reopen, "AC %d: %v", l.AC, err)
-			}
-			if line := ledger.EvidenceFailure(ev); line != "" {
-				add(GateFailed, true, reopen, "AC %d is done but its evidence reports a failure: %q", l.AC, line)
-			}
-		case "cut":
-			if ac := in.Spec.AC(l.AC); (ac == nil || !ac.Disposition.Cuts()) && !strings.HasPrefix(l.Evidence, "removed by amendment") {
-				add(GateAttested, true, "give the AC a deviates:, deferred: or elsewhere: disposition, then resnapshot", "AC %d is cut but the spec gives it no cutting disposition", l.AC)
-			}
-		default:
-			add(GateAttested, true, "the row loop must close the row first", "AC %d is not attested: its row is still %s", l.AC, l.Status)
-		}
+		out.attested(in, l, verifications)
 	}
 	return out
+}
+
+// problems collects the completion gate's failures in the order the gate
+// checks them.
+type problems []Problem
+
+// add appends one failure.
+func (ps *problems) add(rule DenyCode, blocking bool, clears, format string, args ...any) {
+	*ps = append(*ps, Problem{Rule: rule, Blocking: blocking, Clears: clears, Message: fmt.Sprintf(format, args...)})
+}
+
+// contract fails the gate when the spec's contract is no longer the one the
+// ledger approved.
+func (ps *problems) contract(in GateInput) {
+	approved := in.Ledger.Delivery.Contract
+	if now := in.Spec.Contract().Fingerprint(); approved != now {
+		ps.add(GateContract, true, "resnapshot | <why> in the ledger's ## Requests, or revert the spec",
+			"the contract of %s is %s; the ledger approved %s", in.Identity.Spec, now, approved)
+	}
+}
+
+// identity fails the gate when the body's identity block is malformed or
+// names another entry.
+func (ps *problems) identity(d Digest, in GateInput) {
+	switch id, err := ParseIdentity(d.Body); {
+	case err != nil:
+		ps.add(GateIdentity, false, "gallivant rewrites the identity block", "%v", err)
+	case *id != in.Identity:
+		ps.add(GateIdentity, false, "gallivant rewrites the identity block", "the identity block names %s; this entry is %s", id.Block(), in.Identity.Block())
+	}
+}
+
+// receipt fails the gate when the body's receipt is malformed or differs
+// from the one the ledger renders.
+func (ps *problems) receipt(d Digest, want []ReceiptLine) {
+	got, err := ParseReceipt(d.Body)
+	switch {
+	case err != nil:
+		ps.add(GateReceipt, false, "gallivant rewrites the receipt", "%v", err)
+	case ReceiptHash(got) != ReceiptHash(want):
+		ps.add(GateReceipt, false, "gallivant rewrites the receipt", "the receipt's hash %s differs from the ledger's %s", ReceiptHash(got), ReceiptHash(want))
+	}
+}
+
+// attested fails the gate when one receipt line's criterion is not
+// attested: done without evidence, with evidence that is not one selective
+// check or reports a failure, cut without a cutting disposition, or still
+// open.
+func (ps *problems) attested(in GateInput, l ReceiptLine, verifications []string) {
+	reopen := fmt.Sprintf("reopen %d | <why> in the ledger's ## Requests", rowOf(in.Ledger, l.AC))
+	switch l.Status {
+	case "done":
+		ev := strings.TrimSpace(l.Evidence)
+		if ev == "" {
+			ps.add(GateAttested, true, reopen, "AC %d is done without evidence", l.AC)
+			return
+		}
+		if err := ledger.CheckEvidence(ev, verifications); err != nil {
+			ps.add(GateUnselective, true, reopen, "AC %d: %v", l.AC, err)
+		}
+		if line := ledger.EvidenceFailure(ev); line != "" {
+			ps.add(GateFailed, true, reopen, "AC %d is done but its evidence reports a failure: %q", l.AC, line)
+		}
+	case "cut":
+		if ac := in.Spec.AC(l.AC); (ac == nil || !ac.Disposition.Cuts()) && !strings.HasPrefix(l.Evidence, "removed by amendment") {
+			ps.add(GateAttested, true, "give the AC a deviates:, deferred: or elsewhere: disposition, then resnapshot", "AC %d is cut but the spec gives it no cutting disposition", l.AC)
+		}
+	default:
+		ps.add(GateAttested, true, "the row loop must close the row first", "AC %d is not attested: its row is still %s", l.AC, l.Status)
+	}
 }
 
 // verificationCommands splits a ledger's verification into the whole-suite

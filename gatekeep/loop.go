@@ -277,7 +277,7 @@ func RoundStarted(l *ledger.Ledger, in RoundInput) (*ledger.Ledger, ledger.Commi
 		// A round answers failing checks, or a conflict, on this head: if
 		// they are still there on the same head afterwards, a person is
 		// needed (checks-red, conflict).
-		if f.Source == SourceCheck || f.Source == SourceConflict {
+		if f.Source == SourceCheck || f.Source == SourceConflict || f.Source == SourceReplay {
 			m.ChecksHead = in.Head
 		}
 	}
@@ -318,6 +318,8 @@ func FindingLine(f Finding) string {
 		return "completion gate " + f.Where
 	case SourceConflict:
 		return "conflict with " + clean(f.Where)
+	case SourceReplay:
+		return "evidence replay " + clean(f.Where)
 	}
 	return fmt.Sprintf("comment %d by @%s at %s", f.ID, f.Author, clean(f.Where))
 }

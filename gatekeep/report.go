@@ -213,51 +213,81 @@ func Report(d Digest, v Verdict) string {
 	} else {
 		b.WriteString("- files unknown\n")
 	}
-	if rc, err := ParseReceipt(d.Body); err == nil {
-		var verify *ReceiptLine
-		if n := len(rc); n > 0 && rc[n-1].AC == VerifyLine {
-			verify, rc = &rc[n-1], rc[:n-1]
+	writeReceipt(&b, d)
+	writeGate(&b, v)
+	writeChecks(&b, d, v)
+	writeFindings(&b, "Comments", "none new", filter(v.Findings, func(f Finding) bool { return f.Source == SourceComment }))
+	writeFindings(&b, "Nits", "none", v.Nits)
+	writeBlockers(&b, v)
+	b.WriteString("\n## Verdict\n\n")
+	b.WriteString(v.Line() + "\n")
+	if v.Kind == Waiting {
+		for _, w := range v.WaitsFor {
+			fmt.Fprintf(&b, "- waits for %s\n", w)
 		}
-		var proofs []ReceiptLine
-		for len(rc) > 0 && rc[len(rc)-1].AC == ProofLine {
-			proofs, rc = append([]ReceiptLine{rc[len(rc)-1]}, proofs...), rc[:len(rc)-1]
-		}
-		done, cut, open := 0, 0, 0
-		for _, l := range rc {
-			switch l.Status {
-			case "done":
-				done++
-			case "cut":
-				cut++
-			default:
-				open++
-			}
-		}
-		fmt.Fprintf(&b, "- receipt: %s: %d done, %d cut, %d open\n", plural(len(rc), "acceptance criterion", "acceptance criteria"), done, cut, open)
-		for _, l := range rc {
-			if l.Status == "cut" {
-				fmt.Fprintf(&b, "- AC %d is cut: %s\n", l.AC, strconv.Quote(l.Evidence))
-			}
-		}
-		for _, p := range proofs {
-			fmt.Fprintf(&b, "- evidence run by gallivant: %s, %s\n", p.Status, strconv.Quote(p.Evidence))
-		}
-		if verify != nil {
-			fmt.Fprintf(&b, "- verification by gallivant: %s, %s\n", verify.Status, strconv.Quote(verify.Evidence))
-		}
-	} else {
+	}
+	return b.String()
+}
+
+// writeReceipt writes the report's lines about the body's receipt: how many
+// criteria are done, cut and open, each cut one's disposition, and
+// gallivant's own evidence runs and verification.
+func writeReceipt(b *strings.Builder, d Digest) {
+	rc, err := ParseReceipt(d.Body)
+	if err != nil {
 		b.WriteString("- no gallivant receipt\n")
+		return
 	}
-	if !v.GateRun {
-		b.WriteString("- completion gate: not run (no gallivant identity, or no control repository at hand)\n")
-	} else if len(v.Gate) == 0 {
-		b.WriteString("- completion gate: passed\n")
-	} else {
-		for _, p := range v.Gate {
-			fmt.Fprintf(&b, "- completion gate (%s): %s\n", p.Rule, p.Message)
+	var verify *ReceiptLine
+	if n := len(rc); n > 0 && rc[n-1].AC == VerifyLine {
+		verify, rc = &rc[n-1], rc[:n-1]
+	}
+	var proofs []ReceiptLine
+	for len(rc) > 0 && rc[len(rc)-1].AC == ProofLine {
+		proofs, rc = append([]ReceiptLine{rc[len(rc)-1]}, proofs...), rc[:len(rc)-1]
+	}
+	done, cut := 0, 0
+	for _, l := range rc {
+		switch l.Status {
+		case "done":
+			done++
+		case "cut":
+			cut++
 		}
 	}
-	fmt.Fprintf(&b, "\n## Checks (evidence: %s)\n\n", v.Evidence)
+	fmt.Fprintf(b, "- receipt: %s: %d done, %d cut, %d open\n", plural(len(rc), "acceptance criterion", "acceptance criteria"), done, cut, len(rc)-done-cut)
+	for _, l := range rc {
+		if l.Status == "cut" {
+			fmt.Fprintf(b, "- AC %d is cut: %s\n", l.AC, strconv.Quote(l.Evidence))
+		}
+	}
+	for _, p := range proofs {
+		fmt.Fprintf(b, "- evidence run by gallivant: %s, %s\n", p.Status, strconv.Quote(p.Evidence))
+	}
+	if verify != nil {
+		fmt.Fprintf(b, "- verification by gallivant: %s, %s\n", verify.Status, strconv.Quote(verify.Evidence))
+	}
+}
+
+// writeGate writes the completion gate's outcome: not run, passed, or each
+// problem with its rule.
+func writeGate(b *strings.Builder, v Verdict) {
+	switch {
+	case !v.GateRun:
+		b.WriteString("- completion gate: not run (no gallivant identity, or no control repository at hand)\n")
+	case len(v.Gate) == 0:
+		b.WriteString("- completion gate: passed\n")
+	default:
+		for _, p := range v.Gate {
+			fmt.Fprintf(b, "- completion gate (%s): %s\n", p.Rule, p.Message)
+		}
+	}
+}
+
+// writeChecks writes the report's checks section: failing, waited for, not
+// waited for and passing checks, in that order.
+func writeChecks(b *strings.Builder, d Digest, v Verdict) {
+	fmt.Fprintf(b, "\n## Checks (evidence: %s)\n\n", v.Evidence)
 	if !d.ChecksKnown {
 		b.WriteString("- unreadable\n")
 	} else if len(d.Checks) == 0 {
@@ -272,30 +302,25 @@ func Report(d Digest, v Verdict) string {
 			if c.Required {
 				req = ", required"
 			}
-			fmt.Fprintf(&b, "- %s: %s (%s%s)%s\n", group.label, strconv.Quote(c.Name), c.Kind, req, urlSuffix(c.URL))
+			fmt.Fprintf(b, "- %s: %s (%s%s)%s\n", group.label, strconv.Quote(c.Name), c.Kind, req, urlSuffix(c.URL))
 		}
 	}
-	writeFindings(&b, "Comments", "none new", filter(v.Findings, func(f Finding) bool { return f.Source == SourceComment }))
-	writeFindings(&b, "Nits", "none", v.Nits)
+}
+
+// writeBlockers writes the report's blockers section: the verdict's blocks
+// with what clears them, then the findings that are not comments.
+func writeBlockers(b *strings.Builder, v Verdict) {
 	blockers := filter(v.Findings, func(f Finding) bool { return f.Source != SourceComment })
 	b.WriteString("\n## Blockers\n\n")
 	if len(blockers) == 0 && len(v.Blocks) == 0 {
 		b.WriteString("none\n")
 	}
 	for _, bl := range v.Blocks {
-		fmt.Fprintf(&b, "- %s (clears: %s)\n", bl.Reason, bl.Clears)
+		fmt.Fprintf(b, "- %s (clears: %s)\n", bl.Reason, bl.Clears)
 	}
 	for _, f := range blockers {
-		writeFinding(&b, f)
+		writeFinding(b, f)
 	}
-	b.WriteString("\n## Verdict\n\n")
-	b.WriteString(v.Line() + "\n")
-	for _, w := range v.WaitsFor {
-		if v.Kind == Waiting {
-			fmt.Fprintf(&b, "- waits for %s\n", w)
-		}
-	}
-	return b.String()
 }
 
 func stateLine(d Digest) string {

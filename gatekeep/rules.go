@@ -141,6 +141,9 @@ const (
 	// SourceConflict is the work branch's conflict with the base, which a
 	// conflict round answers by merging the base (never a rebase).
 	SourceConflict Source = "conflict"
+	// SourceReplay is gallivant's own replay of rows' evidence that failed
+	// on the head under review (replayround.go).
+	SourceReplay Source = "replay"
 )
 
 // Finding is one thing that keeps a pull request from merging and that a

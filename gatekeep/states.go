@@ -1,8 +1,9 @@
 package gatekeep
 
 // GitHub's states as a digest carries them: typed, so that the rules
-// compare them with these constants and never with raw strings
-// (reconcile/githubapi types them at the adapter the same way).
+// compare them with these constants and never with raw strings. They are
+// the one vocabulary of these states: reconcile/githubapi types GitHub's
+// answers as them where it reads them.
 
 // MergeState is GitHub's mergeable_state, in lower case.
 type MergeState string
@@ -62,4 +63,16 @@ const (
 	ConclusionActionRequired CheckConclusion = "action_required"
 	ConclusionStartupFailure CheckConclusion = "startup_failure"
 	ConclusionStale          CheckConclusion = "stale"
+)
+
+// StatusState is a commit status's state.
+type StatusState string
+
+// Commit status states. A status's success, failure or error is its
+// conclusion (StatusCheck); pending is a check still running.
+const (
+	StatusError   StatusState = "error"
+	StatusFailure StatusState = "failure"
+	StatusPending StatusState = "pending"
+	StatusSuccess StatusState = "success"
 )

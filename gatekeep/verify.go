@@ -81,6 +81,9 @@ type VerifyBriefInput struct {
 	// Rows names the rows the failing command is the evidence of (`row
 	// 2`), "" for a Verify command.
 	Rows string
+	// Lessons are the target's lessons that apply to the failing
+	// command's files; nil quotes none.
+	Lessons *ledger.BriefLessons
 }
 
 // VerifyBrief renders the brief of a verification repair: the complete
@@ -125,6 +128,7 @@ func VerifyBrief(in VerifyBriefInput) string {
 		b.WriteString("\nThe command is the row's recorded evidence and stays as it is: add or fix the test it\n")
 		b.WriteString("names so that the command selects it and it passes.\n")
 	}
+	ledger.WriteLessons(&b, in.Lessons)
 	fmt.Fprintf(&b, "\nMake the command pass on `%s` without weakening it or any acceptance criterion,\n", in.Branch)
 	b.WriteString("and commit with a clean tree; gallivant pushes and runs the verification again.\n")
 	return b.String()

@@ -56,6 +56,28 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 		return nil, missf("the commit message is %d bytes; a return is at most %d", len(subject)+len(body), MaxReturnBody)
 	}
 	rb := &ReturnBody{}
+	if err := rb.readSubject(subject); err != nil {
+		return nil, err
+	}
+	lines, err := returnLines(body)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := rb.readAttribution(lines)
+	if err != nil {
+		return nil, err
+	}
+	if rest, err = rb.readRows(rest); err != nil {
+		return nil, err
+	}
+	if err := rb.readDecision(rest); err != nil {
+		return nil, err
+	}
+	return rb, nil
+}
+
+// readSubject reads the return's target (and a row's status) from its subject.
+func (rb *ReturnBody) readSubject(subject string) error {
 	subject = strings.TrimRight(subject, " \t\r\n")
 	sub, err := ParseSubject(subject)
 	if err != nil || sub.Leg != "" {
@@ -67,8 +89,15 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 	case KindRowResult:
 		rb.Target, rb.Status = sub.Row, sub.Status
 	default:
-		return nil, missf("subject %s is not `loop: row <n> done`, `loop: row <n> failed` or `loop: seed evidence`", quote(subject))
+		return missf("subject %s is not `loop: row <n> done`, `loop: row <n> failed` or `loop: seed evidence`", quote(subject))
 	}
+	return nil
+}
+
+// returnLines is the body's lines without trailing white space (a tab is a
+// space) and without a final paragraph of trailers: at least the two
+// attribution lines, and no control character.
+func returnLines(body string) ([]string, error) {
 	lines := strings.Split(strings.ReplaceAll(strings.TrimRight(body, "\n\r \t"), "\r\n", "\n"), "\n")
 	for i, ln := range lines {
 		// Tabs and trailing white space are form: a tab is a space.
@@ -83,6 +112,12 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 			return nil, missf("body line %d: %s; a return is plain text, for example the row line `| 2 | done | 1 | go test ./calc -run 'TestAdd$'; ok example.com/calc 0.004s |`", i+1, why)
 		}
 	}
+	return lines, nil
+}
+
+// readAttribution reads the pending: and iteration: lines and the blank line
+// after them, and returns the lines that follow.
+func (rb *ReturnBody) readAttribution(lines []string) ([]string, error) {
 	pd, ok := strings.CutPrefix(lines[0], "pending: ")
 	if !ok {
 		return nil, missf("body line 1 must be the dispatched pending: tuple, got %s", quote(lines[0]))
@@ -97,7 +132,12 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 	if len(rest) == 0 || rest[0] != "" {
 		return nil, missf("a blank line must follow the iteration: line")
 	}
-	rest = rest[1:]
+	return rest[1:], nil
+}
+
+// readRows reads the row lines (at least one) and the blank line after them,
+// and returns the lines that follow.
+func (rb *ReturnBody) readRows(rest []string) ([]string, error) {
 	for len(rest) > 0 && strings.HasPrefix(rest[0], "|") {
 		row, err := parseReturnRow(rest[0])
 		if err != nil {
@@ -112,12 +152,17 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 	if len(rest) == 0 || rest[0] != "" {
 		return nil, missf("a blank line must separate the row lines from the decision")
 	}
-	rest = rest[1:]
+	return rest[1:], nil
+}
+
+// readDecision reads the one decision line that ends the body; a seed's may be
+// written in words (naturalSeedDecision).
+func (rb *ReturnBody) readDecision(rest []string) error {
 	if len(rest) == 0 {
-		return nil, missf("the decision line is missing")
+		return missf("the decision line is missing")
 	}
 	if len(rest) > 1 {
-		return nil, missf("exactly one decision line ends the body; found %d lines after the rows", len(rest))
+		return missf("exactly one decision line ends the body; found %d lines after the rows", len(rest))
 	}
 	line := collapseSpace(rest[0])
 	d, err := ParseDecision(line)
@@ -125,10 +170,10 @@ func ParseReturn(subject, body string) (*ReturnBody, error) {
 		d, err = naturalSeedDecision(line, rb.Rows, err)
 	}
 	if err != nil {
-		return nil, missf("decision %s: %v", quote(line), err)
+		return missf("decision %s: %v", quote(line), err)
 	}
 	rb.Decision = d
-	return rb, nil
+	return nil
 }
 
 // dropTrailers removes a final paragraph made only of git trailers.

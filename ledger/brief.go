@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gallivant/gallivant/specs"
 )
@@ -22,7 +23,17 @@ type BriefInput struct {
 	Model string
 	// Plan is the plan path a waves spec's agent follows, if any.
 	Plan string
+	// Lessons are the target's lessons that apply to the row (or the
+	// seed), quoted after the sources; nil quotes none.
+	Lessons *BriefLessons
+	// ReplayOutput is the output tail of the failed evidence replay a
+	// replay repair of the target row answers, when the pass still holds
+	// it; it is quoted, bounded, as data.
+	ReplayOutput string
 }
+
+// MaxReplayOutput bounds the replay output a brief quotes.
+const MaxReplayOutput = 4000
 
 // Brief renders the task brief handed to an agent: a markdown document whose
 // `key: value` lines a shell script can read, the acceptance criteria to
@@ -48,79 +59,9 @@ func Brief(in BriefInput) (string, error) {
 	fmt.Fprintf(&b, "This dispatch is iteration %d of the ledger: `iteration: %d` below counts the iterations\n", before+1, before)
 	fmt.Fprintf(&b, "before it, and your return commit must carry `iteration: %d`.\n\n", before+1)
 
-	attempts := 0
-	if r, ok := l.Row(pd.Target); ok {
-		attempts = r.Attempts
-	}
-	prev := "none"
-	if d, ok := l.PreviousResult(); ok {
-		prev = d.Line
-	} else if d, ok := l.lastResult(); ok {
-		// After a validation miss the refused return is no decision, but
-		// the repair brief still says what the last admitted one was.
-		prev = d.Line
-	}
-	hint := l.hintFor(pd.Target)
-	base := l.Base
-	if m, ok := l.MemberMeta(pd.Member); ok {
-		base = m.Base
-	}
-	kv := []string{
-		fmt.Sprintf("iteration: %d", before),
-		fmt.Sprintf("return iteration: %d", before+1),
-		"spec: " + in.Spec.Path,
-		"ledger: " + in.LedgerPath,
-		"base: " + base,
-		"target: " + pd.TargetString(),
-		fmt.Sprintf("attempts: %d", attempts),
-		"previous decision: " + prev,
-		"hint: " + hint,
-		"pending: " + pd.String(),
-		"repo: " + in.Repo,
-		"branch: " + in.Branch,
-		"member: " + pd.Member,
-	}
-	if in.Model != "" {
-		kv = append(kv, "model: "+in.Model)
-	}
-	if in.Plan != "" {
-		kv = append(kv, "plan: "+in.Plan)
-	}
+	kv, attempts := briefFacts(in, pd, before)
 	Fence(&b, "text", strings.Join(kv, "\n"))
-
-	acText := map[int]specs.AC{}
-	for _, ac := range in.Spec.ACs {
-		acText[ac.N] = ac
-	}
-	if pd.Target == SeedTarget {
-		b.WriteString("\n## Rows to seed\n\n")
-		b.WriteString("Establish baseline evidence for every row below: run one selective check per row on\n")
-		b.WriteString("the work branch as it is, close a row (`done`) only when its check already passes,\n")
-		b.WriteString("and change no code. Apply this seed contract whatever the iteration count says.\n\n")
-		for _, r := range l.MemberRows(pd.Member) {
-			if r.Status == Cut {
-				continue
-			}
-			ac := acText[l.ACOf(r.N)]
-			fmt.Fprintf(&b, "- row %d: %s%s\n", r.N, acLabel(ac, "[%s] "), strings.ReplaceAll(acSource(ac), "\n", "\n  "))
-		}
-	} else {
-		ac := acText[l.ACOf(pd.Target)]
-		fmt.Fprintf(&b, "\n## Acceptance criterion %d%s\n\n%s\n", ac.N, acLabel(ac, " (%s)"), acSource(ac))
-		if ac.Disposition.Kind != specs.DispNone {
-			fmt.Fprintf(&b, "\nDisposition: %s\n", ac.Disposition.String())
-		}
-		b.WriteString("\nMake this criterion true in the repository, prove it with one selective check, and\n")
-		b.WriteString("answer with the return below, `done` when the check passes, `failed` when it does not.\n")
-		if hist := l.RowDecisions(pd.Target); len(hist) > 0 {
-			b.WriteString("\n## Row history (oldest first, quoted data)\n\n")
-			var lines []string
-			for _, d := range hist {
-				lines = append(lines, d.Line)
-			}
-			Fence(&b, "text", strings.Join(lines, "\n"))
-		}
-	}
+	writeBriefWork(&b, in, pd)
 	if in.Plan != "" {
 		fmt.Fprintf(&b, "\nFollow the plan at %s in the control repository for how to do the work.\n", in.Plan)
 	}
@@ -135,6 +76,7 @@ func Brief(in BriefInput) (string, error) {
 		specCommit = l.Delivery.SpecCommit
 	}
 	writeSources(&b, in.Spec, specCommit)
+	WriteLessons(&b, in.Lessons)
 	if l.onlyRow() && SelectiveProblem(l.Verification) == "" {
 		fmt.Fprintf(&b, "\n## Verification\n\nThe verification is `%s`. It is selective and this spec has one criterion, so it may\nalso be the evidence.\n", l.Verification)
 	} else {
@@ -156,6 +98,91 @@ second slot with "needs <what>" or "contract exception: <why>".
 	return b.String(), nil
 }
 
+// briefFacts are a brief's `key: value` lines for the dispatch pd of
+// in.Ledger, whose count before it is before, and the target row's
+// attempts.
+func briefFacts(in BriefInput, pd Pending, before int) (kv []string, attempts int) {
+	l := in.Ledger
+	if r, ok := l.Row(pd.Target); ok {
+		attempts = r.Attempts
+	}
+	prev := "none"
+	if d, ok := l.PreviousResult(); ok {
+		prev = d.Line
+	} else if d, ok := l.lastResult(); ok {
+		// After a validation miss the refused return is no decision, but
+		// the repair brief still says what the last admitted one was.
+		prev = d.Line
+	}
+	base := l.Base
+	if m, ok := l.MemberMeta(pd.Member); ok {
+		base = m.Base
+	}
+	kv = []string{
+		fmt.Sprintf("iteration: %d", before),
+		fmt.Sprintf("return iteration: %d", before+1),
+		"spec: " + in.Spec.Path,
+		"ledger: " + in.LedgerPath,
+		"base: " + base,
+		"target: " + pd.TargetString(),
+		fmt.Sprintf("attempts: %d", attempts),
+		"previous decision: " + prev,
+		"hint: " + l.hintFor(pd.Target),
+		"pending: " + pd.String(),
+		"repo: " + in.Repo,
+		"branch: " + in.Branch,
+		"member: " + pd.Member,
+	}
+	if in.Model != "" {
+		kv = append(kv, "model: "+in.Model)
+	}
+	if in.Plan != "" {
+		kv = append(kv, "plan: "+in.Plan)
+	}
+	return kv, attempts
+}
+
+// writeBriefWork writes what the dispatch pd is to do: the rows a seed
+// establishes baseline evidence for, or the one acceptance criterion a
+// row makes true, with the row's history quoted as data.
+func writeBriefWork(b *strings.Builder, in BriefInput, pd Pending) {
+	l := in.Ledger
+	acText := map[int]specs.AC{}
+	for _, ac := range in.Spec.ACs {
+		acText[ac.N] = ac
+	}
+	if pd.Target == SeedTarget {
+		b.WriteString("\n## Rows to seed\n\n")
+		b.WriteString("Establish baseline evidence for every row below: run one selective check per row on\n")
+		b.WriteString("the work branch as it is, close a row (`done`) only when its check already passes,\n")
+		b.WriteString("and change no code. Apply this seed contract whatever the iteration count says.\n\n")
+		for _, r := range l.MemberRows(pd.Member) {
+			if r.Status == Cut {
+				continue
+			}
+			ac := acText[l.ACOf(r.N)]
+			fmt.Fprintf(b, "- row %d: %s%s\n", r.N, acLabel(ac, "[%s] "), strings.ReplaceAll(acSource(ac), "\n", "\n  "))
+		}
+		return
+	}
+	ac := acText[l.ACOf(pd.Target)]
+	fmt.Fprintf(b, "\n## Acceptance criterion %d%s\n\n%s\n", ac.N, acLabel(ac, " (%s)"), acSource(ac))
+	if ac.Disposition.Kind != specs.DispNone {
+		fmt.Fprintf(b, "\nDisposition: %s\n", ac.Disposition.String())
+	}
+	b.WriteString("\nMake this criterion true in the repository, prove it with one selective check, and\n")
+	b.WriteString("answer with the return below, `done` when the check passes, `failed` when it does not.\n")
+	writeReplayMiss(b, l, pd.Target, in.ReplayOutput)
+	if hist := l.RowDecisions(pd.Target); len(hist) > 0 {
+		b.WriteString("\n## Row history (oldest first, quoted data)\n\n")
+		var lines []string
+		for _, d := range hist {
+			lines = append(lines, d.Line)
+		}
+		Fence(b, "text", strings.Join(lines, "\n"))
+	}
+}
+
 // hintFor returns the retry hint that applies to the next attempt at a
 // target, or "none" (L-56); a seed dispatch carries the seed order.
 func (l *Ledger) hintFor(target int) string {
@@ -172,6 +199,9 @@ func (l *Ledger) hintFor(target int) string {
 		}
 	}
 	if it, why, ok := l.Refusal(target); ok {
+		if miss, replayed := strings.CutPrefix(why, ReplayMissPrefix); replayed {
+			return fmt.Sprintf("the return of iteration %d was admitted, but gallivant replayed its evidence on %s; make the row's check real (fix the code or the test until one selective command passes and selects at least one test) and return with that command as the evidence", it, miss)
+		}
 		return fmt.Sprintf("the return of iteration %d was refused: %s; push one return that fixes exactly that", it, why)
 	}
 	return "none"
@@ -268,4 +298,43 @@ func acSource(ac specs.AC) string {
 		src += "\n- " + d
 	}
 	return src
+}
+
+// writeReplayMiss writes, for a row repaired after a failed evidence
+// replay, the command gallivant ran, on which head, its result, and the
+// output's tail quoted as data (or where to find it).
+func writeReplayMiss(b *strings.Builder, l *Ledger, target int, output string) {
+	_, why, ok := l.Refusal(target)
+	if !ok || !strings.HasPrefix(why, ReplayMissPrefix) {
+		return
+	}
+	p, ok := l.ProofOf(target)
+	if !ok {
+		return
+	}
+	b.WriteString("\n## The evidence replay that failed\n\n")
+	fmt.Fprintf(b, "gallivant ran this row's evidence command on %s, in a fresh checkout; it exited %d and\nthe runner reported %s. The command:\n\n", short(p.Head), p.Exit, p.Tests)
+	Fence(b, "sh", p.Command)
+	b.WriteString("\nIts output (tail, quoted data):\n\n")
+	if output == "" {
+		output = "(the output is in the loop: verify commit of the control repository)"
+	}
+	Fence(b, "text", tailText(output, MaxReplayOutput))
+}
+
+// tailText returns the last limit bytes of s at most, as valid UTF-8
+// without NUL bytes, starting after a line end when one is in range.
+func tailText(s string, limit int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	if len(s) <= limit {
+		return strings.TrimRight(s, "\n")
+	}
+	s = s[len(s)-limit:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return strings.TrimRight(s, "\n")
 }

@@ -75,17 +75,8 @@ func ParseDecision(line string) (Decision, error) {
 		return d, fmt.Errorf("decision contains a control character")
 	}
 	if (strings.HasPrefix(line, "rows +") || strings.HasPrefix(line, "cap +")) && grantRE.MatchString(line) {
-		m := grantRE.FindStringSubmatch(line)
-		d.Kind = DecisionGrant
-		if m[1] == "cap" {
-			d.Kind = DecisionCapGrant
-		}
-		d.Grant, _ = strconv.Atoi(m[2])
-		d.Words = m[3]
-		if d.Words != strings.TrimSpace(d.Words) {
-			return d, fmt.Errorf("grant words have surrounding whitespace")
-		}
-		return d, nil
+		err := decisionGrant(&d)
+		return d, err
 	}
 	row, verb, rest, ok := splitRowDecision(line)
 	if !ok {
@@ -104,50 +95,87 @@ func ParseDecision(line string) (Decision, error) {
 	if err := slotShape(s2); err != nil {
 		return d, fmt.Errorf("second slot %v", err)
 	}
+	var err error
 	switch verb {
 	case "done", "failed":
-		d.Kind, d.Status = DecisionResult, Status(verb)
-		if d.Row == 0 {
-			if verb != "done" {
-				return d, fmt.Errorf("the seed decision is `row 0 done | seeded <k> rows, closed <m> on baseline | <first row to take>`")
-			}
-			sm := seedSlotRE.FindStringSubmatch(s1)
-			if sm == nil {
-				return d, fmt.Errorf("the seed decision's first slot is `seeded <k> rows, closed <m> on baseline`, got %q", s1)
-			}
-			d.Kind = DecisionSeed
-			d.Seeded, _ = strconv.Atoi(sm[1])
-			d.Closed, _ = strconv.Atoi(sm[2])
-			if d.Closed > d.Seeded {
-				return d, fmt.Errorf("seed closed %d of only %d rows", d.Closed, d.Seeded)
-			}
-		}
+		err = decisionResult(&d, verb)
 	case "retry", "escalated":
-		if d.Row == 0 {
-			return d, fmt.Errorf("row 0 is the seed; %s names a row from 1", verb)
-		}
-		d.Kind = DecisionRetry
-		if verb == "escalated" {
-			d.Kind = DecisionEscalated
-			if s1 != "implModel round" {
-				return d, fmt.Errorf("an escalated decision reads `row <n> escalated | implModel round | allowed attempts <m>`")
-			}
-		}
-		am := allowedRE.FindStringSubmatch(s2)
-		if am == nil {
-			return d, fmt.Errorf("%s decision ends with `allowed attempts <m>`, got %q", verb, s2)
-		}
-		d.Allowed, _ = strconv.Atoi(am[1])
+		err = decisionRetry(&d, verb)
 	case "reopened":
-		if d.Row == 0 {
-			return d, fmt.Errorf("row 0 is the seed; reopened names a row from 1")
-		}
-		d.Kind = DecisionReopened
-		if !strings.HasPrefix(s1, "review: ") {
-			return d, fmt.Errorf("a reopened decision's first slot starts `review: `")
+		err = decisionReopened(&d)
+	}
+	return d, err
+}
+
+// decisionGrant reads d's line as `rows +<n> | <words>` or the legacy
+// `cap +<n> | <words>`, which grantRE matches.
+func decisionGrant(d *Decision) error {
+	m := grantRE.FindStringSubmatch(d.Line)
+	d.Kind = DecisionGrant
+	if m[1] == "cap" {
+		d.Kind = DecisionCapGrant
+	}
+	d.Grant, _ = strconv.Atoi(m[2])
+	d.Words = m[3]
+	if d.Words != strings.TrimSpace(d.Words) {
+		return fmt.Errorf("grant words have surrounding whitespace")
+	}
+	return nil
+}
+
+// decisionResult reads a `done` or `failed` decision (verb), the seed's
+// for row 0.
+func decisionResult(d *Decision, verb string) error {
+	d.Kind, d.Status = DecisionResult, Status(verb)
+	if d.Row != 0 {
+		return nil
+	}
+	if verb != "done" {
+		return fmt.Errorf("the seed decision is `row 0 done | seeded <k> rows, closed <m> on baseline | <first row to take>`")
+	}
+	sm := seedSlotRE.FindStringSubmatch(d.Slot1)
+	if sm == nil {
+		return fmt.Errorf("the seed decision's first slot is `seeded <k> rows, closed <m> on baseline`, got %q", d.Slot1)
+	}
+	d.Kind = DecisionSeed
+	d.Seeded, _ = strconv.Atoi(sm[1])
+	d.Closed, _ = strconv.Atoi(sm[2])
+	if d.Closed > d.Seeded {
+		return fmt.Errorf("seed closed %d of only %d rows", d.Closed, d.Seeded)
+	}
+	return nil
+}
+
+// decisionRetry reads a `retry` or `escalated` decision (verb).
+func decisionRetry(d *Decision, verb string) error {
+	if d.Row == 0 {
+		return fmt.Errorf("row 0 is the seed; %s names a row from 1", verb)
+	}
+	d.Kind = DecisionRetry
+	if verb == "escalated" {
+		d.Kind = DecisionEscalated
+		if d.Slot1 != "implModel round" {
+			return fmt.Errorf("an escalated decision reads `row <n> escalated | implModel round | allowed attempts <m>`")
 		}
 	}
-	return d, nil
+	am := allowedRE.FindStringSubmatch(d.Slot2)
+	if am == nil {
+		return fmt.Errorf("%s decision ends with `allowed attempts <m>`, got %q", verb, d.Slot2)
+	}
+	d.Allowed, _ = strconv.Atoi(am[1])
+	return nil
+}
+
+// decisionReopened reads a `reopened` decision.
+func decisionReopened(d *Decision) error {
+	if d.Row == 0 {
+		return fmt.Errorf("row 0 is the seed; reopened names a row from 1")
+	}
+	d.Kind = DecisionReopened
+	if !strings.HasPrefix(d.Slot1, "review: ") {
+		return fmt.Errorf("a reopened decision's first slot starts `review: `")
+	}
+	return nil
 }
 
 // splitRowDecision reads `row <n> <verb> | <rest>` without a regular

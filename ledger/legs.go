@@ -94,9 +94,19 @@ func (l *Ledger) LegView(member string) *Ledger {
 // transition records stops the whole entry), and the entry's phase becomes
 // the least advanced phase of members (implement, review, ready, done), so
 // that the entry is ready only when every member is and done only when
-// every member is. Only the delivery section is taken from the view.
+// every member is. Only the delivery section is taken from the view, and
+// the `## Proof` lines of the rows the view attests (its evidence replay).
 func WithLeg(l *Ledger, member string, view *Ledger, members []string) *Ledger {
 	n := l.Clone()
+	var proofs []Proof
+	for _, r := range view.ViewRows() {
+		if p, ok := view.ProofOf(r.N); ok {
+			proofs = append(proofs, p)
+		}
+	}
+	if len(proofs) > 0 {
+		n.SetProofs(proofs)
+	}
 	d := n.delivery()
 	own, per := d.PullState, d.PerMember
 	v := view.delivery().Clone()

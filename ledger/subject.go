@@ -393,60 +393,19 @@ func (f form) match(words []string) (Subject, bool) {
 		if i >= len(words) {
 			return Subject{}, false
 		}
-		got := words[i]
-		i++
-		var err error
-		switch w {
-		case "<row>":
-			s.Row, err = positive(got)
-		case "<target>":
-			switch {
-			case got == "seed":
-				s.Row = SeedTarget
-			case got == "row" && i < len(words):
-				s.Row, err = positive(words[i])
-				i++
-			default:
+		read, isSlot := slots[w]
+		if !isSlot {
+			if words[i] != w {
 				return Subject{}, false
 			}
-		case "<member>":
-			s.Member = got
-		case "<round>":
-			s.Round, err = positive(got)
-		case "<pr>":
-			s.PR, err = ParsePullRef(got)
-		case "<write>":
-			if f.kind == KindAnnounced && (got == "round" || got == "ready" || got == WriteNameRoundComment || got == WriteNameReadyComment) {
-				// Spelled by their own forms.
-				return Subject{}, false
-			}
-			s.Write = got
-		case "<reason>":
-			s.Reason = StopReason(got)
-		case "<status>":
-			if got != string(Done) && got != string(Failed) {
-				return Subject{}, false
-			}
-			s.Status = Status(got)
-		case "<word>":
-			if !RequestWord(got) {
-				return Subject{}, false
-			}
-			s.Word = got
-		case "<login>":
-			login, ok := strings.CutPrefix(got, "@")
-			if !ok || !validLogin(login) {
-				return Subject{}, false
-			}
-			s.By = login
-		default:
-			if got != w {
-				return Subject{}, false
-			}
+			i++
+			continue
 		}
-		if err != nil {
+		n, ok := read(f, &s, words[i:])
+		if !ok {
 			return Subject{}, false
 		}
+		i += n
 	}
 	if i != len(words) {
 		return Subject{}, false
@@ -458,6 +417,84 @@ func (f form) match(words []string) (Subject, bool) {
 		s.Write = WriteNameReadyComment
 	}
 	return s, true
+}
+
+// slots read each value of a form (`<row>`, `<target>` …) from the
+// subject's words at that place into s: how many words it took (only
+// `<target>`, as `row <n>`, takes two), or false when they are not one.
+var slots = map[string]func(f form, s *Subject, words []string) (int, bool){
+	"<row>": func(_ form, s *Subject, words []string) (int, bool) {
+		return number(&s.Row, words[0])
+	},
+	"<target>": func(_ form, s *Subject, words []string) (int, bool) {
+		switch {
+		case words[0] == "seed":
+			s.Row = SeedTarget
+			return 1, true
+		case words[0] == "row" && len(words) > 1:
+			n, ok := number(&s.Row, words[1])
+			return n + 1, ok
+		}
+		return 0, false
+	},
+	"<member>": func(_ form, s *Subject, words []string) (int, bool) {
+		s.Member = words[0]
+		return 1, true
+	},
+	"<round>": func(_ form, s *Subject, words []string) (int, bool) {
+		return number(&s.Round, words[0])
+	},
+	"<pr>": func(_ form, s *Subject, words []string) (int, bool) {
+		pr, err := ParsePullRef(words[0])
+		s.PR = pr
+		return 1, err == nil
+	},
+	"<write>": func(f form, s *Subject, words []string) (int, bool) {
+		got := words[0]
+		if f.kind == KindAnnounced && (got == "round" || got == "ready" || got == WriteNameRoundComment || got == WriteNameReadyComment) {
+			// Spelled by their own forms.
+			return 0, false
+		}
+		s.Write = got
+		return 1, true
+	},
+	"<reason>": func(_ form, s *Subject, words []string) (int, bool) {
+		s.Reason = StopReason(words[0])
+		return 1, true
+	},
+	"<status>": func(_ form, s *Subject, words []string) (int, bool) {
+		if words[0] != string(Done) && words[0] != string(Failed) {
+			return 0, false
+		}
+		s.Status = Status(words[0])
+		return 1, true
+	},
+	"<word>": func(_ form, s *Subject, words []string) (int, bool) {
+		if !RequestWord(words[0]) {
+			return 0, false
+		}
+		s.Word = words[0]
+		return 1, true
+	},
+	"<login>": func(_ form, s *Subject, words []string) (int, bool) {
+		login, ok := strings.CutPrefix(words[0], "@")
+		if !ok || !validLogin(login) {
+			return 0, false
+		}
+		s.By = login
+		return 1, true
+	},
+}
+
+// number reads the one word w, a number from 1, into dst: it takes one
+// word, or reports that w is not a number.
+func number(dst *int, w string) (int, bool) {
+	n, err := positive(w)
+	if err != nil {
+		return 0, false
+	}
+	*dst = n
+	return 1, true
 }
 
 // positive reads a number from 1 as a subject writes it: no sign, no

@@ -207,7 +207,17 @@ func wordSet(s string) map[string]bool {
 // A row reference (`row 2`) is not a count. It fails with what it could
 // not tell.
 func seedCounts(slot string) (seeded, closed int, err error) {
-	words := strings.Fields(strings.ToLower(slot))
+	found, err := clauseCounts(seedClauses(slot))
+	if err != nil {
+		return 0, 0, err
+	}
+	return seededAndClosed(found)
+}
+
+// seedClauses cuts a seed sentence into clauses of lower-case words: at
+// commas, semicolons, colons, full stops, brackets and the words of
+// clauseBreaks.
+func seedClauses(slot string) [][]string {
 	var clauses [][]string
 	cur := []string{}
 	flush := func() {
@@ -216,7 +226,7 @@ func seedCounts(slot string) (seeded, closed int, err error) {
 		}
 		cur = []string{}
 	}
-	for _, w := range words {
+	for _, w := range strings.Fields(strings.ToLower(slot)) {
 		lead := strings.IndexFunc(w, func(r rune) bool { return r != '(' && r != '[' })
 		if lead < 0 {
 			flush()
@@ -239,20 +249,33 @@ func seedCounts(slot string) (seeded, closed int, err error) {
 		}
 	}
 	flush()
+	return clauses
+}
+
+// clauseCounts is the count each kind is given in the clauses; a kind
+// given two different counts is an error.
+func clauseCounts(clauses [][]string) (map[countKind]int, error) {
 	found := map[countKind]int{}
 	for _, c := range clauses {
-		n, kind, cerr := clauseCount(c)
-		if cerr != nil {
-			return 0, 0, cerr
+		n, kind, err := clauseCount(c)
+		if err != nil {
+			return nil, err
 		}
 		if kind == countNone {
 			continue
 		}
 		if old, ok := found[kind]; ok && old != n {
-			return 0, 0, fmt.Errorf("it gives two different %s counts, %d and %d", kindName(kind), old, n)
+			return nil, fmt.Errorf("it gives two different %s counts, %d and %d", kindName(kind), old, n)
 		}
 		found[kind] = n
 	}
+	return found, nil
+}
+
+// seededAndClosed derives the seeded and closed counts from the counts
+// found: seeded is open plus closed, closed is seeded less open, and the
+// three agree when all are given.
+func seededAndClosed(found map[countKind]int) (seeded, closed int, err error) {
 	s, hasS := found[countSeeded]
 	c, hasC := found[countClosed]
 	o, hasO := found[countOpen]

@@ -225,9 +225,8 @@ func (l *Ledger) clearStop() { l.delivery().Stop = StopRecord{} }
 // state does not accept returns a *Refusal and changes nothing. A
 // resnapshot needs the approved and the edited spec and goes through Amend.
 func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) {
-	reason, _, stopped := l.Stop()
 	refuse := func(format string, args ...any) (*Ledger, Commit, error) {
-		return nil, Commit{}, &Refusal{Request: r.Line, Reason: fmt.Sprintf(format, args...)}
+		return nil, Commit{}, refusal(r, format, args...)
 	}
 	if r.Kind == RequestReopen {
 		return reopenRow(l, r, refuse)
@@ -235,114 +234,154 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 	if r.Kind == RequestPause || r.Kind == RequestUnpause {
 		return refuse("%s is a pull-request command (`/gallivant %s`); in the control repository, pause with `status: paused` in the spec", r.Kind, r.Kind)
 	}
-	accepts := func(kind RequestKind) bool {
-		if !stopped {
-			return false
-		}
-		for _, f := range ClearingRequests(reason) {
-			if strings.HasPrefix(f, kind.String()) {
-				return true
-			}
-		}
-		return false
+	reason, _, stopped := l.Stop()
+	if !stopped {
+		return refuse("the entry is not stopped; %s is accepted only at a stop", r.Kind)
 	}
-	if !accepts(r.Kind) {
-		if !stopped {
-			return refuse("the entry is not stopped; %s is accepted only at a stop", r.Kind)
-		}
+	if !clears(reason, r.Kind) {
 		return refuse("a %s stop is cleared by %s, not %s", reason, strings.Join(ClearingRequests(reason), " or "), r.Kind)
 	}
 	n := l.Clone()
 	n.removeRequest(r.Line)
 	n.clearStop()
 	c := Commit{Trailers: []Trailer{{TrailerRequest, r.Line}}}
-	switch r.Kind {
-	case RequestRetry:
-		row, ok := n.Row(r.Row)
-		if !ok {
-			return refuse("row %d does not exist; the ledger has rows 1 to %d", r.Row, len(n.Rows))
+	if apply, ok := requestAppliers[r.Kind]; ok {
+		if err := apply(n, r, reason, now, &c); err != nil {
+			return nil, Commit{}, err
 		}
-		if !row.Status.Unresolved() {
-			return refuse("row %d is %s; retry takes an open or failed row", r.Row, row.Status)
+	}
+	if r.Text != "" && r.Kind != RequestRetry {
+		c.Sentence += " Reason: " + r.Text + "."
+	}
+	return n, c, nil
+}
+
+// refusal is the *Refusal of request r, for the reason format says.
+func refusal(r Request, format string, args ...any) error {
+	return &Refusal{Request: r.Line, Reason: fmt.Sprintf(format, args...)}
+}
+
+// clears reports whether a request of kind is one that clears a stop of
+// reason.
+func clears(reason StopReason, kind RequestKind) bool {
+	for _, f := range ClearingRequests(reason) {
+		if strings.HasPrefix(f, kind.String()) {
+			return true
 		}
-		allowed := n.EffectiveAllowance(r.Row) + 1
-		n.Decisions = append(n.Decisions, newRetryDecision(r.Row, r.Text, allowed))
-		// A retry opens new stagnation and miss windows (L-40, L-79).
-		n.delivery().Misses = 0
-		n.delivery().EmptyReturns = 0
-		c.Subject = Subject{Kind: KindRetry, Row: r.Row}.String()
-		c.Sentence = fmt.Sprintf("Row %d gets one more attempt (%d allowed) with a hint from a person.", r.Row, allowed)
-	case RequestRows:
-		if n.Allowance == 0 {
-			return refuse("the ledger still has a legacy cap: header; it is migrated to allowance: first")
-		}
-		n.Decisions = append(n.Decisions, newGrantDecision(r.N, r.Text))
-		n.Allowance += r.N
-		c.Subject = Subject{Kind: KindRaiseAllowance}.String()
-		c.Sentence = fmt.Sprintf("Raised the shared allowance by %d to %d; attempts and iterations are unchanged.", r.N, n.Allowance)
-	case RequestResume:
-		switch reason {
-		case StopInterrupted:
-			// The same dispatch runs again: the consumed iteration stays
-			// consumed and no new count is taken (L-69).
-			if n.Pending == nil {
-				return refuse("no dispatch is outstanding to resume")
-			}
-			n.delivery().DispatchedAt = Stamp(now)
-			c.Sentence = fmt.Sprintf("Resumed: the interrupted dispatch of %s runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
-		case StopBoundary:
-			// The branch is accepted as it is; commits are kept, attempts
-			// unchanged (L-51).
-			n.Pending = nil
-			n.delivery().DispatchedAt = time.Time{}
-			n.delivery().Model = ""
-			c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
-		case StopClosed, StopLegClosed:
-			// The closed pull request is reopened (or replaced when GitHub
-			// refuses) by the next step, before anything else; without
-			// this the entry would stop closed again in the same pass.
-			n.delivery().eachPull(func(p *PullState) { p.Owed = OwedWrite{Write: "reopen"} }, true)
-			c.Sentence = "Resumed: the closed pull request is reopened next."
-		case StopVerifyFailed:
-			// The verification runs again, with one repair again.
-			n.delivery().eachPull(func(p *PullState) { p.Verified, p.VerifyRepair, p.DispatchedAt = VerifyResult{}, "", time.Time{} }, false)
-			c.Sentence = "Resumed: the verification runs again on the work branch's head."
-		case StopChecksSilent:
-			// The CI wait starts again from now.
-			n.delivery().eachPull(func(p *PullState) { p.HeadAt = Stamp(now) }, true)
-			c.Sentence = "Resumed: the wait for CI starts again now."
-		case StopReviewerSilent:
-			// The reviewer is asked again from now; the nudge is
-			// available again.
-			n.delivery().eachPull(func(p *PullState) { p.ReviewerAsked, p.Nudged = Stamp(now), "" }, true)
-			c.Sentence = "Resumed: the reviewer clock restarts now."
-		default:
-			c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
-		}
-		c.Subject = Subject{Kind: KindResume}.String()
-	case RequestRecheck:
+	}
+	return false
+}
+
+// requestAppliers perform each request that clears a stop on n, the
+// ledger with the request line removed and the stop cleared (a stop of
+// reason), and write its subject and sentence into c; an error is a
+// *Refusal.
+var requestAppliers = map[RequestKind]func(n *Ledger, r Request, reason StopReason, now time.Time, c *Commit) error{
+	RequestRetry:  applyRetry,
+	RequestRows:   applyRows,
+	RequestResume: applyResume,
+	RequestRecheck: func(n *Ledger, _ Request, reason StopReason, _ time.Time, c *Commit) error {
 		n.delivery().eachPull(func(p *PullState) { p.Retry = WriteRetry{} }, false)
 		c.Subject = Subject{Kind: KindResume}.String()
 		c.Sentence = "Rechecking: the failure count of the refused GitHub write is cleared."
 		if reason == StopMergeUnknown {
 			c.Sentence = "Rechecking: GitHub is asked for the pull request's mergeability again."
 		}
-	case RequestBudget:
+		return nil
+	},
+	RequestBudget: func(n *Ledger, r Request, _ StopReason, _ time.Time, c *Commit) error {
 		n.delivery().BudgetGranted = n.Delivery.BudgetGranted.Add(r.Amount)
 		c.Subject = Subject{Kind: KindRaiseBudget}.String()
 		c.Sentence = fmt.Sprintf("Raised the budget by %s; %s spent so far.", r.Amount, n.Spent())
-	case RequestResnapshot:
-		return refuse("resnapshot needs the edited spec; the reconciler applies it with Amend")
-	case RequestAccept:
+		return nil
+	},
+	RequestResnapshot: func(_ *Ledger, r Request, _ StopReason, _ time.Time, _ *Commit) error {
+		return refusal(r, "resnapshot needs the edited spec; the reconciler applies it with Amend")
+	},
+	RequestAccept: func(_ *Ledger, _ Request, _ StopReason, _ time.Time, c *Commit) error {
 		// The ledger as the person left it becomes the entry's state; this
 		// commit is the last loop: version later hand-edit checks compare with.
 		c.Subject = Subject{Kind: KindAccept}.String()
 		c.Sentence = "Accepted a person's edit of the ledger's reconciler-owned sections."
+		return nil
+	},
+}
+
+// applyRetry performs `retry <n> | <hint>`: one more allowed attempt for
+// an open or failed row, with the hint.
+func applyRetry(n *Ledger, r Request, _ StopReason, _ time.Time, c *Commit) error {
+	row, ok := n.Row(r.Row)
+	if !ok {
+		return refusal(r, "row %d does not exist; the ledger has rows 1 to %d", r.Row, len(n.Rows))
 	}
-	if r.Text != "" && r.Kind != RequestRetry {
-		c.Sentence += " Reason: " + r.Text + "."
+	if !row.Status.Unresolved() {
+		return refusal(r, "row %d is %s; retry takes an open or failed row", r.Row, row.Status)
 	}
-	return n, c, nil
+	allowed := n.EffectiveAllowance(r.Row) + 1
+	n.Decisions = append(n.Decisions, newRetryDecision(r.Row, r.Text, allowed))
+	// A retry opens new stagnation and miss windows (L-40, L-79).
+	n.delivery().Misses = 0
+	n.delivery().EmptyReturns = 0
+	c.Subject = Subject{Kind: KindRetry, Row: r.Row}.String()
+	c.Sentence = fmt.Sprintf("Row %d gets one more attempt (%d allowed) with a hint from a person.", r.Row, allowed)
+	return nil
+}
+
+// applyRows performs `rows +N`: the shared allowance grows by N.
+func applyRows(n *Ledger, r Request, _ StopReason, _ time.Time, c *Commit) error {
+	if n.Allowance == 0 {
+		return refusal(r, "the ledger still has a legacy cap: header; it is migrated to allowance: first")
+	}
+	n.Decisions = append(n.Decisions, newGrantDecision(r.N, r.Text))
+	n.Allowance += r.N
+	c.Subject = Subject{Kind: KindRaiseAllowance}.String()
+	c.Sentence = fmt.Sprintf("Raised the shared allowance by %d to %d; attempts and iterations are unchanged.", r.N, n.Allowance)
+	return nil
+}
+
+// applyResume performs `resume | <why>` at a stop of reason: what runs
+// again depends on the stop.
+func applyResume(n *Ledger, r Request, reason StopReason, now time.Time, c *Commit) error {
+	c.Subject = Subject{Kind: KindResume}.String()
+	switch reason {
+	case StopInterrupted:
+		// The same dispatch runs again: the consumed iteration stays
+		// consumed and no new count is taken (L-69).
+		if n.Pending == nil {
+			return refusal(r, "no dispatch is outstanding to resume")
+		}
+		n.delivery().DispatchedAt = Stamp(now)
+		c.Sentence = fmt.Sprintf("Resumed: the interrupted dispatch of %s runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
+	case StopBoundary:
+		// The branch is accepted as it is; commits are kept, attempts
+		// unchanged (L-51).
+		n.Pending = nil
+		n.delivery().DispatchedAt = time.Time{}
+		n.delivery().Model = ""
+		c.Sentence = "Resumed: the work branch is accepted as it is, every commit kept."
+	case StopClosed, StopLegClosed:
+		// The closed pull request is reopened (or replaced when GitHub
+		// refuses) by the next step, before anything else; without
+		// this the entry would stop closed again in the same pass.
+		n.delivery().eachPull(func(p *PullState) { p.Owed = OwedWrite{Write: "reopen"} }, true)
+		c.Sentence = "Resumed: the closed pull request is reopened next."
+	case StopVerifyFailed:
+		// The verification runs again, with one repair again.
+		n.delivery().eachPull(func(p *PullState) { p.Verified, p.VerifyRepair, p.DispatchedAt = VerifyResult{}, "", time.Time{} }, false)
+		c.Sentence = "Resumed: the verification runs again on the work branch's head."
+	case StopChecksSilent:
+		// The CI wait starts again from now.
+		n.delivery().eachPull(func(p *PullState) { p.HeadAt = Stamp(now) }, true)
+		c.Sentence = "Resumed: the wait for CI starts again now."
+	case StopReviewerSilent:
+		// The reviewer is asked again from now; the nudge is
+		// available again.
+		n.delivery().eachPull(func(p *PullState) { p.ReviewerAsked, p.Nudged = Stamp(now), "" }, true)
+		c.Sentence = "Resumed: the reviewer clock restarts now."
+	default:
+		c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
+	}
+	return nil
 }
 
 func describeTarget(t int) string {

@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"slices"
+
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -12,16 +14,70 @@ import (
 // member. When the spec's contract no longer matches the one the ledger
 // recorded, the row checks wait for `resnapshot` and an info says so.
 func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
-	var ds parse.Diagnostics
-	at := func(f func(*positions) int) parse.Pos { return parse.Pos{Line: l.line(f), Col: 1} }
-	errorf := func(f func(*positions) int, rule, format string, args ...any) {
-		ds.Errorf(path, at(f), rule, format, args...)
+	v := &validation{path: path, l: l}
+	v.history()
+	if l.Cap > 0 && l.Allowance == 0 {
+		v.ds.Add(path, v.at(func(p *positions) int { return p.iterations + 1 }), parse.SeverityInfo, RuleHeader, "legacy cap: header; reconcile replaces it by allowance: <defaults.allowance> before the next dispatch (loop: migrate allowance)")
 	}
-	tableLine := func(p *positions) int { return p.table }
+	if sp == nil {
+		return v.ds
+	}
+	if fp := l.Delivery.Contract; fp != "" && fp != sp.Contract().Fingerprint() {
+		v.ds.Add(path, v.at(tableLine), parse.SeverityInfo, RulePairing, "the spec's contract is now %s, not the approved %s; rows are checked again after resnapshot", sp.Contract().Fingerprint(), fp)
+		return v.ds
+	}
+	entries := sp.Entries()
+	// Pointers into sp.ACs: a map of AC values would copy each AC and grow
+	// to several times the size of the spec.
+	acs := make(map[int]*specs.AC, len(sp.ACs))
+	for i := range sp.ACs {
+		acs[sp.ACs[i].N] = &sp.ACs[i]
+	}
+	if !sp.Coordinated() {
+		v.single(sp, entries, acs)
+	} else {
+		coordinated := validateCoordinated(path, l, sp, entries, acs, v.at, v.errorf)
+		v.ds = append(v.ds, coordinated...)
+	}
+	// Member keys (`pr api: …`) belong to coordinated entries and name
+	// their members; see docs/ledger.md.
+	for _, m := range l.Delivery.Legs() {
+		if _, ok := sp.MemberRepo(m); !ok || !sp.Coordinated() {
+			v.errorf(tableLine, RuleDelivery, "## Delivery has keys for member %q, which is not a member of %s (%v)", m, sp.Path, sp.Members())
+		}
+	}
+	if l.Pending != nil {
+		v.pending(sp)
+	}
+	return v.ds
+}
 
-	// History: attempts and iterations never below what decisions imply.
-	// Keyed by row number: a ledger whose rows are misnumbered (Parse
-	// reported it) must not index out of range here.
+// validation is one Validate under way: the ledger at path and the
+// diagnostics found so far.
+type validation struct {
+	path string
+	l    *Ledger
+	ds   parse.Diagnostics
+}
+
+// tableLine is the line of the ledger's table.
+func tableLine(p *positions) int { return p.table }
+
+// at is the position of the ledger line f picks.
+func (v *validation) at(f func(*positions) int) parse.Pos {
+	return parse.Pos{Line: v.l.line(f), Col: 1}
+}
+
+// errorf reports an error of rule at the ledger line f picks.
+func (v *validation) errorf(f func(*positions) int, rule, format string, args ...any) {
+	v.ds.Errorf(v.path, v.at(f), rule, format, args...)
+}
+
+// history checks that attempts and iterations are never below what the
+// decisions imply. It keys by row number: a ledger whose rows are
+// misnumbered (Parse reported it) must not index out of range here.
+func (v *validation) history() {
+	l := v.l
 	results := make(map[int]int, len(l.Rows))
 	dispatches := 0
 	for i, d := range l.Decisions {
@@ -34,87 +90,61 @@ func Validate(path string, l *Ledger, sp *specs.Spec) parse.Diagnostics {
 		}
 		if d.Operational() && d.Kind != DecisionSeed {
 			if _, ok := l.Row(d.Row); !ok {
-				errorf(lineAt(l.at.decisionsOr(), i), RulePairing, "decision names row %d but the ledger has %d rows", d.Row, len(l.Rows))
+				v.errorf(lineAt(l.at.decisionsOr(), i), RulePairing, "decision names row %d but the ledger has %d rows", d.Row, len(l.Rows))
 			}
 		}
 	}
 	for i, r := range l.Rows {
 		if results[r.N] > r.Attempts {
-			errorf(lineAt(l.at.rowsOr(), i), RuleAttempts, "row %d has %d attempts but %d admitted results in ## Decisions; attempts never go down", r.N, r.Attempts, results[r.N])
+			v.errorf(lineAt(l.at.rowsOr(), i), RuleAttempts, "row %d has %d attempts but %d admitted results in ## Decisions; attempts never go down", r.N, r.Attempts, results[r.N])
 		}
 	}
 	if dispatches > l.Iterations {
-		errorf(func(p *positions) int { return p.iterations }, RuleAttempts, "iterations is %d but ## Decisions records %d admitted dispatches; iterations never go down", l.Iterations, dispatches)
+		v.errorf(func(p *positions) int { return p.iterations }, RuleAttempts, "iterations is %d but ## Decisions records %d admitted dispatches; iterations never go down", l.Iterations, dispatches)
 	}
-	if l.Cap > 0 && l.Allowance == 0 {
-		ds.Add(path, at(func(p *positions) int { return p.iterations + 1 }), parse.SeverityInfo, RuleHeader, "legacy cap: header; reconcile replaces it by allowance: <defaults.allowance> before the next dispatch (loop: migrate allowance)")
+}
+
+// single checks a single-repository spec's ledger: no mapping and no
+// members, one row per entry, cut rows where the dispositions say.
+func (v *validation) single(sp *specs.Spec, entries []specs.Entry, acs map[int]*specs.AC) {
+	l := v.l
+	if l.Mapping != nil {
+		v.errorf(tableLine, RuleMapping, "a single-repository spec's ledger has no ## Leg mapping")
 	}
-	if sp == nil {
-		return ds
+	if l.Coordinated() {
+		v.errorf(tableLine, RuleHeader, "base <member>:/seeded <member>: lines belong to coordinated specs; %s has no legs", sp.Path)
 	}
-	if fp := l.Delivery.Contract; fp != "" && fp != sp.Contract().Fingerprint() {
-		ds.Add(path, at(tableLine), parse.SeverityInfo, RulePairing, "the spec's contract is now %s, not the approved %s; rows are checked again after resnapshot", sp.Contract().Fingerprint(), fp)
-		return ds
+	if len(l.Rows) != len(entries) {
+		v.errorf(tableLine, RulePairing, "the ledger has %d rows but %s has %d acceptance criteria; rows index ACs one to one", len(l.Rows), sp.Path, len(entries))
 	}
-	entries := sp.Entries()
-	// Pointers into sp.ACs: a map of AC values would copy each AC and grow
-	// to several times the size of the spec.
-	acs := make(map[int]*specs.AC, len(sp.ACs))
-	for i := range sp.ACs {
-		acs[sp.ACs[i].N] = &sp.ACs[i]
-	}
-	if !sp.Coordinated() {
-		if l.Mapping != nil {
-			errorf(tableLine, RuleMapping, "a single-repository spec's ledger has no ## Leg mapping")
-		}
-		if l.Coordinated() {
-			errorf(tableLine, RuleHeader, "base <member>:/seeded <member>: lines belong to coordinated specs; %s has no legs", sp.Path)
-		}
-		if len(l.Rows) != len(entries) {
-			errorf(tableLine, RulePairing, "the ledger has %d rows but %s has %d acceptance criteria; rows index ACs one to one", len(l.Rows), sp.Path, len(entries))
-		}
-		for i, r := range l.Rows {
-			ac, ok := acs[r.N]
-			if !ok {
-				continue
-			}
-			checkCut(&ds, path, at(lineAt(l.at.rowsOr(), i)), r, *ac)
-		}
-	} else {
-		ds = append(ds, validateCoordinated(path, l, sp, entries, acs, at, errorf)...)
-	}
-	if legs := l.Delivery.Legs(); len(legs) > 0 {
-		// Member keys (`pr api: …`) belong to coordinated entries and name
-		// their members; see docs/ledger.md.
-		tableLine := func(p *positions) int { return p.table }
-		for _, m := range legs {
-			if _, ok := sp.MemberRepo(m); !ok || !sp.Coordinated() {
-				errorf(tableLine, RuleDelivery, "## Delivery has keys for member %q, which is not a member of %s (%v)", m, sp.Path, sp.Members())
-			}
+	for i, r := range l.Rows {
+		if ac, ok := acs[r.N]; ok {
+			checkCut(&v.ds, v.path, v.at(lineAt(l.at.rowsOr(), i)), r, *ac)
 		}
 	}
-	if pd := l.Pending; pd != nil {
-		pline := func(p *positions) int { return p.pending }
-		members := map[string]bool{}
-		for _, m := range sp.Members() {
-			members[m] = true
-		}
-		switch {
-		case !members[pd.Member]:
-			errorf(pline, RulePending, "pending member %q is not a member of %s (%v)", pd.Member, sp.Path, sp.Members())
-		case pd.Target != SeedTarget:
-			r, ok := l.Row(pd.Target)
-			switch {
-			case !ok:
-				errorf(pline, RulePending, "pending target row %d does not exist", pd.Target)
-			case r.Status == Cut:
-				errorf(pline, RulePending, "pending target row %d is cut; cut rows are never dispatched", pd.Target)
-			case l.MemberOf(pd.Target) != pd.Member:
-				errorf(pline, RulePending, "pending names member %s but row %d belongs to %s", pd.Member, pd.Target, l.MemberOf(pd.Target))
-			}
-		}
+}
+
+// pending checks that the pending tuple names a member of sp and, unless
+// it is the seed, a row of that member that is not cut.
+func (v *validation) pending(sp *specs.Spec) {
+	l, pd := v.l, v.l.Pending
+	pline := func(p *positions) int { return p.pending }
+	if !slices.Contains(sp.Members(), pd.Member) {
+		v.errorf(pline, RulePending, "pending member %q is not a member of %s (%v)", pd.Member, sp.Path, sp.Members())
+		return
 	}
-	return ds
+	if pd.Target == SeedTarget {
+		return
+	}
+	r, ok := l.Row(pd.Target)
+	switch {
+	case !ok:
+		v.errorf(pline, RulePending, "pending target row %d does not exist", pd.Target)
+	case r.Status == Cut:
+		v.errorf(pline, RulePending, "pending target row %d is cut; cut rows are never dispatched", pd.Target)
+	case l.MemberOf(pd.Target) != pd.Member:
+		v.errorf(pline, RulePending, "pending names member %s but row %d belongs to %s", pd.Member, pd.Target, l.MemberOf(pd.Target))
+	}
 }
 
 func (p *positions) rowsOr() []int {
@@ -150,7 +180,6 @@ func checkCut(ds *parse.Diagnostics, path string, at parse.Pos, r Row, ac specs.
 
 func validateCoordinated(path string, l *Ledger, sp *specs.Spec, entries []specs.Entry, acs map[int]*specs.AC, at func(func(*positions) int) parse.Pos, errorf func(func(*positions) int, string, string, ...any)) parse.Diagnostics {
 	var ds parse.Diagnostics
-	tableLine := func(p *positions) int { return p.table }
 	members := sp.Members()
 	if len(l.Members) != len(members) {
 		errorf(tableLine, RuleHeader, "a coordinated ledger has one base/seeded pair per member (%v); it has %d", members, len(l.Members))

@@ -277,26 +277,38 @@ func (d *Document) tooDeep() (line, depth int) {
 func containerMarkers(s string) int {
 	n := 0
 	for {
-		for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-			s = s[1:]
+		rest, ok := containerMarker(strings.TrimLeft(s, " \t"))
+		if !ok {
+			return n
 		}
-		switch {
-		case len(s) > 0 && s[0] == '>':
-			s = s[1:]
-		case len(s) > 1 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && (s[1] == ' ' || s[1] == '\t'):
-			s = s[2:]
-		default:
-			j := 0
-			for j < len(s) && j < 9 && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			if j == 0 || j+1 >= len(s) || (s[j] != '.' && s[j] != ')') || (s[j+1] != ' ' && s[j+1] != '\t') {
-				return n
-			}
-			s = s[j+2:]
-		}
+		s = rest
 		n++
 	}
+}
+
+// containerMarker cuts one quote, bullet or ordered-list marker off the
+// start of s.
+func containerMarker(s string) (rest string, ok bool) {
+	switch {
+	case len(s) > 0 && s[0] == '>':
+		return s[1:], true
+	case len(s) > 1 && (s[0] == '-' || s[0] == '*' || s[0] == '+') && (s[1] == ' ' || s[1] == '\t'):
+		return s[2:], true
+	}
+	return orderedMarker(s)
+}
+
+// orderedMarker cuts an ordered-list marker off the start of s: one to
+// nine digits, then `.` or `)`, then a blank.
+func orderedMarker(s string) (rest string, ok bool) {
+	j := 0
+	for j < len(s) && j < 9 && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == 0 || j+1 >= len(s) || (s[j] != '.' && s[j] != ')') || (s[j+1] != ' ' && s[j+1] != '\t') {
+		return "", false
+	}
+	return s[j+2:], true
 }
 
 // String summarizes the document for debugging.

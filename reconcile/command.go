@@ -72,46 +72,60 @@ func (p *passState) commands(ctx context.Context, e *entry) error {
 			p.note(e.specPath, false, "%d commands on %s were answered this pass; the rest wait for the next", maxCommands, pr)
 			break
 		}
-		steers, err := p.maySteer(ctx, pr.Repo, c.user)
+		reply, answer, err := p.command(ctx, e, pr, c, self)
 		if err != nil {
 			return err
 		}
-		acted := ""
-		if steers {
-			if acted, err = p.commandActed(e, c.id); err != nil {
-				return err
-			}
+		if answer {
+			answers++
+			owed = owed || !p.answerCommand(ctx, e, pr, c, reply)
 		}
-		from := ledger.CommandOrigin{PR: ledger.PullRef{Repo: pr.Repo, Number: pr.Number}, Login: c.user, CommentID: c.id, URL: p.commentURL(pr, c)}
-		a, err := gatekeep.DecideCommand(gatekeep.CommandFacts{Body: c.body, Author: c.user, Self: self, MaySteer: steers, Acted: acted,
-			Ledger: e.l, Origin: from, Now: p.clock()})
-		if err != nil {
-			return err
-		}
-		switch a.Step {
-		case gatekeep.CommandNone:
-			continue
-		case gatekeep.CommandIgnore:
-			p.note(e.specPath, false, "ignored the command in %s %d by @%s on %s: not the reviewer, no write access to %s", kindOf(c), c.id, c.user, pr, pr.Repo)
-			continue
-		case gatekeep.CommandApply:
-			if err := p.apply(e, a.Next, a.Commit); err != nil {
-				return err
-			}
-			// The commit is the record: it reaches the control branch
-			// before the answer says it did.
-			if err := p.push(ctx); err != nil {
-				return err
-			}
-		}
-		answers++
-		p.reactToCommand(ctx, e, pr, c, a.Step)
-		owed = owed || !p.answerCommand(ctx, e, pr, c, a.Reply)
 	}
 	if !owed {
 		seen()
 	}
 	return nil
+}
+
+// command decides one posted command (gatekeep.DecideCommand) and performs
+// the decision: nothing, a note for a command from someone who may not
+// steer, or the transition, pushed before it is answered. answer reports
+// that the command is to be answered with reply.
+func (p *passState) command(ctx context.Context, e *entry, pr gatekeep.PR, c postedCommand, self string) (reply string, answer bool, err error) {
+	steers, err := p.maySteer(ctx, pr.Repo, c.user)
+	if err != nil {
+		return "", false, err
+	}
+	acted := ""
+	if steers {
+		if acted, err = p.commandActed(e, c.id); err != nil {
+			return "", false, err
+		}
+	}
+	from := ledger.CommandOrigin{PR: ledger.PullRef{Repo: pr.Repo, Number: pr.Number}, Login: c.user, CommentID: c.id, URL: p.commentURL(pr, c)}
+	a, err := gatekeep.DecideCommand(gatekeep.CommandFacts{Body: c.body, Author: c.user, Self: self, MaySteer: steers, Acted: acted,
+		Ledger: e.l, Origin: from, Now: p.clock()})
+	if err != nil {
+		return "", false, err
+	}
+	switch a.Step {
+	case gatekeep.CommandNone:
+		return "", false, nil
+	case gatekeep.CommandIgnore:
+		p.note(e.specPath, false, "ignored the command in %s %d by @%s on %s: not the reviewer, no write access to %s", kindOf(c), c.id, c.user, pr, pr.Repo)
+		return "", false, nil
+	case gatekeep.CommandApply:
+		if err := p.apply(e, a.Next, a.Commit); err != nil {
+			return "", false, err
+		}
+		// The commit is the record: it reaches the control branch
+		// before the answer says it did.
+		if err := p.push(ctx); err != nil {
+			return "", false, err
+		}
+	}
+	p.reactToCommand(ctx, e, pr, c, a.Step)
+	return a.Reply, true, nil
 }
 
 // commandsMark is the mark, kept with the quiet marks under the pull

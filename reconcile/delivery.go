@@ -139,7 +139,9 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	if err != nil {
 		return progressed, err
 	}
-	switch a := gatekeep.DecideOpen(f); a.Step {
+	a := gatekeep.DecideOpen(f)
+	p.decided(e, "", gatekeep.LookOpen, a)
+	switch a.Step {
 	case gatekeep.StepStop:
 		return stopped, p.stop(e, a.Reason, a.Detail)
 	case gatekeep.StepNothing:
@@ -179,7 +181,7 @@ func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, bas
 	if err != nil {
 		return progressed, err
 	}
-	if ok && found.State == githubapi.PRClosed && (!found.Merged || found.HeadSHA != head) {
+	if ok && found.State == gatekeep.PRClosed && (!found.Merged || found.HeadSHA != head) {
 		// A pull request closed unmerged, or merged at another head (the
 		// spec path was reused), is not this delivery's: it gets a new one.
 		ok = false
@@ -202,7 +204,7 @@ func (p *passState) openOrAdopt(ctx context.Context, e *entry, repo, branch, bas
 		}
 		return waitFor("would open a pull request from %s into %s in %s", branch, base, repo), nil
 	}
-	if ok && e.l.Delivery.PRText() == found.Ref() && found.State == githubapi.PROpen {
+	if ok && e.l.Delivery.PRText() == found.Ref() && found.State == gatekeep.PROpen {
 		return p.reenter(ctx, e, found)
 	}
 	pr := found
@@ -315,6 +317,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 	// is not read again (quiet.go).
 	why, q := p.quiet(ctx, e, pr)
 	if why != "" {
+		p.decided(e, pr.String(), gatekeep.LookQuiet, gatekeep.Action{Step: q.step, Detail: why})
 		return waitFor("%s", why), nil
 	}
 	live, err := p.GitHub.GetPullRequest(ctx, pr.Repo, pr.Number)
@@ -326,6 +329,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 		return progressed, err
 	}
 	if a := gatekeep.DecideLive(f); a.Step != gatekeep.StepJudge {
+		p.decided(e, pr.String(), gatekeep.LookLive, a)
 		return p.performLive(ctx, e, pr, live, a)
 	}
 	return p.judged(ctx, e, pr, live, q)
@@ -336,7 +340,7 @@ func (p *passState) review(ctx context.Context, e *entry) (stepResult, error) {
 // ready label off. A head the loop did not record is compared with
 // the recorded one (observeMove, basemerge.go).
 func (p *passState) liveFacts(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest) (gatekeep.LiveFacts, error) {
-	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == githubapi.PRClosed, Leg: e.leg != nil,
+	f := gatekeep.LiveFacts{PR: pr, Phase: e.l.Phase(), Merged: live.Merged, Closed: live.State == gatekeep.PRClosed, Leg: e.leg != nil,
 		BaseRef: live.BaseRef, SpecBase: e.spec.Base, Head: live.HeadSHA, LedgerHead: e.l.Delivery.Head, Draft: live.Draft, HeadRef: live.HeadRef}
 	if f.LedgerHead != "" && f.Head != f.LedgerHead {
 		m, err := p.observeMove(ctx, pr, f.LedgerHead, live)
@@ -420,14 +424,14 @@ func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (review
 		if err != nil {
 			return reviewRead{}, err
 		}
-		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, gatekeep.MergeState(again.MergeableState), true
+		r.d.Mergeable, r.d.MergeState, r.repolled = again.Mergeable, again.MergeableState, true
 	}
 	self, err := p.self(ctx)
 	if err != nil {
 		return reviewRead{}, err
 	}
 	in := gatekeep.Input{Self: self, Repolled: r.repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
-		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l}}
+		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l, CheckProof: gatekeep.ProofCheckFor(p.cfg)}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}
@@ -445,14 +449,13 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if err != nil {
 		return progressed, err
 	}
-	if _, stop := r.v.LoopStop(); !stop && r.v.BlockedBy(gatekeep.BlockGate) {
-		if changed, err := p.contractChanged(e); changed || err != nil {
-			return stopped, err
-		}
+	if a, changed := p.specChangedAtGate(e, r.v); changed {
+		p.decided(e, pr.String(), gatekeep.LookJudged, a)
+		_, err := p.contractChanged(e)
+		return stopped, err
 	}
-	seen := e.l.Delivery.HeadAt
-	a := gatekeep.DecideJudged(gatekeep.JudgedFacts{PR: pr, Phase: e.l.Phase(), Verdict: r.v, HeadRef: r.d.HeadRef, HeadSHA: r.d.HeadSHA, BaseRef: r.d.BaseRef,
-		ConflictAnswered: gatekeep.ConflictAnswered(e.l, r.d.HeadSHA), ChecksOverdue: !seen.IsZero() && p.now.Sub(seen) >= p.cfg.Checks.Wait})
+	a := p.decideJudged(e, pr, r)
+	p.decided(e, pr.String(), gatekeep.LookJudged, a)
 	p.noteIgnored(e, pr, r.v.Ignored)
 	switch a.Step {
 	case gatekeep.StepStop:
@@ -470,12 +473,12 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		// again every pass: a check that turns red on the same head
 		// moves neither updated_at nor the head, and the label must
 		// come off at once.
-		p.markQuiet(q, e, live, r.d, r.repolled, time.Time{}, a.Detail, true)
+		p.markQuiet(q, e, live, r.d, r.repolled, time.Time{}, a, true)
 		return waitFor("%s", a.Detail), nil
 	case gatekeep.StepChecksQuiet:
 		return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, r.d.HeadSHA))
 	case gatekeep.StepWait:
-		return p.wait(ctx, e, pr, live, r, q, a.Detail)
+		return p.wait(ctx, e, pr, live, r, q, a)
 	}
 	return waitFor("%s", a.Detail), nil
 }
@@ -486,7 +489,7 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 // reviewer's nudge and stall, and checks.wait while CI is waited for. A
 // wait for CI re-reads the head's checks every pass (quietMark.Checks):
 // they are what it waits for.
-func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, why string) (stepResult, error) {
+func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, a gatekeep.Action) (stepResult, error) {
 	if res, acted, err := p.silence(ctx, e, pr, r.d); acted || err != nil {
 		return res, err
 	}
@@ -502,8 +505,8 @@ func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live git
 			}
 		}
 	}
-	p.markQuiet(q, e, live, r.d, r.repolled, until, why, r.v.WaitsForCI())
-	return waitFor("%s", why), nil
+	p.markQuiet(q, e, live, r.d, r.repolled, until, a, r.v.WaitsForCI())
+	return waitFor("%s", a.Detail), nil
 }
 
 // mergeBase merges the base into the work branch of a pull request that is
@@ -625,11 +628,11 @@ func (p *passState) ready(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if res, held := p.holdForChain(ctx, e, "labelled ready"); held {
 		return res, nil
 	}
+	if res, ok, err := p.prove(ctx, e, pr, d); !ok || err != nil {
+		return res, err
+	}
 	if res, held := p.holdForLegs(e, d.HeadSHA); held {
 		return res, nil
-	}
-	if res, ok, err := p.prove(ctx, e, pr.Repo, d.HeadSHA); !ok || err != nil {
-		return res, err
 	}
 	if p.DryRun {
 		return waitFor("would label %s %s", pr, p.cfg.Labels.Ready), nil
@@ -648,7 +651,7 @@ func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if p.DryRun {
 		return waitFor("would reopen %s", pr), nil
 	}
-	if live.State == githubapi.PROpen || live.Merged {
+	if live.State == gatekeep.PROpen || live.Merged {
 		n, c := gatekeep.Reopened(e.l, pr)
 		return progressed, p.apply(e, n, c)
 	}
@@ -710,6 +713,11 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if err != nil {
 		return progressed, err
 	}
+	bl, err := p.roundLessons(e, pr, d)
+	if err != nil {
+		return progressed, err
+	}
+	carryLessons(&c, bl)
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
@@ -738,9 +746,13 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		return nil
 	}
 	k := e.l.Delivery.Round
+	bl, err := p.roundLessons(e, pr, d)
+	if err != nil {
+		return err
+	}
 	brief := gatekeep.FixBrief(gatekeep.FixBriefInput{PR: pr, Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath,
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
-		Verification: e.l.Verification, Findings: fs, Ledger: e.l})
+		Verification: e.l.Verification, Findings: fs, Ledger: e.l, Lessons: bl})
 	brief += p.ciSection(ctx, e, pr, d)
 	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
@@ -770,8 +782,6 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 // (counted, then announced); a run that ended without one charges nothing.
 func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (stepResult, error) {
 	k := e.l.Delivery.Round
-	fixed := e.l.Delivery.Head
-	branch := p.branch(e)
 	out, ranHere := p.outcomes[roundKey(e.key(), k)]
 	delete(p.outcomes, roundKey(e.key(), k))
 	if !ranHere {
@@ -788,43 +798,23 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 			out, ranHere = rc.Outcome, true
 		}
 	}
-	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
-	if err != nil {
-		return progressed, err
+	if res, pushed, err := p.roundPush(ctx, e, pr); pushed || err != nil {
+		return res, err
 	}
-	if !ok {
-		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
-	}
-	if head != fixed {
-		cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
-		if err != nil {
-			return progressed, err
-		}
-		if cmp.Status != githubapi.CompareAhead {
-			return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
-		}
-		n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
-		return progressed, p.apply(e, n, c)
-	}
-	over := ranHere && out.Finished
-	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() && !p.inFlight(dt) {
-		over = true
-	}
-	if !over {
-		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(e.l.Delivery.DispatchedAt)), nil
-	}
-	if ranHere && out.Err != nil {
+	dt := e.l.Delivery.DispatchedAt
+	switch gatekeep.DecideRoundEnd(gatekeep.RoundEnd{Seen: ranHere, Finished: out.Finished, Overdue: !dt.IsZero() && !p.inFlight(dt), Failed: out.Err != nil, Dirty: out.Dirty}) {
+	case gatekeep.RoundWait:
+		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(dt)), nil
+	case gatekeep.RoundFailed:
 		// An agent that failed for the machine leaves the round due
 		// again (roundenv.go).
 		if unrun, err := p.roundUnrun(e, pr, k, out); unrun || err != nil {
 			return progressed, err
 		}
 		return stopped, p.stop(e, ledger.StopHarnessError, fmt.Sprintf("round %d of %s: %v (log %s)", k, pr, out.Err, out.Log))
-	}
-	if ranHere && out.Dirty {
+	case gatekeep.RoundDirty:
 		return stopped, p.stop(e, ledger.StopBoundary, fmt.Sprintf("round %d of %s left uncommitted changes and pushed nothing: %s", k, pr, dirtyWhat(out)))
-	}
-	if !ranHere || !out.Finished {
+	case gatekeep.RoundUnanswered:
 		// No answer from the round's agent: its feedback stays new and
 		// the next look runs the round again.
 		n, c := gatekeep.RoundInterrupted(e.l, pr)
@@ -832,6 +822,31 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	}
 	n, c := gatekeep.RoundEmpty(e.l, pr)
 	return progressed, p.apply(e, n, c)
+}
+
+// roundPush reads the work branch after a round: pushed is true when the
+// round's push was recorded, or the branch is gone or rewritten (a
+// boundary stop).
+func (p *passState) roundPush(ctx context.Context, e *entry, pr gatekeep.PR) (res stepResult, pushed bool, err error) {
+	fixed, branch := e.l.Delivery.Head, p.branch(e)
+	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
+	switch {
+	case err != nil:
+		return progressed, false, err
+	case !ok:
+		return stopped, true, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s of %s no longer exists", branch, pr))
+	case head == fixed:
+		return finished, false, nil
+	}
+	cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
+	if err != nil {
+		return progressed, false, err
+	}
+	if cmp.Status != githubapi.CompareAhead {
+		return stopped, true, p.stop(e, ledger.StopBoundary, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(fixed)))
+	}
+	n, c := gatekeep.RoundPushed(e.l, pr, p.observeHead(ctx, pr.Repo, head), len(cmp.Commits))
+	return progressed, true, p.apply(e, n, c)
 }
 
 // silence acts on the reviewer clock (gatekeep.SilenceDue): the nudge is
@@ -884,7 +899,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	if reason == ledger.StopConflict && live.State == githubapi.PROpen && live.Mergeable == nil {
+	if reason == ledger.StopConflict && live.State == gatekeep.PROpen && live.Mergeable == nil {
 		if live, err = p.pollMergeable(ctx, pr); err != nil {
 			return err
 		}
@@ -905,7 +920,7 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 // GitHub (a reopened pull request, a resolved conflict, a base pointed
 // back at the spec's), or "" when the stop still holds.
 func resolvedOnGitHub(reason ledger.StopReason, pr gatekeep.PR, live githubapi.PullRequest, base string) string {
-	open := live.State == githubapi.PROpen
+	open := live.State == gatekeep.PROpen
 	switch {
 	case (reason == ledger.StopClosed || reason == ledger.StopLegClosed) && open:
 		return pr.String() + " was reopened"

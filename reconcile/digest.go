@@ -56,7 +56,7 @@ func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time
 	if rs, err := c.Reviews(ctx, pr.Repo, pr.Number); err == nil {
 		d.ReviewsKnown = true
 		for _, r := range rs {
-			d.Reviews = append(d.Reviews, gatekeep.Review{ID: r.ID, User: r.User, State: gatekeep.ReviewState(r.State), Body: r.Body, CommitID: r.CommitID, SubmittedAt: r.SubmittedAt})
+			d.Reviews = append(d.Reviews, gatekeep.Review{ID: r.ID, User: r.User, State: r.State, Body: r.Body, CommitID: r.CommitID, SubmittedAt: r.SubmittedAt})
 		}
 	} else if fatal(err) {
 		return d, err
@@ -84,9 +84,9 @@ func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time
 
 // digestOf converts the pull request itself.
 func digestOf(p githubapi.PullRequest) gatekeep.Digest {
-	return gatekeep.Digest{Repo: p.Repo, Number: p.Number, State: digestState(p.State), Merged: p.Merged, MergeCommit: p.MergeCommitSHA,
+	return gatekeep.Digest{Repo: p.Repo, Number: p.Number, State: p.State, Merged: p.Merged, MergeCommit: p.MergeCommitSHA,
 		Draft: p.Draft, Title: p.Title, Body: p.Body, Author: p.Author, HeadRef: p.HeadRef, HeadRepo: p.HeadRepo, HeadSHA: p.HeadSHA,
-		BaseRef: p.BaseRef, BaseSHA: p.BaseSHA, Mergeable: p.Mergeable, MergeState: gatekeep.MergeState(p.MergeableState), Labels: p.Labels}
+		BaseRef: p.BaseRef, BaseSHA: p.BaseSHA, Mergeable: p.Mergeable, MergeState: p.MergeableState, Labels: p.Labels}
 }
 
 // checksOf flattens check runs and commit statuses, marking the ones the
@@ -98,18 +98,10 @@ func checksOf(ch githubapi.Checks) []gatekeep.Check {
 	}
 	var out []gatekeep.Check
 	for _, r := range ch.Runs {
-		out = append(out, gatekeep.Check{Name: r.Name, Kind: gatekeep.KindCheckRun, Status: gatekeep.CheckStatus(r.Status), Conclusion: gatekeep.CheckConclusion(r.Conclusion), Required: required[r.Name], URL: r.URL})
+		out = append(out, gatekeep.Check{Name: r.Name, Kind: gatekeep.KindCheckRun, Status: r.Status, Conclusion: r.Conclusion, Required: required[r.Name], URL: r.URL})
 	}
 	for _, s := range ch.Statuses {
-		out = append(out, gatekeep.StatusCheck(s.Context, gatekeep.CheckConclusion(s.State), s.URL, required[s.Context]))
+		out = append(out, gatekeep.StatusCheck(s.Context, s.State, s.URL, required[s.Context]))
 	}
 	return out
-}
-
-// digestState is the adapter's pull-request state in the judge's terms.
-func digestState(s githubapi.PRState) gatekeep.PRState {
-	if s == githubapi.PROpen {
-		return gatekeep.PROpen
-	}
-	return gatekeep.PRClosed
 }

@@ -99,15 +99,10 @@ func passedKey(e *entry) string { return e.key() }
 // every member once all of them passed their gate.
 func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, error) {
 	members := deliveringMembers(e)
-	seen := map[string]string{}
-	for _, m := range members {
-		repo, _ := e.spec.MemberRepo(m)
-		if other, ok := seen[strings.ToLower(repo)]; ok {
-			// One work branch cannot carry two pull requests: say so
-			// every pass rather than open one and call the other foreign.
-			return waitFor("legs %s and %s are both in %s, so they share one work branch; coordinated delivery needs each leg in its own repository (docs/delivery.md) — no pull request is opened", other, m, repo), nil
-		}
-		seen[strings.ToLower(repo)] = m
+	if first, second, repo, shared := gatekeep.SharedRepo(e.spec, members); shared {
+		// One work branch cannot carry two pull requests: say so
+		// every pass rather than open one and call the other foreign.
+		return waitFor("legs %s and %s are both in %s, so they share one work branch; coordinated delivery needs each leg in its own repository (docs/delivery.md) — no pull request is opened", first, second, repo), nil
 	}
 	if back := gatekeep.UnreadyTogether(e.l, members); len(back) > 0 {
 		le := p.legEntry(e, back[0], members)
@@ -119,23 +114,7 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 	}
 	var waits []string
 	for _, m := range members {
-		le := p.legEntry(e, m, members)
-		var res stepResult
-		var err error
-		switch le.l.Phase() {
-		case ledger.PhaseImplement, ledger.PhaseVerify:
-			if gatekeep.AllCut(le.l) {
-				res, err = p.nothingToDeliver(le, fmt.Sprintf("every row of leg %s is cut", m))
-				break
-			}
-			res, err = p.openPR(ctx, le)
-		case ledger.PhaseReview, ledger.PhaseReady:
-			// Only the latest judgment of this pass counts as passed.
-			delete(p.legPassed, passedKey(le))
-			res, err = p.review(ctx, le)
-		default:
-			continue
-		}
+		res, err := p.legStep(ctx, p.legEntry(e, m, members), m)
 		switch {
 		case err != nil || res.kind == stepProgressed || res.kind == stepStopped:
 			return res, err
@@ -143,6 +122,37 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 			waits = append(waits, fmt.Sprintf("leg %s: %s", m, res.why))
 		}
 	}
+	passed := p.legsPassed(e, members)
+	if gatekeep.ReadyTogether(e.l, members, passed) {
+		return p.readyLegs(ctx, e, members, passed)
+	}
+	if len(waits) == 0 {
+		return finished, nil
+	}
+	return waitFor("%s", strings.Join(waits, "; ")), nil
+}
+
+// legStep is one member's own step: open its pull request (or say there
+// is nothing to deliver when every row is cut), or review it; a member past
+// review has none.
+func (p *passState) legStep(ctx context.Context, le *entry, m string) (stepResult, error) {
+	switch le.l.Phase() {
+	case ledger.PhaseImplement, ledger.PhaseVerify:
+		if gatekeep.AllCut(le.l) {
+			return p.nothingToDeliver(le, fmt.Sprintf("every row of leg %s is cut", m))
+		}
+		return p.openPR(ctx, le)
+	case ledger.PhaseReview, ledger.PhaseReady:
+		// Only the latest judgment of this pass counts as passed.
+		delete(p.legPassed, passedKey(le))
+		return p.review(ctx, le)
+	}
+	return finished, nil
+}
+
+// legsPassed are the members whose pull request passed its gate this pass
+// on the head the ledger records.
+func (p *passState) legsPassed(e *entry, members []string) map[string]bool {
 	passed := map[string]bool{}
 	for _, m := range members {
 		le := p.legEntry(e, m, members)
@@ -150,25 +160,25 @@ func (p *passState) deliverLegs(ctx context.Context, e *entry) (stepResult, erro
 			passed[m] = true
 		}
 	}
-	if gatekeep.ReadyTogether(e.l, members, passed) {
-		for _, m := range members {
-			le := p.legEntry(e, m, members)
-			if !passed[m] || le.l.Phase() != ledger.PhaseReview {
-				continue
-			}
-			le.leg.labelNow = true
-			pr, _ := prOf(le.l)
-			res, err := p.ready(ctx, le, pr, gatekeep.Digest{HeadSHA: le.l.Delivery.Head})
-			if err != nil || res.kind != stepProgressed {
-				return res, err
-			}
+	return passed
+}
+
+// readyLegs labels ready every member in review that passed its gate, once
+// all of them did.
+func (p *passState) readyLegs(ctx context.Context, e *entry, members []string, passed map[string]bool) (stepResult, error) {
+	for _, m := range members {
+		le := p.legEntry(e, m, members)
+		if !passed[m] || le.l.Phase() != ledger.PhaseReview {
+			continue
 		}
-		return progressed, nil
+		le.leg.labelNow = true
+		pr, _ := prOf(le.l)
+		res, err := p.ready(ctx, le, pr, gatekeep.Digest{HeadSHA: le.l.Delivery.Head})
+		if err != nil || res.kind != stepProgressed {
+			return res, err
+		}
 	}
-	if len(waits) == 0 {
-		return finished, nil
-	}
-	return waitFor("%s", strings.Join(waits, "; ")), nil
+	return progressed, nil
 }
 
 // holdForLegs is ready()'s coordinated branch: a member that passed its gate

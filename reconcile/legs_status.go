@@ -52,7 +52,8 @@ func (s *Snapshot) explainLegs(l *ledger.Ledger, sp *specs.Spec) []string {
 	out := []string{"coordinated: one pull request per leg, labelled ready together, done when every leg is merged"}
 	for _, ls := range legStatuses(l, sp) {
 		out = append(out, ls.String())
-		for _, line := range s.explainDelivery(l.LegView(ls.Leg)) {
+		v := l.LegView(ls.Leg)
+		for _, line := range append(s.deliveryFacts(v), s.recordedNext(v)) {
 			out = append(out, "  "+strings.Replace(line, "next: open a pull request", "next: open its pull request", 1))
 		}
 	}

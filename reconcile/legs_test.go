@@ -119,8 +119,10 @@ func TestLegsHappyPathToDone(t *testing.T) {
 		leg  *leg
 		want []string
 	}{
-		{api, []string{`"member":"api"`, "| 1 | done | test -f rows/row-1.txt; ok |\n| 3 | done | test -f rows/row-3.txt; ok |\n<!--", "leg **api**"}},
-		{web, []string{`"member":"web"`, "|---|---|---|\n| 2 | done | test -f rows/row-2.txt; ok |\n| 3 | done | test -f rows/row-4.txt; ok |\n<!--", "leg **web**"}},
+		{api, []string{`"member":"api"`, "| 1 | done | test -f rows/row-1.txt; ok |\n| 3 | done | test -f rows/row-3.txt; ok |\n| proof | passed | row 1: `test -f rows/row-1.txt` on ", "leg **api**",
+			"| proof | passed | row 3: `test -f rows/row-3.txt` on "}},
+		{web, []string{`"member":"web"`, "|---|---|---|\n| 2 | done | test -f rows/row-2.txt; ok |\n| 3 | done | test -f rows/row-4.txt; ok |\n| proof | passed | row 2: `test -f rows/row-2.txt` on ", "leg **web**",
+			"| proof | passed | row 4: `test -f rows/row-4.txt` on "}},
 	} {
 		body := c.leg.pr(1).GetBody()
 		for _, w := range c.want {
@@ -184,7 +186,7 @@ func TestLegsFeedbackOnOneLeg(t *testing.T) {
 	web.comment(1, "Please sort the events newest first.")
 	wantSubjects(t, r.pass(), "loop: unready acme/web#1", "loop: unready acme/api#1",
 		"loop: round 1 acme/web#1", "loop: pushed round 1 acme/web#1", "loop: announced round 1 acme/web#1",
-		"loop: ready acme/api#1", "loop: ready acme/web#1", "loop: announced ready acme/api#1", "loop: announced ready acme/web#1")
+		"loop: verify leg web", "loop: ready acme/api#1", "loop: ready acme/web#1", "loop: announced ready acme/api#1", "loop: announced ready acme/web#1")
 	if len(r.runs) != runs+1 || r.runs[runs].Repo != "acme/web" || r.runs[runs].Round != 1 {
 		t.Errorf("runs after the feedback: %+v", r.runs[runs:])
 	}
@@ -223,7 +225,7 @@ func TestLegsFailingCheckOnOneLeg(t *testing.T) {
 		t.Errorf("cursors: %v", l.Delivery.Lines())
 	}
 	web.status(h2, "ci", "success")
-	wantSubjects(t, r.pass(), "loop: ready acme/api#1", "loop: ready acme/web#1", "loop: announced ready acme/api#1", "loop: announced ready acme/web#1")
+	wantSubjects(t, r.pass(), "loop: verify leg web", "loop: ready acme/api#1", "loop: ready acme/web#1", "loop: announced ready acme/api#1", "loop: announced ready acme/web#1")
 }
 
 // One leg merged while the other's pull request is closed: the entry stops
@@ -296,7 +298,7 @@ func TestLegsWhollyCutLeg(t *testing.T) {
 		t.Errorf("pull requests in acme/web: %d (%v), want none", len(prs), err)
 	}
 	api := r.on("acme/api", "alice")
-	if body := api.pr(1).GetBody(); !strings.Contains(body, "|---|---|---|\n| 1 | done | test -f rows/row-1.txt; ok |\n| 3 | done | test -f rows/row-3.txt; ok |\n<!--") || !strings.Contains(body, `"member":"api"`) {
+	if body := api.pr(1).GetBody(); !strings.Contains(body, "|---|---|---|\n| 1 | done | test -f rows/row-1.txt; ok |\n| 3 | done | test -f rows/row-3.txt; ok |\n| proof | passed | row 1: ") || !strings.Contains(body, "| proof | passed | row 3: `test -f rows/row-3.txt` on ") || !strings.Contains(body, `"member":"api"`) {
 		t.Errorf("the api leg's receipt does not attest home's AC 3:\n%s", body)
 	}
 	if prs, _, _ := api.c.PullRequests.List(contextBG(), "acme", "api", &github.PullRequestListOptions{State: "all"}); len(prs) != 1 {

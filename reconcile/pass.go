@@ -318,62 +318,19 @@ func (p *passState) specIllegal(e *entry) error {
 }
 
 // autoResume clears stops whose condition was a document and no longer
-// holds: the spec is back, valid again, or its contract was reverted.
+// holds: the spec is back, valid again, or its contract was reverted; and
+// an interrupted stop whose return arrived after all.
 func (p *passState) autoResume(ctx context.Context, e *entry) error {
 	reason, _, stopped := e.l.Stop()
 	if !stopped {
 		return nil
 	}
-	why := ""
-	switch reason {
-	case ledger.StopSpecGone:
-		why = "the spec exists again"
-	case ledger.StopSpecIllegal:
-		why = "the spec is valid again"
-	case ledger.StopSpecChanged:
-		if e.l.Delivery.Contract == e.spec.Contract().Fingerprint() {
-			why = "the spec's contract is the approved one again"
-		}
-	case ledger.StopInterrupted:
-		// The stop says the run ended without a return. An agent that
-		// outlived its reconciler can still deliver one (pushed by this
-		// pass when its checkout is in this cache, or by another
-		// machine's): then the stop no longer holds and the return is
-		// settled like any other.
-		if e.l.Pending == nil || p.DryRun {
-			return nil
-		}
-		for _, rs := range e.l.RequestStates() {
-			if rs.Err == nil && rs.Request.Kind == ledger.RequestResume {
-				// A person asked already; the request performs the same
-				// check and consumes the request line.
-				return nil
-			}
-		}
-		rc, err := p.recoverRun(ctx, e)
-		if err != nil {
+	why := ledger.DocumentResume(e.l, e.spec.Contract().Fingerprint())
+	if reason == ledger.StopInterrupted {
+		var err error
+		if why, err = p.interruptedReturn(ctx, e); err != nil {
 			return err
 		}
-		arrived, err := p.returnArrived(ctx, e)
-		if err != nil {
-			return err
-		}
-		if !arrived {
-			delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
-			if rc.Known && rc.Running == 0 && rc.Outcome.Commits == 0 && e.l.Delivery.Reruns < ledger.MaxReruns {
-				// Another reconciler, which could not see this cache's
-				// run record, called the dispatch over; the record proves
-				// its agent never answered: the loop reruns it itself,
-				// exactly as it would have before the stop.
-				n, c := ledger.Rerun(e.l, p.clock())
-				if err := p.apply(e, n, c); err != nil {
-					return err
-				}
-				return p.run(ctx, e)
-			}
-			return nil
-		}
-		why = "the return of the interrupted dispatch arrived on the work branch"
 	}
 	if why == "" {
 		return nil
@@ -383,6 +340,48 @@ func (p *passState) autoResume(ctx context.Context, e *entry) error {
 		return err
 	}
 	return p.apply(e, n, c)
+}
+
+// interruptedReturn is why an interrupted stop no longer holds, or "". The
+// stop says the run ended without a return. An agent that outlived its
+// reconciler can still deliver one (pushed by this pass when its checkout
+// is in this cache, or by another machine's): then the stop no longer
+// holds and the return is settled like any other. A dispatch another
+// reconciler called over, whose run record here proves its agent never
+// answered, is rerun.
+func (p *passState) interruptedReturn(ctx context.Context, e *entry) (string, error) {
+	if e.l.Pending == nil || p.DryRun || ledger.ResumeAsked(e.l) {
+		// A person who asked already gets the same check from the
+		// request, which consumes the request line.
+		return "", nil
+	}
+	rc, err := p.recoverRun(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	arrived, err := p.returnArrived(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	if arrived {
+		return "the return of the interrupted dispatch arrived on the work branch", nil
+	}
+	delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+	if rc.Known && rc.Running == 0 && rc.Outcome.Commits == 0 && e.l.Delivery.Reruns < ledger.MaxReruns {
+		// Another reconciler, which could not see this cache's run
+		// record, called the dispatch over; the record proves its agent
+		// never answered: the loop reruns it itself, exactly as it would
+		// have before the stop.
+		n, c := ledger.Rerun(e.l, p.clock())
+		if err := p.withRowLessons(e, n, &c); err != nil {
+			return "", err
+		}
+		if err := p.apply(e, n, c); err != nil {
+			return "", err
+		}
+		return "", p.run(ctx, e)
+	}
+	return "", nil
 }
 
 // chainGate reports whether a chain milestone may start, and why not
@@ -417,69 +416,9 @@ func (p *passState) chainGate(ctx context.Context, e *entry) (bool, string) {
 // requests performs every accepted request in order and reports the rest.
 func (p *passState) requests(ctx context.Context, e *entry) error {
 	for round := 0; round < 16; round++ {
-		applied := false
-		for _, rs := range e.l.RequestStates() {
-			if rs.Err != nil {
-				p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rs.Request.Line, Reason: "malformed: " + rs.Err.Error(), Malformed: true})
-				continue
-			}
-			if rs.Refusal != "" {
-				continue
-			}
-			var (
-				n   *ledger.Ledger
-				c   ledger.Commit
-				err error
-			)
-			if rs.Request.Kind == ledger.RequestResnapshot {
-				approved, aerr := p.approvedSpec(e)
-				if aerr != nil {
-					return aerr
-				}
-				n, c, err = ledger.Amend(e.l, approved, e.spec, p.rep.Control, rs.Request)
-			} else {
-				n, c, err = ledger.ApplyRequest(e.l, rs.Request, p.clock())
-			}
-			var rf *ledger.Refusal
-			if errors.As(err, &rf) {
-				p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rf.Request, Reason: rf.Reason})
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			interrupted := e.l.Pending != nil && n.Pending != nil
-			if err := p.apply(e, n, c); err != nil {
-				return err
-			}
-			if interrupted && rs.Request.Kind == ledger.RequestResume {
-				// `resume` at an interrupted stop runs the same dispatch
-				// again: the commit above is its write-ahead record. A
-				// return that arrived meanwhile (an orphaned agent's, pushed
-				// late) is admitted instead of running the attempt twice.
-				rc, err := p.recoverRun(ctx, e)
-				if err != nil {
-					return err
-				}
-				// A live orphan is waited for and its commit admitted; an
-				// orphan that ended without one is run again, as asked.
-				arrived := rc.Running > 0 || rc.Outcome.Commits > 0
-				if rc.Known && !arrived {
-					delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
-				}
-				if !arrived {
-					if arrived, err = p.returnArrived(ctx, e); err != nil {
-						return err
-					}
-				}
-				if !arrived {
-					if err := p.run(ctx, e); err != nil {
-						return err
-					}
-				}
-			}
-			applied = true
-			break
+		applied, err := p.nextRequest(ctx, e)
+		if err != nil {
+			return err
 		}
 		if !applied {
 			break
@@ -491,6 +430,78 @@ func (p *passState) requests(ctx context.Context, e *entry) error {
 		}
 	}
 	return nil
+}
+
+// nextRequest performs the first accepted request the ledger's transition
+// admits, reporting the malformed and refused ones before it; applied is
+// false when none was.
+func (p *passState) nextRequest(ctx context.Context, e *entry) (applied bool, err error) {
+	for _, rs := range e.l.RequestStates() {
+		if rs.Err != nil {
+			p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rs.Request.Line, Reason: "malformed: " + rs.Err.Error(), Malformed: true})
+			continue
+		}
+		if rs.Refusal != "" {
+			continue
+		}
+		n, c, err := p.requestTransition(e, rs.Request)
+		var rf *ledger.Refusal
+		if errors.As(err, &rf) {
+			p.rep.Refusals = append(p.rep.Refusals, Refusal{Spec: e.specPath, Ledger: e.ledgerPath, Request: rf.Request, Reason: rf.Reason})
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		interrupted := e.l.Pending != nil && n.Pending != nil
+		if err := p.apply(e, n, c); err != nil {
+			return false, err
+		}
+		if interrupted && rs.Request.Kind == ledger.RequestResume {
+			return true, p.resumeInterrupted(ctx, e)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// requestTransition is the transition of one accepted request: a
+// resnapshot amends the ledger to the spec as it is now; every other
+// request is the ledger's own.
+func (p *passState) requestTransition(e *entry, r ledger.Request) (*ledger.Ledger, ledger.Commit, error) {
+	if r.Kind != ledger.RequestResnapshot {
+		return ledger.ApplyRequest(e.l, r, p.clock())
+	}
+	approved, err := p.approvedSpec(e)
+	if err != nil {
+		return nil, ledger.Commit{}, err
+	}
+	return ledger.Amend(e.l, approved, e.spec, p.rep.Control, r)
+}
+
+// resumeInterrupted runs the dispatch of an interrupted stop again, as
+// `resume` asked: the resume's commit is its write-ahead record. A return
+// that arrived meanwhile (an orphaned agent's, pushed late) is admitted
+// instead of running the attempt twice: a live orphan is waited for and
+// its commit admitted; an orphan that ended without one is run again.
+func (p *passState) resumeInterrupted(ctx context.Context, e *entry) error {
+	rc, err := p.recoverRun(ctx, e)
+	if err != nil {
+		return err
+	}
+	arrived := rc.Running > 0 || rc.Outcome.Commits > 0
+	if rc.Known && !arrived {
+		delete(p.outcomes, outcomeKey(e.ledgerPath, *e.l.Pending))
+	}
+	if !arrived {
+		if arrived, err = p.returnArrived(ctx, e); err != nil {
+			return err
+		}
+	}
+	if arrived {
+		return nil
+	}
+	return p.run(ctx, e)
 }
 
 // step performs the next transition of the row loop, or reports that the

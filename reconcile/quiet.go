@@ -49,6 +49,10 @@ type quietMark struct {
 	// Until is the earliest time a clock rule could be due; zero is never.
 	Until time.Time `json:"until,omitzero"`
 	Why   string    `json:"why"`
+	// Step is the decision the mark's wait is (gatekeep.StepWait or
+	// gatekeep.StepHoldReady); "" in a mark written before it was kept,
+	// read as a wait.
+	Step gatekeep.Step `json:"step,omitempty"`
 	// Checks, set on the mark of a ready pull request or of one waiting
 	// for CI, is checksSum of the CI evidence on Head, read again every
 	// pass (with the comments, five or six conditional requests): a check
@@ -149,6 +153,9 @@ type quietView struct {
 	base     string
 	baseHead string
 	sum      string
+	// step is the decision of the mark that holds, when quiet reports a
+	// wait.
+	step gatekeep.Step
 }
 
 // quiet decides whether the review of e can skip its detail reads this
@@ -181,6 +188,10 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 		writeMark(o.watch, pr.Repo, pr.Number, nil)
 		return "", q
 	}
+	q.step = m.Step
+	if q.step == "" {
+		q.step = gatekeep.StepWait
+	}
 	return fmt.Sprintf("%s (unchanged since %s)", m.Why, m.UpdatedAt.UTC().Format(time.RFC3339)), q
 }
 
@@ -203,7 +214,7 @@ func (p *passState) markHolds(ctx context.Context, q *quietView, e *entry, m qui
 		return false
 	}
 	live, ok := prs[q.pr.Number]
-	return ok && live.State == githubapi.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
+	return ok && live.State == gatekeep.PROpen && !live.Merged && live.UpdatedAt.Equal(m.UpdatedAt) && live.HeadSHA == m.Head && live.BaseRef == m.Base
 }
 
 // checksHold reports whether the CI evidence a mark recorded is still what
@@ -260,7 +271,7 @@ func checksSum(cs []gatekeep.Check, required []string) string {
 // else, that the pull request can be skipped until it changes or until.
 // With withChecks the mark carries the head's checks (quietMark.Checks),
 // which then need not be final; without, they must be.
-func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, why string, withChecks bool) {
+func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks bool) {
 	if q == nil || p.DryRun {
 		return
 	}
@@ -272,7 +283,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		return
 	}
 	m := &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
-		Sum: q.sum, Seen: p.now, Until: until, Why: why}
+		Sum: q.sum, Seen: p.now, Until: until, Why: a.Detail, Step: a.Step}
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
@@ -292,7 +303,7 @@ func digestSettled(d gatekeep.Digest, repolled, withChecks bool) bool {
 // digest and the ledger describe, open, unmerged, last updated more than
 // quietMargin ago, and untouched by this pass.
 func (p *passState) liveSettled(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest) bool {
-	return live.State == githubapi.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
+	return live.State == gatekeep.PROpen && !live.Merged && !live.UpdatedAt.IsZero() && live.UpdatedAt.Before(p.now.Add(-quietMargin)) &&
 		live.HeadSHA == d.HeadSHA && live.HeadSHA == e.l.Delivery.Head && live.BaseRef == q.base &&
 		!q.o.touched(q.pr.Repo, q.pr.Number)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/githubtest"
 	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/google/go-cmp/cmp"
@@ -71,6 +72,9 @@ func TestQuietReviewIdleSkipsDetailReads(t *testing.T) {
 		wantSubjects(t, rep)
 		if !strings.Contains(noteOf(rep), "acme/api#1 waits for an approval by @alice") || !strings.Contains(noteOf(rep), "(unchanged since ") {
 			t.Errorf("idle pass %d: the wait is %q", i+1, noteOf(rep))
+		}
+		if d, _ := firstDecision(rep, "specs/feature.md"); d.Look != gatekeep.LookQuiet || d.Step != gatekeep.StepWait {
+			t.Errorf("idle pass %d: decision %+v; want the mark's wait, quiet", i+1, d)
 		}
 		if d := detailReads(r); len(d) != 0 {
 			t.Errorf("idle pass %d read the pull request's details: %q", i+1, d)
@@ -323,6 +327,9 @@ func TestQuietReadyReadsOnlyItsChecks(t *testing.T) {
 		wantSubjects(t, rep)
 		if !strings.Contains(noteOf(rep), "is ready; waits for a person to merge it (unchanged since ") {
 			t.Errorf("idle ready pass %d: the wait is %q", i+1, noteOf(rep))
+		}
+		if d, _ := firstDecision(rep, "specs/feature.md"); d.Look != gatekeep.LookQuiet || d.Step != gatekeep.StepHoldReady {
+			t.Errorf("idle ready pass %d: decision %+v; want the mark's ready hold, quiet", i+1, d)
 		}
 		if d := prDetailReads(r); len(d) != 0 {
 			t.Errorf("idle ready pass %d read the pull request's details: %q", i+1, d)

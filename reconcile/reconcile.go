@@ -201,10 +201,14 @@ type Note struct {
 
 // Report is what one pass did.
 type Report struct {
-	Control     string            `json:"control"`
-	Transitions []Transition      `json:"transitions"`
-	Refusals    []Refusal         `json:"refusals"`
-	Notes       []Note            `json:"notes"`
+	Control     string       `json:"control"`
+	Transitions []Transition `json:"transitions"`
+	Refusals    []Refusal    `json:"refusals"`
+	Notes       []Note       `json:"notes"`
+	// Decisions are the pull-request loop's decisions, in the order the
+	// pass took them (decision.go): what `gallivant why --live` and the
+	// dashboard show.
+	Decisions   []Decision        `json:"decisions"`
 	Diagnostics parse.Diagnostics `json:"diagnostics"`
 	// Retries counts passes re-planned after a rejected push.
 	Retries int `json:"retries"`
@@ -287,73 +291,41 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 
 // pass is one attempt; its state lives in a passState.
 func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Report, error) {
-	st := r.o.Store
-	if err := st.Sync(ctx); err != nil {
-		return nil, err
-	}
-	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
-		dispatchID: newDispatchID()}
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	p, err := r.begin(ctx, outcomes)
 	if err != nil {
-		return p.rep, err
-	}
-	cfg := specs.DefaultConfig()
-	if ok {
-		var ds parse.Diagnostics
-		cfg, ds = specs.ParseConfig(specs.ConfigFile, data)
-		p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
-		if ds.HasErrors() {
-			if !r.o.KeepGoodConfig || r.good == nil {
-				return p.rep, fmt.Errorf("gallivant.yaml at %s has errors; fix them (gallivant check) before a pass can run", short(st.Head()))
-			}
-			p.note(specs.ConfigFile, true, "gallivant.yaml at %s has errors (gallivant check); the change is refused and this pass keeps the configuration of %s",
-				short(st.Head()), short(r.goodAt))
-			cfg = r.good
+		if p == nil {
+			return nil, err
 		}
-	}
-	if r.o.KeepGoodConfig && cfg != r.good && !p.rep.Diagnostics.HasErrors() {
-		r.good, r.goodAt = cfg, st.Head()
-	}
-	p.cfg = cfg
-	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
-	if err != nil {
 		return p.rep, err
 	}
-	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
-	p.unreadable(ds)
-	p.docs = docsByPath(data, files)
-	// Plans are checked without a target tree: the paths rule needs a
-	// checkout and is gallivant check --target's.
-	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
-	p.repo = repo
 	// fatal is a GitHub failure no entry can get past (rejected
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.
 	var fatal error
-	if n := cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
-		p.sched = newScheduler(n, cfg.Executor.MaxParallelPerRepo)
+	if n := p.cfg.Executor.MaxParallel; n > 1 && !r.o.DryRun {
+		p.sched = newScheduler(n, p.cfg.Executor.MaxParallelPerRepo)
 	}
 	entries := p.inShard(p.entries())
 	p.observe(ctx, entries)
 	p.forEntries(entries, func(e *entry) {
-		if err := p.entry(ctx, e); err != nil && !errors.Is(err, errAborted) {
-			if errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || ctx.Err() != nil {
-				p.abortWith(err)
-				return
+		err := p.entry(ctx, e)
+		if err == nil || errors.Is(err, errAborted) {
+			return
+		}
+		switch entryFailureOf(err, ctx.Err() != nil) {
+		case failAbort:
+			p.abortWith(err)
+		case failFatal:
+			if fatal == nil {
+				fatal = err
 			}
-			if errors.Is(err, githubapi.ErrCredentials) || errors.Is(err, githubapi.ErrUnreachable) {
-				if fatal == nil {
-					fatal = err
-				}
-				p.haltWith()
-				return
-			}
-			var rl *githubapi.RateLimitedError
+			p.haltWith()
+		case failRateLimited:
 			p.note(e.specPath, true, "%v", err)
-			if errors.As(err, &rl) {
-				// Every further request would fail the same way.
-				p.haltWith()
-			}
+			// Every further request would fail the same way.
+			p.haltWith()
+		default:
+			p.note(e.specPath, true, "%v", err)
 		}
 	})
 	if p.aborted != nil {
@@ -366,6 +338,98 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		return p.rep, err
 	}
 	return p.rep, fatal
+}
+
+// begin syncs the store and reads the control repository at its head for
+// one pass: the configuration and every document. The pass state is nil
+// only when the store could not sync.
+func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*passState, error) {
+	st := r.o.Store
+	if err := st.Sync(ctx); err != nil {
+		return nil, err
+	}
+	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
+		dispatchID: newDispatchID()}
+	data, cfg, err := r.passConfig(p)
+	if err != nil {
+		return p, err
+	}
+	p.cfg = cfg
+	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
+	if err != nil {
+		return p, err
+	}
+	p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+	p.unreadable(ds)
+	p.docs = docsByPath(data, files)
+	// Plans are checked without a target tree: the paths rule needs a
+	// checkout and is gallivant check --target's.
+	p.rep.Diagnostics = append(p.rep.Diagnostics, repo.CheckPlans(nil)...)
+	p.repo = repo
+	return p, nil
+}
+
+// passConfig reads gallivant.yaml at the control head: the file's bytes
+// and the configuration the pass runs with. A configuration with errors
+// fails the pass, unless the reconciler keeps the last good one: then the
+// pass notes the refusal and keeps it.
+func (r *Reconciler) passConfig(p *passState) ([]byte, *specs.Config, error) {
+	st := r.o.Store
+	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := specs.DefaultConfig()
+	if ok {
+		var ds parse.Diagnostics
+		cfg, ds = specs.ParseConfig(specs.ConfigFile, data)
+		p.rep.Diagnostics = append(p.rep.Diagnostics, ds...)
+		if ds.HasErrors() {
+			if !r.o.KeepGoodConfig || r.good == nil {
+				return nil, nil, fmt.Errorf("gallivant.yaml at %s has errors; fix them (gallivant check) before a pass can run", short(st.Head()))
+			}
+			p.note(specs.ConfigFile, true, "gallivant.yaml at %s has errors (gallivant check); the change is refused and this pass keeps the configuration of %s",
+				short(st.Head()), short(r.goodAt))
+			cfg = r.good
+		}
+	}
+	if r.o.KeepGoodConfig && cfg != r.good && !p.rep.Diagnostics.HasErrors() {
+		r.good, r.goodAt = cfg, st.Head()
+	}
+	return data, cfg, nil
+}
+
+// entryFailure is what one entry's error does to the pass.
+type entryFailure int
+
+// Entry failures.
+const (
+	// failNote: a problem of the entry; the pass goes on.
+	failNote entryFailure = iota
+	// failRateLimited: a problem of the entry, and the pass halts: every
+	// further request would fail the same way.
+	failRateLimited
+	// failFatal: a GitHub failure no entry can get past (rejected
+	// credentials, GitHub unreachable): the pass halts and returns it.
+	failFatal
+	// failAbort: the control push was rejected, the crash hook fired or
+	// the pass was cancelled: the pass aborts.
+	failAbort
+)
+
+// entryFailureOf classifies an entry's error; cancelled reports that the
+// pass's context is done.
+func entryFailureOf(err error, cancelled bool) entryFailure {
+	var rl *githubapi.RateLimitedError
+	switch {
+	case errors.Is(err, store.ErrPushRejected) || errors.Is(err, errCrash) || cancelled:
+		return failAbort
+	case errors.Is(err, githubapi.ErrCredentials) || errors.Is(err, githubapi.ErrUnreachable):
+		return failFatal
+	case errors.As(err, &rl):
+		return failRateLimited
+	}
+	return failNote
 }
 
 // errCrash wraps an error returned by the Crash hook.

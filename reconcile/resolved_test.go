@@ -14,7 +14,7 @@ func TestResolvedOnGitHub(t *testing.T) {
 	t.Parallel()
 	pr := gatekeep.PR{Repo: "acme/api", Number: 1}
 	yes, no := true, false
-	open := githubapi.PullRequest{State: githubapi.PROpen, BaseRef: "main"}
+	open := githubapi.PullRequest{State: gatekeep.PROpen, BaseRef: "main"}
 	with := func(change func(*githubapi.PullRequest)) githubapi.PullRequest { l := open; change(&l); return l }
 	tests := []struct {
 		name   string
@@ -24,7 +24,7 @@ func TestResolvedOnGitHub(t *testing.T) {
 	}{
 		{"closed, reopened", ledger.StopClosed, open, "acme/api#1 was reopened"},
 		{"a leg closed, reopened", ledger.StopLegClosed, open, "acme/api#1 was reopened"},
-		{"closed, still closed", ledger.StopClosed, with(func(l *githubapi.PullRequest) { l.State = githubapi.PRClosed }), ""},
+		{"closed, still closed", ledger.StopClosed, with(func(l *githubapi.PullRequest) { l.State = gatekeep.PRClosed }), ""},
 		{"a conflict resolved", ledger.StopConflict, with(func(l *githubapi.PullRequest) { l.Mergeable = &yes }), "GitHub reports acme/api#1 free of conflicts again"},
 		{"a conflict still there", ledger.StopConflict, with(func(l *githubapi.PullRequest) { l.Mergeable = &no }), ""},
 		{"mergeability unknown", ledger.StopConflict, open, ""},

@@ -111,6 +111,9 @@ func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (st
 		head = base
 	}
 	n, c := ledger.Dispatch(e.l, a, head, p.clock())
+	if err := p.withRowLessons(e, n, &c); err != nil {
+		return progressed, err
+	}
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
@@ -136,8 +139,12 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	}
 	pd := *e.l.Pending
 	repo, base := p.member(e, pd.Member)
+	bl, err := p.rowLessons(e, e.l)
+	if err != nil {
+		return err
+	}
 	brief, err := ledger.Brief(ledger.BriefInput{Ledger: e.l, Spec: e.spec, LedgerPath: e.ledgerPath, Repo: repo, Branch: p.branch(e),
-		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath)})
+		Model: e.l.Delivery.Model, Plan: p.repo.PlanPathFor(e.specPath), Lessons: bl, ReplayOutput: p.replayOutput(e, pd.Target)})
 	if err != nil {
 		return err
 	}
@@ -192,86 +199,139 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
 	branch := p.branch(e)
-	out, ranHere := p.outcomes[outcomeKey(e.ledgerPath, pd)]
-	delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
-	// observed: this process ran the agent and saw it end; recovered: this
-	// cache's run record proves the agent of this dispatch has ended.
-	observed, recovered := ranHere, false
-	if !ranHere {
-		rc, err := p.recoverRun(ctx, e)
-		if err != nil {
-			return progressed, err
-		}
-		if rc.Running > 0 {
-			return waitFor("waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), rc.Running), nil
-		}
-		if rc.Known {
-			out, ranHere, recovered = rc.Outcome, true, true
-			delete(p.outcomes, outcomeKey(e.ledgerPath, pd))
-		}
+	run, err := p.runOf(ctx, e, pd)
+	if err != nil {
+		return progressed, err
 	}
-	obs := ledger.Observation{RunOver: ranHere && out.Finished, Dirty: ranHere && out.Dirty, DirtyWhat: dirtyWhat(out), Now: p.clock(),
-		// This cache's run record proves the agent ended without a commit,
-		// and no process saw it end: it was killed with its reconciler. A
-		// dispatch the cache knows nothing of may have an agent elsewhere.
-		Orphaned: !observed && recovered && out.Commits == 0}
-	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() && !p.inFlight(dt) {
-		obs.RunOver = true
+	if run.running > 0 {
+		return waitFor("waiting for the return of %s: its agent (pid %d) outlived the reconciler that started it and is still running", describe(pd), run.running), nil
 	}
+	obs := p.observation(e, run)
 	if obs.Orphaned || obs.RunOver {
 		// A rerun or a stop is decided on what the branch holds now, not
 		// on the pass's snapshot: another reconciler may have pushed the
 		// return since the pass began.
 		p.moved(repo, branch)
 	}
-	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
+	commits, boundary, err := p.returnOf(ctx, repo, branch, pd)
 	if err != nil {
 		return progressed, err
-	}
-	var boundary string
-	switch {
-	case !ok:
-		boundary = fmt.Sprintf("the work branch %s no longer exists in %s", branch, repo)
-	case head != pd.SHA:
-		cmp, err := p.GitHub.Compare(ctx, repo, pd.SHA, head)
-		if err != nil {
-			return progressed, err
-		}
-		if cmp.Status != githubapi.CompareAhead {
-			boundary = fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(pd.SHA))
-			break
-		}
-		for _, c := range cmp.Commits {
-			obs.Commits = append(obs.Commits, ledger.Return{SHA: c.SHA, Subject: c.Subject, Body: c.Body})
-		}
-		if len(obs.Commits) == 1 {
-			obs.Commits[0].ChangedFiles = cmp.Files
-		}
 	}
 	if boundary != "" {
 		n, c := ledger.Stop(e.l, ledger.StopBoundary, boundary, pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
-	if ranHere && out.Unpushed && len(obs.Commits) == 0 && !obs.Dirty {
-		return p.unpushed(e, pd, out), nil
-	}
+	obs.Commits = commits
+	out := run.out
 	lost, isLost := agent.AsLost(out.Err)
-	if isLost && ranHere && len(obs.Commits) == 0 && !obs.Dirty {
+	switch ledger.DecideRun(obs, ledger.RunEnd{Seen: run.ranHere, Unpushed: out.Unpushed, Lost: isLost, Failed: out.Err != nil, Environment: agent.IsEnvironment(out.Err)}) {
+	case ledger.RunUnpushed:
+		return p.unpushed(e, pd, out), nil
+	case ledger.RunLost:
 		// The machine lost the run's disk or checkout, not the entry's
 		// failure: rerun like an orphaned run, or wait (lost.go).
 		if res, wait := p.lostRun(e, lost, out.Log); wait {
 			return res, nil
 		}
 		obs.RunOver, obs.Orphaned = true, true
-	} else if ranHere && out.Err != nil && len(obs.Commits) == 0 && !obs.Dirty {
-		if agent.IsEnvironment(out.Err) {
-			// Not the entry's failure: one problem of the pass, and the
-			// target is due again (envfail.go).
-			return progressed, p.withdrawUnavailable(e, out.Err, out.Log)
-		}
+	case ledger.RunUnavailable:
+		// Not the entry's failure: one problem of the pass, and the
+		// target is due again (envfail.go).
+		return progressed, p.withdrawUnavailable(e, out.Err, out.Log)
+	case ledger.RunHarnessError:
 		n, c := ledger.Stop(e.l, ledger.StopHarnessError, fmt.Sprintf("iteration %d: %v (log %s)", e.l.Iterations-1, out.Err, out.Log), pd.Target)
 		return progressed, p.apply(e, n, c)
 	}
+	if !isLost {
+		lost = nil
+	}
+	return p.settleObserved(ctx, e, pd, obs, lost)
+}
+
+// dispatchRun is what the pass knows of the agent's run of the outstanding
+// dispatch.
+type dispatchRun struct {
+	out Outcome
+	// ranHere: the outcome is known, observed or recovered.
+	ranHere bool
+	// observed: this process ran the agent and saw it end; recovered:
+	// this cache's run record proves the agent of this dispatch has ended.
+	observed, recovered bool
+	// running is the pid of the dispatch's agent still at work, started
+	// by a reconciler that is gone.
+	running int
+}
+
+// runOf is the run of the outstanding dispatch: its outcome when this
+// process ran it, else what this cache's run record recovers.
+func (p *passState) runOf(ctx context.Context, e *entry, pd ledger.Pending) (dispatchRun, error) {
+	key := outcomeKey(e.ledgerPath, pd)
+	out, ranHere := p.outcomes[key]
+	delete(p.outcomes, key)
+	run := dispatchRun{out: out, ranHere: ranHere, observed: ranHere}
+	if ranHere {
+		return run, nil
+	}
+	rc, err := p.recoverRun(ctx, e)
+	if err != nil {
+		return run, err
+	}
+	run.running = rc.Running
+	if rc.Running == 0 && rc.Known {
+		run.out, run.ranHere, run.recovered = rc.Outcome, true, true
+		delete(p.outcomes, key)
+	}
+	return run, nil
+}
+
+// observation is the settling observation of run, before the branch is
+// read.
+func (p *passState) observation(e *entry, run dispatchRun) ledger.Observation {
+	out := run.out
+	obs := ledger.Observation{RunOver: run.ranHere && out.Finished, Dirty: run.ranHere && out.Dirty, DirtyWhat: dirtyWhat(out), Now: p.clock(),
+		// This cache's run record proves the agent ended without a commit,
+		// and no process saw it end: it was killed with its reconciler. A
+		// dispatch the cache knows nothing of may have an agent elsewhere.
+		Orphaned: !run.observed && run.recovered && out.Commits == 0}
+	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() && !p.inFlight(dt) {
+		obs.RunOver = true
+	}
+	return obs
+}
+
+// returnOf reads the work branch's commits after the pending SHA, or the
+// boundary it crossed: the branch is gone, or was rewritten so that it no
+// longer contains the pending SHA.
+func (p *passState) returnOf(ctx context.Context, repo, branch string, pd ledger.Pending) (commits []ledger.Return, boundary string, err error) {
+	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case !ok:
+		return nil, fmt.Sprintf("the work branch %s no longer exists in %s", branch, repo), nil
+	case head == pd.SHA:
+		return nil, "", nil
+	}
+	cmp, err := p.GitHub.Compare(ctx, repo, pd.SHA, head)
+	if err != nil {
+		return nil, "", err
+	}
+	if cmp.Status != githubapi.CompareAhead {
+		return nil, fmt.Sprintf("the work branch %s was rewritten: it no longer contains %s", branch, short(pd.SHA)), nil
+	}
+	for _, c := range cmp.Commits {
+		commits = append(commits, ledger.Return{SHA: c.SHA, Subject: c.Subject, Body: c.Body})
+	}
+	if len(commits) == 1 {
+		commits[0].ChangedFiles = cmp.Files
+	}
+	return commits, "", nil
+}
+
+// settleObserved settles the dispatch on obs: it waits while nothing
+// changed, and a rerun is applied write-ahead and run at once. lost is the
+// loss that made the run orphaned, when it was one.
+func (p *passState) settleObserved(ctx context.Context, e *entry, pd ledger.Pending, obs ledger.Observation, lost *agent.LostError) (stepResult, error) {
 	n, c, changed, err := ledger.Settle(e.l, obs)
 	if err != nil {
 		return progressed, err
@@ -279,18 +339,21 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 	if !changed {
 		return waitFor("waiting for the return of %s (dispatched %s)", describe(pd), ledger.TimeText(e.l.Delivery.DispatchedAt)), nil
 	}
-	if n.Delivery.Reruns > e.l.Delivery.Reruns {
-		// Settle reran the dispatch: the rerun is write-ahead like any
-		// dispatch, so two reconcilers never both run it.
-		if isLost && obs.Orphaned {
-			c = lostRerun(c, lost)
-		}
-		if err := p.apply(e, n, c); err != nil {
-			return progressed, err
-		}
-		return progressed, p.run(ctx, e)
+	if n.Delivery.Reruns <= e.l.Delivery.Reruns {
+		return progressed, p.apply(e, n, c)
 	}
-	return progressed, p.apply(e, n, c)
+	// Settle reran the dispatch: the rerun is write-ahead like any
+	// dispatch, so two reconcilers never both run it.
+	if lost != nil && obs.Orphaned {
+		c = lostRerun(c, lost)
+	}
+	if err := p.withRowLessons(e, n, &c); err != nil {
+		return progressed, err
+	}
+	if err := p.apply(e, n, c); err != nil {
+		return progressed, err
+	}
+	return progressed, p.run(ctx, e)
 }
 
 // recoverer is implemented by executors that can find an agent a crashed

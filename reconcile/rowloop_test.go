@@ -400,8 +400,9 @@ func TestCoordinatedLegs(t *testing.T) {
 		"loop: dispatch row 2", "loop: record web row 2",
 		"loop: dispatch row 3", "loop: record api row 3",
 		"loop: dispatch row 4", "loop: record web row 4",
-		// Issue 17: then one pull request per leg (legs_test.go).
-		"loop: open pr acme/api#1", "loop: open pr acme/web#1"}
+		// Issue 17: then one pull request per leg (legs_test.go), each
+		// after gallivant replayed its rows' evidence on the leg's head.
+		"loop: verify leg api", "loop: open pr acme/api#1", "loop: verify leg web", "loop: open pr acme/web#1"}
 	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}

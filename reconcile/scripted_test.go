@@ -21,6 +21,8 @@ const (
 	NoCommit   = scripted.NoCommit
 	TwoCommits = scripted.TwoCommits
 	Dirty      = scripted.Dirty
+	Lie        = scripted.Lie
+	Shared     = scripted.Shared
 )
 
 // ScriptedAgent is scripted.Agent as an executor's AgentFunc.

@@ -269,7 +269,16 @@ func (s *Snapshot) explainUnseeded(spec string, es EntryStatus) string {
 
 // Explain says, for `gallivant why`, what an entry is doing and why:
 // its state, its last decisions, what it waits for and its next action.
-func (s *Snapshot) Explain(spec string) []string {
+// It reads the control repository only: where a pull request stands is
+// the last recorded state, and it says so.
+func (s *Snapshot) Explain(spec string) []string { return s.ExplainDecided(spec, nil, "") }
+
+// ExplainDecided is Explain with the pull-request loop's decision on the
+// entry, taken by the pass's own looks (Decision): from names where it
+// comes from, "observed now" for `gallivant why --live`, "the last pass"
+// for the dashboard. d is nil when no decision was taken; then the
+// pull-request lines are the last recorded state.
+func (s *Snapshot) ExplainDecided(spec string, d *Decision, from string) []string {
 	es := s.Status(spec)
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
@@ -333,12 +342,12 @@ func (s *Snapshot) Explain(spec string) []string {
 		add("next: nothing until `/gallivant unpause` on %s: no agent starts and no review round runs", es.PR)
 		return out
 	}
-	return append(out, s.explainNext(spec, l)...)
+	return append(out, s.explainNext(spec, l, d, from)...)
 }
 
 // explainNext says what the next pass does with the entry: the row loop's
 // next action (ledger.Next), or where its pull requests stand.
-func (s *Snapshot) explainNext(spec string, l *ledger.Ledger) []string {
+func (s *Snapshot) explainNext(spec string, l *ledger.Ledger, d *Decision, from string) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	settings := ledger.Settings{EscalateAfter: s.Config.Defaults.EscalateAfter, EscalationModel: s.Config.Executor.EscalationModel, Allowance: s.Config.Defaults.Allowance}
@@ -351,7 +360,7 @@ func (s *Snapshot) explainNext(spec string, l *ledger.Ledger) []string {
 	case ledger.ActMigrate:
 		add("next: replace the legacy cap: header by allowance: %d", s.Config.Defaults.Allowance)
 	case ledger.ActVerify:
-		lines := s.explainDelivery(l)
+		lines := append(s.explainDelivery(l, d, from), s.explainProof(spec, l)...)
 		if sp := s.Repo.Specs[spec]; sp != nil && sp.Coordinated() {
 			lines = s.explainLegs(l, sp)
 		}
@@ -377,8 +386,28 @@ func (s *Snapshot) explainNext(spec string, l *ledger.Ledger) []string {
 }
 
 // explainDelivery says where an entry whose rows are all closed stands in
-// the pull-request phases.
-func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
+// the pull-request phases: the decision d when one was taken (from says
+// where), else the last recorded state.
+func (s *Snapshot) explainDelivery(l *ledger.Ledger, d *Decision, from string) []string {
+	out := s.deliveryFacts(l)
+	if d != nil && l.Phase() != ledger.PhaseDone {
+		return append(out, d.Line(from))
+	}
+	out = append(out, s.recordedNext(l))
+	switch {
+	case l.Phase() == ledger.PhaseDone:
+	case from != "":
+		out = append(out, fmt.Sprintf("decision (%s): none to take yet; the next pass starts from the recorded state above", from))
+	default:
+		out = append(out, "decision: the last recorded state, read from the control repository only; `gallivant why --live` observes GitHub and takes the next pass's decision")
+	}
+	return out
+}
+
+// deliveryFacts are the recorded facts of an entry's pull request: its
+// number, head and round, the reviewer clock, ignored feedback and a
+// failing write.
+func (s *Snapshot) deliveryFacts(l *ledger.Ledger) []string {
 	d := l.Delivery
 	pr := d.PRText()
 	var out []string
@@ -395,23 +424,30 @@ func (s *Snapshot) explainDelivery(l *ledger.Ledger) []string {
 	if v := d.Retry.String(); v != "" {
 		out = append(out, fmt.Sprintf("failing write: %s (the %dth failure in a row stops the entry stuck)", v, 5))
 	}
+	return out
+}
+
+// recordedNext is what the recorded state says comes next in the
+// pull-request phases.
+func (s *Snapshot) recordedNext(l *ledger.Ledger) string {
+	d := l.Delivery
+	pr := d.PRText()
 	switch {
 	case l.Phase() == ledger.PhaseDone && pr == "":
-		out = append(out, "done: nothing to deliver, so no pull request was opened")
+		return "done: nothing to deliver, so no pull request was opened"
 	case l.Phase() == ledger.PhaseDone:
-		out = append(out, fmt.Sprintf("done: %s is merged", pr))
+		return fmt.Sprintf("done: %s is merged", pr)
 	case pr == "":
-		out = append(out, "next: open a pull request from the work branch with the identity block and the receipt")
+		return "next: open a pull request from the work branch with the identity block and the receipt"
 	case !d.DispatchedAt.IsZero():
-		out = append(out, fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Round, ledger.TimeText(d.DispatchedAt)))
+		return fmt.Sprintf("waits for: round %d (dispatched %s) to push to the work branch", d.Round, ledger.TimeText(d.DispatchedAt))
 	case !d.Owed.IsZero():
-		out = append(out, fmt.Sprintf("next: post the owed %s on %s", d.Owed.String(), pr))
+		return fmt.Sprintf("next: post the owed %s on %s", d.Owed.String(), pr)
 	case l.Phase() == ledger.PhaseReady:
-		out = append(out, fmt.Sprintf("ready: %s carries the %s label and waits for a person to merge it; a new head or new feedback takes it out of ready", pr, s.Config.Labels.Ready))
+		return fmt.Sprintf("ready: %s carries the %s label and waits for a person to merge it; a new head or new feedback takes it out of ready", pr, s.Config.Labels.Ready)
 	default:
-		out = append(out, fmt.Sprintf("next: judge %s each pass: a round for new feedback or failing checks; ready when checks are green, the reviewer is clear and the completion gate passes", pr))
+		return fmt.Sprintf("next: judge %s each pass: a round for new feedback or failing checks; ready when checks are green, the reviewer is clear and the completion gate passes", pr)
 	}
-	return out
 }
 
 // spendLine renders what an entry spent against its budget.

@@ -26,52 +26,63 @@ func (p *passState) verifies(e *entry) bool {
 
 // proves reports whether the entry's done rows are each replayed on the
 // head before the pull request opens and before it is labelled ready, and
-// the gate requires it (evidence-unproven): where gallivant verifies, for a
-// single-repository spec. A coordinated spec's legs run their Verify
-// commands only (docs/delivery.md "Evidence replay").
-func (p *passState) proves(e *entry) bool { return p.verifies(e) && !e.spec.Coordinated() }
+// the gate requires it (evidence-unproven): where gallivant verifies — a
+// single-repository spec, or each leg of a coordinated one on its own head
+// (docs/delivery.md "Evidence replay").
+func (p *passState) proves(e *entry) bool { return p.verifies(e) }
 
 // hasVerify reports whether the entry has Verify commands of its own.
-func hasVerify(e *entry) bool { return e.l.Verification != "" && e.l.Verification != "none" }
+func hasVerify(e *entry) bool { return gatekeep.HasVerify(e.l) }
 
 // verify applies exit verification and evidence replay before the pull
 // request opens (L-104, L-105): the head is verified once and each done
-// row's evidence command replayed on it; a failure dispatches one repair;
-// a failure after it stops verify-failed. ok is true when the pull request
-// may open.
+// row's evidence command replayed on it. A failed replay is a miss against
+// its rows (repairReplays); a failed Verify command dispatches one repair,
+// and a failure after it stops verify-failed. ok is true when the pull
+// request may open.
 func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head string) (res stepResult, ok bool, err error) {
 	if !p.verifies(e) {
 		return finished, true, nil
 	}
-	last, done := gatekeep.VerifiedAt(e.l)
 	var plan gatekeep.ReplayPlan
 	if p.proves(e) {
 		if plan, err = p.replayPlan(ctx, e, repo, head); err != nil {
 			return progressed, false, err
 		}
 	}
-	checks := plan.Checks
-	passedHere := done && last.Head == head && last.Passed
-	if (passedHere || !hasVerify(e)) && len(checks) == 0 && len(plan.Carried) == 0 {
+	d := gatekeep.DecideVerify(e.l, head, plan)
+	if d.Step == gatekeep.VerifyNothing {
 		return finished, true, nil
 	}
 	if p.DryRun {
-		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(checks), "evidence command"), short(head)), false, nil
+		return waitFor("would run the verification `%s` and replay %s on %s", e.l.Verification, countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
-	repair := e.l.Delivery.VerifyRepair
-	switch {
-	case done && last.Head == head && !last.Passed && repair == head:
-		// The repair answered nothing: the same head is still failing.
-		if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() {
-			if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
-				return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), false, nil
-			}
+	if d.Step == gatekeep.VerifyRepair || d.Step == gatekeep.VerifyRepairFailed {
+		// A row's evidence failed when replayed: a miss against the row.
+		if res, repaired, err := p.repairReplays(e, head); repaired || err != nil {
+			return res, false, err
 		}
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification still fails on %s after one repair: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
-	case done && last.Head == head && !last.Passed:
-		return p.repairVerification(ctx, e, repo, branch, head, last)
 	}
-	return p.runVerification(ctx, e, repo, branch, head, !passedHere, plan)
+	switch d.Step {
+	case gatekeep.VerifyRepairFailed:
+		res, err := p.verifyStillFails(e, head, d.Last)
+		return res, false, err
+	case gatekeep.VerifyRepair:
+		return p.repairVerification(ctx, e, repo, branch, head, d.Last)
+	}
+	return p.runVerification(ctx, e, repo, branch, head, d.Commands, plan)
+}
+
+// verifyStillFails waits for the verification repair of head while it is
+// in flight, and stops the entry verify-failed once the repair answered
+// nothing: the same head still fails.
+func (p *passState) verifyStillFails(e *entry, head string, last gatekeep.Verification) (stepResult, error) {
+	if dt := e.l.Delivery.DispatchedAt; !dt.IsZero() {
+		if _, ran := p.outcomes[verifyKey(e.key())]; !ran && p.inFlight(dt) {
+			return waitFor("waiting for the verification repair of %s (dispatched %s)", e.specPath, dt.Format(time.RFC3339)), nil
+		}
+	}
+	return stopped, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification still fails on %s after one repair: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
 }
 
 // runVerification runs the Verify commands (when withCommands) and replays
@@ -140,11 +151,13 @@ func (p *passState) whose(e *entry, cmd string) string {
 
 // prove holds the ready label to the completion gate's evidence-unproven
 // rule: every done row proved on head. The rows not proved there are
-// replayed first (loop: verify); a replay that fails stops verify-failed,
-// naming the rows and the command (the verification repair is for the head
-// before the pull request opens; under review a person resumes). ok is
-// true when the label may be written.
-func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (stepResult, bool, error) {
+// replayed first (loop: verify); a replay that fails is answered by a fix
+// round for that head (gatekeep.AnswerReplay), and stops verify-failed,
+// naming the rows and the command, when a round for it was already
+// dispatched or a Verify command failed. ok is true when the label may be
+// written.
+func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, bool, error) {
+	repo, head := pr.Repo, d.HeadSHA
 	if !p.proves(e) || head == "" {
 		return finished, true, nil
 	}
@@ -158,8 +171,17 @@ func (p *passState) prove(ctx context.Context, e *entry, repo, head string) (ste
 	if p.DryRun {
 		return waitFor("would replay %s on %s", countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
-	if last, done := gatekeep.VerifiedAt(e.l); done && last.Head == head && !last.Passed {
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s: `%s`%s (see the loop: verify commit for its output)", short(head), last.Command, p.whose(e, last.Command)))
+	switch gatekeep.AnswerReplay(e.l, head) {
+	case gatekeep.ReplayRound:
+		res, err := p.round(ctx, e, pr, d, gatekeep.ReplayFindings(e.l, head, p.tails[e.key()]))
+		return res, false, err
+	case gatekeep.ReplayStop:
+		last, _ := gatekeep.VerifiedAt(e.l)
+		after := ""
+		if e.l.Delivery.ChecksHead == head && len(ledger.ReplayMisses(e.l, head)) > 0 {
+			after = " after a fix round for it"
+		}
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s%s: `%s`%s (see the loop: verify commit for its output)", short(head), after, last.Command, p.whose(e, last.Command)))
 	}
 	last, done := gatekeep.VerifiedAt(e.l)
 	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), plan)
@@ -175,6 +197,11 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on %s: `%s`%s, and its one repair is spent", short(head), last.Command, p.whose(e, last.Command)))
 	}
 	n, c := gatekeep.VerifyRepairStarted(e.l, head, p.clock())
+	bl, err := p.repairLessons(e, repo, last.Command)
+	if err != nil {
+		return progressed, false, err
+	}
+	carryLessons(&c, bl)
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, false, err
 	}
@@ -182,7 +209,7 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return progressed, false, err
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
-		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l})
+		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l, Lessons: bl})
 	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
 		Model: gatekeep.RepairModel(e.l, last.Command, p.settings())}
 	if p.CloneURL != nil {

@@ -136,6 +136,13 @@ type ExecutorConfig struct {
 	ReplayBudget time.Duration
 	// Workflow is the workflow file (or id) the workflow executor dispatches.
 	Workflow string
+	// ProofCheck names the check run or commit status that proves the
+	// rows' evidence where gallivant holds no checkout (the workflow and
+	// none executors): CI reports it after `gallivant prove` replayed
+	// every done row's evidence on the head, and the completion gate
+	// labels a pull request ready only when it succeeded there. Empty: no
+	// such check, so those executors' pull requests are never ready.
+	ProofCheck string
 	// EscalationModel is passed on an escalated attempt only; empty means
 	// there is none and the escalated attempt runs on the default model.
 	EscalationModel string
@@ -301,6 +308,7 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 				"grace":                 d.duration(&cfg.Executor.Grace),
 				"replay_budget":         d.duration(&cfg.Executor.ReplayBudget),
 				"workflow":              d.str(&cfg.Executor.Workflow, nonEmpty),
+				"proof_check":           d.str(&cfg.Executor.ProofCheck, nonEmpty),
 				"escalation_model":      d.str(&cfg.Executor.EscalationModel, nil),
 				"env":                   d.envList(&cfg.Executor.Env),
 				"run_as":                d.str(&cfg.Executor.RunAs, userName),

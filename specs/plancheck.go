@@ -179,32 +179,8 @@ func (ck *planCheck) testsBlocks() {
 		if !t.TestsPlaced {
 			ck.errorf(t.TestsPos, RulePlanTestsBlock, "task %d's **Tests:** block must come directly after its last Files: entry", t.N)
 		}
-		var tests []string
-		for _, f := range t.Files {
-			if f.Kind == "Test" {
-				tests = append(tests, f.Path)
-				if ck.c.Target != nil && !isGlob(f.Path) && !creates[f.Path] {
-					if _, err := fs.Stat(ck.c.Target, strings.TrimSuffix(f.Path, "/")); err != nil {
-						ck.errorf(f.Pos, RulePlanTestsBlock, "Test: %s neither exists in the target repository nor is any task's Create: path", f.Path)
-					}
-				}
-			}
-		}
-		commands, nones := 0, 0
-		for _, b := range t.Tests {
-			switch b.Kind {
-			case "bad":
-				ck.errorf(b.Pos, RulePlanTestsBlock, "a **Tests:** bullet is one code-span command, via: <entry point> or none: <category>; got %q", b.Text)
-			case "none":
-				nones++
-				if b.Text == "" {
-					ck.errorf(b.Pos, RulePlanTestsBlock, "none: needs a category, like none: docs-only")
-				}
-			case "command":
-				commands++
-				ck.command(t, b, tests, header)
-			}
-		}
+		tests := ck.testPaths(t, creates)
+		commands, nones := ck.testBullets(t, tests, header)
 		switch {
 		case nones > 0 && (nones > 1 || len(t.Tests) > 1):
 			ck.errorf(t.TestsPos, RulePlanTestsBlock, "task %d's **Tests:** block with none: holds exactly that one bullet", t.N)
@@ -214,6 +190,46 @@ func (ck *planCheck) testsBlocks() {
 			ck.errorf(t.TestsPos, RulePlanTestsBlock, "task %d's **Tests:** block has no test command; add a scoped command on one of its Test: paths, or exactly one none: <category>", t.N)
 		}
 	}
+}
+
+// testPaths are task t's Test: paths; each that names a file must exist
+// in the target repository (when it is given) or be some task's Create:
+// path.
+func (ck *planCheck) testPaths(t *Task, creates map[string]bool) []string {
+	var tests []string
+	for _, f := range t.Files {
+		if f.Kind != "Test" {
+			continue
+		}
+		tests = append(tests, f.Path)
+		if ck.c.Target == nil || isGlob(f.Path) || creates[f.Path] {
+			continue
+		}
+		if _, err := fs.Stat(ck.c.Target, strings.TrimSuffix(f.Path, "/")); err != nil {
+			ck.errorf(f.Pos, RulePlanTestsBlock, "Test: %s neither exists in the target repository nor is any task's Create: path", f.Path)
+		}
+	}
+	return tests
+}
+
+// testBullets checks each bullet of task t's **Tests:** block and counts
+// its commands and its none: bullets.
+func (ck *planCheck) testBullets(t *Task, tests []string, header map[string]bool) (commands, nones int) {
+	for _, b := range t.Tests {
+		switch b.Kind {
+		case "bad":
+			ck.errorf(b.Pos, RulePlanTestsBlock, "a **Tests:** bullet is one code-span command, via: <entry point> or none: <category>; got %q", b.Text)
+		case "none":
+			nones++
+			if b.Text == "" {
+				ck.errorf(b.Pos, RulePlanTestsBlock, "none: needs a category, like none: docs-only")
+			}
+		case "command":
+			commands++
+			ck.command(t, b, tests, header)
+		}
+	}
+	return commands, nones
 }
 
 // command checks one test command: supported shell, every segment anchored

@@ -270,6 +270,8 @@ func (p *specParser) errorf(at parse.Pos, rule, format string, args ...any) {
 	p.diags.Errorf(p.doc.Path, at, rule, format, args...)
 }
 
+// frontmatter reads the spec's frontmatter: a mapping of the keys in
+// frontKeys, each at most once.
 func (p *specParser) frontmatter(s *Spec) {
 	f := p.doc.Front
 	if f == nil || f.Node == nil {
@@ -283,94 +285,126 @@ func (p *specParser) frontmatter(s *Spec) {
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		at := f.PosOf(k)
-		if seen[k.Value] {
-			p.errorf(at, RuleSpecFrontmatter, "frontmatter key %s is set twice; keep one", k.Value)
+		e := frontEntry{p: p, f: f, d: d, k: n.Content[i], v: n.Content[i+1]}
+		at := f.PosOf(e.k)
+		if seen[e.k.Value] {
+			p.errorf(at, RuleSpecFrontmatter, "frontmatter key %s is set twice; keep one", e.k.Value)
 			continue
 		}
-		seen[k.Value] = true
-		vat := f.PosOf(v)
-		str := func(what string) (string, bool) {
-			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
-				p.errorf(vat, RuleSpecFrontmatter, "%s must be %s, got %s", k.Value, what, kindName(v))
-				return "", false
-			}
-			return v.Value, true
+		seen[e.k.Value] = true
+		e.vat = f.PosOf(e.v)
+		read, ok := frontKeys[e.k.Value]
+		if !ok {
+			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, context, sources", e.k.Value)
+			continue
 		}
-		switch k.Value {
-		case "repo":
-			if r, ok := str("a repository as owner/name"); ok {
-				if !ValidRepo(r) {
-					p.errorf(vat, RuleSpecRepo, "repo must be a repository as owner/name, got %q", r)
-				} else {
-					s.Repo = r
-				}
-			}
-		case "base":
-			if b, ok := str("a branch name"); ok {
-				s.Base = b
-			}
-		case "status":
-			if st, ok := str("one of draft, active, paused, cancelled"); ok {
-				switch Status(st) {
-				case StatusDraft, StatusActive, StatusPaused, StatusCancelled:
-					s.Status = Status(st)
-				default:
-					p.errorf(vat, RuleSpecStatus, "status must be one of draft, active, paused, cancelled, got %q", st)
-				}
-			}
-		case "harness":
-			if h, ok := str("a harness name"); ok {
-				s.Harness = h
-				if HarnessName(h) == "" {
-					p.errorf(vat, RuleSpecHarness, "harness must be one of claude-code (or claude), codex, aider, command, got %q", h)
-				}
-			}
-		case "budget":
-			if b, ok := str("an amount like 500000 tokens or $20"); ok {
-				switch a, err := ParseAmount(b); {
-				case err != nil:
-					p.errorf(vat, RuleSpecBudget, "budget %v", err)
-				case a == (Amount{}):
-					p.errorf(vat, RuleSpecBudget, "budget must be more than nothing")
-				default:
-					s.Budget = &a
-				}
-			}
-		case "allowance":
-			a, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil || a < 1 {
-				p.errorf(vat, RuleSpecAllowance, "allowance must be a whole number of attempts of at least 1, got %s", kindName(v))
-			} else {
-				s.Allowance = a
-			}
-		case "context", "sources":
-			var raw []string
-			d.strings(&raw)(v)
-			for _, dg := range d.diags {
-				dg.Rule = RuleSpecPaths
-				p.diags = append(p.diags, dg)
-			}
-			d.diags = nil
-			var clean []string
-			for j, r := range raw {
-				c, err := cleanRel(r)
-				if err != nil {
-					p.errorf(f.PosOf(v.Content[j]), RuleSpecPaths, "%s path %s", k.Value, err)
-					continue
-				}
-				clean = append(clean, c)
-			}
-			if k.Value == "context" {
-				s.Context = clean
-			} else {
-				s.Sources = clean
-			}
-		default:
-			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, context, sources", k.Value)
-		}
+		read(e, s)
 	}
+}
+
+// frontEntry is one key of a spec's frontmatter and its value, being read.
+type frontEntry struct {
+	p    *specParser
+	f    *parse.Frontmatter
+	d    *yamlDecoder
+	k, v *yaml.Node
+	vat  parse.Pos
+}
+
+// str is the entry's value as a non-empty scalar described as what; a
+// value of another kind is reported and reads false.
+func (e frontEntry) str(what string) (string, bool) {
+	if e.v.Kind != yaml.ScalarNode || e.v.Tag == "!!null" || e.v.Value == "" {
+		e.p.errorf(e.vat, RuleSpecFrontmatter, "%s must be %s, got %s", e.k.Value, what, kindName(e.v))
+		return "", false
+	}
+	return e.v.Value, true
+}
+
+// frontKeys are the keys a spec's frontmatter may set, each with its
+// reader.
+var frontKeys = map[string]func(e frontEntry, s *Spec){
+	"repo": func(e frontEntry, s *Spec) {
+		r, ok := e.str("a repository as owner/name")
+		switch {
+		case !ok:
+		case !ValidRepo(r):
+			e.p.errorf(e.vat, RuleSpecRepo, "repo must be a repository as owner/name, got %q", r)
+		default:
+			s.Repo = r
+		}
+	},
+	"base": func(e frontEntry, s *Spec) {
+		if b, ok := e.str("a branch name"); ok {
+			s.Base = b
+		}
+	},
+	"status": func(e frontEntry, s *Spec) {
+		st, ok := e.str("one of draft, active, paused, cancelled")
+		if !ok {
+			return
+		}
+		switch Status(st) {
+		case StatusDraft, StatusActive, StatusPaused, StatusCancelled:
+			s.Status = Status(st)
+		default:
+			e.p.errorf(e.vat, RuleSpecStatus, "status must be one of draft, active, paused, cancelled, got %q", st)
+		}
+	},
+	"harness": func(e frontEntry, s *Spec) {
+		if h, ok := e.str("a harness name"); ok {
+			s.Harness = h
+			if HarnessName(h) == "" {
+				e.p.errorf(e.vat, RuleSpecHarness, "harness must be one of claude-code (or claude), codex, aider, command, got %q", h)
+			}
+		}
+	},
+	"budget": func(e frontEntry, s *Spec) {
+		b, ok := e.str("an amount like 500000 tokens or $20")
+		if !ok {
+			return
+		}
+		switch a, err := ParseAmount(b); {
+		case err != nil:
+			e.p.errorf(e.vat, RuleSpecBudget, "budget %v", err)
+		case a == (Amount{}):
+			e.p.errorf(e.vat, RuleSpecBudget, "budget must be more than nothing")
+		default:
+			s.Budget = &a
+		}
+	},
+	"allowance": func(e frontEntry, s *Spec) {
+		a, err := strconv.Atoi(e.v.Value)
+		if e.v.Kind != yaml.ScalarNode || e.v.Tag != "!!int" || err != nil || a < 1 {
+			e.p.errorf(e.vat, RuleSpecAllowance, "allowance must be a whole number of attempts of at least 1, got %s", kindName(e.v))
+			return
+		}
+		s.Allowance = a
+	},
+	"context": func(e frontEntry, s *Spec) { s.Context = e.paths() },
+	"sources": func(e frontEntry, s *Spec) { s.Sources = e.paths() },
+}
+
+// paths is the entry's value as a list of clean relative paths; each
+// one that is not is reported (spec/paths) and left out.
+func (e frontEntry) paths() []string {
+	var raw []string
+	e.d.strings(&raw)(e.v)
+	for _, dg := range e.d.diags {
+		dg.Rule = RuleSpecPaths
+		e.p.diags = append(e.p.diags, dg)
+	}
+	e.d.diags = nil
+	var clean []string
+	for j, r := range raw {
+		c, err := cleanRel(r)
+		if err != nil {
+			e.p.errorf(e.f.PosOf(e.v.Content[j]), RuleSpecPaths, "%s path %s", e.k.Value, err)
+			continue
+		}
+		clean = append(clean, c)
+	}
+	return clean
 }
 
 func (p *specParser) body(s *Spec) {
@@ -700,10 +734,10 @@ func (p *specParser) legs(s *Spec, scope *parse.Section) {
 	}
 }
 
+// leg reads the block of leg name: its `key: value` lines and the
+// contract list after `contract:`.
 func (p *specParser) leg(s *Spec, name string, sec *parse.Section) Leg {
-	leg := Leg{Name: name, Pos: sec.Heading.Pos}
-	scopes := 0
-	expectContract := false
+	r := &legReader{p: p, s: s, leg: Leg{Name: name, Pos: sec.Heading.Pos}}
 	for _, sub := range sec.Children {
 		p.errorf(sub.Heading.Pos, RuleSpecLegs, "a leg block holds `key: value` lines and its contract list, not headings")
 	}
@@ -711,72 +745,95 @@ func (p *specParser) leg(s *Spec, name string, sec *parse.Section) Leg {
 		switch x := b.(type) {
 		case *parse.Paragraph:
 			for _, l := range x.Lines {
-				kv, ok := parse.ParseKeyValue(l)
-				if !ok {
-					p.errorf(l.Pos, RuleSpecLegs, "expected a `key: value` line in leg %q (repo, scope, contract), got %q", name, l.Text)
-					continue
-				}
-				switch kv.Key {
-				case "repo":
-					if !ValidRepo(kv.Value) {
-						p.errorf(kv.ValuePos, RuleSpecLegs, "leg %q repo must be owner/name, got %q", name, kv.Value)
-					}
-					leg.Repo = kv.Value
-				case "scope":
-					scopes++
-					if scopes > 1 {
-						p.errorf(kv.KeyPos, RuleSpecScope, "leg %q has a second scope: line; exactly one is allowed", name)
-						continue
-					}
-					leg.Scope, leg.ScopeNone = p.scope(name, kv, len(s.ACs))
-				case "contract":
-					if kv.Value != "" {
-						p.errorf(kv.ValuePos, RuleSpecLegs, "contract: takes its items on the following lines, like `- verification: `cmd``")
-					}
-					expectContract = true
-				case "design":
-					// Kept as prose: ownership is never inferred from it (S-9).
-				default:
-					p.errorf(kv.KeyPos, RuleSpecLegs, "unknown leg key %q; expected repo, scope, contract or design", kv.Key)
-				}
+				r.line(l)
 			}
 		case *parse.List:
-			if !expectContract {
-				p.errorf(x.Pos, RuleSpecLegs, "a list in a leg block must follow a `contract:` line")
-				continue
-			}
-			for _, it := range x.Items {
-				t := strings.TrimSpace(it.Text())
-				v, ok := strings.CutPrefix(t, "verification:")
-				if !ok {
-					p.errorf(it.TextPos(), RuleSpecLegs, "contract items are `- verification: `command``; got %q", t)
-					continue
-				}
-				v = strings.TrimSpace(v)
-				if len(it.Code) == 1 && isSingleSpan(v, it.Code[0].Text) {
-					v = strings.TrimSpace(it.Code[0].Text)
-				}
-				if v == "" {
-					p.errorf(it.TextPos(), RuleSpecLegs, "verification: needs a command")
-					continue
-				}
-				if leg.Verification != "" {
-					p.errorf(it.TextPos(), RuleSpecLegs, "leg %q has a second verification line; keep one", name)
-					continue
-				}
-				leg.Verification = v
-			}
+			r.contract(x)
 		default:
 			p.errorf(b.Start(), RuleSpecLegs, "unexpected block in leg %q; a leg holds `key: value` lines and a contract list", name)
 		}
 	}
-	if leg.Repo == "" {
-		p.errorf(leg.Pos, RuleSpecLegs, "leg %q needs a `repo: owner/name` line", name)
+	if r.leg.Repo == "" {
+		p.errorf(r.leg.Pos, RuleSpecLegs, "leg %q needs a `repo: owner/name` line", name)
 	}
-	if scopes == 0 {
-		p.errorf(leg.Pos, RuleSpecScope, "leg %q needs exactly one scope line: `scope: AC 1, AC 3` or `scope: none`", name)
+	if r.scopes == 0 {
+		p.errorf(r.leg.Pos, RuleSpecScope, "leg %q needs exactly one scope line: `scope: AC 1, AC 3` or `scope: none`", name)
 	}
-	return leg
+	return r.leg
+}
+
+// legReader is one leg block being read: the leg so far, how many scope:
+// lines it had, and whether a contract: line came.
+type legReader struct {
+	p              *specParser
+	s              *Spec
+	leg            Leg
+	scopes         int
+	expectContract bool
+}
+
+// line reads one `key: value` line of the leg.
+func (r *legReader) line(l parse.Line) {
+	p, name := r.p, r.leg.Name
+	kv, ok := parse.ParseKeyValue(l)
+	if !ok {
+		p.errorf(l.Pos, RuleSpecLegs, "expected a `key: value` line in leg %q (repo, scope, contract), got %q", name, l.Text)
+		return
+	}
+	switch kv.Key {
+	case "repo":
+		if !ValidRepo(kv.Value) {
+			p.errorf(kv.ValuePos, RuleSpecLegs, "leg %q repo must be owner/name, got %q", name, kv.Value)
+		}
+		r.leg.Repo = kv.Value
+	case "scope":
+		r.scopes++
+		if r.scopes > 1 {
+			p.errorf(kv.KeyPos, RuleSpecScope, "leg %q has a second scope: line; exactly one is allowed", name)
+			return
+		}
+		r.leg.Scope, r.leg.ScopeNone = p.scope(name, kv, len(r.s.ACs))
+	case "contract":
+		if kv.Value != "" {
+			p.errorf(kv.ValuePos, RuleSpecLegs, "contract: takes its items on the following lines, like `- verification: `cmd``")
+		}
+		r.expectContract = true
+	case "design":
+		// Kept as prose: ownership is never inferred from it (S-9).
+	default:
+		p.errorf(kv.KeyPos, RuleSpecLegs, "unknown leg key %q; expected repo, scope, contract or design", kv.Key)
+	}
+}
+
+// contract reads the leg's contract list, which holds one
+// verification item with its command.
+func (r *legReader) contract(x *parse.List) {
+	p, name := r.p, r.leg.Name
+	if !r.expectContract {
+		p.errorf(x.Pos, RuleSpecLegs, "a list in a leg block must follow a `contract:` line")
+		return
+	}
+	for _, it := range x.Items {
+		t := strings.TrimSpace(it.Text())
+		v, ok := strings.CutPrefix(t, "verification:")
+		if !ok {
+			p.errorf(it.TextPos(), RuleSpecLegs, "contract items are `- verification: `command``; got %q", t)
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(it.Code) == 1 && isSingleSpan(v, it.Code[0].Text) {
+			v = strings.TrimSpace(it.Code[0].Text)
+		}
+		if v == "" {
+			p.errorf(it.TextPos(), RuleSpecLegs, "verification: needs a command")
+			continue
+		}
+		if r.leg.Verification != "" {
+			p.errorf(it.TextPos(), RuleSpecLegs, "leg %q has a second verification line; keep one", name)
+			continue
+		}
+		r.leg.Verification = v
+	}
 }
 
 func (p *specParser) scope(leg string, kv parse.KeyValue, nACs int) ([]int, bool) {

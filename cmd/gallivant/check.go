@@ -30,7 +30,7 @@ func (a *app) newCheckCmd() *cobra.Command {
 	opts := &checkOptions{}
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
-		Short: "Validate the control repository's configuration, specs, chains, plans and ledgers",
+		Short: "Validate the control repository's configuration, specs, chains, plans, ledgers and lessons",
 		Long: `check validates every document of a control repository and prints one
 diagnostic per problem as path:line:col: severity: rule: message.
 
@@ -228,6 +228,9 @@ func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	}
 	files, ds := readTree(t.root, cfg, t.only)
 	diags = append(diags, ds...)
+	files = withoutLessons(files)
+	lds, nLessons := checkLessons(t.root)
+	diags = append(diags, lds...)
 	repo, ds := ledger.Load(cfg, files)
 	diags = append(diags, ds...)
 	diags = append(diags, repo.CheckPlans(tree)...)
@@ -240,7 +243,7 @@ func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	for i := range diags {
 		diags[i].File = prefix + diags[i].File
 	}
-	return diags, len(files), nil
+	return diags, len(files) + nLessons, nil
 }
 
 func displayPrefix(root string) string {

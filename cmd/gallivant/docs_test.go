@@ -14,7 +14,7 @@ import (
 func TestEveryRuleIsDocumented(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")
-	ruleRE := regexp.MustCompile(`"((?:file|frontmatter|config|spec|spec-kit|kiro|chain|ledger|plan|check|request|return|reconcile|gatekeep)/[a-z][a-z-]*)"`)
+	ruleRE := regexp.MustCompile(`"((?:file|frontmatter|config|spec|spec-kit|kiro|chain|ledger|plan|check|request|return|reconcile|gatekeep|lessons)/[a-z][a-z-]*)"`)
 	rules := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -326,23 +326,15 @@ func branchFacts(ctx context.Context, gh *github.Client, name, branch string) do
 // status commands.
 const agentProbeTimeout = 20 * time.Second
 
+// agentFacts is what doctor reports of the configured agent CLI: where it
+// is, its version and whether it is signed in.
 func (a *app) agentFacts(ctx context.Context, cfg *specs.Config) doctor.Agent {
 	ag := doctor.Agent{Kind: cfg.Executor.Kind, RunAs: cfg.Executor.RunAs}
-	var status []string
-	switch cfg.Executor.Kind {
-	case specs.ExecutorClaudeCode:
-		ag.Program, status = "claude", []string{"auth", "status"}
-	case specs.ExecutorCodex:
-		ag.Program, status = "codex", []string{"login", "status"}
-	case specs.ExecutorAider:
-		ag.Program = "aider"
-	case specs.ExecutorCommand:
-		if len(cfg.Executor.Command) > 0 {
-			ag.Program = cfg.Executor.Command[0]
-		}
-	default:
+	program, status, known := agentProgram(cfg.Executor.Kind, cfg.Executor.Command)
+	if !known {
 		return ag
 	}
+	ag.Program = program
 	env := a.agentEnv(cfg)
 	ag.Path = lookPath(ag.Program, a.env("PATH"))
 	if ag.Path == "" {
@@ -362,10 +354,7 @@ func (a *app) agentFacts(ctx context.Context, cfg *specs.Config) doctor.Agent {
 	}
 	// An API key passed to the agent signs it in whatever its stored login.
 	for _, k := range cfg.Executor.Env {
-		key := (cfg.Executor.Kind == specs.ExecutorClaudeCode && k == "ANTHROPIC_API_KEY") ||
-			(cfg.Executor.Kind == specs.ExecutorCodex && (k == "OPENAI_API_KEY" || k == "CODEX_API_KEY")) ||
-			(cfg.Executor.Kind == specs.ExecutorAider && strings.HasSuffix(k, "_API_KEY"))
-		if key && a.env(k) != "" {
+		if apiKeyVar(cfg.Executor.Kind, k) && a.env(k) != "" {
 			yes := true
 			ag.SignedIn, ag.KeyVar = &yes, k
 			return ag
@@ -385,6 +374,40 @@ func (a *app) agentFacts(ctx context.Context, cfg *specs.Config) doctor.Agent {
 		ag.Status = bounded(fmt.Sprintf("%s %s: %v", ag.Program, strings.Join(status, " "), err), 200)
 	}
 	return ag
+}
+
+// agentProgram is the program of the executor kind (command's first word
+// for a command executor) and the arguments of its sign-in status
+// command (nil when it has none); known is false for any other kind.
+func agentProgram(kind string, command []string) (program string, status []string, known bool) {
+	switch kind {
+	case specs.ExecutorClaudeCode:
+		return "claude", []string{"auth", "status"}, true
+	case specs.ExecutorCodex:
+		return "codex", []string{"login", "status"}, true
+	case specs.ExecutorAider:
+		return "aider", nil, true
+	case specs.ExecutorCommand:
+		if len(command) > 0 {
+			return command[0], nil, true
+		}
+		return "", nil, true
+	}
+	return "", nil, false
+}
+
+// apiKeyVar reports whether the environment variable k is an API key the
+// executor kind's CLI signs in with.
+func apiKeyVar(kind, k string) bool {
+	switch kind {
+	case specs.ExecutorClaudeCode:
+		return k == "ANTHROPIC_API_KEY"
+	case specs.ExecutorCodex:
+		return k == "OPENAI_API_KEY" || k == "CODEX_API_KEY"
+	case specs.ExecutorAider:
+		return strings.HasSuffix(k, "_API_KEY")
+	}
+	return false
 }
 
 // agentEnv is the environment the agent would run with: executor.env's

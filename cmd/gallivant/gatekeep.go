@@ -139,7 +139,7 @@ func (a *app) judgePR(ctx context.Context, gh *githubapi.Client, pr gatekeep.PR,
 	if err == nil && d.Mergeable == nil && d.State == gatekeep.PROpen {
 		var again githubapi.PullRequest
 		if again, err = reconcile.RepollMergeable(ctx, gh, pr, a.mergePoll(), 1); err == nil {
-			d.Mergeable, d.MergeState = again.Mergeable, gatekeep.MergeState(again.MergeableState)
+			d.Mergeable, d.MergeState = again.Mergeable, again.MergeableState
 		}
 	}
 	if err != nil {
@@ -272,7 +272,8 @@ func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
 	// The control name is the block's own: this checkout cannot know the
 	// name the reconciler wrote; everything else must be this entry's.
 	want := gatekeep.IdentityFor(id.Control, id.Spec, repo.LedgerPaths[id.Spec], l)
-	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l}
+	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l, RequireProof: gatekeep.ProofRequired(repo.Config, sp),
+		CheckProof: gatekeep.ProofCheckFor(repo.Config)}
 }
 
 // legsOfOneDelivery admits pull requests of different repositories when one

@@ -64,6 +64,8 @@ const executorCommon = `  # timeout: 60m                # Go duration an agent r
   # replay_budget: 30m          # command executor: total time of one verification's evidence replay
   # escalation_model: ""        # passed on an escalated attempt; empty: it runs on the default model
   # verify: true                # command executor: run the spec's Verify before the pull request opens
+  # proof_check: gallivant-proof # workflow, none: the CI job running gallivant prove; without it
+  #                             # their pull requests are never labelled ready (docs/verify.md)
   # env: [PATH, HOME, LANG, LC_ALL, TERM, TMPDIR, TZ, USER, LOGNAME, SHELL]
   #                             # the only variables the agent inherits; never a secret
   # run_as: ""                  # run the agent as this user (gallivant must be root)

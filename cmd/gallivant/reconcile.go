@@ -234,6 +234,9 @@ func jsonReport(rep *reconcile.Report) *reconcile.Report {
 	if cp.Notes == nil {
 		cp.Notes = []reconcile.Note{}
 	}
+	if cp.Decisions == nil {
+		cp.Decisions = []reconcile.Decision{}
+	}
 	if cp.Diagnostics == nil {
 		cp.Diagnostics = parse.Diagnostics{}
 	}

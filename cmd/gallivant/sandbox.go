@@ -150,21 +150,8 @@ stops.`,
 					return usageError("--repo %s: %v", r, err)
 				}
 			}
-			for _, spec := range opts.Protects {
-				full, branch, p, err := githubtest.ParseProtect(spec)
-				if err != nil {
-					return usageError("--protect %v", err)
-				}
-				known := ""
-				for _, r := range s.Repos() {
-					if strings.EqualFold(r, full) {
-						known = r
-					}
-				}
-				if known == "" {
-					return usageError("--protect %s: no repository %s here; create it with --repo %s", spec, full, full)
-				}
-				s.Protect(known, branch, p)
+			if err := sandboxProtect(s, opts.Protects); err != nil {
+				return err
 			}
 			if err := a.sandboxHooks(s, opts); err != nil {
 				return err
@@ -172,49 +159,17 @@ stops.`,
 			if err := sandboxFaults(s, opts); err != nil {
 				return err
 			}
-			// Users are created before serving so that a bad login is a
-			// usage error, not a half-started sandbox.
-			seen := map[string]string{}
-			for i, u := range append(append([]string(nil), opts.Users...), opts.Outsiders...) {
-				flag, role := "--user", githubtest.RoleWrite
-				if i >= len(opts.Users) {
-					flag, role = "--outsider", githubtest.RoleRead
-				}
-				if !loginRE.MatchString(u) {
-					return usageError("%s %q is not a GitHub login (letters, digits and single hyphens)", flag, u)
-				}
-				if prev, ok := seen[strings.ToLower(u)]; ok {
-					return usageError("%s %s: the login is already given with %s", flag, u, prev)
-				}
-				seen[strings.ToLower(u)] = flag
-				if _, err := s.SetRole(u, role); err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
+			if err := sandboxUsers(s, opts); err != nil {
+				return err
 			}
 			if err := removeEnvFile(opts.EnvFile); err != nil {
 				return usageError("--env-file: %v", err)
 			}
 			var envErr error
 			err = s.Serve(cmd.Context(), opts.Addr, func(url string) {
-				var env strings.Builder
-				fmt.Fprintf(&env, "GITHUB_API_URL=%s\n", s.APIURL())
-				fmt.Fprintf(&env, "GITHUB_TOKEN=%s\n", s.MainToken())
-				for _, r := range s.Repos() {
-					fmt.Fprintf(&env, "GIT_URL_%s=%s\n", envName(r), s.GitURL(r))
-				}
-				// Every user the sandbox knows, also those of an earlier
-				// start: their tokens still work.
-				for _, u := range s.Users() {
-					fmt.Fprintf(&env, "GITHUB_TOKEN_%s=%s\n", envName(u[0]), u[1])
-				}
-				if certFile != "" {
-					// What the GitHub CLI and git need to reach an
-					// Enterprise host over HTTPS with this certificate.
-					host := strings.TrimPrefix(strings.TrimPrefix(s.URL(), "https://"), "http://")
-					fmt.Fprintf(&env, "SSL_CERT_FILE=%s\nGIT_SSL_CAINFO=%s\nGH_HOST=%s\nGH_ENTERPRISE_TOKEN=%s\n", certFile, certFile, host, s.MainToken())
-				}
-				fmt.Fprint(a.io.Out, env.String())
-				if envErr = writeEnvFile(opts.EnvFile, env.String()); envErr != nil {
+				env := sandboxEnv(s, certFile)
+				fmt.Fprint(a.io.Out, env)
+				if envErr = writeEnvFile(opts.EnvFile, env); envErr != nil {
 					fmt.Fprintf(a.io.Err, "gallivant: --env-file: %v\n", envErr)
 				}
 				if opts.PublicURL != "" {

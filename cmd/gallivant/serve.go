@@ -127,7 +127,11 @@ func (d *daemonServer) stop() {
 func (a *app) afterPass(ctx context.Context, d *daemonServer, st *store.Store, web string, rep *reconcile.Report, err error, took time.Duration) {
 	// The view first: once /readyz reports the pass, the dashboard and
 	// the gauges show what it left.
-	if v, verr := serve.Capture(ctx, st, web, time.Now()); verr != nil {
+	var decisions []reconcile.Decision
+	if rep != nil {
+		decisions = rep.Decisions
+	}
+	if v, verr := serve.CaptureDecided(ctx, st, web, time.Now(), decisions); verr != nil {
 		d.log.Warn("dashboard not refreshed", "error", verr.Error())
 	} else {
 		if rep != nil {

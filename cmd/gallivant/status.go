@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
@@ -187,21 +186,31 @@ type whyJSON struct {
 	Status   reconcile.EntryStatus `json:"status"`
 	Explain  []string              `json:"explain"`
 	Glossary string                `json:"glossary"`
+	// Decision is the next pass's pull-request decision, with --live.
+	Decision *reconcile.Decision `json:"decision,omitempty"`
 }
 
 func (a *app) newWhyCmd() *cobra.Command {
 	var control, format string
+	var live bool
 	cmd := &cobra.Command{
-		Use:   "why SPEC [--format text|json]",
+		Use:   "why SPEC [--live] [--format text|json]",
 		Short: "Explain what a spec's entry is doing, what it waits for and what comes next",
 		Long: `why reads the control branch head (no GitHub access) and explains one entry:
 its rows and attempts against their allowances, its last decisions, its stop
 and the request that clears it, the state of each request, and the next
 action a pass takes. Once every row is closed it says where the pull request
-stands. The last line points to the glossary of the words it uses.
+stands: without --live that is the last recorded state, and it says so.
+The last line points to the glossary of the words it uses.
+
+--live observes GitHub read-only, as a pass does (the token of reconcile),
+and takes the pull-request decision the next pass takes, with the pass's
+own looks: the step, a stop's reason and what a wait waits for, in words.
+Nothing is written.
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
 		Example: `  gallivant why greeting
+  gallivant why greeting --live
   gallivant why specs/greeting.md --control https://github.com/acme/control.git
   gallivant why greeting --format json | jq -r '.status.stop.clear[]'`,
 		Args:              cobra.ExactArgs(1),
@@ -214,7 +223,14 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err != nil {
 				return err
 			}
+			var decision *reconcile.Decision
 			lines := snap.Explain(sp)
+			if live {
+				if decision, err = a.liveDecision(cmd, control, sp); err != nil {
+					return err
+				}
+				lines = snap.ExplainDecided(sp, decision, "observed now")
+			}
 			if lp := snap.Repo.LedgerPaths[sp]; lp != "" {
 				line, err := lastRequest(st, lp)
 				if err != nil {
@@ -228,7 +244,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				if lines == nil {
 					lines = []string{}
 				}
-				return a.encodeJSON(whyJSON{Spec: sp, Status: snap.Status(sp), Explain: lines, Glossary: glossary})
+				return a.encodeJSON(whyJSON{Spec: sp, Status: snap.Status(sp), Explain: lines, Glossary: glossary, Decision: decision})
 			}
 			for _, line := range lines {
 				fmt.Fprintln(a.io.Out, line)
@@ -239,7 +255,25 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&live, "live", false, "observe GitHub read-only and take the pull-request decision the next pass takes")
 	return cmd
+}
+
+// liveDecision takes, read-only, the pull-request decision the next pass
+// takes on spec (reconcile.Reconciler.Decide); nil when it takes none.
+func (a *app) liveDecision(cmd *cobra.Command, control, spec string) (*reconcile.Decision, error) {
+	w, err := a.reconciler(cmd.Context(), control, true)
+	if err != nil {
+		return nil, err
+	}
+	d, ok, err := w.Decide(cmd.Context(), spec)
+	if err != nil {
+		return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("observe %s on GitHub: %w", spec, err)}
+	}
+	if !ok {
+		return nil, nil
+	}
+	return &d, nil
 }
 
 // logJSON is one element of `log --format json`.
@@ -301,41 +335,13 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err != nil {
 				return &exitError{code: exitCannotRun, err: err}
 			}
-			var out []logJSON    // oldest first
-			var order [][]string // per entry, trailer names as written
 			var verdicts map[string][]string
 			if verify {
 				if verdicts, err = logVerdicts(st, lp); err != nil {
 					return &exitError{code: exitCannotRun, err: err}
 				}
 			}
-			for i := len(entries) - 1; i >= 0; i-- {
-				e := entries[i]
-				if vs, bad := verdicts[e.SHA]; !ledger.LoopAuthored(e.Subject) && !(bad && len(vs) > 0) {
-					continue
-				}
-				j := logJSON{Commit: e.SHA, Time: e.When.UTC().Format(time.RFC3339), Subject: e.Subject, Trailers: map[string]string{}}
-				var names []string
-				for _, t := range ledger.ParseTrailers(e.Message) {
-					if t.Key != ledger.TrailerSpec && t.Key != ledger.TrailerDispatch {
-						k, v := strings.TrimPrefix(t.Key, "Gallivant-"), t.Value
-						// A repeated trailer (one Proof a replayed row)
-						// keeps every value: joined by a newline in the
-						// JSON map, each printed in the text.
-						if prev, ok := j.Trailers[k]; ok {
-							v = prev + "\n" + v
-						} else {
-							names = append(names, k)
-						}
-						j.Trailers[k] = v
-					}
-				}
-				if verify {
-					markVerified(&j, verdicts)
-				}
-				out = append(out, j)
-				order = append(order, names)
-			}
+			out, order := logLines(entries, verify, verdicts)
 			if limit > 0 && len(out) > limit {
 				out, order = out[len(out)-limit:], order[len(order)-limit:]
 			}
@@ -348,20 +354,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				}
 				return logExit(out)
 			}
-			for k, j := range out {
-				when, _ := time.Parse(time.RFC3339, j.Time)
-				fmt.Fprintf(a.io.Out, "%s %s %s", shortSHA(j.Commit), when.Format("2006-01-02 15:04"), j.Subject)
-				if len(order[k]) > 0 {
-					var trailers []string
-					for _, name := range order[k] {
-						for _, v := range strings.Split(j.Trailers[name], "\n") {
-							trailers = append(trailers, name+"="+shortTrailer(v))
-						}
-					}
-					fmt.Fprintf(a.io.Out, "  [%s]", strings.Join(trailers, " "))
-				}
-				fmt.Fprintln(a.io.Out, verifiedMark(j))
-			}
+			a.printLog(out, order)
 			return logExit(out)
 		},
 	}
@@ -375,6 +368,10 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 func shortTrailer(v string) string {
 	if len(v) == 40 && strings.Trim(v, "0123456789abcdef") == "" {
 		return v[:7]
+	}
+	// A lessons file version, path@blob (Gallivant-Lessons).
+	if p, blob, ok := strings.Cut(v, "@"); ok && len(blob) == 40 && strings.Trim(blob, "0123456789abcdef") == "" {
+		return p + "@" + blob[:7]
 	}
 	return v
 }
@@ -407,7 +404,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			snap, _, sp, err := a.resolveSpec(cmd, control, args[0])
+			snap, st, sp, err := a.resolveSpec(cmd, control, args[0])
 			if err != nil {
 				return err
 			}
@@ -416,8 +413,12 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s has no outstanding dispatch", sp)}
 			}
 			repo, _ := spec.MemberRepo(l.Pending.Member)
+			lessons, _, err := reconcile.RowLessons(st, snap.Commit, spec, l)
+			if err != nil {
+				return &exitError{code: exitCannotRun, err: err}
+			}
 			brief, err := ledger.Brief(ledger.BriefInput{Ledger: l, Spec: spec, LedgerPath: snap.Repo.LedgerPaths[sp], Repo: repo,
-				Branch: l.WorkBranch(), Model: l.Delivery.Model, Plan: snap.Repo.PlanPathFor(sp)})
+				Branch: l.WorkBranch(), Model: l.Delivery.Model, Plan: snap.Repo.PlanPathFor(sp), Lessons: lessons})
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
 			}

@@ -3,8 +3,10 @@ package githubtest
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -268,20 +270,8 @@ func dispatchWorkflow(c *ctx) {
 		c.invalidField("Workflow", "ref", "missing_field", "ref is missing")
 		return
 	}
-	if _, err := strconv.ParseInt(id, 10, 64); err == nil || strings.Contains(id, "/") || strings.HasPrefix(in.Ref, "-") || strings.Contains(in.Ref, ":") {
-		// The stand-in registers workflows by file name only.
-		writeError(c.w, 404, "Not Found")
-		return
-	}
-	// One git call on the common path: the file at ref. Only when it
-	// fails does the ref itself decide between 422 and 404.
-	data, err := c.git.blob(in.Ref + ":.github/workflows/" + id)
-	if err != nil {
-		if _, ok := c.git.resolve(in.Ref); !ok {
-			writeError(c.w, 422, "No ref found for: "+in.Ref)
-			return
-		}
-		writeError(c.w, 404, "Not Found")
+	data, ok := c.workflowFile(id, in.Ref)
+	if !ok {
 		return
 	}
 	ok, declared, err := dispatchable(data)
@@ -296,51 +286,10 @@ func dispatchWorkflow(c *ctx) {
 		writeError(c.w, 422, "Too many inputs: a dispatch takes at most 25")
 		return
 	}
-	var unexpected []string
-	for name := range in.Inputs {
-		if _, ok := declared[name]; !ok {
-			unexpected = append(unexpected, strconv.Quote(name))
-		}
-	}
-	if len(unexpected) > 0 {
-		sort.Strings(unexpected)
-		writeError(c.w, 422, "Unexpected inputs provided: ["+strings.Join(unexpected, ", ")+"]")
+	inputs, refused := dispatchInputs(declared, in.Inputs)
+	if refused != "" {
+		writeError(c.w, 422, refused)
 		return
-	}
-	names := make([]string, 0, len(declared))
-	for name := range declared {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	inputs := map[string]string{}
-	for _, name := range names {
-		d := declared[name]
-		v, given := in.Inputs[name]
-		if !given {
-			if d.Required && d.Default == nil {
-				writeError(c.w, 422, "Required input '"+name+"' not provided")
-				return
-			}
-			continue
-		}
-		s := fmt.Sprint(v)
-		switch d.Type {
-		case "boolean":
-			if s != "true" && s != "false" {
-				writeError(c.w, 422, "Provided value '"+s+"' for input '"+name+"' not in the list of allowed values")
-				return
-			}
-		case "choice":
-			found := false
-			for _, o := range d.Options {
-				found = found || o == s
-			}
-			if !found {
-				writeError(c.w, 422, "Provided value '"+s+"' for input '"+name+"' not in the list of allowed values")
-				return
-			}
-		}
-		inputs[name] = s
 	}
 	c.repo.Dispatches = append(c.repo.Dispatches, &Dispatch{Workflow: id, Ref: in.Ref, Inputs: inputs, At: c.s.now(), Login: c.login})
 	if in.ReturnRunDetails {
@@ -350,6 +299,73 @@ func dispatchWorkflow(c *ctx) {
 		return
 	}
 	c.w.WriteHeader(204)
+}
+
+// workflowFile is the workflow file id on ref; when there is none it
+// answers 404, or 422 when the ref itself does not exist, and reads false.
+func (c *ctx) workflowFile(id, ref string) ([]byte, bool) {
+	if _, err := strconv.ParseInt(id, 10, 64); err == nil || strings.Contains(id, "/") || strings.HasPrefix(ref, "-") || strings.Contains(ref, ":") {
+		// The stand-in registers workflows by file name only.
+		writeError(c.w, 404, "Not Found")
+		return nil, false
+	}
+	// One git call on the common path: the file at ref. Only when it
+	// fails does the ref itself decide between 422 and 404.
+	data, err := c.git.blob(ref + ":.github/workflows/" + id)
+	if err == nil {
+		return data, true
+	}
+	if _, ok := c.git.resolve(ref); !ok {
+		writeError(c.w, 422, "No ref found for: "+ref)
+		return nil, false
+	}
+	writeError(c.w, 404, "Not Found")
+	return nil, false
+}
+
+// dispatchInputs checks a dispatch's inputs given against the inputs the
+// workflow declares, as GitHub does, and returns them as strings; refused
+// is GitHub's message when it refuses them (422), "" otherwise.
+func dispatchInputs(declared map[string]workflowInput, given map[string]any) (inputs map[string]string, refused string) {
+	var unexpected []string
+	for name := range given {
+		if _, ok := declared[name]; !ok {
+			unexpected = append(unexpected, strconv.Quote(name))
+		}
+	}
+	if len(unexpected) > 0 {
+		sort.Strings(unexpected)
+		return nil, "Unexpected inputs provided: [" + strings.Join(unexpected, ", ") + "]"
+	}
+	inputs = map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(declared)) {
+		d := declared[name]
+		v, ok := given[name]
+		if !ok {
+			if d.Required && d.Default == nil {
+				return nil, "Required input '" + name + "' not provided"
+			}
+			continue
+		}
+		s := fmt.Sprint(v)
+		if !d.allows(s) {
+			return nil, "Provided value '" + s + "' for input '" + name + "' not in the list of allowed values"
+		}
+		inputs[name] = s
+	}
+	return inputs, ""
+}
+
+// allows reports whether the input takes the value s: a boolean takes
+// true or false, a choice one of its options, any other type anything.
+func (d workflowInput) allows(s string) bool {
+	switch d.Type {
+	case "boolean":
+		return s == "true" || s == "false"
+	case "choice":
+		return slices.Contains(d.Options, s)
+	}
+	return true
 }
 
 // invalidField answers 422 Validation Failed naming one field, the shape

@@ -77,6 +77,9 @@ func gitDenied(w http.ResponseWriter, status int, msg string) {
 	fmt.Fprintln(w, msg)
 }
 
+// serveGit serves git's smart HTTP as GitHub does: anyone fetches a
+// repository, a push needs a token with push access and passes the
+// branch's protection, and a push is announced to the repository's hooks.
 func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 	full, rest, push := gitRequest(r)
 	login, sent, ok := s.gitLogin(r)
@@ -84,29 +87,9 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		gitDenied(w, http.StatusUnauthorized, "Invalid username or token. Password authentication is not supported for Git operations.")
 		return
 	}
-	s.mu.Lock()
-	name, rp := s.lookupRepo(full)
-	role := RoleNone
-	if rp != nil {
-		role = s.roleOf(rp, login)
-		if s.outOfScope(r, name) || s.readOnlyToken(r) {
-			// A token narrowed to other repositories reads this public
-			// one and pushes nothing to it.
-			role = RoleRead
-		}
-	}
-	s.mu.Unlock()
-	switch {
-	case rp == nil:
-		gitDenied(w, http.StatusNotFound, "Repository not found.")
-		return
-	case push && login == "":
-		gitDenied(w, http.StatusUnauthorized, "Invalid username or token. Password authentication is not supported for Git operations.")
-		return
-	case push && role != RoleAdmin && role != RoleWrite && !(role == RoleRead && s.maintainerAny(name, rp, login)):
-		// A reader of a fork pushes only as a maintainer of a pull
-		// request from it that allows edits (pushRules decides per ref).
-		gitDenied(w, http.StatusForbidden, fmt.Sprintf("Permission to %s.git denied to %s.", name, login))
+	name, rp, role := s.gitAccess(r, full, login)
+	if status, msg := s.gitRefusal(name, rp, role, push, login); status != 0 {
+		gitDenied(w, status, msg)
 		return
 	}
 	// Names match regardless of case, as on GitHub; the directory has the
@@ -122,19 +105,11 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		}
 		defer body.Close()
 		if push {
-			cmds, err := readPushCommands(body, r.Header.Get("Content-Encoding"))
-			if err != nil {
-				gitDenied(w, http.StatusBadRequest, "githubtest: "+err.Error())
+			var status int
+			if rules, status, err = s.pushRulesOf(body, r, rp, name, login); err != nil {
+				gitDenied(w, status, err.Error())
 				return
 			}
-			if _, err := body.Seek(0, io.SeekStart); err != nil {
-				gitDenied(w, http.StatusInternalServerError, err.Error())
-				return
-			}
-			s.mu.Lock()
-			c := &ctx{s: s, repo: rp, full: name, git: gitRepo{dir: s.RepoDir(name)}, login: login}
-			rules = c.pushRules(cmds)
-			s.mu.Unlock()
 		}
 	}
 	var before *repoMark
@@ -160,6 +135,60 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		}
 		s.deliver(r.Context())
 	}
+}
+
+// gitAccess looks up the repository full names: its own spelling of the
+// name, the repository (nil when there is none) and login's role in it
+// for this request. A token narrowed to other repositories reads this
+// public one and pushes nothing to it.
+func (s *Server) gitAccess(r *http.Request, full, login string) (name string, rp *repo, role string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name, rp = s.lookupRepo(full)
+	role = RoleNone
+	if rp != nil {
+		role = s.roleOf(rp, login)
+		if s.outOfScope(r, name) || s.readOnlyToken(r) {
+			// A token narrowed to other repositories, or granted only
+			// read, reads this public one and pushes nothing to it.
+			role = RoleRead
+		}
+	}
+	return name, rp, role
+}
+
+// gitRefusal is the status and message GitHub refuses a git request
+// with, 0 when it serves it: an unknown repository, or a push without a
+// login or without push access. A reader of a fork pushes only as a
+// maintainer of a pull request from it that allows edits (pushRules
+// decides per ref).
+func (s *Server) gitRefusal(name string, rp *repo, role string, push bool, login string) (int, string) {
+	switch {
+	case rp == nil:
+		return http.StatusNotFound, "Repository not found."
+	case push && login == "":
+		return http.StatusUnauthorized, "Invalid username or token. Password authentication is not supported for Git operations."
+	case push && role != RoleAdmin && role != RoleWrite && !(role == RoleRead && s.maintainerAny(name, rp, login)):
+		return http.StatusForbidden, fmt.Sprintf("Permission to %s.git denied to %s.", name, login)
+	}
+	return 0, ""
+}
+
+// pushRulesOf reads the ref updates of a push's buffered body (and
+// rewinds it for git) and returns the rules the stand-in's pre-receive
+// hook applies to them; an error comes with the status to refuse with.
+func (s *Server) pushRulesOf(body *os.File, r *http.Request, rp *repo, name, login string) (string, int, error) {
+	cmds, err := readPushCommands(body, r.Header.Get("Content-Encoding"))
+	if err != nil {
+		return "", http.StatusBadRequest, fmt.Errorf("githubtest: %w", err)
+	}
+	if _, err := body.Seek(0, io.SeekStart); err != nil {
+		return "", http.StatusInternalServerError, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &ctx{s: s, repo: rp, full: name, git: gitRepo{dir: s.RepoDir(name)}, login: login}
+	return c.pushRules(cmds), 0, nil
 }
 
 // bufferBody reads a request body whole into a temporary file and sets the

@@ -744,6 +744,8 @@ func (c *ctx) anyFailing(sha string) bool {
 	return false
 }
 
+// listPulls lists a repository's pull requests as GitHub does: filtered
+// by state (open unless asked), head and base, then sorted.
 func listPulls(c *ctx) {
 	c.sync()
 	q := c.r.URL.Query()
@@ -758,50 +760,66 @@ func listPulls(c *ctx) {
 	}
 	var ps []*pull
 	for _, p := range c.repo.Pulls {
-		if state != "all" && p.State != state {
-			continue
+		if c.pullListed(p, state, q.Get("head"), q.Get("base")) {
+			ps = append(ps, p)
 		}
-		if h := q.Get("head"); h != "" {
-			// user:ref-name; the user matches in any case, as GitHub's
-			// logins do.
-			owner, ref, _ := strings.Cut(h, ":")
-			if !strings.EqualFold(owner, c.headOwner(p)) || ref != p.Head {
-				continue
-			}
-		}
-		if b := q.Get("base"); b != "" && b != p.Base {
-			continue
-		}
-		ps = append(ps, p)
 	}
-	// GitHub: direction defaults to desc when sort is created or not
-	// given, otherwise to asc.
 	sortBy, dir := q.Get("sort"), q.Get("direction")
-	switch {
-	case sortBy != "" && sortBy != "created" && sortBy != "updated" && sortBy != "popularity" && sortBy != "long-running":
-		c.invalidField("PullRequest", "sort", "invalid", "sort must be created, updated, popularity or long-running")
-		return
-	case dir != "" && dir != "asc" && dir != "desc":
-		c.invalidField("PullRequest", "direction", "invalid", "direction must be asc or desc")
+	if field, msg := pullSortRefusal(sortBy, dir); field != "" {
+		c.invalidField("PullRequest", field, "invalid", msg)
 		return
 	}
-	desc := dir == "desc" || (dir == "" && (sortBy == "" || sortBy == "created"))
-	switch sortBy {
-	case "updated":
-		sort.SliceStable(ps, func(i, j int) bool {
-			if ps[i].UpdatedAt.Equal(ps[j].UpdatedAt) {
-				return (ps[i].Number > ps[j].Number) == desc
-			}
-			return ps[i].UpdatedAt.After(ps[j].UpdatedAt) == desc
-		})
-	default:
-		sort.SliceStable(ps, func(i, j int) bool { return (ps[i].Number > ps[j].Number) == desc })
-	}
+	sortPulls(ps, sortBy, dir)
 	out := make([]pullJSON, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, c.pullJSON(p, false))
 	}
 	paginate(c, out)
+}
+
+// pullListed reports whether p passes a list's filters: its state (or
+// all), its head as user:ref-name when head is given (the user matches in
+// any case, as GitHub's logins do) and its base when base is given.
+func (c *ctx) pullListed(p *pull, state, head, base string) bool {
+	if state != "all" && p.State != state {
+		return false
+	}
+	if head != "" {
+		owner, ref, _ := strings.Cut(head, ":")
+		if !strings.EqualFold(owner, c.headOwner(p)) || ref != p.Head {
+			return false
+		}
+	}
+	return base == "" || base == p.Base
+}
+
+// pullSortRefusal is the field and message of a list's sort or direction
+// GitHub refuses, or "" when both are valid.
+func pullSortRefusal(sortBy, dir string) (field, msg string) {
+	switch {
+	case sortBy != "" && sortBy != "created" && sortBy != "updated" && sortBy != "popularity" && sortBy != "long-running":
+		return "sort", "sort must be created, updated, popularity or long-running"
+	case dir != "" && dir != "asc" && dir != "desc":
+		return "direction", "direction must be asc or desc"
+	}
+	return "", ""
+}
+
+// sortPulls orders ps as GitHub does: by update time for sort=updated,
+// by number otherwise; direction defaults to desc when sort is created or
+// not given, otherwise to asc.
+func sortPulls(ps []*pull, sortBy, dir string) {
+	desc := dir == "desc" || (dir == "" && (sortBy == "" || sortBy == "created"))
+	if sortBy != "updated" {
+		sort.SliceStable(ps, func(i, j int) bool { return (ps[i].Number > ps[j].Number) == desc })
+		return
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].UpdatedAt.Equal(ps[j].UpdatedAt) {
+			return (ps[i].Number > ps[j].Number) == desc
+		}
+		return ps[i].UpdatedAt.After(ps[j].UpdatedAt) == desc
+	})
 }
 
 func getPull(c *ctx) {
@@ -867,33 +885,21 @@ func createPull(c *ctx) {
 	writeJSON(c.w, 201, c.pullJSON(p, true))
 }
 
+// updatePull edits a pull request's title, body, base or state, after
+// checking the whole edit as GitHub does.
 func updatePull(c *ctx) {
 	c.sync()
 	p, ok := c.pullNumber()
 	if !ok {
 		return
 	}
-	var in struct {
-		Title, Body, State, Base *string
-	}
+	var in pullUpdate
 	if !c.decode(&in) {
 		return
 	}
-	if in.State != nil && *in.State != "open" && *in.State != "closed" {
-		c.invalidField("PullRequest", "state", "invalid", "state must be open or closed")
+	if field, code, why := c.updateRefusal(p, in); field != "" {
+		c.invalidField("PullRequest", field, code, why)
 		return
-	}
-	if in.State != nil && *in.State == "open" && p.State == "closed" {
-		if why := c.reopenRefusal(p); why != "" {
-			c.invalidField("PullRequest", "state", "custom", why)
-			return
-		}
-	}
-	if in.Base != nil {
-		if bs, _ := c.git.branches(); bs[*in.Base] == "" {
-			c.invalidField("PullRequest", "base", "invalid", "Proposed base branch '"+*in.Base+"' was not found")
-			return
-		}
 	}
 	if in.Title != nil {
 		p.Title = *in.Title
@@ -905,28 +911,59 @@ func updatePull(c *ctx) {
 		p.Base = *in.Base
 	}
 	if in.State != nil && !p.Merged {
-		switch *in.State {
-		case "closed":
-			if p.State == "open" {
-				now := c.s.now()
-				p.State, p.ClosedAt = "closed", &now
-			}
-		case "open":
-			if p.State == "closed" {
-				// The head may have moved on (a fast-forward) while
-				// the pull request was closed.
-				bs, _ := c.git.branches()
-				if bs = c.pullView(p, bs); bs[p.Head] != "" {
-					p.HeadSHA = bs[p.Head]
-					c.pullRef(p)
-				}
-				c.s.dirty = true
-			}
-			p.State, p.ClosedAt = "open", nil
-		}
+		c.setPullState(p, *in.State)
 	}
 	p.UpdatedAt = c.s.now()
 	writeJSON(c.w, 200, c.pullJSON(p, true))
+}
+
+// pullUpdate is the body of a pull request edit: the fields it sets.
+type pullUpdate struct {
+	Title, Body, State, Base *string
+}
+
+// updateRefusal is the field, error code and message of an edit of p
+// GitHub refuses: a state that is neither open nor closed, a reopening
+// GitHub refuses (reopenRefusal) or a base branch that does not exist;
+// field is "" for an edit it takes.
+func (c *ctx) updateRefusal(p *pull, in pullUpdate) (field, code, why string) {
+	if in.State != nil && *in.State != "open" && *in.State != "closed" {
+		return "state", "invalid", "state must be open or closed"
+	}
+	if in.State != nil && *in.State == "open" && p.State == "closed" {
+		if why := c.reopenRefusal(p); why != "" {
+			return "state", "custom", why
+		}
+	}
+	if in.Base != nil {
+		if bs, _ := c.git.branches(); bs[*in.Base] == "" {
+			return "base", "invalid", "Proposed base branch '" + *in.Base + "' was not found"
+		}
+	}
+	return "", "", ""
+}
+
+// setPullState closes or reopens p, which is not merged. A reopened pull
+// request takes its head branch's commit: the head may have moved on (a
+// fast-forward) while it was closed.
+func (c *ctx) setPullState(p *pull, state string) {
+	switch state {
+	case "closed":
+		if p.State == "open" {
+			now := c.s.now()
+			p.State, p.ClosedAt = "closed", &now
+		}
+	case "open":
+		if p.State == "closed" {
+			bs, _ := c.git.branches()
+			if bs = c.pullView(p, bs); bs[p.Head] != "" {
+				p.HeadSHA = bs[p.Head]
+				c.pullRef(p)
+			}
+			c.s.dirty = true
+		}
+		p.State, p.ClosedAt = "open", nil
+	}
 }
 
 // reopenRefusal says why GitHub refuses to reopen a closed pull request,

@@ -400,38 +400,73 @@ func (c *ctx) announce(before *repoMark) {
 	}
 	after, _ := c.git.branches()
 	c.announcePushes(before.branches, after, send)
+	c.announcePulls(before, send)
+	c.announceComments(before, send)
+	c.announceReviews(before, send)
+	for _, st := range c.repo.Statuses[min(before.statuses, len(c.repo.Statuses)):] {
+		send("status", "", c.statusEvent(st, after))
+	}
+	c.announceCheckRuns(before, after, send)
+}
+
+// sendFunc queues one event with its action ("" for none) to the hooks
+// that want it.
+type sendFunc func(event, action string, payload map[string]any)
+
+// pullAction is the pull_request action for a pull request that was (seen
+// before the request) was and is now p: "" when neither its state nor its
+// head changed.
+func pullAction(was pullMark, seen bool, p *pull) string {
+	switch {
+	case !seen:
+		return "opened"
+	case was.state == "open" && p.State == "closed":
+		return "closed"
+	case was.state == "closed" && p.State == "open":
+		return "reopened"
+	case p.State == "open" && was.head != p.HeadSHA:
+		return "synchronize"
+	}
+	return ""
+}
+
+// announcePulls queues the pull_request events: opened, closed, reopened,
+// synchronize, then labeled and unlabeled per label.
+func (c *ctx) announcePulls(before *repoMark, send sendFunc) {
 	for _, p := range c.repo.Pulls {
 		was, seen := before.pulls[p.Number]
 		pj := func() map[string]any { return map[string]any{"number": p.Number, "pull_request": c.pullJSON(p, true)} }
-		switch {
-		case !seen:
-			send("pull_request", "opened", pj())
-			continue
-		case was.state == "open" && p.State == "closed":
-			send("pull_request", "closed", pj())
-		case was.state == "closed" && p.State == "open":
-			send("pull_request", "reopened", pj())
-		case p.State == "open" && was.head != p.HeadSHA:
+		action := pullAction(was, seen, p)
+		switch action {
+		case "":
+		case "synchronize":
 			ev := pj()
 			ev["before"], ev["after"] = was.head, p.HeadSHA
-			send("pull_request", "synchronize", ev)
+			send("pull_request", action, ev)
+		default:
+			send("pull_request", action, pj())
+		}
+		if !seen {
+			continue
 		}
 		now := c.repo.Labels[strconv.Itoa(p.Number)]
-		for _, l := range now {
-			if !slices.Contains(was.labels, l) {
-				ev := pj()
-				ev["label"] = c.s.labelJSON(c.repo, l)
-				send("pull_request", "labeled", ev)
+		label := func(action string, labels, others []string) {
+			for _, l := range labels {
+				if !slices.Contains(others, l) {
+					ev := pj()
+					ev["label"] = c.s.labelJSON(c.repo, l)
+					send("pull_request", action, ev)
+				}
 			}
 		}
-		for _, l := range was.labels {
-			if !slices.Contains(now, l) {
-				ev := pj()
-				ev["label"] = c.s.labelJSON(c.repo, l)
-				send("pull_request", "unlabeled", ev)
-			}
-		}
+		label("labeled", now, was.labels)
+		label("unlabeled", was.labels, now)
 	}
+}
+
+// announceComments queues an issue_comment event for each comment created
+// or edited on a pull request.
+func (c *ctx) announceComments(before *repoMark, send sendFunc) {
 	for _, ic := range c.repo.Comments {
 		at, seen := before.comments[ic.ID]
 		if seen && at.Equal(ic.UpdatedAt) {
@@ -447,39 +482,61 @@ func (c *ctx) announce(before *repoMark) {
 		}
 		send("issue_comment", action, map[string]any{"issue": c.issueJSON(p), "comment": c.issueCommentJSON(ic)})
 	}
+}
+
+// reviewAction is the pull_request_review action for a review that was
+// (seen before the request) in state was and is now in state: "" for none.
+func reviewAction(was string, seen bool, state string) string {
+	switch {
+	case !seen && state != "PENDING":
+		return "submitted"
+	case seen && was != state && state == "DISMISSED":
+		return "dismissed"
+	}
+	return ""
+}
+
+// announceReviews queues a pull_request_review event for each review
+// submitted or dismissed.
+func (c *ctx) announceReviews(before *repoMark, send sendFunc) {
 	for _, rv := range c.repo.Reviews {
 		was, seen := before.reviews[rv.ID]
-		action := ""
-		switch {
-		case !seen && rv.State != "PENDING":
-			action = "submitted"
-		case seen && was != rv.State && rv.State == "DISMISSED":
-			action = "dismissed"
-		}
+		action := reviewAction(was, seen, rv.State)
 		if p := c.pull(rv.Number); action != "" && p != nil {
 			send("pull_request_review", action, map[string]any{"review": c.reviewJSON(rv), "pull_request": c.pullJSON(p, false)})
 		}
 	}
-	for _, st := range c.repo.Statuses[min(before.statuses, len(c.repo.Statuses)):] {
-		send("status", "", c.statusEvent(st, after))
+}
+
+// checkRunAction is the check_run action for a check run that was (seen
+// before the request) was as "status/conclusion" and now has status and
+// conclusion: "" for none.
+func checkRunAction(was string, seen bool, status, conclusion string) string {
+	switch {
+	case !seen:
+		return "created"
+	case was != status+"/"+conclusion && status == "completed":
+		return "completed"
 	}
+	return ""
+}
+
+// announceCheckRuns queues a check_run event for each check run created
+// or completed, and a check_suite completed event once per commit whose
+// runs have all completed.
+func (c *ctx) announceCheckRuns(before *repoMark, after map[string]string, send sendFunc) {
 	suiteDone := map[string]bool{}
 	for _, cr := range c.repo.CheckRuns {
 		was, seen := before.checkRuns[cr.ID]
-		action := ""
-		switch {
-		case !seen:
-			action = "created"
-		case was != cr.Status+"/"+cr.Conclusion && cr.Status == "completed":
-			action = "completed"
+		action := checkRunAction(was, seen, cr.Status, cr.Conclusion)
+		if action == "" {
+			continue
 		}
-		if action != "" {
-			ev := c.checkRunEvent(cr, after)
-			send("check_run", action, map[string]any{"check_run": ev})
-			if cr.Status == "completed" && !suiteDone[cr.HeadSHA] && c.suiteCompleted(cr.HeadSHA) {
-				suiteDone[cr.HeadSHA] = true
-				send("check_suite", "completed", map[string]any{"check_suite": c.checkSuiteEvent(cr.HeadSHA, ev)})
-			}
+		ev := c.checkRunEvent(cr, after)
+		send("check_run", action, map[string]any{"check_run": ev})
+		if cr.Status == "completed" && !suiteDone[cr.HeadSHA] && c.suiteCompleted(cr.HeadSHA) {
+			suiteDone[cr.HeadSHA] = true
+			send("check_suite", "completed", map[string]any{"check_suite": c.checkSuiteEvent(cr.HeadSHA, ev)})
 		}
 	}
 }
@@ -514,7 +571,7 @@ func (c *ctx) checkSuiteEvent(sha string, run checkRunJSON) map[string]any {
 
 // announcePushes queues a push event for each branch that moved, was
 // created or was deleted.
-func (c *ctx) announcePushes(before, after map[string]string, send func(event, action string, payload map[string]any)) {
+func (c *ctx) announcePushes(before, after map[string]string, send sendFunc) {
 	const zero = "0000000000000000000000000000000000000000"
 	names := map[string]bool{}
 	for b := range before {

@@ -32,6 +32,12 @@ const (
 	NoCommit   Behavior = "none"        // the run ends without a commit
 	TwoCommits Behavior = "two-commits" // two conforming-looking commits
 	Dirty      Behavior = "dirty"       // uncommitted changes, no commit
+	// Lie is a conforming `done` return whose evidence checks a file the
+	// agent did not write: admitted, and false when gallivant replays it.
+	Lie Behavior = "lie"
+	// Shared is a conforming `done` return whose evidence is the one
+	// check every row of the spec shares, `test -d rows`.
+	Shared Behavior = "shared"
 )
 
 // Script decides the scripted agent's behaviour for a target ("seed", a
@@ -56,106 +62,152 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 		nth := counts[key]
 		mu.Unlock()
 		b := script(target, nth, kv["model"])
-		iteration, _ := strconv.Atoi(kv["iteration"])
-		attempts, _ := strconv.Atoi(kv["attempts"])
-		g := Git{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		d := &dispatch{ctx: ctx, dir: dir, spec: spec, kv: kv}
+		d.iteration, _ = strconv.Atoi(kv["iteration"])
+		d.attempts, _ = strconv.Atoi(kv["attempts"])
+		d.git = Git{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=scripted-agent", "GIT_AUTHOR_EMAIL=agent@example.com",
 			"GIT_COMMITTER_NAME=scripted-agent", "GIT_COMMITTER_EMAIL=agent@example.com"}}
-		write := func(name, content string) error {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(p, []byte(content), 0o644)
+		switch target {
+		case "round":
+			return d.round(b)
+		case "seed":
+			return d.seed(b, brief)
 		}
-		commit := func(msg string, allowEmpty bool) error {
-			if _, err := g.Out(ctx, "add", "-A"); err != nil {
-				return err
-			}
-			args := []string{"commit", "--quiet", "-m", msg}
-			if allowEmpty {
-				args = append(args, "--allow-empty")
-			}
-			_, err := g.Out(ctx, args...)
-			return err
-		}
-		head := fmt.Sprintf("pending: %s\niteration: %d\n\n", kv["pending"], iteration+1)
-		if target == "round" {
-			// A fix round: answer the findings with one plain commit.
-			file := fmt.Sprintf("fixes/round-%s.txt", kv["round"])
-			switch b {
-			case NoCommit:
-				return nil
-			case Dirty:
-				return write(file, "half a fix\n")
-			}
-			if err := write(file, fmt.Sprintf("answers round %s on %s\n", kv["round"], kv["head"])); err != nil {
-				return err
-			}
-			return commit(fmt.Sprintf("Answer review round %s", kv["round"]), false)
-		}
-		if target == "seed" {
-			if b == NoCommit {
-				return nil
-			}
-			var rows []string
-			var first string
-			for _, n := range seedRows(brief) {
-				rows = append(rows, fmt.Sprintf("| %s | open | 0 | test -f rows/row-%s.txt; FAIL: missing |", n, n))
-				if first == "" {
-					first = "row " + n
-				}
-			}
-			if first == "" {
-				first = "none"
-			}
-			seedEvidence := ledger.Subject{Kind: ledger.KindSeedEvidence}.String()
-			msg := fmt.Sprintf("%s\n\n%s%s\n\nrow 0 done | seeded %d rows, closed 0 on baseline | %s\n", seedEvidence, head, strings.Join(rows, "\n"), len(rows), first)
-			if b == Malformed {
-				msg = seedEvidence + "\n\nI looked around and everything seems fine.\n"
-			}
-			return commit(msg, true)
-		}
-		n := target
-		switch b {
-		case NoCommit:
-			return nil
-		case Dirty:
-			return write(fmt.Sprintf("rows/row-%s.txt", n), "half done\n")
-		case Malformed:
-			if err := write(fmt.Sprintf("rows/row-%s.txt", n), fmt.Sprintf("done in iteration %d\n", iteration+1)); err != nil {
-				return err
-			}
-			return commit(fmt.Sprintf("Implement row %s\n\nAll good, trust me.\n", n), false)
-		}
-		status, evidence, decision := "done", fmt.Sprintf("test -f rows/row-%s.txt; ok", n), fmt.Sprintf("row %s done | wrote rows/row-%s.txt on attempt %d | next row", n, n, attempts+1)
-		file := fmt.Sprintf("rows/row-%s.txt", n)
-		switch b {
-		case Fail, Needs:
-			status = "failed"
-			file = fmt.Sprintf("rows/attempt-%s-%d.txt", n, attempts+1)
-			evidence = fmt.Sprintf("test -f rows/row-%s.txt; FAIL: still missing after attempt %d", n, attempts+1)
-			decision = fmt.Sprintf("row %s failed | attempt %d did not get there | try a different approach", n, attempts+1)
-			if b == Needs {
-				decision = fmt.Sprintf("row %s failed | the fixture server is unreachable | needs a staging token", n)
-			}
-		}
-		if err := write(file, fmt.Sprintf("%s iteration %d\n", spec, iteration+1)); err != nil {
-			return err
-		}
-		row, _ := strconv.Atoi(n)
-		subject := ledger.Subject{Kind: ledger.KindRowResult, Row: row, Status: ledger.Status(status)}.String()
-		msg := fmt.Sprintf("%s\n\n%s| %s | %s | %d | %s |\n\n%s\n", subject, head, n, status, attempts+1, evidence, decision)
-		if err := commit(msg, false); err != nil {
-			return err
-		}
-		if b == TwoCommits {
-			if err := write(file+".more", "more\n"); err != nil {
-				return err
-			}
-			return commit(msg, false)
-		}
+		return d.row(b, target)
+	}
+}
+
+// dispatch is one dispatch the scripted agent answers: its checkout, its
+// spec and the brief's values.
+type dispatch struct {
+	ctx       context.Context
+	dir, spec string
+	kv        map[string]string
+	git       Git
+	// iteration and attempts are the brief's counts before the dispatch.
+	iteration, attempts int
+}
+
+// write writes content to the file name of the checkout.
+func (d *dispatch) write(name, content string) error {
+	p := filepath.Join(d.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(content), 0o644)
+}
+
+// commit commits every change of the checkout with message msg.
+func (d *dispatch) commit(msg string, allowEmpty bool) error {
+	if _, err := d.git.Out(d.ctx, "add", "-A"); err != nil {
+		return err
+	}
+	args := []string{"commit", "--quiet", "-m", msg}
+	if allowEmpty {
+		args = append(args, "--allow-empty")
+	}
+	_, err := d.git.Out(d.ctx, args...)
+	return err
+}
+
+// head is a return's attribution lines and the blank line after them.
+func (d *dispatch) head() string {
+	return fmt.Sprintf("pending: %s\niteration: %d\n\n", d.kv["pending"], d.iteration+1)
+}
+
+// round answers a fix round with one plain commit, as b says.
+func (d *dispatch) round(b Behavior) error {
+	file := fmt.Sprintf("fixes/round-%s.txt", d.kv["round"])
+	switch b {
+	case NoCommit:
+		return nil
+	case Dirty:
+		return d.write(file, "half a fix\n")
+	}
+	if err := d.write(file, fmt.Sprintf("answers round %s on %s\n", d.kv["round"], d.kv["head"])); err != nil {
+		return err
+	}
+	return d.commit(fmt.Sprintf("Answer review round %s", d.kv["round"]), false)
+}
+
+// seed answers a seed dispatch: every row of the brief open, as b says.
+func (d *dispatch) seed(b Behavior, brief string) error {
+	if b == NoCommit {
 		return nil
 	}
+	var rows []string
+	var first string
+	for _, n := range seedRows(brief) {
+		rows = append(rows, fmt.Sprintf("| %s | open | 0 | test -f rows/row-%s.txt; FAIL: missing |", n, n))
+		if first == "" {
+			first = "row " + n
+		}
+	}
+	if first == "" {
+		first = "none"
+	}
+	seedEvidence := ledger.Subject{Kind: ledger.KindSeedEvidence}.String()
+	msg := fmt.Sprintf("%s\n\n%s%s\n\nrow 0 done | seeded %d rows, closed 0 on baseline | %s\n", seedEvidence, d.head(), strings.Join(rows, "\n"), len(rows), first)
+	if b == Malformed {
+		msg = seedEvidence + "\n\nI looked around and everything seems fine.\n"
+	}
+	return d.commit(msg, true)
+}
+
+// row answers a dispatch of row n as b says.
+func (d *dispatch) row(b Behavior, n string) error {
+	switch b {
+	case NoCommit:
+		return nil
+	case Dirty:
+		return d.write(fmt.Sprintf("rows/row-%s.txt", n), "half done\n")
+	case Malformed:
+		if err := d.write(fmt.Sprintf("rows/row-%s.txt", n), fmt.Sprintf("done in iteration %d\n", d.iteration+1)); err != nil {
+			return err
+		}
+		return d.commit(fmt.Sprintf("Implement row %s\n\nAll good, trust me.\n", n), false)
+	}
+	file, status, evidence, decision := d.rowResult(b, n)
+	if err := d.write(file, fmt.Sprintf("%s iteration %d\n", d.spec, d.iteration+1)); err != nil {
+		return err
+	}
+	row, _ := strconv.Atoi(n)
+	subject := ledger.Subject{Kind: ledger.KindRowResult, Row: row, Status: ledger.Status(status)}.String()
+	msg := fmt.Sprintf("%s\n\n%s| %s | %s | %d | %s |\n\n%s\n", subject, d.head(), n, status, d.attempts+1, evidence, decision)
+	if err := d.commit(msg, false); err != nil {
+		return err
+	}
+	if b == TwoCommits {
+		if err := d.write(file+".more", "more\n"); err != nil {
+			return err
+		}
+		return d.commit(msg, false)
+	}
+	return nil
+}
+
+// rowResult is the file row n's answer writes and its status, evidence
+// and decision: done, or failed (for Fail and Needs, Needs naming what a
+// person must supply).
+func (d *dispatch) rowResult(b Behavior, n string) (file, status, evidence, decision string) {
+	try := d.attempts + 1
+	switch b {
+	case Fail, Needs:
+		decision = fmt.Sprintf("row %s failed | attempt %d did not get there | try a different approach", n, try)
+		if b == Needs {
+			decision = fmt.Sprintf("row %s failed | the fixture server is unreachable | needs a staging token", n)
+		}
+		return fmt.Sprintf("rows/attempt-%s-%d.txt", n, try), "failed",
+			fmt.Sprintf("test -f rows/row-%s.txt; FAIL: still missing after attempt %d", n, try), decision
+	}
+	file, evidence = fmt.Sprintf("rows/row-%s.txt", n), fmt.Sprintf("test -f rows/row-%s.txt; ok", n)
+	switch b {
+	case Lie:
+		file = fmt.Sprintf("rows/claimed-%s-%d.txt", n, try)
+	case Shared:
+		evidence = "test -d rows; ok"
+	}
+	return file, "done", evidence, fmt.Sprintf("row %s done | wrote rows/row-%s.txt on attempt %d | next row", n, n, try)
 }
 
 // Git runs the git binary in Dir as an agent would, with Env added to the

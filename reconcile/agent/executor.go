@@ -741,14 +741,6 @@ func checkoutHead(dir string) (string, error) {
 	return ref.Hash().String(), nil
 }
 
-// copyCommits copies the objects of the agent's commits (those reachable
-// from the checkout's HEAD and not in the mirror) into the mirror and
-// returns the head and how many commits were added. It reads the checkout
-// with go-git, bounded to its .git directory: no git process, no hook and
-// no configuration of the checkout runs as gallivant, and alternates or
-// symlinks cannot reach gallivant's own files. Every object's size is read
-// from its header and checked before it is inflated (defaultIngestLimits):
-// an oversized return fails with a *ReturnTooLargeError naming the object.
 // ancestorOf reports whether c is before or an ancestor of it in repo;
 // with no before (the base is unknown) every commit the mirror holds is
 // taken for the base's.
@@ -764,10 +756,20 @@ func ancestorOf(repo *git.Repository, c *object.Commit, before string) bool {
 	return err == nil && ok
 }
 
+// copyCommits copies the objects of the agent's commits (those reachable
+// from the checkout's HEAD and not in the mirror) into the mirror and
+// returns the head and how many commits were added. It reads the checkout
+// with go-git, bounded to its .git directory: no git process, no hook and
+// no configuration of the checkout runs as gallivant, and alternates or
+// symlinks cannot reach gallivant's own files. Every object's size is read
+// from its header and checked before it is inflated (defaultIngestLimits):
+// an oversized return fails with a *ReturnTooLargeError naming the object.
 func copyCommits(dir, mirror, before string) (string, int, error) {
 	return copyCommitsWithin(dir, mirror, before, defaultIngestLimits)
 }
 
+// copyCommitsWithin is copyCommits within the limits lim: it returns the
+// checkout's head and how many of the commits up to it are this run's.
 func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, int, error) {
 	dotgit := filepath.Join(dir, ".git")
 	if fi, err := os.Lstat(dotgit); err != nil || !fi.IsDir() {
@@ -795,85 +797,133 @@ func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, in
 	if err != nil {
 		return "", 0, err
 	}
-	// Walk from the head down to what the mirror has, checking each
-	// object's size before reading it; only commits, trees and tags are
-	// read here.
-	var order []plumbing.Hash
-	seen := map[plumbing.Hash]bool{}
+	w := &commitCopy{src: src, dst: dst, sizer: sizer, lim: lim, before: before, seen: map[plumbing.Hash]bool{}}
+	if err := w.walk(head); err != nil {
+		return "", 0, err
+	}
+	if err := w.write(); err != nil {
+		return "", 0, err
+	}
+	return head.String(), w.commits, nil
+}
+
+// commitCopy is one copy of a checkout's new objects (src) into the
+// mirror (dst): the objects to copy in walk order, and how many commits
+// are the run's.
+type commitCopy struct {
+	src, dst *git.Repository
+	sizer    *objectSizer
+	lim      ingestLimits
+	before   string
+	order    []plumbing.Hash
+	seen     map[plumbing.Hash]bool
+	total    int64
+	commits  int
+}
+
+// walk goes from head down to what the mirror has, checking each object's
+// size before reading it; only commits, trees and tags are read here.
+func (w *commitCopy) walk(head plumbing.Hash) error {
 	stack := []plumbing.Hash{head}
-	var total int64
-	commits := 0
 	for len(stack) > 0 {
 		h := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if seen[h] || h.String() == before {
+		if w.seen[h] || h.String() == w.before {
 			continue
 		}
-		seen[h] = true
-		if dst.Storer.HasEncodedObject(h) == nil {
+		w.seen[h] = true
+		if w.dst.Storer.HasEncodedObject(h) == nil {
 			// The mirror has it: nothing to copy. A commit it has is still
 			// this run's when it is no ancestor of before: a
 			// byte-identical commit another run copied first (two agents
 			// that wrote the same commit in the same second).
-			if c, err := dst.CommitObject(h); err == nil && !ancestorOf(dst, c, before) {
-				commits++
+			if c, err := w.dst.CommitObject(h); err == nil && !ancestorOf(w.dst, c, w.before) {
+				w.commits++
 				stack = append(stack, c.ParentHashes...)
 			}
 			continue
 		}
-		typ, size, err := sizer.size(h.String())
+		typ, err := w.take(h)
 		if err != nil {
-			return "", 0, err
+			return err
 		}
-		if total += size; total > lim.Return {
-			return "", 0, &ReturnTooLargeError{Object: h.String(), Type: typ, Size: total, Limit: lim.Return, Whole: true}
+		next, err := w.links(h, typ)
+		if err != nil {
+			return err
 		}
-		if len(order) >= lim.Objects {
-			return "", 0, &ReturnTooLargeError{Object: h.String(), Type: typ, Size: int64(len(order) + 1), Limit: int64(lim.Objects), Count: true}
+		stack = append(stack, next...)
+	}
+	return nil
+}
+
+// take adds object h to the copy within the return's limits and returns
+// its type.
+func (w *commitCopy) take(h plumbing.Hash) (string, error) {
+	typ, size, err := w.sizer.size(h.String())
+	if err != nil {
+		return "", err
+	}
+	if w.total += size; w.total > w.lim.Return {
+		return "", &ReturnTooLargeError{Object: h.String(), Type: typ, Size: w.total, Limit: w.lim.Return, Whole: true}
+	}
+	if len(w.order) >= w.lim.Objects {
+		return "", &ReturnTooLargeError{Object: h.String(), Type: typ, Size: int64(len(w.order) + 1), Limit: int64(w.lim.Objects), Count: true}
+	}
+	w.order = append(w.order, h)
+	return typ, nil
+}
+
+// links are the objects object h (of type typ) names: a commit's tree and
+// parents (and it counts as the run's), a tree's entries but submodules,
+// a tag's target.
+func (w *commitCopy) links(h plumbing.Hash, typ string) ([]plumbing.Hash, error) {
+	switch typ {
+	case "commit":
+		w.commits++
+		c, err := w.src.CommitObject(h)
+		if err != nil {
+			return nil, err
 		}
-		order = append(order, h)
-		switch typ {
-		case "commit":
-			commits++
-			c, err := src.CommitObject(h)
-			if err != nil {
-				return "", 0, err
+		return append([]plumbing.Hash{c.TreeHash}, c.ParentHashes...), nil
+	case "tree":
+		tr, err := w.src.TreeObject(h)
+		if err != nil {
+			return nil, err
+		}
+		var out []plumbing.Hash
+		for _, e := range tr.Entries {
+			if e.Mode != filemode.Submodule {
+				out = append(out, e.Hash)
 			}
-			stack = append(stack, c.TreeHash)
-			stack = append(stack, c.ParentHashes...)
-		case "tree":
-			tr, err := src.TreeObject(h)
-			if err != nil {
-				return "", 0, err
-			}
-			for _, e := range tr.Entries {
-				if e.Mode != filemode.Submodule {
-					stack = append(stack, e.Hash)
-				}
-			}
-		case "tag":
-			tg, err := src.TagObject(h)
-			if err != nil {
-				return "", 0, err
-			}
-			stack = append(stack, tg.Target)
+		}
+		return out, nil
+	case "tag":
+		tg, err := w.src.TagObject(h)
+		if err != nil {
+			return nil, err
+		}
+		return []plumbing.Hash{tg.Target}, nil
+	}
+	return nil, nil
+}
+
+// write copies the objects into the mirror, what an object needs before
+// it, so that an interrupted copy never leaves a commit without its tree
+// in the mirror.
+func (w *commitCopy) write() error {
+	for i := len(w.order) - 1; i >= 0; i-- {
+		if _, _, err := w.sizer.size(w.order[i].String()); err != nil {
+			return err
+		}
+		o, err := w.src.Storer.EncodedObject(plumbing.AnyObject, w.order[i])
+		if err != nil {
+			return err
+		}
+		if _, err := w.dst.Storer.SetEncodedObject(o); err != nil {
+			return err
 		}
 	}
-	// What an object needs is written before it, so that an interrupted
-	// copy never leaves a commit without its tree in the mirror.
-	for i := len(order) - 1; i >= 0; i-- {
-		if _, _, err := sizer.size(order[i].String()); err != nil {
-			return "", 0, err
-		}
-		o, err := src.Storer.EncodedObject(plumbing.AnyObject, order[i])
-		if err != nil {
-			return "", 0, err
-		}
-		if _, err := dst.Storer.SetEncodedObject(o); err != nil {
-			return "", 0, err
-		}
-	}
-	return head.String(), commits, nil
+	return nil
 }
 
 func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFile, kind string, t Task, logf *os.File, stdout io.Writer, env []string, cred *syscall.Credential, lock *os.File, started func(pid int)) error {

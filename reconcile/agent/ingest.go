@@ -269,20 +269,9 @@ var packTypes = map[byte]string{1: "commit", 2: "tree", 3: "blob", 4: "tag", 6: 
 // the delta's source and target sizes and its base's size, each checked.
 func (s *objectSizer) entry(p packIndex, h string, off int64, depth int) (string, int64, error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(p.pack, off, 1<<62), 512)
-	c, err := r.ReadByte()
+	kind, size, err := entryHeader(r)
 	if err != nil {
 		return "", 0, fmt.Errorf("object %s in %s: %w", h, p.name, err)
-	}
-	kind := (c >> 4) & 7
-	size := int64(c & 15)
-	for shift := uint(4); c&0x80 != 0; shift += 7 {
-		if shift > 56 {
-			return "", 0, fmt.Errorf("object %s in %s: bad entry header", h, p.name)
-		}
-		if c, err = r.ReadByte(); err != nil {
-			return "", 0, fmt.Errorf("object %s in %s: %w", h, p.name, err)
-		}
-		size |= int64(c&0x7f) << shift
 	}
 	typ, ok := packTypes[kind]
 	if !ok {
@@ -294,44 +283,11 @@ func (s *objectSizer) entry(p packIndex, h string, off int64, depth int) (string
 	if typ != "delta" {
 		return typ, size, nil
 	}
-	var baseSize func() (string, int64, error)
-	if kind == 6 {
-		c, err := r.ReadByte()
-		if err != nil {
-			return "", 0, err
-		}
-		back := int64(c & 0x7f)
-		for c&0x80 != 0 {
-			if back > 1<<50 {
-				return "", 0, fmt.Errorf("object %s in %s: bad delta offset", h, p.name)
-			}
-			if c, err = r.ReadByte(); err != nil {
-				return "", 0, err
-			}
-			back = (back+1)<<7 | int64(c&0x7f)
-		}
-		if back <= 0 || back > off {
-			return "", 0, fmt.Errorf("object %s in %s: bad delta offset", h, p.name)
-		}
-		baseSize = func() (string, int64, error) { return s.entry(p, h+"^base", off-back, depth+1) }
-	} else {
-		var base [20]byte
-		if _, err := io.ReadFull(r, base[:]); err != nil {
-			return "", 0, err
-		}
-		baseSize = func() (string, int64, error) { return s.sizeAt(hex.EncodeToString(base[:]), depth+1) }
-	}
-	z, err := zlib.NewReader(r)
+	baseSize, err := s.deltaBase(r, p, h, off, kind, depth)
 	if err != nil {
-		return "", 0, fmt.Errorf("object %s in %s: %w", h, p.name, err)
+		return "", 0, err
 	}
-	var head [20]byte
-	n, _ := io.ReadFull(z, head[:])
-	src, rest, err := leb128(head[:n])
-	if err != nil {
-		return "", 0, fmt.Errorf("object %s in %s: %w", h, p.name, err)
-	}
-	target, _, err := leb128(rest)
+	src, target, err := deltaSizes(r)
 	if err != nil {
 		return "", 0, fmt.Errorf("object %s in %s: %w", h, p.name, err)
 	}
@@ -346,6 +302,77 @@ func (s *objectSizer) entry(p packIndex, h string, off int64, depth int) (string
 		return "", 0, fmt.Errorf("object %s in %s: delta of a %d-byte base whose size is %d", h, p.name, src, bsize)
 	}
 	return btyp, target, nil
+}
+
+// entryHeader reads a pack entry's header: its type number and its size.
+func entryHeader(r *bufio.Reader) (kind byte, size int64, err error) {
+	c, err := r.ReadByte()
+	if err != nil {
+		return 0, 0, err
+	}
+	kind = (c >> 4) & 7
+	size = int64(c & 15)
+	for shift := uint(4); c&0x80 != 0; shift += 7 {
+		if shift > 56 {
+			return 0, 0, errors.New("bad entry header")
+		}
+		if c, err = r.ReadByte(); err != nil {
+			return 0, 0, err
+		}
+		size |= int64(c&0x7f) << shift
+	}
+	return kind, size, nil
+}
+
+// deltaBase reads where the base of the delta entry h at off is (an
+// offset back in the same pack for kind 6, an object id for kind 7) and
+// returns how to size it, one level deeper.
+func (s *objectSizer) deltaBase(r *bufio.Reader, p packIndex, h string, off int64, kind byte, depth int) (func() (string, int64, error), error) {
+	if kind != 6 {
+		var base [20]byte
+		if _, err := io.ReadFull(r, base[:]); err != nil {
+			return nil, err
+		}
+		return func() (string, int64, error) { return s.sizeAt(hex.EncodeToString(base[:]), depth+1) }, nil
+	}
+	c, err := r.ReadByte()
+	if err != nil {
+		return nil, err
+	}
+	back := int64(c & 0x7f)
+	for c&0x80 != 0 {
+		if back > 1<<50 {
+			return nil, fmt.Errorf("object %s in %s: bad delta offset", h, p.name)
+		}
+		if c, err = r.ReadByte(); err != nil {
+			return nil, err
+		}
+		back = (back+1)<<7 | int64(c&0x7f)
+	}
+	if back <= 0 || back > off {
+		return nil, fmt.Errorf("object %s in %s: bad delta offset", h, p.name)
+	}
+	return func() (string, int64, error) { return s.entry(p, h+"^base", off-back, depth+1) }, nil
+}
+
+// deltaSizes reads a delta's source and target sizes from the start of
+// its deflated data: at most 20 inflated bytes.
+func deltaSizes(r io.Reader) (src, target int64, err error) {
+	z, err := zlib.NewReader(r)
+	if err != nil {
+		return 0, 0, err
+	}
+	var head [20]byte
+	n, _ := io.ReadFull(z, head[:])
+	src, rest, err := leb128(head[:n])
+	if err != nil {
+		return 0, 0, err
+	}
+	target, _, err = leb128(rest)
+	if err != nil {
+		return 0, 0, err
+	}
+	return src, target, nil
 }
 
 // leb128 decodes a delta header's size.

@@ -467,18 +467,9 @@ func presetEnv(kind string, cred *syscall.Credential) []string {
 // admission to judge. git runs in the checkout as the agent, with the
 // agent's environment and hooks off, as the status in collect does.
 func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPath string, t Task, before string, u Usage) (bool, error) {
-	data, err := readResult(resultPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("read the result file: %w", err)
-	}
-	// The result file is gallivant's, not the agent's work: it never
-	// enters the commit.
-	if err := os.Remove(resultPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("remove the result file: %w", err)
-	}
-	source := "the result file " + ResultName
-	if len(bytes.TrimSpace(data)) == 0 && u.Final != "" {
-		data, source = ExtractResult(u.Final), "the agent's final message"
+	data, source, err := takeResult(resultPath, u)
+	if err != nil {
+		return false, err
 	}
 	safe := []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"}
 	run := func(args ...string) (string, error) { return ag.out(ctx, append(safe, args...)...) }
@@ -491,20 +482,61 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 		return false, err
 	}
 	n, _ := strconv.Atoi(count)
+	if agentReturned(run, t, status, n) {
+		return false, nil
+	}
+	msg, ok, err := returnMessage(t, data, source, u)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := commitReturn(run, ag.cred, msg, n, before); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// takeResult reads and removes the result file (the result file is
+// gallivant's, not the agent's work: it never enters the commit). When the
+// file is empty or absent the agent's final message stands in for it;
+// source names which of the two data is.
+func takeResult(resultPath string, u Usage) (data []byte, source string, err error) {
+	data, err = readResult(resultPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, "", fmt.Errorf("read the result file: %w", err)
+	}
+	if err := os.Remove(resultPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, "", fmt.Errorf("remove the result file: %w", err)
+	}
+	source = "the result file " + ResultName
+	if len(bytes.TrimSpace(data)) == 0 && u.Final != "" {
+		data, source = ExtractResult(u.Final), "the agent's final message"
+	}
+	return data, source, nil
+}
+
+// agentReturned reports whether the agent's own commits (n of them since
+// the run began, with the checkout's status) already are the return: one
+// admissible return for a first run, at most one commit and a clean
+// checkout for a review round.
+func agentReturned(run func(args ...string) (string, error), t Task, status string, n int) bool {
 	if status == "" && n == 1 && t.Round == 0 {
 		subject, _ := run("log", "-1", "--format=%s")
 		body, _ := run("log", "-1", "--format=%b")
 		if _, err := ledger.ParseReturn(subject, body); err == nil {
-			return false, nil // the agent wrote an admissible return itself
+			return true
 		}
 	}
-	if t.Round > 0 && status == "" && n <= 1 {
-		return false, nil
-	}
-	var msg string
+	return t.Round > 0 && status == "" && n <= 1
+}
+
+// returnMessage is the message of the return commit built from data, the
+// result (read from source): a review round's answer, or the return the
+// result describes. ok is false when a first run left no result.
+func returnMessage(t Task, data []byte, source string, u Usage) (msg string, ok bool, err error) {
+	empty := len(bytes.TrimSpace(data)) == 0
 	if t.Round > 0 {
 		msg = fmt.Sprintf("Answer review round %d\n", t.Round)
-		if len(bytes.TrimSpace(data)) > 0 {
+		if !empty {
 			if r, err := ParseResult(data); err == nil {
 				msg += "\n" + r.Decision + "\n"
 			}
@@ -512,25 +544,32 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 		if tr := u.trailers(); len(tr) > 0 {
 			msg += "\n" + strings.Join(tr, "\n") + "\n"
 		}
-	} else {
-		if len(bytes.TrimSpace(data)) == 0 {
-			return false, nil
-		}
-		r, err := ParseResult(data)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", source, err)
-		}
-		attempts := 0
-		if m := attemptsRE.FindStringSubmatch(t.Brief); m != nil {
-			attempts, _ = strconv.Atoi(m[1])
-		}
-		if msg, err = r.Message(t, attempts, u.trailers()); err != nil {
-			return false, fmt.Errorf("%s: %w", source, err)
-		}
+		return msg, true, nil
 	}
+	if empty {
+		return "", false, nil
+	}
+	r, err := ParseResult(data)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", source, err)
+	}
+	attempts := 0
+	if m := attemptsRE.FindStringSubmatch(t.Brief); m != nil {
+		attempts, _ = strconv.Atoi(m[1])
+	}
+	if msg, err = r.Message(t, attempts, u.trailers()); err != nil {
+		return "", false, fmt.Errorf("%s: %w", source, err)
+	}
+	return msg, true, nil
+}
+
+// commitReturn commits everything in the checkout as one commit with
+// message msg, squashing the agent's n commits since before. The message
+// file is readable by the agent's user (cred) when git runs as it.
+func commitReturn(run func(args ...string) (string, error), cred *syscall.Credential, msg string, n int, before string) error {
 	mf, err := os.CreateTemp("", "gallivant-return-*.msg")
 	if err != nil {
-		return false, err
+		return err
 	}
 	msgFile := mf.Name()
 	defer os.Remove(msgFile)
@@ -539,29 +578,29 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 		err = cerr
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
-	if cred := ag.cred; cred != nil {
+	if cred != nil {
 		if err := os.Chmod(msgFile, 0o644); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if n > 0 {
 		if _, err := run("reset", "--quiet", "--soft", before); err != nil {
-			return false, err
+			return err
 		}
 	}
 	if _, err := run("add", "-A"); err != nil {
-		return false, err
+		return err
 	}
 	ident := []string{}
 	if email, _ := run("config", "user.email"); email == "" {
 		ident = []string{"-c", "user.name=gallivant agent", "-c", "user.email=agent@gallivant.invalid"}
 	}
 	if _, err := run(append(ident, "commit", "--quiet", "--allow-empty", "--no-verify", "-F", msgFile)...); err != nil {
-		return false, err
+		return err
 	}
-	return true, nil
+	return nil
 }
 
 // completeRun reads the preset's usage from its output and completes the

@@ -139,67 +139,8 @@ func endRun(sid int, s runScope) int {
 	killed := 0
 	for round := 0; round < 100; round++ {
 		spawning.Lock()
-		procs := processes()
-		byPid := make(map[int]proc, len(procs))
-		for _, p := range procs {
-			byPid[p.pid] = p
-		}
-		live.Lock()
-		running := make(map[int]bool, len(live.sids))
-		for g := range live.sids {
-			running[g] = g != sid
-		}
-		live.Unlock()
-		// stray: p's ancestors up to gallivant or init are all the
-		// agent user's. A process of that user under another of
-		// gallivant's processes, or under another reconciler or service
-		// (another user's process), is not this run's.
-		stray := func(p proc, uid int) bool {
-			for i := 0; i < 64; i++ {
-				if p.ppid == self || p.ppid <= 1 {
-					return true
-				}
-				q, ok := byPid[p.ppid]
-				if !ok || !q.isUser(uid) {
-					return false
-				}
-				p = q
-			}
-			return false
-		}
-		// underRunning: p descends from another agent that still runs.
-		underRunning := func(p proc) bool {
-			for i := 0; i < 64 && p.pid > 1; i++ {
-				if running[p.sid] {
-					return true
-				}
-				q, ok := byPid[p.ppid]
-				if !ok || p.ppid == self {
-					return false
-				}
-				p = q
-			}
-			return false
-		}
-		// gallivant's own ancestors, and every process of gallivant's own
-		// session (an agent leads a session of its own), are never a
-		// run's, whatever they look like.
-		ancestors := map[int]bool{}
-		for p, ok := byPid[self]; ok && p.ppid > 1 && len(ancestors) < 64; p, ok = byPid[p.ppid] {
-			ancestors[p.ppid] = true
-		}
-		var victims []int
-		for _, p := range procs {
-			if p.pid <= 1 || p.pid == self || ancestors[p.pid] || p.sid == selfSid {
-				continue
-			}
-			session := p.sid == sid
-			orphan := p.ppid == self && p.sid != selfSid && !running[p.sid]
-			ours := s.uid >= 0 && p.isUser(s.uid) && !s.before[procKey{p.pid, p.start}] && !underRunning(p) && stray(p, s.uid)
-			if session || orphan || ours {
-				victims = append(victims, p.pid)
-			}
-		}
+		t := readRunTable(sid, self, selfSid)
+		victims := t.victims(s)
 		for _, pid := range victims {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
 				killed++
@@ -209,9 +150,112 @@ func endRun(sid int, s runScope) int {
 		if len(victims) == 0 {
 			return killed
 		}
-		reapChildren(victims, self, byPid)
+		reapChildren(victims, self, t.byPid)
 	}
 	return killed
+}
+
+// runTable is the process table as one round of endRun sees it: the
+// processes, gallivant (self, of session selfSid), the ended run's
+// session sid and the sessions of the agents still running.
+type runTable struct {
+	self, selfSid, sid int
+	procs              []proc
+	byPid              map[int]proc
+	running            map[int]bool
+}
+
+// readRunTable reads the process table and the running agents' sessions.
+// The caller holds spawning.
+func readRunTable(sid, self, selfSid int) *runTable {
+	procs := processes()
+	live.Lock()
+	sids := make([]int, 0, len(live.sids))
+	for g := range live.sids {
+		sids = append(sids, g)
+	}
+	live.Unlock()
+	return newRunTable(procs, sids, sid, self, selfSid)
+}
+
+// newRunTable is the run table of procs, with the agents of sessions live
+// running besides the ended run's session sid.
+func newRunTable(procs []proc, live []int, sid, self, selfSid int) *runTable {
+	t := &runTable{self: self, selfSid: selfSid, sid: sid, procs: procs,
+		byPid: make(map[int]proc, len(procs)), running: make(map[int]bool, len(live))}
+	for _, p := range procs {
+		t.byPid[p.pid] = p
+	}
+	for _, g := range live {
+		t.running[g] = g != sid
+	}
+	return t
+}
+
+// victims are the processes left of the ended run: its session, the
+// orphans reparented to gallivant outside any running agent's session,
+// and for run_as the new processes of the agent's user that are strays.
+// gallivant's own ancestors, and every process of gallivant's own session
+// (an agent leads a session of its own), are never a run's, whatever
+// they look like.
+func (t *runTable) victims(s runScope) []int {
+	ancestors := t.ancestors()
+	var victims []int
+	for _, p := range t.procs {
+		if p.pid <= 1 || p.pid == t.self || ancestors[p.pid] || p.sid == t.selfSid {
+			continue
+		}
+		session := p.sid == t.sid
+		orphan := p.ppid == t.self && !t.running[p.sid]
+		ours := s.uid >= 0 && p.isUser(s.uid) && !s.before[procKey{p.pid, p.start}] && !t.underRunning(p) && t.stray(p, s.uid)
+		if session || orphan || ours {
+			victims = append(victims, p.pid)
+		}
+	}
+	return victims
+}
+
+// ancestors are gallivant's own ancestors below init.
+func (t *runTable) ancestors() map[int]bool {
+	ancestors := map[int]bool{}
+	for p, ok := t.byPid[t.self]; ok && p.ppid > 1 && len(ancestors) < 64; p, ok = t.byPid[p.ppid] {
+		ancestors[p.ppid] = true
+	}
+	return ancestors
+}
+
+// stray reports whether p's ancestors up to gallivant or init are all the
+// agent user's. A process of that user under another of gallivant's
+// processes, or under another reconciler or service (another user's
+// process), is not this run's.
+func (t *runTable) stray(p proc, uid int) bool {
+	for i := 0; i < 64; i++ {
+		if p.ppid == t.self || p.ppid <= 1 {
+			return true
+		}
+		q, ok := t.byPid[p.ppid]
+		if !ok || !q.isUser(uid) {
+			return false
+		}
+		p = q
+	}
+	return false
+}
+
+// underRunning reports whether p descends from another agent that still
+// runs.
+func (t *runTable) underRunning(p proc) bool {
+	for i := 0; i < 64 && p.pid > 1; i++ {
+		if t.running[p.sid] {
+			return true
+		}
+		q, ok := t.byPid[p.ppid]
+		if !ok || p.ppid == t.self {
+			return false
+		}
+		p = q
+	}
+	return false
 }
 
 // getsid is getsid(2).

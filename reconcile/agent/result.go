@@ -116,61 +116,79 @@ func ParseResult(data []byte) (Result, error) {
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		if col, c, bad := ledger.ControlAt(line); bad {
-			return Result{}, fmt.Errorf("result line %d: character %d is %s, a control character; a result line is plain text, for example %q", i+1, col, ledger.RuneName(c), resultExample)
-		}
-		if m := resultRowRE.FindStringSubmatch(line); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			key := "row " + m[1]
-			if seen[key] {
-				return Result{}, fmt.Errorf("result line %d: row %d is given twice; give each row once, e.g. \"row %d: done | test -f a; ok\"", i+1, n, n)
-			}
-			seen[key] = true
-			r.Rows = append(r.Rows, ResultRow{N: n, Status: m[2], Evidence: ledger.NormalizeEvidence(m[3])})
-			continue
-		}
-		key, val, ok := strings.Cut(line, ": ")
-		if !ok || val == "" {
-			return Result{}, fmt.Errorf("result line %d is not `key: value`: %q; expected e.g. %q", i+1, clip(line), resultExample)
-		}
-		key = strings.ToLower(key)
-		if seen[key] {
-			return Result{}, fmt.Errorf("result line %d: %s is given twice; give it once", i+1, key)
-		}
-		seen[key] = true
-		switch key {
-		case "status":
-			v := strings.ToLower(strings.TrimSuffix(val, "."))
-			if v != string(ledger.Done) && v != string(ledger.Failed) {
-				return Result{}, fmt.Errorf("result line %d: status is done or failed, got %q; e.g. \"status: done\"", i+1, clip(val))
-			}
-			r.Status = v
-		case "evidence":
-			r.Evidence = ledger.NormalizeEvidence(val)
-		case "decision":
-			r.Decision = val
-		default:
-			if strings.HasPrefix(key, "row ") {
-				return Result{}, fmt.Errorf("result line %d is not `row <n>: open|done | <evidence>`: %q; e.g. \"row 1: open | go test ./calc; FAIL\"", i+1, clip(line))
-			}
-			return Result{}, fmt.Errorf("result line %d: unknown key %q; expected status, evidence, decision or row <n>, e.g. %q", i+1, clip(key), resultExample)
+		if err := readResultLine(&r, i+1, line, seen); err != nil {
+			return Result{}, err
 		}
 	}
-	if len(r.Rows) > 0 && (r.Status != "" || r.Evidence != "") {
-		return Result{}, fmt.Errorf("the result mixes a seed's row lines with a row's status or evidence; a seed gives only \"row <n>: open|done | <evidence>\" lines")
-	}
-	if len(r.Rows) == 0 {
-		if r.Status == "" || r.Evidence == "" {
-			return Result{}, fmt.Errorf("the result needs status: and evidence: lines (or row <n>: lines for a seed), e.g. %q", resultExample)
-		}
-		if r.Decision == "" {
-			return Result{}, fmt.Errorf("the result has no decision: line; e.g. \"decision: added Add | next row\"")
-		}
-		if !strings.Contains(r.Decision, " | ") {
-			return Result{}, fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. \"decision: added Add | next row\"", clip(r.Decision))
-		}
+	if err := checkResult(r); err != nil {
+		return Result{}, err
 	}
 	return r, nil
+}
+
+// readResultLine reads line n of a result into r: a seed's row line or a
+// `key: value` line; seen holds the keys (and rows) read before it.
+func readResultLine(r *Result, n int, line string, seen map[string]bool) error {
+	if col, c, bad := ledger.ControlAt(line); bad {
+		return fmt.Errorf("result line %d: character %d is %s, a control character; a result line is plain text, for example %q", n, col, ledger.RuneName(c), resultExample)
+	}
+	if m := resultRowRE.FindStringSubmatch(line); m != nil {
+		row, _ := strconv.Atoi(m[1])
+		key := "row " + m[1]
+		if seen[key] {
+			return fmt.Errorf("result line %d: row %d is given twice; give each row once, e.g. \"row %d: done | test -f a; ok\"", n, row, row)
+		}
+		seen[key] = true
+		r.Rows = append(r.Rows, ResultRow{N: row, Status: m[2], Evidence: ledger.NormalizeEvidence(m[3])})
+		return nil
+	}
+	key, val, ok := strings.Cut(line, ": ")
+	if !ok || val == "" {
+		return fmt.Errorf("result line %d is not `key: value`: %q; expected e.g. %q", n, clip(line), resultExample)
+	}
+	key = strings.ToLower(key)
+	if seen[key] {
+		return fmt.Errorf("result line %d: %s is given twice; give it once", n, key)
+	}
+	seen[key] = true
+	switch key {
+	case "status":
+		v := strings.ToLower(strings.TrimSuffix(val, "."))
+		if v != string(ledger.Done) && v != string(ledger.Failed) {
+			return fmt.Errorf("result line %d: status is done or failed, got %q; e.g. \"status: done\"", n, clip(val))
+		}
+		r.Status = v
+	case "evidence":
+		r.Evidence = ledger.NormalizeEvidence(val)
+	case "decision":
+		r.Decision = val
+	default:
+		if strings.HasPrefix(key, "row ") {
+			return fmt.Errorf("result line %d is not `row <n>: open|done | <evidence>`: %q; e.g. \"row 1: open | go test ./calc; FAIL\"", n, clip(line))
+		}
+		return fmt.Errorf("result line %d: unknown key %q; expected status, evidence, decision or row <n>, e.g. %q", n, clip(key), resultExample)
+	}
+	return nil
+}
+
+// checkResult checks that a result is whole: a seed's row lines alone, or
+// a row's status, evidence and decision.
+func checkResult(r Result) error {
+	if len(r.Rows) > 0 {
+		if r.Status != "" || r.Evidence != "" {
+			return fmt.Errorf("the result mixes a seed's row lines with a row's status or evidence; a seed gives only \"row <n>: open|done | <evidence>\" lines")
+		}
+		return nil
+	}
+	switch {
+	case r.Status == "" || r.Evidence == "":
+		return fmt.Errorf("the result needs status: and evidence: lines (or row <n>: lines for a seed), e.g. %q", resultExample)
+	case r.Decision == "":
+		return fmt.Errorf("the result has no decision: line; e.g. \"decision: added Add | next row\"")
+	case !strings.Contains(r.Decision, " | "):
+		return fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. \"decision: added Add | next row\"", clip(r.Decision))
+	}
+	return nil
 }
 
 // resultKeyRE is the start of a result line in a CLI's final message, after

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v66/github"
+
+	"github.com/gallivant/gallivant/gatekeep"
 )
 
 // Options configure the GitHub adapter.
@@ -540,22 +542,15 @@ func short(sha string) string {
 	return sha
 }
 
-// PRState is a pull request's state as GitHub reports it.
-type PRState string
-
-// Pull-request states. A merged pull request is closed, with Merged set.
-const (
-	PROpen   PRState = "open"
-	PRClosed PRState = "closed"
-)
-
 // PullRequest is a pull request as the reconciler and gatekeep read it.
 type PullRequest struct {
 	Repo   string
 	Number int
 	// NodeID is GitHub's global id, which GraphQL mutations take.
-	NodeID         string
-	State          PRState
+	NodeID string
+	// State is open or closed (gatekeep.PROpen, PRClosed): a merged pull
+	// request is closed, with Merged set.
+	State          gatekeep.PRState
 	Merged         bool
 	MergeCommitSHA string
 	Draft          bool
@@ -570,7 +565,7 @@ type PullRequest struct {
 	BaseSHA  string
 	// Mergeable is nil while GitHub computes it.
 	Mergeable      *bool
-	MergeableState MergeableState
+	MergeableState gatekeep.MergeState
 	Labels         []string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
@@ -579,11 +574,20 @@ type PullRequest struct {
 // Ref renders owner/name#n.
 func (p PullRequest) Ref() string { return p.Repo + "#" + strconv.Itoa(p.Number) }
 
+// prState types GitHub's pull-request state: anything but open reads as
+// closed.
+func prState(s string) gatekeep.PRState {
+	if s == string(gatekeep.PROpen) {
+		return gatekeep.PROpen
+	}
+	return gatekeep.PRClosed
+}
+
 func toPR(repo string, p *github.PullRequest) PullRequest {
-	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: PRState(p.GetState()), Merged: p.GetMerged() || p.MergedAt != nil,
+	out := PullRequest{Repo: repo, Number: p.GetNumber(), NodeID: p.GetNodeID(), State: prState(p.GetState()), Merged: p.GetMerged() || p.MergedAt != nil,
 		MergeCommitSHA: p.GetMergeCommitSHA(), Draft: p.GetDraft(), Title: p.GetTitle(), Body: p.GetBody(), Author: p.GetUser().GetLogin(),
 		HeadRef: p.GetHead().GetRef(), HeadRepo: p.GetHead().GetRepo().GetFullName(), HeadSHA: p.GetHead().GetSHA(), BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
-		Mergeable: p.Mergeable, MergeableState: MergeableState(strings.ToLower(p.GetMergeableState())), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
+		Mergeable: p.Mergeable, MergeableState: gatekeep.MergeState(strings.ToLower(p.GetMergeableState())), CreatedAt: p.GetCreatedAt().Time, UpdatedAt: p.GetUpdatedAt().Time}
 	for _, l := range p.Labels {
 		out.Labels = append(out.Labels, l.GetName())
 	}
@@ -659,7 +663,7 @@ func (g *Client) PullRequestFiles(ctx context.Context, repo string, number int) 
 type Review struct {
 	ID          int64
 	User        string
-	State       ReviewState
+	State       gatekeep.ReviewState
 	Body        string
 	CommitID    string
 	SubmittedAt time.Time
@@ -676,7 +680,7 @@ func (g *Client) Reviews(ctx context.Context, repo string, number int) ([]Review
 	}
 	var out []Review
 	for _, r := range rs {
-		out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: ReviewState(r.GetState()), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
+		out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), State: gatekeep.ReviewState(r.GetState()), Body: r.GetBody(), CommitID: r.GetCommitID(), SubmittedAt: r.GetSubmittedAt().Time})
 	}
 	return out, nil
 }
@@ -821,15 +825,15 @@ func (g *Client) RemoveLabel(ctx context.Context, repo string, number int, label
 type CheckRun struct {
 	ID         int64
 	Name       string
-	Status     CheckStatus
-	Conclusion CheckConclusion // "" while running
+	Status     gatekeep.CheckStatus
+	Conclusion gatekeep.CheckConclusion // "" while running
 	URL        string
 }
 
 // Status is the newest commit status of one context.
 type Status struct {
 	Context string
-	State   StatusState
+	State   gatekeep.StatusState
 	URL     string
 }
 
@@ -857,14 +861,14 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 		return out, err
 	}
 	for _, r := range runs {
-		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: CheckStatus(r.GetStatus()), Conclusion: CheckConclusion(r.GetConclusion()), URL: r.GetDetailsURL()})
+		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: gatekeep.CheckStatus(r.GetStatus()), Conclusion: gatekeep.CheckConclusion(r.GetConclusion()), URL: r.GetDetailsURL()})
 	}
 	statuses, err := g.statuses(ctx, repo, o, n, sha)
 	if err != nil {
 		return out, err
 	}
 	for _, s := range statuses {
-		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: StatusState(s.GetState()), URL: s.GetTargetURL()})
+		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: gatekeep.StatusState(s.GetState()), URL: s.GetTargetURL()})
 	}
 	out.Required, err = g.requiredChecks(ctx, repo, base)
 	return out, err

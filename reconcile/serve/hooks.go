@@ -93,68 +93,85 @@ func (s *server) hook(w http.ResponseWriter, r *http.Request) {
 // first view exists every pull request event counts, since nothing is
 // known yet about what gallivant owns.
 func (s *server) relevant(ev any) string {
-	v := s.State.View()
-	pr := func(repo *github.Repository, n int) string {
-		ref := repo.GetFullName() + "#" + itoa(n)
-		if v == nil || v.OwnsPR(repo.GetFullName(), n) {
-			return ref
-		}
-		return ""
-	}
-	branch := func(repo *github.Repository, b string) string {
-		if v != nil && v.OwnsBranch(repo.GetFullName(), b) {
-			return repo.GetFullName() + " " + b
-		}
-		return ""
-	}
+	r := relevance{v: s.State.View(), control: s.ControlRepo}
 	switch e := ev.(type) {
 	case *github.PushEvent:
-		b := strings.TrimPrefix(e.GetRef(), "refs/heads/")
-		repo := e.GetRepo().GetFullName()
-		if v == nil || b == v.ControlBranch {
-			if s.ControlRepo == "" || strings.HasPrefix(s.ControlRepo, "local/") || strings.EqualFold(repo, s.ControlRepo) {
-				return "control branch " + b
-			}
-		}
-		if v != nil && v.OwnsBranch(repo, b) {
-			return repo + " " + b
-		}
+		return r.push(e)
 	case *github.PullRequestEvent:
-		return pr(e.GetRepo(), e.GetNumber())
+		return r.pr(e.GetRepo(), e.GetNumber())
 	case *github.PullRequestReviewEvent:
-		return pr(e.GetRepo(), e.GetPullRequest().GetNumber())
+		return r.pr(e.GetRepo(), e.GetPullRequest().GetNumber())
 	case *github.PullRequestReviewCommentEvent:
-		return pr(e.GetRepo(), e.GetPullRequest().GetNumber())
+		return r.pr(e.GetRepo(), e.GetPullRequest().GetNumber())
 	case *github.PullRequestReviewThreadEvent:
-		return pr(e.GetRepo(), e.GetPullRequest().GetNumber())
+		return r.pr(e.GetRepo(), e.GetPullRequest().GetNumber())
 	case *github.IssueCommentEvent:
 		if e.GetIssue().IsPullRequest() {
-			return pr(e.GetRepo(), e.GetIssue().GetNumber())
+			return r.pr(e.GetRepo(), e.GetIssue().GetNumber())
 		}
 	case *github.CheckRunEvent:
-		for _, p := range e.GetCheckRun().PullRequests {
-			if why := pr(e.GetRepo(), p.GetNumber()); why != "" {
-				return why
-			}
-		}
-		return branch(e.GetRepo(), e.GetCheckRun().GetCheckSuite().GetHeadBranch())
+		return r.checks(e.GetRepo(), e.GetCheckRun().PullRequests, e.GetCheckRun().GetCheckSuite().GetHeadBranch())
 	case *github.CheckSuiteEvent:
-		for _, p := range e.GetCheckSuite().PullRequests {
-			if why := pr(e.GetRepo(), p.GetNumber()); why != "" {
-				return why
-			}
-		}
-		return branch(e.GetRepo(), e.GetCheckSuite().GetHeadBranch())
+		return r.checks(e.GetRepo(), e.GetCheckSuite().PullRequests, e.GetCheckSuite().GetHeadBranch())
 	case *github.StatusEvent:
 		for _, b := range e.Branches {
-			if why := branch(e.GetRepo(), b.GetName()); why != "" {
+			if why := r.branch(e.GetRepo().GetFullName(), b.GetName()); why != "" {
 				return why
 			}
 		}
 	case *github.WorkflowRunEvent:
-		return branch(e.GetRepo(), e.GetWorkflowRun().GetHeadBranch())
+		return r.branch(e.GetRepo().GetFullName(), e.GetWorkflowRun().GetHeadBranch())
 	}
 	return ""
+}
+
+// relevance answers relevant against one view of what gallivant owns (nil
+// before the first) and the control repository.
+type relevance struct {
+	v       *View
+	control string
+}
+
+// pr is the pull request n of repo when gallivant owns it (or nothing is
+// known yet), "" otherwise.
+func (r relevance) pr(repo *github.Repository, n int) string {
+	if r.v == nil || r.v.OwnsPR(repo.GetFullName(), n) {
+		return repo.GetFullName() + "#" + itoa(n)
+	}
+	return ""
+}
+
+// branch is the branch b of repo (owner/name) when it is a work branch of
+// an entry, "" otherwise.
+func (r relevance) branch(repo, b string) string {
+	if r.v != nil && r.v.OwnsBranch(repo, b) {
+		return repo + " " + b
+	}
+	return ""
+}
+
+// push is what a push is about: the control branch (of the control
+// repository, when it is known and on GitHub), or a work branch.
+func (r relevance) push(e *github.PushEvent) string {
+	b := strings.TrimPrefix(e.GetRef(), "refs/heads/")
+	repo := e.GetRepo().GetFullName()
+	if r.v == nil || b == r.v.ControlBranch {
+		if r.control == "" || strings.HasPrefix(r.control, "local/") || strings.EqualFold(repo, r.control) {
+			return "control branch " + b
+		}
+	}
+	return r.branch(repo, b)
+}
+
+// checks is what a check run or suite is about: the first of its pull
+// requests gallivant owns, else its head branch.
+func (r relevance) checks(repo *github.Repository, pulls []*github.PullRequest, head string) string {
+	for _, p := range pulls {
+		if why := r.pr(repo, p.GetNumber()); why != "" {
+			return why
+		}
+	}
+	return r.branch(repo.GetFullName(), head)
 }
 
 // repoOf is the repository (owner/name) a delivery is about, "" when it

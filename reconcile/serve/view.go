@@ -11,6 +11,7 @@ import (
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/specs"
 )
 
 // historyLimit bounds the commits an entry page lists.
@@ -68,6 +69,9 @@ type Entry struct {
 	// Waits and LastProblems are what the last pass noted of the entry:
 	// what it waits for, and the problems it hit (AttachNotes).
 	Waits, LastProblems []string
+	// Decision is the last pull-request decision the last pass took on
+	// the entry (CaptureDecided); nil when it took none.
+	Decision *reconcile.Decision
 }
 
 // AttachNotes puts a pass's notes on the entries they name: waits and
@@ -97,6 +101,27 @@ type LegLink struct {
 // status and explanation, and each ledger's history from git log. web is
 // GitHub's web address (https://github.com/ unless Enterprise) for links.
 func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*View, error) {
+	return CaptureDecided(ctx, st, web, now, nil)
+}
+
+// CaptureDecided is Capture after a pass that took decisions (the pass's
+// Report.Decisions): each entry shows the last decision the pass took on
+// it, and its explanation says that decision instead of the recorded
+// state alone.
+func CaptureDecided(ctx context.Context, st *store.Store, web string, now time.Time, decisions []reconcile.Decision) (*View, error) {
+	last := map[string]*reconcile.Decision{}
+	for i := range decisions {
+		// A coordinated entry's legs are decided one by one; its card
+		// shows the legs, not one leg's decision as the entry's.
+		if decisions[i].Leg == "" {
+			last[decisions[i].Spec] = &decisions[i]
+		}
+	}
+	// Without a pass's decisions, an explanation is the recorded state.
+	from := "the last pass"
+	if decisions == nil {
+		from = ""
+	}
 	snap, err := reconcile.Load(ctx, st)
 	if err != nil {
 		return nil, err
@@ -109,73 +134,98 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 	}
 	for _, es := range snap.Statuses() {
 		e := Entry{EntryStatus: es, MaxRounds: snap.Config.Defaults.MaxRounds}
-		e.Why = snap.Explain(es.Spec)
-		if sp := snap.Repo.Specs[es.Spec]; sp != nil {
+		e.Decision = last[es.Spec]
+		e.Why = snap.ExplainDecided(es.Spec, e.Decision, from)
+		sp := snap.Repo.Specs[es.Spec]
+		if sp != nil {
 			e.Repo = sp.Repo
 		}
 		if l := snap.Repo.Ledgers[es.Spec]; l != nil {
-			e.Branch = l.WorkBranch()
-			e.Iterations = l.Iterations
-			e.Rounds = l.Delivery.Round
-			if l.Pending != nil {
-				e.DispatchedAt = l.Delivery.DispatchedAt
-			}
-			e.Table = l.Rows
-			for _, r := range l.Rows {
-				e.Attempts += r.Attempts
-			}
-			for _, d := range l.Decisions {
-				e.Decisions = append(e.Decisions, d.Line)
-			}
-			if l.Delivery != nil {
-				e.Delivery = l.Delivery.Lines()
-			}
-			if e.Repo != "" {
-				v.branches[strings.ToLower(e.Repo)+" "+e.Branch] = true
-			}
-			if sp := snap.Repo.Specs[es.Spec]; sp != nil {
-				// A coordinated spec's legs share the work branch name.
-				for _, leg := range sp.Legs {
-					v.branches[strings.ToLower(leg.Repo)+" "+e.Branch] = true
-				}
-			}
+			v.ledgerFacts(&e, l, sp)
 		}
-		prURL := func(pr string) string {
-			repo, n, _ := strings.Cut(pr, "#")
-			return strings.TrimRight(web, "/") + "/" + repo + "/pull/" + url.PathEscape(n)
-		}
-		if es.PR != "" {
-			v.prs[strings.ToLower(es.PR)] = true
-			e.PRURL = prURL(es.PR)
-		}
-		for _, leg := range es.Legs {
-			link := LegLink{LegStatus: leg}
-			if leg.PR != "" {
-				// A leg's pull request is the entry's too: its webhooks
-				// trigger passes.
-				v.prs[strings.ToLower(leg.PR)] = true
-				link.URL = prURL(leg.PR)
-			}
-			e.LegLinks = append(e.LegLinks, link)
-		}
+		v.pullLinks(&e, web)
 		if es.Ledger != "" {
-			hist, err := st.Log(es.Ledger, historyLimit)
-			if err != nil {
+			if err := entryHistory(st, &e); err != nil {
 				return nil, err
-			}
-			e.History = hist
-			if es.Stop != nil {
-				for _, h := range hist {
-					if s, err := ledger.ParseSubject(h.Subject); err == nil && s.Kind == ledger.KindStop {
-						e.StopAt = h.When
-						break
-					}
-				}
 			}
 		}
 		v.Entries = append(v.Entries, e)
 	}
 	return v, nil
+}
+
+// ledgerFacts fills in what entry e's ledger l says (sp is its spec, nil
+// when it has none), and records its work branch, in the entry's
+// repository and every leg's, as the view's.
+func (v *View) ledgerFacts(e *Entry, l *ledger.Ledger, sp *specs.Spec) {
+	e.Branch = l.WorkBranch()
+	e.Iterations = l.Iterations
+	e.Rounds = l.Delivery.Round
+	if l.Pending != nil {
+		e.DispatchedAt = l.Delivery.DispatchedAt
+	}
+	e.Table = l.Rows
+	for _, r := range l.Rows {
+		e.Attempts += r.Attempts
+	}
+	for _, d := range l.Decisions {
+		e.Decisions = append(e.Decisions, d.Line)
+	}
+	if l.Delivery != nil {
+		e.Delivery = l.Delivery.Lines()
+	}
+	if e.Repo != "" {
+		v.branches[strings.ToLower(e.Repo)+" "+e.Branch] = true
+	}
+	if sp != nil {
+		// A coordinated spec's legs share the work branch name.
+		for _, leg := range sp.Legs {
+			v.branches[strings.ToLower(leg.Repo)+" "+e.Branch] = true
+		}
+	}
+}
+
+// pullLinks links entry e's pull request and its legs' on GitHub's web
+// address web, and records them as the view's.
+func (v *View) pullLinks(e *Entry, web string) {
+	prURL := func(pr string) string {
+		repo, n, _ := strings.Cut(pr, "#")
+		return strings.TrimRight(web, "/") + "/" + repo + "/pull/" + url.PathEscape(n)
+	}
+	if e.PR != "" {
+		v.prs[strings.ToLower(e.PR)] = true
+		e.PRURL = prURL(e.PR)
+	}
+	for _, leg := range e.Legs {
+		link := LegLink{LegStatus: leg}
+		if leg.PR != "" {
+			// A leg's pull request is the entry's too: its webhooks
+			// trigger passes.
+			v.prs[strings.ToLower(leg.PR)] = true
+			link.URL = prURL(leg.PR)
+		}
+		e.LegLinks = append(e.LegLinks, link)
+	}
+}
+
+// entryHistory reads entry e's ledger history, and when it is stopped the
+// time of its latest stop.
+func entryHistory(st *store.Store, e *Entry) error {
+	hist, err := st.Log(e.Ledger, historyLimit)
+	if err != nil {
+		return err
+	}
+	e.History = hist
+	if e.Stop == nil {
+		return nil
+	}
+	for _, h := range hist {
+		if s, err := ledger.ParseSubject(h.Subject); err == nil && s.Kind == ledger.KindStop {
+			e.StopAt = h.When
+			break
+		}
+	}
+	return nil
 }
 
 // OwnsPR reports whether the pull request repo#n is an entry's.

@@ -326,7 +326,6 @@ func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
 // parse cache holds the documents of its last pass. Each File carries its
 // blob id. A nil known reads every blob.
 func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
-	var diags parse.Diagnostics
 	if err := s.flush(); err != nil { // the tip may be one of the pass's own commits
 		return nil, nil, err
 	}
@@ -338,49 +337,9 @@ func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool
 	if err != nil {
 		return nil, nil, err
 	}
-	var files []specs.File
-	seen := map[string]bool{}
-	// add fails only when the blob is missing: a broken repository, which
-	// must stop the pass rather than look like a document that is not there.
-	add := func(p string, e object.TreeEntry) error {
-		if seen[p] {
-			return nil
-		}
-		seen[p] = true
-		if e.Mode == filemode.Symlink {
-			diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed")
-			return nil
-		}
-		if known != nil {
-			if data, ok := known(e.Hash); ok {
-				files = append(files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
-				return nil
-			}
-		}
-		b, err := s.repo.BlobObject(e.Hash)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, err)
-		}
-		if b.Size > parse.MaxSize {
-			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, parse.RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", b.Size, parse.MaxSize)
-			return nil
-		}
-		r, err := b.Reader()
-		if err != nil {
-			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return nil
-		}
-		defer r.Close()
-		data, err := io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
-		if err != nil {
-			diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
-			return nil
-		}
-		files = append(files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
-		return nil
-	}
+	fc := &fileCollector{s: s, known: known, seen: map[string]bool{}}
 	if e, err := root.FindEntry(specs.ConfigFile); err == nil && e.Mode.IsFile() {
-		_ = add(specs.ConfigFile, *e) // unreadable, it is left out, as the pass's own read of it reports
+		_ = fc.add(specs.ConfigFile, *e) // unreadable, it is left out, as the pass's own read of it reports
 	}
 	for _, d := range dirs {
 		t := root
@@ -389,35 +348,97 @@ func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool
 				continue
 			}
 		}
-		w := object.NewTreeWalker(t, true, nil)
-		for {
-			name, e, err := w.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				w.Close()
-				return nil, diags, err
-			}
-			if !e.Mode.IsFile() {
-				continue // a directory (walked into) or a submodule
-			}
-			p := path.Join(d, name)
-			if d == "." {
-				p = name
-			}
-			base := path.Base(p)
-			if strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(name) {
-				if err := add(p, e); err != nil {
-					w.Close()
-					return nil, diags, err
-				}
+		if err := fc.walk(t, d); err != nil {
+			return nil, fc.diags, err
+		}
+	}
+	sort.Slice(fc.files, func(i, j int) bool { return fc.files[i].Path < fc.files[j].Path })
+	return fc.files, fc.diags, nil
+}
+
+// fileCollector gathers the documents FilesWith reads, each path once.
+type fileCollector struct {
+	s     *Store
+	known func(plumbing.Hash) ([]byte, bool)
+	seen  map[string]bool
+	files []specs.File
+	diags parse.Diagnostics
+}
+
+// walk adds the documents of tree t, the scanned directory d.
+func (fc *fileCollector) walk(t *object.Tree, d string) error {
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !e.Mode.IsFile() {
+			continue // a directory (walked into) or a submodule
+		}
+		if p, ok := documentPath(d, name); ok {
+			if err := fc.add(p, e); err != nil {
+				return err
 			}
 		}
-		w.Close()
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, diags, nil
+}
+
+// documentPath is the path of the file name found under the scanned
+// directory d, and whether it is a document: a .md file that is not a
+// README, not hidden and not under a hidden directory.
+func documentPath(d, name string) (string, bool) {
+	p := path.Join(d, name)
+	if d == "." {
+		p = name
+	}
+	base := path.Base(p)
+	return p, strings.HasSuffix(p, ".md") && !strings.EqualFold(base, "README.md") && !strings.HasPrefix(base, ".") && !hiddenDir(name)
+}
+
+// add reads the file p of entry e. It fails only when the blob is
+// missing: a broken repository, which must stop the pass rather than look
+// like a document that is not there.
+func (fc *fileCollector) add(p string, e object.TreeEntry) error {
+	if fc.seen[p] {
+		return nil
+	}
+	fc.seen[p] = true
+	if e.Mode == filemode.Symlink {
+		fc.diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "file/symlink", "symlinks are not followed")
+		return nil
+	}
+	if fc.known != nil {
+		if data, ok := fc.known(e.Hash); ok {
+			fc.files = append(fc.files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
+			return nil
+		}
+	}
+	b, err := fc.s.repo.BlobObject(e.Hash)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	if b.Size > parse.MaxSize {
+		fc.diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, parse.RuleTooLarge, "file is %d bytes; documents are limited to %d bytes", b.Size, parse.MaxSize)
+		return nil
+	}
+	r, err := b.Reader()
+	if err != nil {
+		fc.diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
+		return nil
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, parse.MaxSize+1))
+	if err != nil {
+		fc.diags.Errorf(p, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", err)
+		return nil
+	}
+	fc.files = append(fc.files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
+	return nil
 }
 
 // hiddenDir reports whether a path below a scanned directory passes

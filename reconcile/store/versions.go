@@ -254,76 +254,95 @@ func (w *versionWalk) diff(a, b plumbing.Hash, dir string, out *[]string) error 
 		return err
 	}
 	w.b = rb
+	subs, err := w.diffLevel(a, b, ra, rb, dir, out)
+	if err != nil {
+		return err
+	}
 	// Subdirectories are compared after this level is done with the
 	// scratch buffers.
-	type sub struct {
-		a, b plumbing.Hash
-		name string
-	}
-	var subs []sub
-	visit := func(ea, eb *treeItem) {
-		var name string
-		var ha, hb plumbing.Hash
-		dirA, dirB := ea != nil && ea.dir, eb != nil && eb.dir
-		if ea != nil {
-			name, ha = ea.name, ea.id
-		}
-		if eb != nil {
-			name, hb = eb.name, eb.id
-		}
-		if ea != nil && eb != nil && ha == hb && dirA == dirB {
-			return
-		}
-		full := name
-		if dir != "" {
-			full = dir + "/" + name
-		}
-		if (dirA || dirB) && w.dirs[full] {
-			if !dirA {
-				ha = plumbing.ZeroHash
-			}
-			if !dirB {
-				hb = plumbing.ZeroHash
-			}
-			subs = append(subs, sub{ha, hb, full})
-		}
-		if (!dirA || !dirB) && w.wanted[full] {
-			*out = append(*out, full)
+	for _, s := range subs {
+		if err := w.diff(s.a, s.b, s.name, out); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// treeSub is a wanted subdirectory whose ids differ between two trees
+// (the zero hash where it is not a directory).
+type treeSub struct {
+	a, b plumbing.Hash
+	name string
+}
+
+// diffLevel merges the raw entries ra and rb of trees a and b under dir,
+// in git's order: it appends the differing wanted files to out and
+// returns the differing wanted subdirectories.
+func (w *versionWalk) diffLevel(a, b plumbing.Hash, ra, rb []byte, dir string, out *[]string) ([]treeSub, error) {
+	var subs []treeSub
 	var ea, eb treeItem
+	var err error
 	haveA, haveB := false, false
 	for {
 		if !haveA && len(ra) > 0 {
 			if ea, ra, err = nextEntry(ra); err != nil {
-				return fmt.Errorf("tree %s: %w", short(a.String()), err)
+				return nil, fmt.Errorf("tree %s: %w", short(a.String()), err)
 			}
 			haveA = true
 		}
 		if !haveB && len(rb) > 0 {
 			if eb, rb, err = nextEntry(rb); err != nil {
-				return fmt.Errorf("tree %s: %w", short(b.String()), err)
+				return nil, fmt.Errorf("tree %s: %w", short(b.String()), err)
 			}
 			haveB = true
 		}
 		switch {
 		case !haveA && !haveB:
-			for _, s := range subs {
-				if err := w.diff(s.a, s.b, s.name, out); err != nil {
-					return err
-				}
-			}
-			return nil
+			return subs, nil
 		case !haveB || haveA && ea.name != eb.name && ea.key() < eb.key():
-			visit(&ea, nil)
+			w.visit(dir, &ea, nil, &subs, out)
 			haveA = false
 		case !haveA || ea.name != eb.name:
-			visit(nil, &eb)
+			w.visit(dir, nil, &eb, &subs, out)
 			haveB = false
 		default:
-			visit(&ea, &eb)
+			w.visit(dir, &ea, &eb, &subs, out)
 			haveA, haveB = false, false
 		}
+	}
+}
+
+// visit compares one name under dir, with its entry ea in the first tree
+// and eb in the second (nil where absent): a wanted file that differs goes
+// to out, a wanted directory that differs to subs.
+func (w *versionWalk) visit(dir string, ea, eb *treeItem, subs *[]treeSub, out *[]string) {
+	var name string
+	var ha, hb plumbing.Hash
+	dirA, dirB := ea != nil && ea.dir, eb != nil && eb.dir
+	if ea != nil {
+		name, ha = ea.name, ea.id
+	}
+	if eb != nil {
+		name, hb = eb.name, eb.id
+	}
+	if ea != nil && eb != nil && ha == hb && dirA == dirB {
+		return
+	}
+	full := name
+	if dir != "" {
+		full = dir + "/" + name
+	}
+	if (dirA || dirB) && w.dirs[full] {
+		if !dirA {
+			ha = plumbing.ZeroHash
+		}
+		if !dirB {
+			hb = plumbing.ZeroHash
+		}
+		*subs = append(*subs, treeSub{ha, hb, full})
+	}
+	if (!dirA || !dirB) && w.wanted[full] {
+		*out = append(*out, full)
 	}
 }
 
@@ -366,38 +385,88 @@ func (w *versionWalk) fresh(tip plumbing.Hash, want map[string]bool, limit int) 
 // commits between them. It returns nil (and no error) when idx's head is
 // not within maxTamperWalk first-parent commits of tip.
 func (w *versionWalk) since(tip plumbing.Hash, idx *versionIndex) (*versionIndex, error) {
-	var steps []step
-	for h := tip; h != idx.head; {
+	steps, ok, err := w.stepsSince(tip, idx.head)
+	if err != nil || !ok {
+		return nil, err
+	}
+	next := &versionIndex{head: tip, last: map[string]plumbing.Hash{}, edited: map[string]bool{}, open: map[string]bool{}}
+	resolved, editedNew := resolveSteps(steps, next)
+	unknown := w.carry(idx, next, resolved, editedNew)
+	// Paths the kept index never looked for (a ledger a person added, or
+	// one asked about for the first time) are walked from its head.
+	if unknown != nil {
+		old, err := w.fresh(idx.head, unknown, maxTamperWalk-len(steps))
+		if err != nil {
+			return nil, err
+		}
+		for p := range unknown {
+			h, ok := old.last[p]
+			if !ok {
+				next.open[p] = true
+				continue
+			}
+			next.last[p] = h
+			if old.edited[p] || editedNew[p] {
+				next.edited[p] = true
+			}
+		}
+	}
+	// Keep what idx knew of paths not asked about this time: a later
+	// pass may ask again.
+	for p, h := range idx.last {
+		if !w.wanted[p] && !resolved[p] && len(steps) == 0 {
+			next.last[p] = h
+			if idx.edited[p] {
+				next.edited[p] = true
+			}
+		}
+	}
+	return next, nil
+}
+
+// stepsSince is the first-parent commits from tip back to (not including)
+// head, newest first; ok is false when head is not within maxTamperWalk
+// of them.
+func (w *versionWalk) stepsSince(tip, head plumbing.Hash) (steps []step, ok bool, err error) {
+	for h := tip; h != head; {
 		if h.IsZero() || len(steps) == maxTamperWalk {
-			return nil, nil
+			return nil, false, nil
 		}
 		st, err := w.commit(h)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		steps = append(steps, st)
 		h = st.parent
 	}
-	next := &versionIndex{head: tip, last: map[string]plumbing.Hash{}, edited: map[string]bool{}, open: map[string]bool{}}
-	// What the new commits say, newest first: the first loop: commit to
-	// change a path is its new version; a person's commit before it (in
-	// walk order: after it in time) is an edit.
-	resolved := map[string]bool{}
-	editedNew := map[string]bool{}
+	return steps, true, nil
+}
+
+// resolveSteps records in next what the new commits say, newest first:
+// the first loop: commit to change a path is its new version (resolved);
+// a person's commit before it (in walk order: after it in time) is an
+// edit (editedNew).
+func resolveSteps(steps []step, next *versionIndex) (resolved, editedNew map[string]bool) {
+	resolved, editedNew = map[string]bool{}, map[string]bool{}
 	for _, st := range steps {
 		for _, p := range st.changed {
-			if resolved[p] {
-				continue
-			}
-			if st.loop {
+			switch {
+			case resolved[p]:
+			case st.loop:
 				next.last[p] = st.hash
 				resolved[p] = true
-			} else {
+			default:
 				editedNew[p] = true
 			}
 		}
 	}
-	var unknown map[string]bool
+	return resolved, editedNew
+}
+
+// carry records in next, for each wanted path the new commits did not
+// resolve, what idx knew of it, and returns the wanted paths idx never
+// looked for (nil when none).
+func (w *versionWalk) carry(idx, next *versionIndex, resolved, editedNew map[string]bool) (unknown map[string]bool) {
 	for p := range w.wanted {
 		switch {
 		case resolved[p]:
@@ -418,35 +487,7 @@ func (w *versionWalk) since(tip plumbing.Hash, idx *versionIndex) (*versionIndex
 			unknown[p] = true
 		}
 	}
-	// Paths the kept index never looked for (a ledger a person added, or
-	// one asked about for the first time) are walked from its head.
-	if unknown != nil {
-		old, err := w.fresh(idx.head, unknown, maxTamperWalk-len(steps))
-		if err != nil {
-			return nil, err
-		}
-		for p := range unknown {
-			if h, ok := old.last[p]; ok {
-				next.last[p] = h
-				if old.edited[p] || editedNew[p] {
-					next.edited[p] = true
-				}
-			} else {
-				next.open[p] = true
-			}
-		}
-	}
-	// Keep what idx knew of paths not asked about this time: a later
-	// pass may ask again.
-	for p, h := range idx.last {
-		if !w.wanted[p] && !resolved[p] && len(steps) == 0 {
-			next.last[p] = h
-			if idx.edited[p] {
-				next.edited[p] = true
-			}
-		}
-	}
-	return next, nil
+	return unknown
 }
 
 // versionsJSON is versionIndex on disk.

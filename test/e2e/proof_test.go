@@ -11,8 +11,9 @@ import (
 // goAgent builds a real Go module in the target: its row commit writes
 // go.mod and package calc with one test, TestAdd, and claims as evidence
 // `go test ./calc -run $RUN`, where RUN is TestAdd for specs/honest.md and
-// TestDoesNotExist (which selects no test) for specs/empty.md. Any other
-// dispatch (a verification repair) answers nothing.
+// TestDoesNotExist (which selects no test) for specs/empty.md. A repair
+// dispatch of row 1 answers with the same claim (an empty commit when
+// nothing changed); any other dispatch answers nothing.
 const goAgent = `#!/bin/sh
 set -eu
 get() { sed -n "s/^$1: //p" "$GALLIVANT_TASK" | head -n 1; }
@@ -27,15 +28,16 @@ elif [ "$target" = 1 ]; then
   printf 'package calc\n\n// Add returns a+b.\nfunc Add(a, b int) int { return a + b }\n' > calc/calc.go
   printf 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf("Add(2, 3) = %%d, want 5", got)\n\t}\n}\n' > calc/calc_test.go
   git add -A
-  printf 'loop: row 1 done\n\npending: %s\niteration: %s\n\n| 1 | done | %s | go test ./calc -run %s; ok |\n\nrow 1 done | wrote package calc | next\n' "$pending" "$next" "$((attempts + 1))" "$run" | git commit --quiet -F -
+  printf 'loop: row 1 done\n\npending: %s\niteration: %s\n\n| 1 | done | %s | go test ./calc -run %s; ok |\n\nrow 1 done | wrote package calc on attempt %s | next\n' "$pending" "$next" "$((attempts + 1))" "$run" "$((attempts + 1))" | git commit --quiet --allow-empty -F -
 fi
 `
 
 // Evidence replay on a real Go module, black-box: gallivant runs the
 // evidence command each row claims. A claim that selects no test
 // (`go test ./calc -run TestDoesNotExist` prints `[no tests to run]` and
-// exits 0) never gets its pull request labelled ready: after its one
-// repair answers nothing, the entry stops verify-failed. Honest evidence
+// exits 0) never gets a pull request: each replay is a miss against row 1
+// (`loop: repair row 1`), and when the row's allowance is spent the entry
+// stops allowance, the row's evidence naming the command. Honest evidence
 // is replayed, selects tests, and its pull request is labelled ready with
 // a receipt whose proof line says so.
 func TestReplayedGoEvidence(t *testing.T) {
@@ -58,20 +60,20 @@ func TestReplayedGoEvidence(t *testing.T) {
 	})
 	w.settle()
 
-	for _, s := range []string{"loop: verify", "loop: repair verification", "loop: stop verify-failed"} {
+	for _, s := range []string{"loop: verify", "loop: repair row 1", "loop: stop allowance"} {
 		if !w.did("specs/empty.md", s) {
 			t.Errorf("specs/empty.md did not %q: %v", s, w.performed)
 		}
 	}
-	if w.did("specs/empty.md", "loop: ready acme/api#1") || w.did("specs/empty.md", "loop: ready acme/api#2") {
-		t.Errorf("specs/empty.md was labelled ready on evidence that selects no test: %v", w.performed)
+	if w.did("specs/empty.md", "loop: repair verification") || w.did("specs/empty.md", "loop: open pr acme/api#1") || w.did("specs/empty.md", "loop: open pr acme/api#2") {
+		t.Errorf("specs/empty.md took the verification repair or opened a pull request on evidence that selects no test: %v", w.performed)
 	}
 	gitIn(t, src, "pull", "--quiet", "--rebase", "origin", "main")
 	empty, err := os.ReadFile(filepath.Join(src, "plans", "empty-ledger.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| exit 0 | 0 tests | ", "go test ./calc -run TestDoesNotExist", "verify-failed"} {
+	for _, s := range []string{"| exit 0 | 0 tests | ", "go test ./calc -run TestDoesNotExist exited 0 but selected no test", "stop: allowance"} {
 		if !strings.Contains(string(empty), s) {
 			t.Errorf("the ledger of specs/empty.md lacks %q:\n%s", s, empty)
 		}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+
+	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/lessons"
+	"github.com/gallivant/gallivant/specs"
+	"github.com/spf13/cobra"
+)
+
+type lessonsOptions struct {
+	Control string
+	Format  string
+	// Repo limits the listing to one target repository; "" lists all.
+	Repo string
+}
+
+// lessonsRepoJSON is one target repository's lessons, as `gallivant
+// lessons --format json` prints them.
+type lessonsRepoJSON struct {
+	Repo string `json:"repo"`
+	Path string `json:"path"`
+	// Blob is the file's blob id at the control branch's tip, "" when the
+	// file is gone.
+	Blob string `json:"blob"`
+	// Errors is set when the file has grammar errors and is not carried.
+	Errors  bool             `json:"errors"`
+	Lessons []lessonJSON     `json:"lessons"`
+	Carried []carriedVersion `json:"carried"`
+}
+
+type lessonJSON struct {
+	Title   string   `json:"title"`
+	Scope   []string `json:"scope"`
+	Sources []string `json:"sources"`
+}
+
+// carriedVersion counts the dispatches that carried one version of a
+// lessons file (their Gallivant-Lessons trailers).
+type carriedVersion struct {
+	Blob       string `json:"blob"`
+	Dispatches int    `json:"dispatches"`
+	Current    bool   `json:"current"`
+}
+
+func (a *app) newLessonsCmd() *cobra.Command {
+	opts := &lessonsOptions{}
+	cmd := &cobra.Command{
+		Use:   "lessons [REPO] [--format text|json]",
+		Short: "List the lessons of each target repository and how often briefs carried them",
+		Long: `lessons lists the lessons files of the control branch
+(lessons/<owner>/<name>.md): each lesson's title, scope and sources, and
+how many dispatches carried each version of the file, counted from the
+Gallivant-Lessons trailers of the control history. REPO (owner/name)
+limits the listing to that target repository. A file with grammar errors
+is listed as not carried; gallivant check says why. docs/learning.md
+describes lessons.
+
+Exit status 0, or 2 when the control repository cannot be read or REPO is
+not owner/name.`,
+		Example: `  gallivant lessons
+  gallivant lessons acme/api
+  gallivant lessons --format json | jq '.[].carried'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Repo = args[0]
+			}
+			return a.lessonsRun(cmd, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func (a *app) lessonsRun(cmd *cobra.Command, opts *lessonsOptions) error {
+	if opts.Format != "text" && opts.Format != "json" {
+		return usageError("--format must be text or json, got %q", opts.Format)
+	}
+	if opts.Repo != "" && !specs.ValidRepo(opts.Repo) {
+		return usageError("%q is not a repository; name one as owner/name, for example acme/api", opts.Repo)
+	}
+	st, err := a.openStore(cmd.Context(), opts.Control)
+	if err != nil {
+		return err
+	}
+	files, _, err := st.Files([]string{lessons.Dir})
+	if err != nil {
+		return &exitError{code: exitCannotRun, err: err}
+	}
+	var messages []string
+	err = st.History("", nil, func(c audit.Commit) error {
+		if strings.Contains(c.Message, ledger.TrailerLessons+": ") {
+			messages = append(messages, c.Message)
+		}
+		return cmd.Context().Err()
+	})
+	if err != nil {
+		return &exitError{code: exitCannotRun, err: err}
+	}
+	repos := lessonsListing(files, messages, opts.Repo)
+	if opts.Format == "json" {
+		return a.encodeJSON(repos)
+	}
+	if len(repos) == 0 {
+		what := "no lessons files"
+		if opts.Repo != "" {
+			what = "no " + lessons.PathFor(opts.Repo)
+		}
+		a.narrate(slog.LevelInfo, fmt.Sprintf("%s on the control branch", what), "no lessons")
+		return nil
+	}
+	writeLessonsText(a.io.Out, repos)
+	return nil
+}
+
+// lessonsListing is the pure core of `gallivant lessons`: the lessons
+// files at the tip and the carried counts read off the dispatch commits'
+// messages, per repository in name order, limited to repo when it is set.
+// A repository whose file is gone but whose versions were carried is
+// listed with its counts.
+func lessonsListing(files []specs.File, messages []string, repo string) []lessonsRepoJSON {
+	byPath := map[string]*lessonsRepoJSON{}
+	for _, f := range files {
+		r, ok := lessons.RepoOf(f.Path)
+		if !ok || (repo != "" && r != repo) {
+			continue
+		}
+		lf, ds := lessons.Parse(f.Path, f.Data)
+		j := &lessonsRepoJSON{Repo: r, Path: f.Path, Blob: f.ID, Errors: ds.HasErrors(), Lessons: []lessonJSON{}, Carried: []carriedVersion{}}
+		for _, l := range lf.Lessons {
+			lj := lessonJSON{Title: l.Title, Scope: []string{}, Sources: []string{}}
+			for _, p := range l.Scope {
+				lj.Scope = append(lj.Scope, p.Raw)
+			}
+			for _, s := range l.Sources {
+				lj.Sources = append(lj.Sources, s.Raw)
+			}
+			j.Lessons = append(j.Lessons, lj)
+		}
+		byPath[f.Path] = j
+	}
+	counts := map[string]map[string]int{}
+	for _, m := range messages {
+		for _, t := range ledger.ParseTrailers(m) {
+			if t.Key != ledger.TrailerLessons {
+				continue
+			}
+			p, blob, err := ledger.ParseLessonsTrailer(t.Value)
+			if err != nil {
+				continue
+			}
+			r, _ := lessons.RepoOf(p)
+			if repo != "" && r != repo {
+				continue
+			}
+			if counts[p] == nil {
+				counts[p] = map[string]int{}
+			}
+			counts[p][blob]++
+		}
+	}
+	for p, bs := range counts {
+		j, ok := byPath[p]
+		if !ok {
+			r, _ := lessons.RepoOf(p)
+			j = &lessonsRepoJSON{Repo: r, Path: p, Lessons: []lessonJSON{}, Carried: []carriedVersion{}}
+			byPath[p] = j
+		}
+		for blob, n := range bs {
+			j.Carried = append(j.Carried, carriedVersion{Blob: blob, Dispatches: n, Current: blob == j.Blob})
+		}
+		sort.Slice(j.Carried, func(a, b int) bool {
+			if j.Carried[a].Current != j.Carried[b].Current {
+				return j.Carried[a].Current
+			}
+			if j.Carried[a].Dispatches != j.Carried[b].Dispatches {
+				return j.Carried[a].Dispatches > j.Carried[b].Dispatches
+			}
+			return j.Carried[a].Blob < j.Carried[b].Blob
+		})
+	}
+	out := make([]lessonsRepoJSON, 0, len(byPath))
+	for _, j := range byPath {
+		out = append(out, *j)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Path < out[b].Path })
+	return out
+}
+
+// writeLessonsText prints the listing: per repository a header line, the
+// lessons indented under it, then one line per carried version.
+func writeLessonsText(w io.Writer, repos []lessonsRepoJSON) {
+	for i, r := range repos {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		switch {
+		case r.Blob == "":
+			fmt.Fprintf(w, "%s\t%s\tgone from the control branch\n", r.Repo, r.Path)
+		case r.Errors:
+			fmt.Fprintf(w, "%s\t%s@%s\t%s, not carried: the file has errors (gallivant check %s)\n", r.Repo, r.Path, shortSHA(r.Blob), plural(len(r.Lessons), "lesson", "lessons"), r.Path)
+		default:
+			fmt.Fprintf(w, "%s\t%s@%s\t%s\n", r.Repo, r.Path, shortSHA(r.Blob), plural(len(r.Lessons), "lesson", "lessons"))
+		}
+		for _, l := range r.Lessons {
+			scope := "everywhere"
+			if len(l.Scope) > 0 {
+				scope = strings.Join(l.Scope, ", ")
+			}
+			fmt.Fprintf(w, "  %s\n    scope: %s\n    sources: %s\n", oneLineOf(l.Title), oneLineOf(scope), oneLineOf(strings.Join(l.Sources, ", ")))
+		}
+		if len(r.Carried) == 0 {
+			fmt.Fprintln(w, "  carried: never")
+		}
+		for _, c := range r.Carried {
+			now := ""
+			if c.Current {
+				now = " (this version)"
+			}
+			fmt.Fprintf(w, "  carried: %s%s by %s\n", shortSHA(c.Blob), now, plural(c.Dispatches, "dispatch", "dispatches"))
+		}
+	}
+}
+
+// oneLineOf keeps text a person wrote on one line of the listing.
+func oneLineOf(s string) string { return strings.Join(strings.Fields(s), " ") }
