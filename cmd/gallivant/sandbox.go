@@ -33,6 +33,11 @@ type sandboxOptions struct {
 	WebhookSecretEnv string
 	// TLS serves HTTPS with a self-signed certificate (--tls).
 	TLS bool
+	// Faults, FaultSeed and FaultHold are the random fault mix of
+	// --faults (see sandboxFaults).
+	Faults    string
+	FaultSeed uint64
+	FaultHold time.Duration
 }
 
 // publicURL checks a --public-url: an absolute http or https URL of a host,
@@ -60,7 +65,7 @@ var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}
 func (a *app) newSandboxCmd() *cobra.Command {
 	opts := &sandboxOptions{}
 	cmd := &cobra.Command{
-		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--webhook URL ...] [--tls] [--rate-limit 5000]",
+		Use:   "sandbox --dir DIR [--addr 127.0.0.1:0] [--repo owner/name ...] [--user LOGIN ...] [--outsider LOGIN ...] [--protect owner/name:branch[,option...] ...] [--env-file FILE] [--public-url URL] [--webhook URL ...] [--tls] [--rate-limit 5000] [--faults KIND=RATE,... [--fault-seed N] [--fault-hold 10s]]",
 		Short: "Run a local GitHub stand-in to try gallivant without touching GitHub",
 		Long: `sandbox serves a stateful stand-in for GitHub's REST API on a loopback
 address, with real git repositories served over smart HTTP. It creates the
@@ -99,14 +104,24 @@ replaces the system's roots in that shell.
 --env-file FILE writes the same lines to FILE once the sandbox listens. FILE
 is removed at start and appears whole (written aside, then renamed), so a
 script can wait for it to exist and then source it. The API answers under
-both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
+both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).
+
+--faults KIND=RATE,... fails API requests at random, as GitHub fails them:
+5xx (500, 502 or 503), timeout (held for --fault-hold, then 504), 403 and
+429 (primary rate limit: X-RateLimit-Remaining 0 and a reset time),
+secondary (403 with Retry-After: 1), malformed (200 with a truncated body)
+and lost (a write performed, then answered 502). Each rate is from 0 to 1,
+their sum at most 1. The draws are seeded (--fault-seed): the same requests
+meet the same faults. The sandbox prints what it injected, by kind, when it
+stops.`,
 		Example: `  gallivant sandbox --dir /tmp/sb --repo acme/api --env-file /tmp/sb.env > /dev/null &
   while [ ! -f /tmp/sb.env ]; do sleep 0.1; done
   set -a; . /tmp/sb.env; set +a
   curl -H "Authorization: Bearer $GITHUB_TOKEN" "$GITHUB_API_URL/repos/acme/api"
   gallivant sandbox --dir /tmp/sb --repo acme/api --user reviewer --outsider mallory
   gallivant sandbox --dir /tmp/sb --repo acme/control --protect acme/control:main,ruleset,bypass=gallivant
-  GALLIVANT_WEBHOOK_SECRET=s3cret gallivant sandbox --dir /tmp/sb --repo acme/api --webhook http://127.0.0.1:9402/hooks/github`,
+  GALLIVANT_WEBHOOK_SECRET=s3cret gallivant sandbox --dir /tmp/sb --repo acme/api --webhook http://127.0.0.1:9402/hooks/github
+  gallivant sandbox --dir /tmp/sb --repo acme/api --faults 5xx=0.02,timeout=0.01,429=0.01,lost=0.01 --fault-seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Dir == "" {
@@ -141,6 +156,9 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 			if err := a.sandboxHooks(s, opts); err != nil {
 				return err
 			}
+			if err := sandboxFaults(s, opts); err != nil {
+				return err
+			}
 			if err := sandboxUsers(s, opts); err != nil {
 				return err
 			}
@@ -163,6 +181,9 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 			if err != nil {
 				return &exitError{code: exitFindings, err: err}
 			}
+			if opts.Faults != "" {
+				fmt.Fprintf(a.io.Err, "sandbox faults injected: %s\n", faultCounts(s.FaultsInjected()))
+			}
 			fmt.Fprintln(a.io.Err, "sandbox stopped")
 			return nil
 		},
@@ -178,6 +199,9 @@ both <url>/api/v3/ and <url>/api/v3 (so "$GITHUB_API_URL/repos/…" works).`,
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	cmd.Flags().StringArrayVar(&opts.Webhooks, "webhook", nil, "deliver every repository's events to this loopback URL, signed (repeatable)")
 	cmd.Flags().BoolVar(&opts.TLS, "tls", false, "serve HTTPS with a self-signed certificate kept under --dir/tls, and print SSL_CERT_FILE, GIT_SSL_CAINFO, GH_HOST and GH_ENTERPRISE_TOKEN for gh and git")
+	cmd.Flags().StringVar(&opts.Faults, "faults", "", "fail API requests at random, KIND=RATE pairs of 5xx, timeout, 403, 429, secondary, malformed and lost, e.g. 5xx=0.02,lost=0.01")
+	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 1, "the seed of --faults' draws")
+	cmd.Flags().DurationVar(&opts.FaultHold, "fault-hold", 10*time.Second, "how long a --faults timeout holds a request before answering 504")
 	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", webhookSecretEnv, "the environment variable holding the webhook secret")
 	return cmd
 }

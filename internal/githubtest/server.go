@@ -58,6 +58,7 @@ type Server struct {
 	st      *state
 	url     string
 	faults  []*activeFault
+	random  *faultRates // SetFaultRates' mix; nil when off
 	log     []Request
 	limit   int
 	rates   map[string]*rate
@@ -747,6 +748,9 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		return
 	}
 	f := s.matchFault(r.Method, entry.Path)
+	if f == nil {
+		f = s.drawFault(r.Method, entry.Path)
+	}
 	if f != nil && f.Kind != FaultLostResponse {
 		status := s.applyFault(f, w, r, rl)
 		logIt(status, false, false)
