@@ -15,6 +15,11 @@ type RoundEnd struct {
 	Failed bool
 	// Dirty: the seen run left uncommitted changes and pushed nothing.
 	Dirty bool
+	// Recovered: the run was found through this cache's run record after
+	// the reconciler that started it died, and nothing of it runs: nobody
+	// saw how it ended (an agent killed with its reconciler leaves the
+	// same record as one that answered nothing), so it is not an answer.
+	Recovered bool
 }
 
 // RoundStep is what settling a review round does when its branch shows no
@@ -55,12 +60,15 @@ func (s RoundStep) String() string {
 	return "unknown round step"
 }
 
-// DecideRoundEnd is the step of a round whose branch shows no push: wait
-// while the run is neither seen over nor overdue; then a failure, then a
-// dirty checkout; a run not seen to finish is unanswered, never empty, so
-// its feedback is answered by the next round.
+// DecideRoundEnd is the step of a round whose branch shows no push: a run
+// recovered after its reconciler died is unanswered (R-21: its feedback is
+// answered by the next round, never dropped); wait while the run is
+// neither seen over nor overdue; then a failure, then a dirty checkout; a
+// run not seen to finish is unanswered, never empty.
 func DecideRoundEnd(end RoundEnd) RoundStep {
 	switch {
+	case end.Recovered:
+		return RoundUnanswered
 	case !(end.Seen && end.Finished) && !end.Overdue:
 		return RoundWait
 	case end.Seen && end.Failed:

@@ -787,6 +787,7 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	k := e.l.Delivery.Round
 	out, ranHere := p.outcomes[roundKey(e.key(), k)]
 	delete(p.outcomes, roundKey(e.key(), k))
+	recovered := false
 	if !ranHere {
 		// The round's agent may have outlived a reconciler killed during
 		// it: its run record finds it, and its commit is pushed now.
@@ -798,14 +799,15 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 			return waitFor("waiting for round %d of %s: its agent (pid %d) outlived the reconciler that started it and is still running", k, pr, rc.Running), nil
 		}
 		if rc.Known {
-			out, ranHere = rc.Outcome, true
+			out, ranHere, recovered = rc.Outcome, true, true
 		}
 	}
 	if res, pushed, err := p.roundPush(ctx, e, pr); pushed || err != nil {
 		return res, err
 	}
 	dt := e.l.Delivery.DispatchedAt
-	switch gatekeep.DecideRoundEnd(gatekeep.RoundEnd{Seen: ranHere, Finished: out.Finished, Overdue: !dt.IsZero() && !p.inFlight(dt), Failed: out.Err != nil, Dirty: out.Dirty}) {
+	switch gatekeep.DecideRoundEnd(gatekeep.RoundEnd{Seen: ranHere, Finished: out.Finished, Overdue: !dt.IsZero() && !p.inFlight(dt), Failed: out.Err != nil, Dirty: out.Dirty,
+		Recovered: recovered}) {
 	case gatekeep.RoundWait:
 		return waitFor("waiting for round %d of %s (dispatched %s)", k, pr, ledger.TimeText(dt)), nil
 	case gatekeep.RoundFailed:
