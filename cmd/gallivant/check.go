@@ -302,32 +302,7 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 		}
 	}
 	for _, dir := range cfg.ScanDirs() {
-		base := filepath.Join(root, filepath.FromSlash(dir))
-		if link := symlinkIn(root, dir); link != "" {
-			symlinkDiag(&diags, dir, link)
-			continue
-		}
-		if st, err := os.Stat(base); err != nil || !st.IsDir() {
-			continue
-		}
-		_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-			rel, _ := filepath.Rel(root, p)
-			rel = filepath.ToSlash(rel)
-			if err != nil {
-				diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", unwrapPathErr(err))
-				return nil
-			}
-			if d.IsDir() {
-				if p != base && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if isDocument(d.Name()) {
-				add(rel, true)
-			}
-			return nil
-		})
+		walkDocuments(root, dir, &diags, func(rel string) { add(rel, true) })
 	}
 	for _, o := range only {
 		if o == "." || !isDocument(filepath.Base(o)) {
@@ -339,6 +314,40 @@ func readTree(root string, cfg *specs.Config, only []string) ([]specs.File, pars
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, diags
+}
+
+// walkDocuments calls doc with the slash path (relative to root) of each
+// document under root's dir, skipping hidden directories below it. A dir
+// that is a symlink is a diagnostic and is not walked (symlinkIn); a
+// missing one has nothing to walk; an unreadable entry is a file/read
+// diagnostic at its path, and the walk goes on.
+func walkDocuments(root, dir string, diags *parse.Diagnostics, doc func(rel string)) {
+	base := filepath.Join(root, filepath.FromSlash(dir))
+	if link := symlinkIn(root, dir); link != "" {
+		symlinkDiag(diags, dir, link)
+		return
+	}
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
+		return
+	}
+	_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", unwrapPathErr(err))
+			return nil
+		}
+		if d.IsDir() {
+			if p != base && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isDocument(d.Name()) {
+			doc(rel)
+		}
+		return nil
+	})
 }
 
 // safeNameSet describes the characters a document's path may hold.

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/gallivant/gallivant/lessons"
 	"github.com/gallivant/gallivant/parse"
@@ -24,40 +20,16 @@ func withoutLessons(files []specs.File) []specs.File {
 // others. It returns the diagnostics and how many files it read.
 func checkLessons(root string) (parse.Diagnostics, int) {
 	var diags parse.Diagnostics
-	base := filepath.Join(root, lessons.Dir)
-	if link := symlinkIn(root, lessons.Dir); link != "" {
-		symlinkDiag(&diags, lessons.Dir, link)
-		return diags, 0
-	}
-	if st, err := os.Stat(base); err != nil || !st.IsDir() {
-		return nil, 0
-	}
 	n := 0
-	_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if err != nil {
-			diags.Errorf(rel, parse.Pos{Line: 1, Col: 1}, "file/read", "cannot read: %v", unwrapPathErr(err))
-			return nil
-		}
-		if d.IsDir() {
-			if p != base && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !isDocument(d.Name()) {
-			return nil
-		}
+	walkDocuments(root, lessons.Dir, &diags, func(rel string) {
 		f, ds := readDoc(root, rel, true)
 		diags = append(diags, ds...)
 		if f == nil {
-			return nil
+			return
 		}
 		n++
 		_, ds = lessons.Parse(f.Path, f.Data)
 		diags = append(diags, ds...)
-		return nil
 	})
 	return diags, n
 }
