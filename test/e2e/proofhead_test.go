@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,6 +121,17 @@ func (w *cacheWorld) readyPR(spec string) int {
 	return 0
 }
 
+// verifies runs `gallivant verify` over the control repository: its
+// history, the replays and carried proofs among it, must replay.
+func (w *cacheWorld) verifies() {
+	w.t.Helper()
+	v := exec.Command(bin, "verify", "--control", w.control)
+	v.Env = w.env
+	if out, err := v.CombinedOutput(); err != nil {
+		w.t.Errorf("gallivant verify: %v\n%s", err, out)
+	}
+}
+
 // proofSection is the `## Proof` section of a ledger.
 func proofSection(ledger string) string {
 	_, s, _ := strings.Cut(ledger, "## Proof")
@@ -198,6 +210,7 @@ func TestFalseEvidenceOnFinalHead(t *testing.T) {
 			t.Errorf("the fix round's brief lacks %q:\n%s", s, round)
 		}
 	}
+	w.verifies()
 }
 
 // roundIteration is the iteration in the name of the one round brief the
@@ -262,6 +275,7 @@ func TestUnchangedRowKeepsItsProof(t *testing.T) {
 	if want := "\nrow 2 | " + head + " | exit 0 | assertion | "; !strings.Contains(proof, want) {
 		t.Errorf("## Proof records no run of row 2 on bob's head (%q):\n%s", want, proof)
 	}
+	w.verifies()
 }
 
 // A `sources:` file reaches the brief (issue 28): a spec carrying
@@ -276,6 +290,8 @@ func TestSourcesReachTheBrief(t *testing.T) {
 		"specs/sourced.md":    "---\nsources: [specs/notes/plan.md]\n---\n# Sourced\n\n## Acceptance criteria\n1. Add adds.\n",
 	})
 	w.readyPR("specs/sourced.md")
+	// The seed's contract, with the source's bytes, replays.
+	w.verifies()
 	m, _ := filepath.Glob(filepath.Join(briefs, "*.md"))
 	if len(m) == 0 {
 		t.Fatal("the agent kept no brief")
