@@ -271,9 +271,9 @@ func (p *passState) answerCommand(ctx context.Context, e *entry, pr gatekeep.PR,
 }
 
 // commentURL is the web address of a comment or review on GitHub (or the
-// Enterprise server the API URL names), as serve.WebURL derives it.
+// Enterprise server the API URL names), as githubapi.WebURL derives it.
 func (p *passState) commentURL(pr gatekeep.PR, c postedCommand) string {
-	web := webRoot(p.cfg.GitHub.APIURL)
+	web := githubapi.WebURL(p.cfg.GitHub.APIURL)
 	anchor := "issuecomment-"
 	if c.review {
 		anchor = "pullrequestreview-"

@@ -3,8 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
@@ -49,7 +47,7 @@ func (p *passState) merged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if err != nil {
 		return n, gatekeep.WithFeedback(c, nil, store.Redact(err.Error()))
 	}
-	return n, gatekeep.WithFeedback(c, gatekeep.Candidates(rounds, pr, reviews, comments, webRoot(p.cfg.GitHub.APIURL)), "")
+	return n, gatekeep.WithFeedback(c, gatekeep.Candidates(rounds, pr, reviews, comments, githubapi.WebURL(p.cfg.GitHub.APIURL)), "")
 }
 
 // readFeedback reads every review, conversation comment and inline comment
@@ -78,15 +76,4 @@ func readFeedback(ctx context.Context, c feedbackReader, pr gatekeep.PR) ([]gate
 		}
 	}
 	return reviews, comments, nil
-}
-
-// webRoot is GitHub's web address for the API URL: https://github.com/
-// for github.com, the Enterprise server's root otherwise (as serve.WebURL
-// derives it).
-func webRoot(apiURL string) string {
-	if u, err := url.Parse(apiURL); err == nil && u.Host != "" && u.Host != "api.github.com" {
-		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
-		return strings.TrimRight(u.String(), "/") + "/"
-	}
-	return "https://github.com/"
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
@@ -102,7 +103,7 @@ dashboard at /.`,
 				}
 				defer srv.stop()
 			}
-			web := serve.WebURL(a.apiURL(snap.Config))
+			web := githubapi.WebURL(a.apiURL(snap.Config))
 			// Passes run on a context the first signal does not cancel, so
 			// that a pass reaches its end; a second signal cancels it.
 			passCtx, abort := context.WithCancel(context.WithoutCancel(cmd.Context()))

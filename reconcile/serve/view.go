@@ -248,15 +248,4 @@ func (v *View) Entry(spec string) (*Entry, bool) {
 	return nil, false
 }
 
-// WebURL is GitHub's web address for an API URL: https://github.com/ for
-// api.github.com, the host of an Enterprise server's /api/v3/ otherwise.
-func WebURL(api string) string {
-	u, err := url.Parse(api)
-	if err != nil || u.Host == "" || u.Host == "api.github.com" {
-		return "https://github.com/"
-	}
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
-	return strings.TrimRight(u.String(), "/") + "/"
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
