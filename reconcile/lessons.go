@@ -2,9 +2,7 @@ package reconcile
 
 import (
 	"fmt"
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
@@ -52,7 +50,7 @@ func ReadLessons(st *store.Store, at, repo string, inPlay []string, what string)
 		return nil, true, nil
 	}
 	return &ledger.BriefLessons{Path: file, Repo: repo, Commit: at, Blob: plumbing.ComputeHash(plumbing.BlobObject, data).String(),
-		InPlay: describeInPlay(what, inPlay), Applying: f.Match(inPlay), Total: len(f.Lessons)}, false, nil
+		InPlay: gatekeep.DescribeInPlay(what, inPlay), Applying: f.Match(inPlay), Total: len(f.Lessons)}, false, nil
 }
 
 // RowLessons are the lessons the brief of l's outstanding row or seed
@@ -60,7 +58,7 @@ func ReadLessons(st *store.Store, at, repo string, inPlay []string, what string)
 // prints is what the executor hands its agent. bad reports a lessons file
 // with errors.
 func RowLessons(st *store.Store, at string, sp *specs.Spec, l *ledger.Ledger) (bl *ledger.BriefLessons, bad bool, err error) {
-	repo, inPlay, what := rowInPlay(sp, l)
+	repo, inPlay, what := gatekeep.RowInPlay(sp, l)
 	return ReadLessons(st, at, repo, inPlay, what)
 }
 
@@ -91,33 +89,10 @@ func (p *passState) withRowLessons(e *entry, n *ledger.Ledger, c *ledger.Commit)
 }
 
 // rowLessons are the lessons of the outstanding dispatch of l
-// (rowInPlay).
+// (gatekeep.RowInPlay).
 func (p *passState) rowLessons(e *entry, l *ledger.Ledger) (*ledger.BriefLessons, error) {
-	repo, inPlay, what := rowInPlay(e.spec, l)
+	repo, inPlay, what := gatekeep.RowInPlay(e.spec, l)
 	return p.lessonsFor(e, repo, inPlay, what)
-}
-
-// rowInPlay is the target repository and the files in play of l's
-// outstanding dispatch: for a row, the spec's `context:` paths, the
-// criterion's `venue:` and the files the row's recorded evidence command
-// reads; for a seed, the `context:` paths.
-func rowInPlay(sp *specs.Spec, l *ledger.Ledger) (repo string, inPlay []string, what string) {
-	pd := *l.Pending
-	repo, _ = sp.MemberRepo(pd.Member)
-	inPlay = slices.Clone(sp.Context)
-	what = "the spec's context"
-	if pd.Target != ledger.SeedTarget {
-		what = fmt.Sprintf("row %d's context, venue and evidence", pd.Target)
-		for _, ac := range sp.ACs {
-			if ac.N == l.ACOf(pd.Target) && ac.Disposition.Kind == specs.DispVenue {
-				inPlay = append(inPlay, ac.Disposition.Text)
-			}
-		}
-		if r, ok := l.Row(pd.Target); ok {
-			inPlay = append(inPlay, commandFiles(ledger.EvidenceCommand(r.Evidence))...)
-		}
-	}
-	return repo, inPlay, what
 }
 
 // roundLessons are the lessons of a review/fix round: the files in play
@@ -134,50 +109,6 @@ func (p *passState) roundLessons(e *entry, pr gatekeep.PR, d gatekeep.Digest) (*
 // repairLessons are the lessons of a verification repair: the files in
 // play are those the failing command reads and the spec's `context:`.
 func (p *passState) repairLessons(e *entry, repo, command string) (*ledger.BriefLessons, error) {
-	inPlay := append(slices.Clone(e.spec.Context), commandFiles(command)...)
+	inPlay := append(slices.Clone(e.spec.Context), gatekeep.CommandFiles(command)...)
 	return p.lessonsFor(e, repo, inPlay, "the failing command's files and the spec's context")
-}
-
-// commandFiles are the paths an evidence or verification command reads,
-// as gatekeep.FilesOf reads them off it; its trees are directories. The
-// whole repository (".") is in play for a command that reads it all.
-func commandFiles(cmd string) []string {
-	rf, ok := gatekeep.FilesOf(cmd)
-	if !ok {
-		return nil
-	}
-	out := slices.Clone(rf.Files)
-	for _, t := range rf.Trees {
-		if t == "" {
-			t = "."
-		}
-		out = append(out, path.Clean(t)+"/")
-	}
-	return out
-}
-
-// describeInPlay names the files in play for the brief, bounded.
-func describeInPlay(what string, inPlay []string) string {
-	if len(inPlay) == 0 {
-		return what + ": none, so only lessons without a scope apply"
-	}
-	shown := inPlay
-	more := ""
-	if len(shown) > 8 {
-		shown, more = shown[:8], fmt.Sprintf(" and %d more", len(inPlay)-8)
-	}
-	var qs []string
-	for _, f := range shown {
-		qs = append(qs, "`"+strings.ReplaceAll(oneLineText(f), "`", "'")+"`")
-	}
-	return what + ": " + strings.Join(qs, ", ") + more
-}
-
-// oneLineText keeps a path on one line, bounded, for a brief's prose.
-func oneLineText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "…"
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package reconcile
+package gatekeep
 
 import (
 	"strings"
@@ -23,22 +23,22 @@ func TestCommandFiles(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, commandFiles(tt.cmd)); diff != "" {
-			t.Errorf("commandFiles(%q) (-want +got):\n%s", tt.cmd, diff)
+		if diff := cmp.Diff(tt.want, CommandFiles(tt.cmd)); diff != "" {
+			t.Errorf("CommandFiles(%q) (-want +got):\n%s", tt.cmd, diff)
 		}
 	}
 }
 
 func TestDescribeInPlay(t *testing.T) {
 	t.Parallel()
-	if got, want := describeInPlay("the spec's context", nil), "the spec's context: none, so only lessons without a scope apply"; got != want {
+	if got, want := DescribeInPlay("the spec's context", nil), "the spec's context: none, so only lessons without a scope apply"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got, want := describeInPlay("x", []string{"a`b", "c\nd"}), "x: `a'b`, `c d`"; got != want {
+	if got, want := DescribeInPlay("x", []string{"a`b", "c\nd"}), "x: `a'b`, `c d`"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	many := strings.Split("a b c d e f g h i j", " ")
-	if got := describeInPlay("x", many); !strings.HasSuffix(got, "`h` and 2 more") {
+	if got := DescribeInPlay("x", many); !strings.HasSuffix(got, "`h` and 2 more") {
 		t.Errorf("got %q, want 8 paths and the count of the rest", got)
 	}
 }
@@ -68,7 +68,7 @@ func TestRowInPlay(t *testing.T) {
 			t.Fatal(lds)
 		}
 		l, _ = ledger.Dispatch(l, ledger.Action{Target: tt.target, Member: "home"}, "677458c3efa4c21e48eb161ec4c5e98dea6dccfd", time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
-		repo, inPlay, what := rowInPlay(sp, l)
+		repo, inPlay, what := RowInPlay(sp, l)
 		if repo != "acme/api" || what != tt.whatPart {
 			t.Errorf("target %d: repo %q, what %q", tt.target, repo, what)
 		}
