@@ -114,22 +114,38 @@ func matchSegs(pat, segs []string, dir bool) bool {
 
 // parseScope reads a `scope:` line.
 func parseScope(file string, ds *parse.Diagnostics, kv parse.KeyValue) ([]Pattern, bool) {
+	return parseList(file, ds, kv, listForm{rule: RuleScope, tooMany: "the scope lists %d patterns; at most %d are allowed",
+		bad: "%q is not a scope pattern: %s; expected repository paths or globs, as in `%s`", example: exampleScope},
+		NewPattern, func(p *Pattern, at parse.Pos) { p.Pos = at })
+}
+
+// listForm is what a list line's diagnostics say: its rule, the message
+// for too many entries (count, limit), and for a bad one (the entry, why,
+// an accepted example).
+type listForm struct {
+	rule, tooMany, bad, example string
+}
+
+// parseList reads a list line's entries, each with read, at most
+// MaxEntries: a bad entry is a diagnostic at its position and the others
+// are kept.
+func parseList[T any](file string, ds *parse.Diagnostics, kv parse.KeyValue, f listForm, read func(string) (T, string), at func(*T, parse.Pos)) ([]T, bool) {
 	es := split(kv)
 	if len(es) > MaxEntries {
-		ds.Errorf(file, kv.ValuePos, RuleScope, "the scope lists %d patterns; at most %d are allowed", len(es), MaxEntries)
+		ds.Errorf(file, kv.ValuePos, f.rule, f.tooMany, len(es), MaxEntries)
 		return nil, false
 	}
-	var out []Pattern
+	var out []T
 	ok := true
 	for _, e := range es {
-		p, why := NewPattern(e.text)
+		v, why := read(e.text)
 		if why != "" {
-			ds.Errorf(file, e.pos, RuleScope, "%q is not a scope pattern: %s; expected repository paths or globs, as in `%s`", bounded(e.text), why, exampleScope)
+			ds.Errorf(file, e.pos, f.rule, f.bad, bounded(e.text), why, f.example)
 			ok = false
 			continue
 		}
-		p.Pos = e.pos
-		out = append(out, p)
+		at(&v, e.pos)
+		out = append(out, v)
 	}
 	return out, ok
 }

@@ -72,24 +72,9 @@ func NewSource(s string) (Source, string) {
 
 // parseSources reads a `sources:` line.
 func parseSources(file string, ds *parse.Diagnostics, kv parse.KeyValue) ([]Source, bool) {
-	es := split(kv)
-	if len(es) > MaxEntries {
-		ds.Errorf(file, kv.ValuePos, RuleSources, "the sources list %d references; at most %d are allowed", len(es), MaxEntries)
-		return nil, false
-	}
-	var out []Source
-	ok := true
-	for _, e := range es {
-		s, why := NewSource(e.text)
-		if why != "" {
-			ds.Errorf(file, e.pos, RuleSources, "%q is not a source: %s; expected pull requests or comment URLs, as in `%s`", bounded(e.text), why, exampleSources)
-			ok = false
-			continue
-		}
-		s.Pos = e.pos
-		out = append(out, s)
-	}
-	return out, ok
+	return parseList(file, ds, kv, listForm{rule: RuleSources, tooMany: "the sources list %d references; at most %d are allowed",
+		bad: "%q is not a source: %s; expected pull requests or comment URLs, as in `%s`", example: exampleSources},
+		NewSource, func(s *Source, at parse.Pos) { s.Pos = at })
 }
 
 // utf8ValidEnd reports whether s ends on a whole character.
