@@ -66,16 +66,7 @@ func DescribeInPlay(what string, inPlay []string) string {
 	}
 	var qs []string
 	for _, f := range shown {
-		qs = append(qs, "`"+strings.ReplaceAll(oneLineText(f), "`", "'")+"`")
+		qs = append(qs, "`"+strings.ReplaceAll(oneLine(f), "`", "'")+"`")
 	}
 	return what + ": " + strings.Join(qs, ", ") + more
-}
-
-// oneLineText keeps a path on one line, bounded, for a brief's prose.
-func oneLineText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "…"
-	}
-	return s
 }
