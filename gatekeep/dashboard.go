@@ -326,12 +326,12 @@ func RenderDashboard(in DashboardRender) string {
 				hidden++
 				continue
 			}
-			fmt.Fprintf(&b, "\n- %s: %s\n", codeSpan(e.Spec), codeSpan(e.Status))
+			fmt.Fprintf(&b, "\n- %s: %s\n", CodeSpan(e.Spec), CodeSpan(e.Status))
 			if e.Stop != "" {
-				fmt.Fprintf(&b, "  stopped: %s\n", codeSpan(e.Stop))
+				fmt.Fprintf(&b, "  stopped: %s\n", CodeSpan(e.Stop))
 			}
 			if e.Paused != "" {
-				fmt.Fprintf(&b, "  %s\n", codeSpan(e.Paused))
+				fmt.Fprintf(&b, "  %s\n", CodeSpan(e.Paused))
 			}
 			if strings.Contains(strconv.Quote(e.Spec), "-->") || e.Spec == "" {
 				continue
@@ -400,9 +400,9 @@ func dashLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// codeSpan quotes s as a Markdown code span: a mention or a link in it is
+// CodeSpan quotes s as a Markdown code span on one line: a mention or a link in it is
 // text, not a notification.
-func codeSpan(s string) string {
+func CodeSpan(s string) string {
 	s = strings.ReplaceAll(dashLine(s), "`", "'")
 	if s == "" {
 		return "``"

@@ -120,7 +120,7 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 		}
 		e := byspec[b.Spec]
 		if e == nil || e.l == nil {
-			results[b.ID] = fmt.Sprintf("not performed: %s has no ledger", dashCode(b.Spec))
+			results[b.ID] = fmt.Sprintf("not performed: %s has no ledger", gatekeep.CodeSpan(b.Spec))
 			continue
 		}
 		editor := gatekeep.DashboardTicker(edits, b.ID)
@@ -143,7 +143,7 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 		if err != nil {
 			return nil, err
 		}
-		who := dashCode("@" + editor)
+		who := gatekeep.CodeSpan("@" + editor)
 		switch a.Step {
 		case gatekeep.CommandNone:
 			results[b.ID] = ""
@@ -163,12 +163,12 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 			if err := p.push(ctx); err != nil {
 				return nil, err
 			}
-			results[b.ID] = fmt.Sprintf("done for %s: %s", who, dashCode(a.Commit.Subject))
+			results[b.ID] = fmt.Sprintf("done for %s: %s", who, gatekeep.CodeSpan(a.Commit.Subject))
 		case gatekeep.CommandAnswer:
-			results[b.ID] = fmt.Sprintf("done for %s: %s", who, dashCode(acted))
+			results[b.ID] = fmt.Sprintf("done for %s: %s", who, gatekeep.CodeSpan(acted))
 		case gatekeep.CommandRefuse:
 			// The reply may name logins: quoted, it mentions nobody.
-			results[b.ID] = fmt.Sprintf("%s: %s", who, dashCode(a.Reply))
+			results[b.ID] = fmt.Sprintf("%s: %s", who, gatekeep.CodeSpan(a.Reply))
 		}
 	}
 	return results, nil
@@ -224,7 +224,3 @@ func dashboardEntries(entries []*entry) []gatekeep.DashboardEntry {
 	}
 	return out
 }
-
-// dashCode quotes s as a Markdown code span, so that a login is not a
-// mention.
-func dashCode(s string) string { return "`" + strings.ReplaceAll(s, "`", "'") + "`" }
