@@ -2,7 +2,7 @@ package gatekeep
 
 // GitHub's states as a digest carries them: typed, so that the rules
 // compare them with these constants and never with raw strings. They are
-// the one vocabulary of these states: reconcile/githubapi types GitHub's
+// the one vocabulary of these states: internal/githubapi types GitHub's
 // answers as them where it reads them.
 
 // MergeState is GitHub's mergeable_state, in lower case.

@@ -1,6 +1,6 @@
 package reconcile
 
-import "github.com/gallivant/gallivant/reconcile/githubapi"
+import "github.com/gallivant/gallivant/internal/githubapi"
 
 // requestMeter is a GitHubClient that counts its requests.
 type requestMeter interface{ Requests() githubapi.RequestStats }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // fakeSleep records the adapter's waits instead of waiting.
@@ -28,7 +28,7 @@ func (f *fakeSleep) sleep(ctx context.Context, d time.Duration) error {
 
 // adapter is the real GitHub adapter against the stand-in, acting as
 // login, with retries that do not wait.
-func adapter(t testing.TB, s *githubtest.Server, login string, log *bytes.Buffer) (*githubapi.Client, *fakeSleep) {
+func adapter(t testing.TB, s *ghstandin.Server, login string, log *bytes.Buffer) (*githubapi.Client, *fakeSleep) {
 	t.Helper()
 	fs := &fakeSleep{}
 	var w io.Writer = io.Discard

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -52,7 +52,7 @@ func TestAdoptPersonsPullRequest(t *testing.T) {
 	t.Parallel()
 	config := rigConfig + "reviewer:\n  login: alice\n  rereview_minutes: 60\n  stall_hours: 48\n"
 	r := newRig(t, map[string]string{"specs/feature.md": adoptSpec + specWith(3, ""), "gallivant.yaml": config})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.script = func(target string, _ int, _ string) Behavior {
 		if target == "seed" {
 			return Baseline
@@ -161,7 +161,7 @@ func TestAdoptClosedBeforeRecordingStops(t *testing.T) {
 	}
 	r.personBranch(r.gh.RepoDir("acme/api"), "feature/login", map[string]string{"rows/row-1.txt": "bob\n", "rows/row-2.txt": "bob\n"})
 	r.openBobsPR("feature/login", false)
-	remove := r.gh.InjectFault(githubtest.Fault{Method: "PATCH", Path: `/pulls/1$`, Kind: githubtest.FaultStatus, Status: 422})
+	remove := r.gh.InjectFault(ghstandin.Fault{Method: "PATCH", Path: `/pulls/1$`, Kind: ghstandin.FaultStatus, Status: 422})
 	got := subjectsOf(r.pass())
 	if !slices.Contains(got, "loop: adopt acme/api#1") || slices.Contains(got, "loop: dispatch row 1") || slices.Contains(got, "loop: dispatch row 2") ||
 		got[len(got)-1] != "loop: write failed identity" {

@@ -1,6 +1,6 @@
 package reconcile
 
-import "github.com/gallivant/gallivant/reconcile/agent"
+import "github.com/gallivant/gallivant/internal/agent"
 
 // The executors live in package agent; these names keep the pass, the
 // CLI and the tests reading as they did before the move.

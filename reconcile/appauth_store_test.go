@@ -9,18 +9,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 )
 
 // storeAppRig is the stand-in with App 42 installed on acme, a control
 // repository, and a token source for the App.
-func storeAppRig(t *testing.T) (*githubtest.Server, *githubapi.AppTokens, *testserver.Clock) {
+func storeAppRig(t *testing.T) (*ghstandin.Server, *githubapi.AppTokens, *testserver.Clock) {
 	t.Helper()
 	clock := testserver.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	s := testserver.StartWith(t, githubtest.Options{Clock: clock.Now}, "acme/control")
+	s := testserver.StartWith(t, ghstandin.Options{Clock: clock.Now}, "acme/control")
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // The command executor's git takes a current App installation token at

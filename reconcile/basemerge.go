@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // observeMove reads what the first look needs about a live head that is

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/standin"
+	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -28,7 +28,7 @@ func TestMaxBudgetUSDFromRemainingBudget(t *testing.T) {
 			if got := countSubjects(rep, "loop: record home row 1"); got != 1 {
 				t.Fatalf("transitions %q\n%s", subjectsOf(rep), r.log.String())
 			}
-			calls := standin.CallsOf(t, bin)
+			calls := agentstandin.CallsOf(t, bin)
 			var got []string
 			for _, c := range calls {
 				args, _, _ := strings.Cut(c, " | ")

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // replayPlan plans proving head (docs/verify.md "Carried proof"): the rows

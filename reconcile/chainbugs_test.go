@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -24,7 +24,7 @@ func TestChainCancelLetsTheActiveMilestoneFinish(t *testing.T) {
 		"specs/three.md":   specWith(1, ""),
 		"chains/launch.md": "---\nstatus: active\n---\n# Launch\n\n## Milestones\n1. `specs/one.md`\n2. `specs/two.md`\n3. `specs/three.md`\n",
 	})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	if got := subjectsOf(r.pass()); !has(got, "loop: open pr acme/api#1") {
 		t.Fatalf("pass 1 must open milestone 1: %v", got)
 	}
@@ -175,7 +175,7 @@ func TestUnrelatedForcePushStopsBoundaryOnce(t *testing.T) {
 func TestUnrelatedWorkBranchIsNotNothingToDeliver(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
-	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})
+	remove := r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `/pulls$`, Kind: ghstandin.FaultStatus, Status: 422})
 	if got := subjectsOf(r.pass()); got[len(got)-1] != "loop: write failed identity" {
 		t.Fatalf("want the refused pull request counted, got %v", got)
 	}

@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -245,7 +245,7 @@ func TestLiveOrphanIsWaitedFor(t *testing.T) {
 func TestOrphanedRoundIsAdmitted(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
 	scripted := r.agent
 	r.agent = func(ctx context.Context, dir string, task Task) error {

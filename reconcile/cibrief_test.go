@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // commandReaction is the reaction gallivant leaves on a command it

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -33,7 +33,7 @@ func (r *rig) answers() []string {
 func TestPullRequestCommands(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
-	if _, err := r.gh.SetRole("mallory", githubtest.RoleRead); err != nil {
+	if _, err := r.gh.SetRole("mallory", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	r.pass()

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -60,8 +60,8 @@ func TestDashboardIssueResumesAStop(t *testing.T) {
 	t.Parallel()
 	config := rigConfig + "reviewer:\n  login: alice\n  rereview_minutes: 60\n  stall_hours: 48\ndashboard_issue: true\n"
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, ""), "gallivant.yaml": config}, "acme/api", "acme/control")
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
-	if _, err := r.gh.SetRole("mallory", githubtest.RoleRead); err != nil {
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
+	if _, err := r.gh.SetRole("mallory", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	rep := r.pass(onControl)

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -34,7 +34,7 @@ func TestWhyDecidesWhatThePassDoes(t *testing.T) {
 	const spec = "specs/feature.md"
 	// The first pass closes the rows; GitHub refuses the pull request
 	// once, so the next look is the open.
-	refuse := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})
+	refuse := r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `/pulls$`, Kind: ghstandin.FaultStatus, Status: 422})
 	r.pass()
 	refuse()
 	alice, ci := r.as("alice"), r.as("ci-bot")

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // The pull-request phases observe GitHub and call the pure transitions of
@@ -273,7 +273,7 @@ func (p *passState) writeFailed(ctx context.Context, e *entry, w gatekeep.Write,
 	if errors.As(werr, &rl) || ctx.Err() != nil {
 		return progressed, werr
 	}
-	msg := store.Redact(werr.Error())
+	msg := redact.URLs(werr.Error())
 	n, c := gatekeep.WriteFailed(e.l, w, what, msg)
 	_, count := gatekeep.Retry(n)
 	p.Log.Warn("github write failed", "spec", e.specPath, "write", string(w), "count", count, "error", msg)
@@ -664,7 +664,7 @@ func (p *passState) reopen(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		return progressed, err
 	}
 	if err != nil {
-		n, c := gatekeep.Replaced(e.l, pr, store.Redact(err.Error()))
+		n, c := gatekeep.Replaced(e.l, pr, redact.URLs(err.Error()))
 		return progressed, p.apply(e, n, c)
 	}
 	n, c := gatekeep.Reopened(e.l, pr)

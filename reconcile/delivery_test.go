@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
@@ -128,7 +128,7 @@ func newDelivery(t *testing.T, config string) *rig {
 		config = rigConfig + "reviewer:\n  login: alice\n  rereview_minutes: 60\n  stall_hours: 48\n"
 	}
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, ""), "gallivant.yaml": config})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	return r
 }
 
@@ -405,7 +405,7 @@ func TestDeliveryLabelWriteStuckThenRecheck(t *testing.T) {
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
-	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/labels$`, Kind: githubtest.FaultStatus, Status: 403})
+	remove := r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `/labels$`, Kind: ghstandin.FaultStatus, Status: 403})
 	for i := 1; i <= 4; i++ {
 		wantSubjects(t, r.pass(), "loop: write failed ready-label")
 		if got := r.ledger(ledgerPath).Delivery.Retry.String(); !strings.HasPrefix(got, "ready-label "+string(rune('0'+i))+" | ") {
@@ -430,7 +430,7 @@ func TestDeliveryOwedCommentNeverTwice(t *testing.T) {
 	r := newDelivery(t, rigConfig)
 	r.pass()
 	r.as("bob").comment(1, "please rename")
-	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/issues/1/comments$`, Kind: githubtest.FaultLostResponse, Count: 1})
+	remove := r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `/issues/1/comments$`, Kind: ghstandin.FaultLostResponse, Count: 1})
 	defer remove()
 	wantSubjects(t, r.pass(), "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: write failed round-comment")
 	wantSubjects(t, r.pass(), "loop: announced round 1 acme/api#1")
@@ -672,7 +672,7 @@ func TestDeliveryForeignPRIsNotAdopted(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	// The rows finish but GitHub refuses to open the pull request.
-	remove := r.gh.InjectFault(githubtest.Fault{Method: "POST", Path: `/pulls$`, Kind: githubtest.FaultStatus, Status: 422})
+	remove := r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `/pulls$`, Kind: ghstandin.FaultStatus, Status: 422})
 	if got := subjectsOf(r.pass()); got[len(got)-1] != "loop: write failed identity" {
 		t.Fatalf("want the refused pull request counted, got %v", got)
 	}

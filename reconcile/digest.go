@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // digestReader is what building a pull request digest reads from GitHub.

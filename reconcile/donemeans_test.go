@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/scripted"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -100,7 +100,7 @@ func TestNoChecksIsWaitingThenChecksSilent(t *testing.T) {
 // goes on to ready.
 func TestBehindBaseIsMergedIn(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}, Strict: true})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Strict: true})
 	r.pass()
 	old := r.head(work)
 	r.personPush("main", "unrelated.txt")
@@ -133,7 +133,7 @@ func TestBehindBaseIsMergedIn(t *testing.T) {
 // a merge into another base is never recorded done.
 func TestRetargetedPullRequestStops(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
 	r.personPush("main", "x.txt")
 	run(t, r.gh.RepoDir("acme/api"), "git", "branch", "release", "main")
@@ -152,7 +152,7 @@ func TestRetargetedPullRequestStops(t *testing.T) {
 // stopping again in the same pass.
 func TestClosedThenResumeReopens(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
 	r.as("alice").close(1)
 	wantSubjects(t, r.pass(), "loop: stop closed")
@@ -202,8 +202,8 @@ func TestChainHoldsAMilestoneSeededBeforeItWasChained(t *testing.T) {
 	// cannot make it conflict.
 	r := newRig(t, map[string]string{"specs/a.md": specWith(1, ""), "specs/b.md": "---\nrepo: acme/web\n---\n" + specWith(1, ""),
 		"gallivant.yaml": strings.Replace(rigConfig, "none: [acme/api]", "none: [acme/api, acme/web]", 1)}, "acme/api", "acme/web")
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
-	r.gh.Protect("acme/web", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/web", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	rep := r.pass()
 	if countSubjects(rep, "loop: open pr") != 2 {
 		t.Fatalf("want both pull requests open, got %v", subjectsOf(rep))
@@ -240,7 +240,7 @@ func TestChainHoldsAMilestoneSeededBeforeItWasChained(t *testing.T) {
 // start a round, and its round moves the feedback cursor past them.
 func TestOutsiderFeedbackIsIgnored(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	if _, err := r.gh.SetRole("mallory", githubtest.RoleRead); err != nil {
+	if _, err := r.gh.SetRole("mallory", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	r.pass()
@@ -309,7 +309,7 @@ func TestOutsiderFeedbackIsIgnored(t *testing.T) {
 func TestDraftIsMarkedReadyForReview(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
 	if err := r.gh.SetDraft("acme/api", 1, true); err != nil {
 		t.Fatal(err)

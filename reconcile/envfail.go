@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/gallivant/gallivant/specs"
 )
 

@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/audit"
-	"github.com/gallivant/gallivant/internal/standin"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/agentstandin"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/google/go-cmp/cmp"
 )
 
 // envRig is a rig of three one-row specs whose executor runs the Claude
 // Code preset against the stand-in CLI, first on PATH.
 func envRig(t *testing.T, maxParallel int) (*rig, string, rigOption) {
-	bin := standin.Write(t)
+	bin := agentstandin.Write(t)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cfg := strings.Replace(rigConfig, "  timeout: 30m\n", fmt.Sprintf("  timeout: 30m\n  max_parallel: %d\n", maxParallel), 1)
 	r := newRig(t, map[string]string{"gallivant.yaml": cfg, "specs/a.md": specWith(1, ""), "specs/b.md": specWith(1, ""), "specs/c.md": specWith(1, "")})
@@ -76,7 +76,7 @@ func TestEnvironmentFailureIsOnePassProblem(t *testing.T) {
 
 func environmentFailure(t *testing.T, maxParallel int, want []string) {
 	r, bin, opt := envRig(t, maxParallel)
-	standin.Set(t, bin, standin.Fail, `"Invalid API key · Fix external API key"`)
+	agentstandin.Set(t, bin, agentstandin.Fail, `"Invalid API key · Fix external API key"`)
 	rep := r.pass(opt)
 	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
 		t.Fatalf("first pass (-want +got):\n%s\nnotes %+v", diff, rep.Notes)
@@ -123,7 +123,7 @@ func environmentFailure(t *testing.T, maxParallel int, want []string) {
 	}
 
 	// The API answers again: every entry runs, nobody cleared anything.
-	if err := os.Remove(bin + "/" + standin.Fail); err != nil {
+	if err := os.Remove(bin + "/" + agentstandin.Fail); err != nil {
 		t.Fatal(err)
 	}
 	rep = r.pass(opt)
@@ -153,7 +153,7 @@ func environmentFailure(t *testing.T, maxParallel int, want []string) {
 // runs once in the pass, not once per entry.
 func TestPreflightFailureStartsNoAgent(t *testing.T) {
 	r, bin, opt := envRig(t, 3)
-	standin.Set(t, bin, standin.LoggedOut, "")
+	agentstandin.Set(t, bin, agentstandin.LoggedOut, "")
 	rep := r.pass(opt)
 	want := []string{"loop: seed ledger", "loop: seed ledger", "loop: seed ledger"}
 	if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
@@ -163,21 +163,21 @@ func TestPreflightFailureStartsNoAgent(t *testing.T) {
 	if len(problems) != 1 || !strings.Contains(problems[0].Message, "the agent could not authenticate") || !strings.Contains(problems[0].Message, "claude auth status") {
 		t.Fatalf("problems %+v, want one naming claude auth status", problems)
 	}
-	if calls := standin.CallsOf(t, bin); len(calls) != 0 {
+	if calls := agentstandin.CallsOf(t, bin); len(calls) != 0 {
 		t.Errorf("agents started: %q", calls)
 	}
-	if diff := cmp.Diff([]string{"claude --version", "claude auth status"}, standin.PreflightsOf(t, bin)); diff != "" {
+	if diff := cmp.Diff([]string{"claude --version", "claude auth status"}, agentstandin.PreflightsOf(t, bin)); diff != "" {
 		t.Errorf("preflight calls (-want +got):\n%s", diff)
 	}
 
-	if err := os.Remove(bin + "/" + standin.LoggedOut); err != nil {
+	if err := os.Remove(bin + "/" + agentstandin.LoggedOut); err != nil {
 		t.Fatal(err)
 	}
 	rep = r.pass(opt)
 	if got := countSubjects(rep, "loop: record home row 1"); got != 3 || len(problemsOf(rep)) != 0 {
 		t.Errorf("after signing in: %q, problems %+v", subjectsOf(rep), problemsOf(rep))
 	}
-	if got := len(standin.PreflightsOf(t, bin)); got != 4 {
+	if got := len(agentstandin.PreflightsOf(t, bin)); got != 4 {
 		t.Errorf("%d preflight calls over two passes, want 4 (once per pass)", got)
 	}
 	verifyControl(t, r)

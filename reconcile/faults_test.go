@@ -12,23 +12,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // GitHub failing during a pass delays transitions but never corrupts a
 // ledger: the entry is reported and picked up again on the next pass.
 func TestGitHubFaultsDelayButNeverCorrupt(t *testing.T) {
 	t.Parallel()
-	faults := []githubtest.Fault{
-		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultStatus, Status: 502},
-		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultTimeout},
-		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultRateLimit},
-		{Method: "GET", Path: `/git/ref/heads/`, Kind: githubtest.FaultSecondary429, RetryAfter: 600},
-		{Method: "POST", Path: `/git/refs$`, Kind: githubtest.FaultStatus, Status: 500},
+	faults := []ghstandin.Fault{
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: ghstandin.FaultStatus, Status: 502},
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: ghstandin.FaultTimeout},
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: ghstandin.FaultRateLimit},
+		{Method: "GET", Path: `/git/ref/heads/`, Kind: ghstandin.FaultSecondary429, RetryAfter: 600},
+		{Method: "POST", Path: `/git/refs$`, Kind: ghstandin.FaultStatus, Status: 500},
 	}
 	for _, f := range faults {
 		t.Run(f.Path+string(rune('0'+f.Kind)), func(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // feedbackReader is what collecting a delivered pull request's feedback
@@ -33,7 +33,7 @@ func (p *passState) merged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	}
 	entries, err := p.Store.Log(e.ledgerPath, 0)
 	if err != nil {
-		return n, gatekeep.WithFeedback(c, nil, "the control history: "+store.Redact(err.Error()))
+		return n, gatekeep.WithFeedback(c, nil, "the control history: "+redact.URLs(err.Error()))
 	}
 	msgs := make([]string, 0, len(entries))
 	for i := len(entries) - 1; i >= 0; i-- {
@@ -45,7 +45,7 @@ func (p *passState) merged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	}
 	reviews, comments, err := readFeedback(ctx, p.GitHub, pr)
 	if err != nil {
-		return n, gatekeep.WithFeedback(c, nil, store.Redact(err.Error()))
+		return n, gatekeep.WithFeedback(c, nil, redact.URLs(err.Error()))
 	}
 	return n, gatekeep.WithFeedback(c, gatekeep.Candidates(rounds, pr, reviews, comments, githubapi.WebURL(p.cfg.GitHub.APIURL)), "")
 }

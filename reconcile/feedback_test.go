@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,7 +19,7 @@ import (
 func TestDoneRecordsTheFeedbackOfItsRounds(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, "")
-	if _, err := r.gh.SetRole("mallory", githubtest.RoleRead); err != nil {
+	if _, err := r.gh.SetRole("mallory", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	r.pass()
@@ -100,7 +100,7 @@ func TestDoneRecordsAMergeWhenTheFeedbackCannotBeRead(t *testing.T) {
 	r.greenAndApproved(r.head(work))
 	wantSubjects(t, r.pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 	alice.merge(1)
-	defer r.gh.InjectFault(githubtest.Fault{Method: "GET", Path: `^/repos/acme/api/pulls/1/comments$`, Kind: githubtest.FaultStatus, Status: 502})()
+	defer r.gh.InjectFault(ghstandin.Fault{Method: "GET", Path: `^/repos/acme/api/pulls/1/comments$`, Kind: ghstandin.FaultStatus, Status: 502})()
 	wantSubjects(t, r.pass(), "loop: done acme/api#1")
 	msg := r.lastBody()
 	if !strings.Contains(msg, "The feedback its rounds answered could not be read from GitHub (read the comments of acme/api#1: ") || strings.Contains(msg, gatekeep.TrailerFeedback) {

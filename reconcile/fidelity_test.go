@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 )
 
 // GitHub refuses to reopen a pull request whose head branch was deleted
@@ -38,7 +38,7 @@ func TestResumeAfterDeletedHeadReplacesThePullRequest(t *testing.T) {
 // as `loop: follow` (a push the loop did not make).
 func TestLateBaseMergeIsNotFollowed(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}, Strict: true})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Strict: true})
 	r.gh.SetUpdateBranchDelay(4)
 	r.pass()
 	old := r.head(work)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 )
 
 // Issue 10: CI that has not started within checks.wait stops checks-silent
@@ -24,7 +24,7 @@ func TestChecksSilentNamesHeldWorkflowRuns(t *testing.T) {
 		{
 			name: "two runs held for approval",
 			setup: func(t *testing.T, r *rig, head string) {
-				for _, wr := range []githubtest.WorkflowRun{
+				for _, wr := range []ghstandin.WorkflowRun{
 					{Name: "ci", HeadSHA: head, HeadBranch: work, Conclusion: "action_required"},
 					{Name: "lint", Path: ".github/workflows/lint.yml", HeadSHA: head, HeadBranch: work, Conclusion: "action_required"},
 					// Neither held nor on this head: not counted.
@@ -48,11 +48,11 @@ func TestChecksSilentNamesHeldWorkflowRuns(t *testing.T) {
 		{
 			name: "the runs cannot be read: the generic reason",
 			setup: func(t *testing.T, r *rig, head string) {
-				if _, err := r.gh.AddWorkflowRun("acme/api", githubtest.WorkflowRun{Name: "ci", HeadSHA: head, Conclusion: "action_required"}); err != nil {
+				if _, err := r.gh.AddWorkflowRun("acme/api", ghstandin.WorkflowRun{Name: "ci", HeadSHA: head, Conclusion: "action_required"}); err != nil {
 					t.Fatal(err)
 				}
 				// A token without the Actions read permission.
-				r.gh.InjectFault(githubtest.Fault{Method: "GET", Path: `/actions/runs$`, Kind: githubtest.FaultStatus, Status: 403})
+				r.gh.InjectFault(ghstandin.Fault{Method: "GET", Path: `/actions/runs$`, Kind: ghstandin.FaultStatus, Status: 403})
 			},
 			want:    []string{"default Actions token"},
 			wantNot: []string{"action_required"},

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 )
 
 // beforeUpdateBranch is the GitHub client with land run once, right before
@@ -32,7 +32,7 @@ func (b *beforeUpdateBranch) UpdateBranch(ctx context.Context, repo string, numb
 // landed as gallivant's base merge (R-28), not as `loop: follow`.
 func TestUpdateBranchHeadMovedIsAWait(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}, Strict: true})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Strict: true})
 	r.pass()
 	old := r.head(work)
 	r.personPush("main", "unrelated.txt")

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // A dispatch is write-ahead: its `loop:` commit is pushed before the agent

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -205,7 +205,7 @@ func TestLegsFeedbackOnOneLeg(t *testing.T) {
 func TestLegsFailingCheckOnOneLeg(t *testing.T) {
 	t.Parallel()
 	r := newLegs(t, strings.Replace(legsConfig, "none: [acme/api, acme/web]", "none: [acme/api]", 1), legsSpec)
-	r.gh.Protect("acme/web", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/web", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	rep := r.pass()
 	if !strings.Contains(noteOf(rep), "leg api: acme/api#1 passes its gate") || !strings.Contains(noteOf(rep), "leg web: acme/web#1 waits for required check ci") {
 		t.Errorf("the pass does not say why neither leg is labelled: %s", noteOf(rep))
@@ -342,7 +342,7 @@ func TestLegsMaxRoundsPerLeg(t *testing.T) {
 	config := strings.Replace(legsConfig, "none: [acme/api, acme/web]", "none: [acme/api]", 1)
 	config = strings.Replace(config, "  allowance: 2\n", "  allowance: 2\n  max_rounds: 1\n", 1)
 	r := newLegs(t, config, legsSpec)
-	r.gh.Protect("acme/web", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/web", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
 	web := r.on("acme/web", "ci-bot")
 	h1 := run(t, r.gh.RepoDir("acme/web"), "git", "rev-parse", "gallivant/audit")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -43,7 +43,7 @@ func TestLessonsCarriedInBriefs(t *testing.T) {
 	config := rigConfig + "reviewer:\n  login: alice\n  rereview_minutes: 60\n  stall_hours: 48\n"
 	r := newRig(t, map[string]string{"specs/feature.md": "---\ncontext: [billing/tax.go]\n---\n" + specWith(2, ""), "gallivant.yaml": config,
 		"lessons/acme/api.md": lessonsFile})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	// A stranger's lessons file in the target repository.
 	dir := t.TempDir()
 	run(t, dir, "git", "clone", "--quiet", r.gh.RepoDir("acme/api"), "w")

@@ -1,8 +1,8 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/gallivant/gallivant/specs"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // The request model (docs/reconcile.md): a pass observes per repository and

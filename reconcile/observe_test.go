@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,7 +20,7 @@ import (
 func TestObserverReadsPerRepository(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, "acme/a", "acme/b")
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	ctx := context.Background()
 	base, ok, err := g.BranchHead(ctx, "acme/a", "main")
 	if err != nil || !ok {
@@ -105,7 +105,7 @@ func TestObserverReadsPerRepository(t *testing.T) {
 func TestMatchingBranchesKeepsThePrefix(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, "acme/a")
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	ctx := context.Background()
 	base, _, _ := g.BranchHead(ctx, "acme/a", "main")
 	for _, b := range []string{"gallivant/x", "gallivant-other", "gallivantx"} {
@@ -122,7 +122,7 @@ func TestMatchingBranchesKeepsThePrefix(t *testing.T) {
 	}
 }
 
-func sortedPaths(s *githubtest.Server) []string {
+func sortedPaths(s *ghstandin.Server) []string {
 	var out []string
 	for _, r := range s.Requests() {
 		out = append(out, r.Method+" "+r.Path)
@@ -134,7 +134,7 @@ func sortedPaths(s *githubtest.Server) []string {
 
 // pushCommit pushes one new commit onto branch, as an agent would, and
 // returns it.
-func pushCommit(t *testing.T, s *githubtest.Server, repo, branch string) string {
+func pushCommit(t *testing.T, s *ghstandin.Server, repo, branch string) string {
 	t.Helper()
 	dir := t.TempDir()
 	run(t, dir, "git", "clone", "--quiet", "--branch", branch, s.GitURLWithToken(repo, s.MainToken()), "w")
@@ -149,7 +149,7 @@ func pushCommit(t *testing.T, s *githubtest.Server, repo, branch string) string 
 func TestObserverReadsAPullRequestOncePerPass(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, "acme/a")
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	ctx := context.Background()
 	testserver.PushBranch(t, s, "acme/a", "gallivant/x", "x.txt")
 	pr, err := g.CreatePullRequest(ctx, "acme/a", "gallivant/x", "main", "X", "")

@@ -8,9 +8,9 @@ import (
 
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 

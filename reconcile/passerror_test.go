@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // The CLI's exit status 2 rests on these two classifications: a pass stops
@@ -59,7 +59,7 @@ func TestAdapterClassifiesCredentialsAndUnreachable(t *testing.T) {
 		}
 	})
 	t.Run("not found stays an answer", func(t *testing.T) {
-		g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+		g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 		_, err := g.GetPullRequest(t.Context(), "acme/api", 99)
 		if errors.Is(err, githubapi.ErrUnreachable) || errors.Is(err, githubapi.ErrCredentials) {
 			t.Errorf("a 404 is classified as %v", err)

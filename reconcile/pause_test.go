@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
 )
@@ -86,7 +86,7 @@ func TestPullRequestPauseAndUnpause(t *testing.T) {
 		{"/gallivant pause", "confused"},
 		{"/gallivant unpause | the freeze is over", "+1"},
 	} {
-		if diff := cmp.Diff([]string{githubtest.DefaultLogin + " " + tc.want}, r.reactions(tc.body)); diff != "" {
+		if diff := cmp.Diff([]string{ghstandin.DefaultLogin + " " + tc.want}, r.reactions(tc.body)); diff != "" {
 			t.Errorf("reactions to %q (-want +got):\n%s", tc.body, diff)
 		}
 	}

@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/standin"
+	"github.com/gallivant/gallivant/internal/agentstandin"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
 
 // presetRig is a rig whose executor runs the named preset against the
 // stand-in CLIs, first on PATH.
 func presetRig(t *testing.T, kind, spec string) (*rig, string, rigOption) {
-	bin := standin.Write(t)
+	bin := agentstandin.Write(t)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r := newRig(t, map[string]string{"specs/feature.md": spec})
 	opt := func(o *Options) {
@@ -56,7 +56,7 @@ func TestPresetsReachAdmittedRows(t *testing.T) {
 					t.Errorf("row %d is %s, want done", row.N, row.Status)
 				}
 			}
-			calls := standin.CallsOf(t, bin)
+			calls := agentstandin.CallsOf(t, bin)
 			if len(calls) != 3 {
 				t.Fatalf("calls %q, want 3 (seed, row 1, row 2)", calls)
 			}
@@ -93,14 +93,14 @@ func TestPresetEscalationModel(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
 			r, bin, opt := presetRig(t, tc.kind, specWith(1, ""))
-			standin.Set(t, bin, standin.FailWithoutModel, "")
+			agentstandin.Set(t, bin, agentstandin.FailWithoutModel, "")
 			rep := r.pass(opt)
 			want := andDelivered("loop: seed ledger", "loop: dispatch seed", "loop: record home seed",
 				"loop: dispatch row 1", "loop: record home row 1", "loop: escalate row 1", "loop: dispatch row 1", "loop: record home row 1")
 			if diff := cmp.Diff(want, subjectsOf(rep)); diff != "" {
 				t.Fatalf("transitions (-want +got):\n%s\n%s", diff, r.log.String())
 			}
-			calls := standin.CallsOf(t, bin)
+			calls := agentstandin.CallsOf(t, bin)
 			if len(calls) != 3 {
 				t.Fatalf("calls %q", calls)
 			}
@@ -124,7 +124,7 @@ func TestHarnessChoosesPreset(t *testing.T) {
 	if got := countSubjects(rep, "loop: record home row 1"); got != 1 {
 		t.Fatalf("transitions %q\n%s", subjectsOf(rep), r.log.String())
 	}
-	for _, c := range standin.CallsOf(t, bin) {
+	for _, c := range agentstandin.CallsOf(t, bin) {
 		if !strings.HasPrefix(c, "codex exec") {
 			t.Errorf("call %q, want codex", c)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/scripted"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/store"
 )
 
 // Evidence replay: before the pull request opens, gallivant runs each done

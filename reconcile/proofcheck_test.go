@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/store"
 )
 
 // Where the executor holds no checkout (workflow, none), a pull request is

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v66/github"
 	"os"
@@ -405,7 +405,7 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 // person with a say edits an earlier comment: the edit moves the comment's
 // updated_at (new feedback for gatekeep.Feedback, which the full read
 // answers with unready) but, in the sandbox as written
-// (internal/githubtest/handlers.go updateIssueComment), not the pull
+// (internal/ghstandin/handlers.go updateIssueComment), not the pull
 // request's updated_at, its head, its base, the ledger or the checks.
 func TestQuietReadyEditedCommentUnreadies(t *testing.T) {
 	t.Parallel()
@@ -452,7 +452,7 @@ func TestQuietNoMarkWhenFeedbackUnreadable(t *testing.T) {
 	r, pass := quietDelivery(t)
 	r.as("bob").comment(1, "please rename the helper")
 	r.clock.advance(time.Minute)
-	remove := r.gh.InjectFault(githubtest.Fault{Method: "GET", Path: `/issues/1/comments$`, Kind: githubtest.FaultStatus, Status: 502})
+	remove := r.gh.InjectFault(ghstandin.Fault{Method: "GET", Path: `/issues/1/comments$`, Kind: ghstandin.FaultStatus, Status: 502})
 	pass()
 	remove()
 	r.clock.advance(time.Minute)

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/modelserver"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -98,7 +98,7 @@ func modelScript(turn modelserver.Turn) modelserver.Step {
 }
 
 // keepLogs copies the runs' logs into $GALLIVANT_REALCLI_CORPUS when it
-// is set: how reconcile/agent/testdata/cli's corpus of real CLI output is
+// is set: how internal/agent/testdata/cli's corpus of real CLI output is
 // refreshed after a version bump.
 func keepLogs(t *testing.T, work, prefix string) {
 	dst := os.Getenv("GALLIVANT_REALCLI_CORPUS")

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -86,7 +86,7 @@ func BenchmarkPassUnchangedScale(b *testing.B) {
 			// one is idle.
 			total := 0
 			for pass := 0; ; pass++ {
-				r.gh.SetRemaining(githubtest.DefaultLogin, 5000)
+				r.gh.SetRemaining(ghstandin.DefaultLogin, 5000)
 				rep, err := rec.Pass(context.Background())
 				if err != nil || pass == 50 {
 					b.Fatalf("pass %d: %v, %d transitions so far", pass, err, total)

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/parse"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 	"go.yaml.in/yaml/v3"
 )

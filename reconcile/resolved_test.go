@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 )
 
 // A pull-request stop a person resolves on GitHub resumes the entry by

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -40,7 +40,7 @@ func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 // stand-in with target repositories, and the settings to build reconcilers.
 type rig struct {
 	t       testing.TB
-	gh      *githubtest.Server
+	gh      *ghstandin.Server
 	control string // bare control repository
 	cache   string
 	work    string
@@ -70,7 +70,7 @@ func newRig(t testing.TB, files map[string]string, repos ...string) *rig {
 		repos = []string{"acme/api"}
 	}
 	r := &rig{t: t, cache: t.TempDir(), work: t.TempDir(), clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
-	r.gh = testserver.StartWith(t, githubtest.Options{Clock: r.clock.now}, repos...)
+	r.gh = testserver.StartWith(t, ghstandin.Options{Clock: r.clock.now}, repos...)
 	r.script = func(string, int, string) Behavior { return Done }
 	r.agent = ScriptedAgent(func(target string, n int, model string) Behavior { return r.script(target, n, model) })
 	src := t.TempDir()

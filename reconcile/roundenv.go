@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // A review/fix round's agent can fail for the machine, not for the entry,

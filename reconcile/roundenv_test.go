@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/google/go-cmp/cmp"
 )
 

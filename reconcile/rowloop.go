@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gallivant/gallivant/internal/agent"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/agent"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/specs"
 )
 

@@ -12,10 +12,10 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -23,7 +23,7 @@ import (
 // suppress gallivant's own comment.
 func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	mallory, _ := adapter(t, s, "mallory", nil)
 	ctx := t.Context()
 	testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
@@ -52,18 +52,18 @@ func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
 	for _, c := range cs {
 		authors = append(authors, c.User)
 	}
-	if diff := cmp.Diff([]string{"mallory", githubtest.DefaultLogin}, authors); diff != "" {
+	if diff := cmp.Diff([]string{"mallory", ghstandin.DefaultLogin}, authors); diff != "" {
 		t.Errorf("comment authors (-want +got):\n%s", diff)
 	}
 }
 
 func TestPermission(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
-	if _, err := s.SetRole("olivia", githubtest.RoleRead); err != nil {
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
+	if _, err := s.SetRole("olivia", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetRole("ada", githubtest.RoleAdmin); err != nil {
+	if _, err := s.SetRole("ada", ghstandin.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 	s.Token("walt") // a user with a token and no role has write
@@ -93,8 +93,8 @@ func TestPermission(t *testing.T) {
 // A read-only user can comment and open pull requests but not label.
 func TestStandInRefusesWritesOfReadOnlyUser(t *testing.T) {
 	s := testserver.Start(t, "acme/api")
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
-	if _, err := s.SetRole("olivia", githubtest.RoleRead); err != nil {
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
+	if _, err := s.SetRole("olivia", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)
 	}
 	olivia, _ := adapter(t, s, "olivia", nil)
@@ -134,7 +134,7 @@ git add hello.txt
 git -c user.name=Mallory -c user.email=m@example.com commit --quiet -m "loop: row 1 done"
 `
 
-func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *githubtest.Server, token string) {
+func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *ghstandin.Server, token string) {
 	s = testserver.Start(t, "acme/api")
 	token = s.MainToken()
 	t.Setenv("BOT_TOKEN", token)
@@ -182,8 +182,8 @@ func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *githubtest.S
 	return loot, s, token
 }
 
-func mustGitHub(t *testing.T, s *githubtest.Server) *githubapi.Client {
-	g, _ := adapter(t, s, githubtest.DefaultLogin, nil)
+func mustGitHub(t *testing.T, s *ghstandin.Server) *githubapi.Client {
+	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	return g
 }
 

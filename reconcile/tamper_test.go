@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/agent"
 )
 
 // verifier is implemented by executors that hold a checkout and can run the

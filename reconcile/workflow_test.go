@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -92,8 +92,8 @@ func TestWorkflowExecutorReviewRound(t *testing.T) {
 // pass waits for them instead of treating the branch as unprotected.
 func TestRequiredChecksWithoutAdminToken(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, ""), "gallivant.yaml": rigConfig})
-	r.gh.Protect("acme/api", "main", githubtest.Protection{RequiredContexts: []string{"ci"}, Ruleset: true})
-	r.gh.InjectFault(githubtest.Fault{Path: "/protection", Kind: githubtest.FaultStatus, Status: 404})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Ruleset: true})
+	r.gh.InjectFault(ghstandin.Fault{Path: "/protection", Kind: ghstandin.FaultStatus, Status: 404})
 	rep := r.pass()
 	if got := subjectsOf(rep); len(got) == 0 || got[len(got)-1] != "loop: open pr acme/api#1" {
 		t.Fatalf("want the pull request opened, got %v", got)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the agent CLIs the real-CLI tests drive (reconcile/agent/realcli),
+# Installs the agent CLIs the real-CLI tests drive (internal/agent/realcli),
 # at the versions docs/agents.md pins, into a cache directory:
 #
 #   scripts/agent-clis.sh [DIR]     (default: $GALLIVANT_AGENT_CLIS, else

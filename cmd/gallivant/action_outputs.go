@@ -11,9 +11,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // In GitHub Actions a pass also reports what stands after it: every

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/specs"
 )
 

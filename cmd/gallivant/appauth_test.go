@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/standin"
+	"github.com/gallivant/gallivant/internal/agentstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -23,7 +23,7 @@ func cmdGHApp(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 4 || !ok {
 		ts.Fatalf("usage: ghapp ID SLUG ACCOUNT KEYFILE (after github)")
 	}
-	s := v.(*githubtest.Server)
+	s := v.(*ghstandin.Server)
 	id, err := strconv.ParseInt(args[0], 10, 64)
 	if err != nil {
 		ts.Fatalf("ghapp: %v", err)
@@ -55,7 +55,7 @@ func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: ghtokens [-perms] (after github)")
 	}
 	var lines []string
-	for _, g := range v.(*githubtest.Server).InstallationTokenGrants() {
+	for _, g := range v.(*ghstandin.Server).InstallationTokenGrants() {
 		line := "all"
 		if g.Repositories != nil {
 			sort.Strings(g.Repositories)
@@ -79,7 +79,7 @@ func cmdGHAppTokens(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdStandins writes the stand-in agent CLIs (claude, codex, aider) into a
 // directory of the script's work directory: `standins DIR`. Steering files
-// (internal/standin) go next to them.
+// (internal/agentstandin) go next to them.
 func cmdStandins(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: standins DIR")
@@ -88,7 +88,7 @@ func cmdStandins(ts *testscript.TestScript, neg bool, args []string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		ts.Fatalf("standins: %v", err)
 	}
-	if err := standin.WriteDir(dir); err != nil {
+	if err := agentstandin.WriteDir(dir); err != nil {
 		ts.Fatalf("standins: %v", err)
 	}
 }

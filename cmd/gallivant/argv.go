@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/redact"
 )
 
 // controlCredentialsEnv is where the credentials of a --control URL are
@@ -46,7 +46,7 @@ func splitControlArgs(args []string) (out []string, cred string, ok bool) {
 			continue
 		}
 		cred, ok = u.User.String(), true
-		bare := store.Redact(val)
+		bare := redact.URLs(val)
 		if j == i {
 			out[i] = "--control=" + bare
 		} else {

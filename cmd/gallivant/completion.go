@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/spf13/cobra"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/gallivant/gallivant/ledger"
 )
 

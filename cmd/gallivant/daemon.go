@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"

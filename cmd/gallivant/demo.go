@@ -13,12 +13,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 	"github.com/spf13/cobra"
 )
@@ -97,7 +97,7 @@ type demo struct {
 	ctx     context.Context
 	root    string
 	control string
-	gh      *githubtest.Server
+	gh      *ghstandin.Server
 	person  func(change, message string) error
 }
 
@@ -188,7 +188,7 @@ type demoPeople struct {
 	requested      map[int]bool
 }
 
-func newDemoPeople(s *githubtest.Server) *demoPeople {
+func newDemoPeople(s *ghstandin.Server) *demoPeople {
 	return &demoPeople{ci: s.Client("ci-bot"), rita: s.Client("rita"), dana: s.Client("dana"), requested: map[int]bool{}}
 }
 
@@ -258,7 +258,7 @@ func (p *demoPeople) act(ctx context.Context) ([]string, error) {
 // GitHub stand-in with the target repository.
 func (d *demo) setup() error {
 	var err error
-	d.gh, err = githubtest.New(githubtest.Options{Dir: filepath.Join(d.root, "github")})
+	d.gh, err = ghstandin.New(ghstandin.Options{Dir: filepath.Join(d.root, "github")})
 	if err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func (d *demo) setup() error {
 			return err
 		}
 	}
-	d.gh.Protect("acme/shop", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+	d.gh.Protect("acme/shop", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	src, err := d.startControl(demoFS, "demo", "Approve the checkout spec")
 	if err != nil {
 		return err

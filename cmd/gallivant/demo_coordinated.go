@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -162,7 +162,7 @@ func (p *coordPeople) act(ctx context.Context) ([]string, error) {
 // repositories, each a small Go module that requires the ci status.
 func (d *demo) setupCoordinated() error {
 	var err error
-	d.gh, err = githubtest.New(githubtest.Options{Dir: filepath.Join(d.root, "github")})
+	d.gh, err = ghstandin.New(ghstandin.Options{Dir: filepath.Join(d.root, "github")})
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (d *demo) setupCoordinated() error {
 				return err
 			}
 		}
-		d.gh.Protect(full, "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+		d.gh.Protect(full, "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	}
 	_, err = d.startControl(demoCoordFS, "democoord", "Approve the audit log spec")
 	return err

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
 )
@@ -33,7 +33,7 @@ func fakeClaude(t *testing.T, version string, signedIn bool) string {
 // doctorRig is a stand-in with a control repository and a target with CI,
 // configured so that every check is ok; each case breaks one thing.
 type doctorRig struct {
-	gh    *githubtest.Server
+	gh    *ghstandin.Server
 	env   map[string]string
 	files map[string]string
 }
@@ -41,7 +41,7 @@ type doctorRig struct {
 func newDoctorRig(t *testing.T) *doctorRig {
 	t.Helper()
 	gh := testserver.Start(t, "acme/api", "acme/control")
-	gh.SetScopes(githubtest.DefaultLogin, "repo", "workflow")
+	gh.SetScopes(ghstandin.DefaultLogin, "repo", "workflow")
 	if err := gh.PutFile("acme/api", "main", ".github/workflows/ci.yml", "on: [push, pull_request]\njobs: {}\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -88,24 +88,24 @@ func TestDoctorFindsEachMisconfiguration(t *testing.T) {
 	}{
 		{name: "healthy", setup: func(*testing.T, *doctorRig) {}, code: 0},
 		{name: "classic token missing the repo scope",
-			setup: func(_ *testing.T, r *doctorRig) { r.gh.SetScopes(githubtest.DefaultLogin, "read:org") },
+			setup: func(_ *testing.T, r *doctorRig) { r.gh.SetScopes(ghstandin.DefaultLogin, "read:org") },
 			code:  1, want: []verdict{{"token", "fail", ""}},
 			found: "scopes read:org", fix: "add the repo scope"},
 		{name: "token missing the workflow scope",
-			setup: func(_ *testing.T, r *doctorRig) { r.gh.SetScopes(githubtest.DefaultLogin, "repo") },
+			setup: func(_ *testing.T, r *doctorRig) { r.gh.SetScopes(ghstandin.DefaultLogin, "repo") },
 			code:  0, want: []verdict{{"token", "warn", ""}}, fix: "add the workflow scope"},
 		{name: "no token",
 			setup: func(_ *testing.T, r *doctorRig) { delete(r.env, "GITHUB_TOKEN") },
 			code:  1, want: []verdict{{"token", "fail", ""}}, found: "no GitHub token", fix: "export GITHUB_TOKEN="},
 		{name: "control branch protected by required checks",
 			setup: func(_ *testing.T, r *doctorRig) {
-				r.gh.Protect("acme/control", "main", githubtest.Protection{RequiredContexts: []string{"ci"}})
+				r.gh.Protect("acme/control", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 			},
 			code: 1, want: []verdict{{"control-branch", "fail", "acme/control@main"}},
 			found: "required status check ci", fix: "bypass list"},
 		{name: "control branch protected by a ruleset",
 			setup: func(_ *testing.T, r *doctorRig) {
-				r.gh.Protect("acme/control", "main", githubtest.Protection{RequiredContexts: []string{"ci"}, Ruleset: true})
+				r.gh.Protect("acme/control", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Ruleset: true})
 			},
 			code: 1, want: []verdict{{"control-branch", "fail", "acme/control@main"}},
 			found: "ruleset rule required_status_checks", fix: "Bypass list → Add bypass"},
@@ -135,7 +135,7 @@ func TestDoctorFindsEachMisconfiguration(t *testing.T) {
 			found: "target repository does not exist or the token cannot see it (named in specs/calc.md)", fix: "correct the repository name in specs/calc.md"},
 		{name: "read-only target",
 			setup: func(t *testing.T, r *doctorRig) {
-				tok, err := r.gh.SetRole("reader", githubtest.RoleRead)
+				tok, err := r.gh.SetRole("reader", ghstandin.RoleRead)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -150,7 +150,7 @@ func TestDoctorFindsEachMisconfiguration(t *testing.T) {
 			code:  1, want: []verdict{{"actions", "fail", "acme/api"}}, fix: "Settings → Actions → General"},
 		{name: "Actions' own GITHUB_TOKEN starts no CI",
 			setup: func(_ *testing.T, r *doctorRig) {
-				r.gh.ClearScopes(githubtest.DefaultLogin)
+				r.gh.ClearScopes(ghstandin.DefaultLogin)
 				r.env["GITHUB_ACTIONS"] = "true"
 			},
 			code: 1, want: []verdict{{"actions", "fail", "acme/api"}}, found: "GitHub Actions' own GITHUB_TOKEN", fix: "GitHub App"},

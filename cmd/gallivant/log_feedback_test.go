@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 	"github.com/google/go-cmp/cmp"
 )
 

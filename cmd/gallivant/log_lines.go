@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // logLines are the lines gallivant log shows of a ledger's commits

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/store"
 )
 
 // logVerdicts proves every first-parent commit that changed the ledger at

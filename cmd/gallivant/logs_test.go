@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 )
 
 // Under --log-format json every line on standard error is one JSON object

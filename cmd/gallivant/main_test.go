@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/leakcheck"
 	"github.com/google/go-github/v66/github"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -73,7 +73,7 @@ func cmdGitHub(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: github owner/name...")
 	}
-	s, err := githubtest.New(githubtest.Options{Dir: ts.MkAbs(".github-state")})
+	s, err := ghstandin.New(ghstandin.Options{Dir: ts.MkAbs(".github-state")})
 	if err != nil {
 		ts.Fatalf("github: %v", err)
 	}
@@ -135,7 +135,7 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 
 // servers holds each script's GitHub stand-in for the commands that act on
 // it as CI or a person would.
-var servers sync.Map // *testscript.TestScript → *githubtest.Server
+var servers sync.Map // *testscript.TestScript → *ghstandin.Server
 
 // cmdGHStatus posts a commit status as CI would: `ghstatus owner/name
 // branch context state`.
@@ -144,7 +144,7 @@ func cmdGHStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 4 || !ok {
 		ts.Fatalf("usage: ghstatus owner/name branch context state (after github)")
 	}
-	s := v.(*githubtest.Server)
+	s := v.(*ghstandin.Server)
 	owner, name, _ := strings.Cut(args[0], "/")
 	c := s.Client("ci-bot")
 	ref, _, err := c.Git.GetRef(context.Background(), owner, name, "heads/"+args[1])

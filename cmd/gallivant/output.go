@@ -10,8 +10,8 @@ import (
 	"os"
 	"sync"
 
+	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"golang.org/x/term"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Progress of running agents on standard error (docs/cli.md, "Output and

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // requestOrigins bounds how many of a ledger's newest commits `why` and

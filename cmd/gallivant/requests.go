@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/githubapi"
+	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
 // requestsLine says what a pass asked GitHub: requests sent, answered 304

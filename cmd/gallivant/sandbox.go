@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/spf13/cobra"
 )
 
@@ -19,7 +19,7 @@ type sandboxOptions struct {
 	Repos     []string
 	Users     []string
 	Outsiders []string
-	// Protects are branch protection specs (githubtest.ParseProtect).
+	// Protects are branch protection specs (ghstandin.ParseProtect).
 	Protects []string
 	// EnvFile, when set, receives the printed lines once the sandbox
 	// listens (see writeEnvFile).
@@ -137,11 +137,11 @@ stops.`,
 			var tlsCfg *tls.Config
 			var certFile string
 			if opts.TLS {
-				if tlsCfg, certFile, err = githubtest.SelfSigned(filepath.Join(opts.Dir, "tls"), time.Now()); err != nil {
+				if tlsCfg, certFile, err = ghstandin.SelfSigned(filepath.Join(opts.Dir, "tls"), time.Now()); err != nil {
 					return &exitError{code: exitUsage, err: fmt.Errorf("--tls: %w", err)}
 				}
 			}
-			s, err := githubtest.New(githubtest.Options{Dir: opts.Dir, RateLimit: opts.RateLimit, PublicURL: public, TLS: tlsCfg})
+			s, err := ghstandin.New(ghstandin.Options{Dir: opts.Dir, RateLimit: opts.RateLimit, PublicURL: public, TLS: tlsCfg})
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -193,7 +193,7 @@ stops.`,
 	cmd.Flags().StringArrayVar(&opts.Repos, "repo", nil, "repository to create, owner/name (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Users, "user", nil, "another user with write access to every repository; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Outsiders, "outsider", nil, "a read-only user: may comment, review and open pull requests; prints GITHUB_TOKEN_<LOGIN> (repeatable)")
-	cmd.Flags().StringArrayVar(&opts.Protects, "protect", nil, "protect a branch, "+githubtest.ProtectSyntax+"; alone: one approving review and no force-push (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Protects, "protect", nil, "protect a branch, "+ghstandin.ProtectSyntax+"; alone: one approving review and no force-push (repeatable)")
 	cmd.Flags().StringVar(&opts.EnvFile, "env-file", "", "also write the printed lines to this file, atomically, once listening")
 	cmd.Flags().StringVar(&opts.PublicURL, "public-url", "", "the base URL clients reach the sandbox at, behind a proxy (scheme://host[:port]); every absolute URL it answers uses it")
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
@@ -209,7 +209,7 @@ stops.`,
 // sandboxHooks subscribes each --webhook to every repository of s. The
 // secret comes from the environment: a delivery without a signature is
 // one gallivant's daemon refuses, so it is required.
-func (a *app) sandboxHooks(s *githubtest.Server, opts *sandboxOptions) error {
+func (a *app) sandboxHooks(s *ghstandin.Server, opts *sandboxOptions) error {
 	if len(opts.Webhooks) == 0 {
 		return nil
 	}
@@ -219,7 +219,7 @@ func (a *app) sandboxHooks(s *githubtest.Server, opts *sandboxOptions) error {
 			opts.WebhookSecretEnv, opts.WebhookSecretEnv)
 	}
 	for _, u := range opts.Webhooks {
-		if err := githubtest.CheckHookURL(u); err != nil {
+		if err := ghstandin.CheckHookURL(u); err != nil {
 			return usageError("--webhook %v", err)
 		}
 		for _, r := range s.Repos() {

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 )
 
 // sandboxProtect applies each --protect spec to a repository of s; a spec
 // that does not parse or names no repository of s is a usage error.
-func sandboxProtect(s *githubtest.Server, specs []string) error {
+func sandboxProtect(s *ghstandin.Server, specs []string) error {
 	for _, spec := range specs {
-		full, branch, p, err := githubtest.ParseProtect(spec)
+		full, branch, p, err := ghstandin.ParseProtect(spec)
 		if err != nil {
 			return usageError("--protect %v", err)
 		}
@@ -32,12 +32,12 @@ func sandboxProtect(s *githubtest.Server, specs []string) error {
 // sandboxUsers creates the --user (write) and --outsider (read) logins
 // in s. They are created before serving so that a bad login is a usage
 // error, not a half-started sandbox; a login is given once, in any case.
-func sandboxUsers(s *githubtest.Server, opts *sandboxOptions) error {
+func sandboxUsers(s *ghstandin.Server, opts *sandboxOptions) error {
 	seen := map[string]string{}
 	for i, u := range append(append([]string(nil), opts.Users...), opts.Outsiders...) {
-		flag, role := "--user", githubtest.RoleWrite
+		flag, role := "--user", ghstandin.RoleWrite
 		if i >= len(opts.Users) {
-			flag, role = "--outsider", githubtest.RoleRead
+			flag, role = "--outsider", ghstandin.RoleRead
 		}
 		if !loginRE.MatchString(u) {
 			return usageError("%s %q is not a GitHub login (letters, digits and single hyphens)", flag, u)
@@ -56,7 +56,7 @@ func sandboxUsers(s *githubtest.Server, opts *sandboxOptions) error {
 // sandboxEnv is the shell-sourceable lines sandbox prints once s listens:
 // the API URL and token, a clone URL per repository, a token per user
 // and, with --tls (certFile set), what gh and git need to trust it.
-func sandboxEnv(s *githubtest.Server, certFile string) string {
+func sandboxEnv(s *ghstandin.Server, certFile string) string {
 	var env strings.Builder
 	fmt.Fprintf(&env, "GITHUB_API_URL=%s\n", s.APIURL())
 	fmt.Fprintf(&env, "GITHUB_TOKEN=%s\n", s.MainToken())

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/google/go-github/v66/github"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -19,14 +19,14 @@ func cmdGHCopyPR(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 4 || !ok {
 		ts.Fatalf("usage: ghcopypr owner/name N branch login (after github)")
 	}
-	s := v.(*githubtest.Server)
+	s := v.(*ghstandin.Server)
 	ctx := context.Background()
 	owner, name, _ := strings.Cut(args[0], "/")
 	n, err := strconv.Atoi(args[1])
 	if err != nil {
 		ts.Fatalf("ghcopypr: %v", err)
 	}
-	admin, login := s.Client(githubtest.DefaultLogin), s.Client(args[3])
+	admin, login := s.Client(ghstandin.DefaultLogin), s.Client(args[3])
 	src, _, err := admin.PullRequests.Get(ctx, owner, name, n)
 	if err != nil {
 		ts.Fatalf("ghcopypr: %v", err)

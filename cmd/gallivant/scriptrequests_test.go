@@ -3,7 +3,7 @@ package main
 import (
 	"strconv"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -17,7 +17,7 @@ func cmdGHRequests(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 || !ok {
 		ts.Fatalf("usage: ghrequests reset | ratelimited N | total N (after github)")
 	}
-	s := v.(*githubtest.Server)
+	s := v.(*ghstandin.Server)
 	if args[0] == "reset" && len(args) == 1 {
 		s.ResetLog()
 		return

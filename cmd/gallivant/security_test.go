@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest"
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 )
 
 // Issue 11, finding 5: a credential in the --control URL is grepped for in
@@ -26,7 +26,7 @@ import (
 func TestControlURLCredentialNeverLeaks(t *testing.T) {
 	bin := gallivantBinary(t)
 	state := t.TempDir()
-	gh := testserver.StartWith(t, githubtest.Options{Dir: state}, "acme/api", "acme/control")
+	gh := testserver.StartWith(t, ghstandin.Options{Dir: state}, "acme/api", "acme/control")
 	// A valid credential (git over HTTP checks it) that the stand-in keeps
 	// in memory only, so that its state on disk is searched for it too.
 	secret := testserver.InstallationToken(t, gh, 77, "ci-app", "acme")

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/githubapi"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/githubapi"
 	"github.com/gallivant/gallivant/reconcile/serve"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // webhookSecretEnv holds the GitHub webhook secret. It is a GALLIVANT_

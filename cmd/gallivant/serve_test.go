@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/githubtest/testserver"
+	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 )
 
 func TestListenAddr(t *testing.T) {

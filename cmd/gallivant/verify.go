@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/spf13/cobra"
 )
 

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/gallivant/gallivant/internal/agent"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/agent"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // browserCtx starts headless Chromium for one test and returns its

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/gallivant/gallivant/reconcile/store"
+	"github.com/gallivant/gallivant/internal/store"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/img/dashboard*.png from the browser test")

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // sampleView has one entry of each kind the templates branch on.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/store"
 )
 
 // The dashboard shows the pass's own decision: an entry the last pass

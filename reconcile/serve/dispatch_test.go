@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/reconcile"
-	"github.com/gallivant/gallivant/reconcile/agent"
 	"github.com/google/go-cmp/cmp"
 )
 

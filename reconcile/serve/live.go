@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // liveTail is how many of a running agent's last output lines the entry

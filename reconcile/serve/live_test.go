@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/reconcile/agent"
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // The entry page shows a running agent's last output lines, bounded, as
