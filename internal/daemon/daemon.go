@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,6 +45,14 @@ type Options struct {
 // two at once.
 type Daemon struct {
 	o Options
+	// seq numbers the passes that capture a view (the slot serializes
+	// them); shown is the newest whose view is shown, under viewMu.
+	seq    uint64
+	viewMu sync.Mutex
+	shown  uint64
+	// history, when set, wraps the history reader of each capture: a
+	// test counts the walks and checks the slot is free during them.
+	history func(historian) historian
 }
 
 // New returns a daemon of o.
@@ -77,7 +86,7 @@ func (d *Daemon) Run(ctx context.Context) {
 		case <-passCtx.Done():
 		}
 	}()
-	slot := NewSlot(log, func() error { return d.Pass(passCtx) })
+	slot := d.newSlot(passCtx)
 	if d.o.Config != nil {
 		d.o.Config.SetReschedule(slot.reschedule)
 	}
@@ -93,10 +102,25 @@ func (d *Daemon) Run(ctx context.Context) {
 	signal.Stop(second)
 }
 
+// newSlot is the slot Run runs the daemon's passes in, on ctx.
+func (d *Daemon) newSlot(ctx context.Context) *Slot {
+	return &Slot{log: d.o.Log, pass: func() (func(), error) { return d.pass(ctx) }}
+}
+
 // Pass is one pass of the daemon: gallivant.yaml re-read and its
 // executor and schedule applied (Config), the pass, its report and
 // notifications, and what the server shows.
 func (d *Daemon) Pass(ctx context.Context) error {
+	after, err := d.pass(ctx)
+	if after != nil {
+		after()
+	}
+	return err
+}
+
+// pass is the part of Pass that needs the pass slot; after is the rest,
+// which the slot runs once it is released.
+func (d *Daemon) pass(ctx context.Context) (after func(), err error) {
 	if d.o.Config != nil {
 		d.o.Config.Reload(ctx)
 	}
@@ -106,36 +130,58 @@ func (d *Daemon) Pass(ctx context.Context) error {
 	if rep != nil && d.o.Reported != nil {
 		d.o.Reported(ctx, rep)
 	}
-	if d.o.Server != nil {
-		d.afterPass(ctx, rep, err, took)
+	if d.o.Server == nil {
+		return nil, err
 	}
-	return err
+	return d.capture(ctx, rep, err, took), err
 }
 
-// afterPass records a pass for /readyz, the metrics and the dashboard.
-// It runs in the pass slot, so the view is read while no pass writes.
-func (d *Daemon) afterPass(ctx context.Context, rep *reconcile.Report, err error, took time.Duration) {
+// capture reads what the dashboard shows of the pass's outcome where no
+// pass writes (the slot: statuses, and a reader of the history at this
+// commit) and returns the rest, which records the pass for /readyz, the
+// metrics and the dashboard: every ledger's history in one walk, which
+// at 500 specs takes longer than the pass itself and so must not hold
+// the slot (docs/reconcile.md, the daemon's slot).
+func (d *Daemon) capture(ctx context.Context, rep *reconcile.Report, err error, took time.Duration) (after func()) {
 	srv := d.o.Server
-	// The view first: once /readyz reports the pass, the dashboard and
-	// the gauges show what it left.
+	d.seq++
+	seq := d.seq
 	var decisions []reconcile.Decision
 	if rep != nil {
 		decisions = rep.Decisions
 	}
-	if v, verr := CaptureDecided(ctx, d.o.Store, d.o.Web, time.Now(), decisions); verr != nil {
-		srv.log.Warn("dashboard not refreshed", "error", verr.Error())
-	} else {
-		if rep != nil {
-			v.AttachNotes(rep.Notes)
+	c, cerr := startCapture(ctx, d.o.Store, d.o.Web, time.Now(), decisions)
+	return func() {
+		var v *View
+		if cerr == nil {
+			if d.history != nil {
+				c.history = d.history(c.history)
+			}
+			v, cerr = c.finish()
 		}
-		srv.state.SetView(v)
-		srv.metrics.ObserveView(v)
+		d.viewMu.Lock()
+		defer d.viewMu.Unlock()
+		result := PassResult(rep, err)
+		srv.metrics.ObservePass(rep, result, took)
+		if seq < d.shown {
+			return // a later pass's view and record are shown already
+		}
+		d.shown = seq
+		// The view first: once /readyz reports the pass, the dashboard and
+		// the gauges show what it left.
+		if cerr != nil {
+			srv.log.Warn("dashboard not refreshed", "error", cerr.Error())
+		} else {
+			if rep != nil {
+				v.AttachNotes(rep.Notes)
+			}
+			srv.state.SetView(v)
+			srv.metrics.ObserveView(v)
+		}
+		rec := PassRecord{Ended: time.Now(), Took: took, Result: result}
+		if err != nil {
+			rec.Err = err.Error()
+		}
+		srv.state.RecordPass(rec)
 	}
-	result := PassResult(rep, err)
-	srv.metrics.ObservePass(rep, result, took)
-	rec := PassRecord{Ended: time.Now(), Took: took, Result: result}
-	if err != nil {
-		rec.Err = err.Error()
-	}
-	srv.state.RecordPass(rec)
 }

@@ -14,9 +14,11 @@ import (
 // Slot is where passes run: one at a time, whoever asks for them (the
 // schedule, a webhook).
 type Slot struct {
-	mu     sync.Mutex
-	log    *slog.Logger
-	pass   func() error
+	mu  sync.Mutex
+	log *slog.Logger
+	// pass runs a pass in the slot; what it returns runs after the slot
+	// is released (the daemon's dashboard capture), nil for nothing.
+	pass   func() (after func(), err error)
 	panics atomic.Int64
 	// onPanic, when set, hears of a recovered panic (the metrics).
 	onPanic func(v any)
@@ -28,7 +30,7 @@ type Slot struct {
 
 // NewSlot returns a slot that runs pass, logging to log.
 func NewSlot(log *slog.Logger, pass func() error) *Slot {
-	return &Slot{log: log, pass: pass}
+	return &Slot{log: log, pass: func() (func(), error) { return nil, pass() }}
 }
 
 // reschedule makes the slot's ticks follow sched from now on.
@@ -44,7 +46,9 @@ func (s *Slot) reschedule(sched cron.Schedule) {
 
 // run runs one pass. A schedule tick does not wait for a running pass
 // (wait false: the tick is skipped and logged); a webhook's pass waits,
-// since the running pass may have read GitHub before the event.
+// since the running pass may have read GitHub before the event. What the
+// pass leaves to do after it runs once the slot is released, so the next
+// pass never waits for it.
 func (s *Slot) run(wait bool, why string) {
 	if wait {
 		s.mu.Lock()
@@ -52,7 +56,30 @@ func (s *Slot) run(wait bool, why string) {
 		s.log.Info("tick skipped: a pass is still running")
 		return
 	}
-	defer s.mu.Unlock()
+	after := s.locked(why)
+	s.mu.Unlock()
+	if after != nil {
+		s.guard(after)
+	}
+}
+
+// locked runs the pass; the caller holds the slot.
+func (s *Slot) locked(why string) (after func()) {
+	s.guard(func() {
+		s.log.Info("pass started", "trigger", why)
+		var err error
+		after, err = s.pass()
+		if err != nil {
+			s.log.Error("pass failed", "error", err.Error())
+			return
+		}
+		s.log.Info("pass finished")
+	})
+	return after
+}
+
+// guard runs f, recovering a panic: logged with its stack and counted.
+func (s *Slot) guard(f func()) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("pass panicked", "panic", fmt.Sprint(v), "panics", s.panics.Add(1), "stack", string(debug.Stack()))
@@ -61,12 +88,7 @@ func (s *Slot) run(wait bool, why string) {
 			}
 		}
 	}()
-	s.log.Info("pass started", "trigger", why)
-	if err := s.pass(); err != nil {
-		s.log.Error("pass failed", "error", err.Error())
-		return
-	}
-	s.log.Info("pass finished")
+	f()
 }
 
 // RunEvery runs pass once, then on every tick of sched until ctx ends,
