@@ -24,7 +24,7 @@ func TestWebhooksDuringAPassMakeOneMorePass(t *testing.T) {
 	started := make(chan int, 8)
 	release := make(chan struct{})
 	n := 0 // the slot serializes the passes
-	slot := NewSlot(log, func() error {
+	slot := newPassSlot(log, func() error {
 		n++
 		started <- n
 		if n > 1 { // the start pass ends at once; a webhook's waits

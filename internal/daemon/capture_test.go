@@ -19,7 +19,7 @@ import (
 // walk waits for release, so that a test can run a pass during it.
 type walkProbe struct {
 	historian
-	slot    *Slot
+	slot    *passSlot
 	mu      *sync.Mutex
 	walks   *[][]string
 	free    *[]bool

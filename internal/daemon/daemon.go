@@ -103,8 +103,8 @@ func (d *Daemon) Run(ctx context.Context) {
 }
 
 // newSlot is the slot Run runs the daemon's passes in, on ctx.
-func (d *Daemon) newSlot(ctx context.Context) *Slot {
-	return &Slot{log: d.o.Log, pass: func() (func(), error) { return d.pass(ctx) }}
+func (d *Daemon) newSlot(ctx context.Context) *passSlot {
+	return &passSlot{log: d.o.Log, pass: func() (func(), error) { return d.pass(ctx) }}
 }
 
 // Pass is one pass of the daemon: gallivant.yaml re-read and its

@@ -11,9 +11,9 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// Slot is where passes run: one at a time, whoever asks for them (the
+// passSlot is where passes run: one at a time, whoever asks for them (the
 // schedule, a webhook).
-type Slot struct {
+type passSlot struct {
 	mu  sync.Mutex
 	log *slog.Logger
 	// pass runs a pass in the slot; what it returns runs after the slot
@@ -28,13 +28,13 @@ type Slot struct {
 	entry  cron.EntryID
 }
 
-// NewSlot returns a slot that runs pass, logging to log.
-func NewSlot(log *slog.Logger, pass func() error) *Slot {
-	return &Slot{log: log, pass: func() (func(), error) { return nil, pass() }}
+// newPassSlot returns a slot that runs pass, logging to log.
+func newPassSlot(log *slog.Logger, pass func() error) *passSlot {
+	return &passSlot{log: log, pass: func() (func(), error) { return nil, pass() }}
 }
 
 // reschedule makes the slot's ticks follow sched from now on.
-func (s *Slot) reschedule(sched cron.Schedule) {
+func (s *passSlot) reschedule(sched cron.Schedule) {
 	s.cronMu.Lock()
 	defer s.cronMu.Unlock()
 	if s.cron == nil {
@@ -49,7 +49,7 @@ func (s *Slot) reschedule(sched cron.Schedule) {
 // since the running pass may have read GitHub before the event. What the
 // pass leaves to do after it runs once the slot is released, so the next
 // pass never waits for it.
-func (s *Slot) run(wait bool, why string) {
+func (s *passSlot) run(wait bool, why string) {
 	if wait {
 		s.mu.Lock()
 	} else if !s.mu.TryLock() {
@@ -64,7 +64,7 @@ func (s *Slot) run(wait bool, why string) {
 }
 
 // locked runs the pass; the caller holds the slot.
-func (s *Slot) locked(why string) (after func()) {
+func (s *passSlot) locked(why string) (after func()) {
 	s.guard(func() {
 		s.log.Info("pass started", "trigger", why)
 		var err error
@@ -79,7 +79,7 @@ func (s *Slot) locked(why string) (after func()) {
 }
 
 // guard runs f, recovering a panic: logged with its stack and counted.
-func (s *Slot) guard(f func()) {
+func (s *passSlot) guard(f func()) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("pass panicked", "panic", fmt.Sprint(v), "panics", s.panics.Add(1), "stack", string(debug.Stack()))
@@ -91,18 +91,18 @@ func (s *Slot) guard(f func()) {
 	f()
 }
 
-// RunEvery runs pass once, then on every tick of sched until ctx ends,
+// runEvery runs pass once, then on every tick of sched until ctx ends,
 // skipping a tick while a pass is running, and returns after the running
 // pass has finished.
 // A pass that panics is recovered, logged with its stack and counted: one
 // bad document or response must not end the daemon.
-func RunEvery(ctx context.Context, sched cron.Schedule, log *slog.Logger, pass func() error) {
-	runSlot(ctx, sched, NewSlot(log, pass), nil)
+func runEvery(ctx context.Context, sched cron.Schedule, log *slog.Logger, pass func() error) {
+	runSlot(ctx, sched, newPassSlot(log, pass), nil)
 }
 
-// runSlot is RunEvery with the slot given and, when trig is set, passes
+// runSlot is runEvery with the slot given and, when trig is set, passes
 // triggered by webhooks between ticks.
-func runSlot(ctx context.Context, sched cron.Schedule, slot *Slot, trig *Trigger) {
+func runSlot(ctx context.Context, sched cron.Schedule, slot *passSlot, trig *Trigger) {
 	c := cron.New()
 	slot.cronMu.Lock()
 	slot.cron = c

@@ -34,7 +34,7 @@ func TestRunDaemon(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		RunEvery(ctx, every(time.Millisecond), logger, func() error {
+		runEvery(ctx, every(time.Millisecond), logger, func() error {
 			n := running.Add(1)
 			if n > maxRunning.Load() {
 				maxRunning.Store(n)
@@ -112,7 +112,7 @@ func TestDaemonRecoversFromPanickingPass(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		RunEvery(ctx, every(10*time.Millisecond), logger, func() error {
+		runEvery(ctx, every(10*time.Millisecond), logger, func() error {
 			switch passes.Add(1) {
 			case 1:
 				var s []int
