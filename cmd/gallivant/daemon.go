@@ -63,7 +63,8 @@ dashboard at /.`,
 	return cmd
 }
 
-// daemonRun wires the daemon of opts and runs it until ctx ends.
+// daemonRun wires the daemon of opts and runs it until the command's
+// context ends (the first SIGINT or SIGTERM).
 func (a *app) daemonRun(cmd *cobra.Command, opts *daemonOptions) error {
 	if opts.Once && opts.Listen != "" {
 		return usageError("--listen serves beside the schedule; --once runs one pass and exits, so it takes no --listen")

@@ -33,6 +33,10 @@ func (s *Store) HistoryAt() (*HistoryReader, error) {
 		return nil, err
 	}
 	repo, done := s.historyRepo()
+	if repo == s.repo {
+		// Not a handle of its own: a walk would share the pass's storage.
+		return nil, fmt.Errorf("open the control history at %s for reading: the repository in %s cannot be opened a second time", short(s.tip.String()), s.dir)
+	}
 	objs := newRawObjects(repo.Storer)
 	return &HistoryReader{objs: objs, tip: s.tip, close: func() { objs.close(); done() }}, nil
 }
