@@ -141,7 +141,7 @@ func (d *Daemon) pass(ctx context.Context) (after func(), err error) {
 // commit) and returns the rest, which records the pass for /readyz, the
 // metrics and the dashboard: every ledger's history in one walk, which
 // at 500 specs takes longer than the pass itself and so must not hold
-// the slot (docs/reconcile.md, the daemon's slot).
+// the slot (docs/reconcile.md, Performance).
 func (d *Daemon) capture(ctx context.Context, rep *reconcile.Report, err error, took time.Duration) (after func()) {
 	srv := d.o.Server
 	d.seq++
