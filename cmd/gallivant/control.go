@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/daemon"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/reconcile"
@@ -194,7 +195,7 @@ func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token string, ap
 		}
 		exec = ce
 		if a.metrics != nil {
-			exec = timedCommand{CommandExecutor: ce, m: a.metrics}
+			exec = daemon.TimedCommand{CommandExecutor: ce, Metrics: a.metrics}
 		}
 	case specs.ExecutorWorkflow:
 		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}

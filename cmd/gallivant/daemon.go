@@ -2,18 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/daemon"
 	"github.com/gallivant/gallivant/internal/githubapi"
-	"github.com/gallivant/gallivant/reconcile/serve"
+	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/specs"
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
 )
@@ -58,83 +53,7 @@ dashboard at /.`,
   GALLIVANT_WEBHOOK_SECRET=... gallivant daemon --listen 9402 --log-format json
   gallivant daemon --once -v --log-format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Once && opts.Listen != "" {
-				return usageError("--listen serves beside the schedule; --once runs one pass and exits, so it takes no --listen")
-			}
-			if opts.Once {
-				return a.reconcileRun(cmd, &reconcileOptions{Control: opts.Control, Format: "text"}, performed)
-			}
-			var addr string
-			if opts.Listen != "" {
-				var err error
-				if addr, err = listenAddr(opts.Listen); err != nil {
-					return err
-				}
-				a.metrics = serve.NewMetrics()
-				a.live = serve.NewLiveRuns()
-				a.metrics.SetBuildInfo(version(), buildRevision())
-			}
-			a.keepGoodConfig = true
-			r, err := a.reconciler(cmd.Context(), opts.Control, false)
-			if err != nil {
-				return err
-			}
-			defer a.closeProgress()
-			st := r.store
-			snap, err := loadSnapshot(cmd.Context(), st)
-			if err != nil {
-				return err
-			}
-			schedule := opts.Schedule
-			if schedule == "" {
-				schedule = snap.Config.Schedule
-			}
-			sched, err := cron.ParseStandard(schedule)
-			if err != nil {
-				return usageError("--schedule %q: %v", schedule, err)
-			}
-			log := a.logger()
-			live := a.newDaemonConfig(r, opts.Control, snap.Config, snap.Commit, opts.Schedule != "", log)
-			var srv *daemonServer
-			if addr != "" {
-				if srv, err = a.startServer(addr, a.controlRepo(opts.Control), opts.Debounce, r.Changed, maySteer(r.gh), log); err != nil {
-					return err
-				}
-				defer srv.stop()
-			}
-			web := githubapi.WebURL(a.apiURL(snap.Config))
-			// Passes run on a context the first signal does not cancel, so
-			// that a pass reaches its end; a second signal cancels it.
-			passCtx, abort := context.WithCancel(context.WithoutCancel(cmd.Context()))
-			defer abort()
-			second := make(chan os.Signal, 1)
-			go func() {
-				<-cmd.Context().Done()
-				r.Drain()
-				log.Info("stopping after the running pass; signal again to abort it")
-				signal.Notify(second, os.Interrupt, syscall.SIGTERM)
-				select {
-				case <-second:
-					abort()
-				case <-passCtx.Done():
-				}
-			}()
-			slot := &passSlot{log: log}
-			live.reschedule = slot.reschedule
-			slot.pass = func() error { return a.daemonPass(passCtx, r, live, srv, web, log) }
-			var trig *serve.Trigger
-			if srv != nil {
-				trig = srv.trigger
-				slot.onPanic = func(v any) {
-					a.metrics.ObservePass(nil, serve.ResultPanicked, 0)
-					srv.state.RecordPass(serve.PassRecord{Ended: time.Now(), Result: serve.ResultPanicked, Err: fmt.Sprint(v)})
-				}
-			}
-			runSlot(cmd.Context(), sched, slot, trig)
-			signal.Stop(second)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.daemonRun(cmd, opts) },
 	}
 	cmd.Flags().StringVar(&opts.Control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.Once, "once", false, "run one pass and exit with its status, like reconcile")
@@ -144,105 +63,86 @@ dashboard at /.`,
 	return cmd
 }
 
-// daemonPass is one pass of the daemon: gallivant.yaml re-read and its
-// executor and schedule applied (daemon_config.go), the pass, its report
-// and notifications, and what the server shows (srv may be nil).
-func (a *app) daemonPass(ctx context.Context, r *wired, live *daemonConfig, srv *daemonServer, web string, log *slog.Logger) error {
-	live.reload(ctx)
-	start := time.Now()
-	rep, err := r.Pass(ctx)
-	took := time.Since(start)
-	if rep != nil {
-		a.printReport(rep, "text", a.wording(r, rep, performed))
-		a.deliverNotifications(ctx, r.Reconciler, log)
+// daemonRun wires the daemon of opts and runs it until the command's
+// context ends (the first SIGINT or SIGTERM).
+func (a *app) daemonRun(cmd *cobra.Command, opts *daemonOptions) error {
+	if opts.Once && opts.Listen != "" {
+		return usageError("--listen serves beside the schedule; --once runs one pass and exits, so it takes no --listen")
 	}
-	if srv != nil {
-		a.afterPass(ctx, srv, r.store, web, rep, err, took)
+	if opts.Once {
+		return a.reconcileRun(cmd, &reconcileOptions{Control: opts.Control, Format: "text"}, performed)
 	}
-	return err
-}
-
-// runDaemon runs pass once, then on every tick of sched until ctx ends,
-// skipping a tick while a pass is running, and returns after the running
-// pass has finished.
-// A pass that panics is recovered, logged with its stack and counted: one
-// bad document or response must not end the daemon.
-func runDaemon(ctx context.Context, sched cron.Schedule, log *slog.Logger, pass func() error) {
-	runSlot(ctx, sched, &passSlot{log: log, pass: pass}, nil)
-}
-
-// passSlot is where passes run: one at a time, whoever asks for them (the
-// schedule, a webhook).
-type passSlot struct {
-	mu     sync.Mutex
-	log    *slog.Logger
-	pass   func() error
-	panics atomic.Int64
-	// onPanic, when set, hears of a recovered panic (the metrics).
-	onPanic func(v any)
-	// cron and entry are the schedule runSlot runs passes on.
-	cronMu sync.Mutex
-	cron   *cron.Cron
-	entry  cron.EntryID
-}
-
-// reschedule makes the slot's ticks follow sched from now on.
-func (s *passSlot) reschedule(sched cron.Schedule) {
-	s.cronMu.Lock()
-	defer s.cronMu.Unlock()
-	if s.cron == nil {
-		return
-	}
-	s.cron.Remove(s.entry)
-	s.entry = s.cron.Schedule(sched, cron.FuncJob(func() { s.run(false, "schedule") }))
-}
-
-// run runs one pass. A schedule tick does not wait for a running pass
-// (wait false: the tick is skipped and logged); a webhook's pass waits,
-// since the running pass may have read GitHub before the event.
-func (s *passSlot) run(wait bool, why string) {
-	if wait {
-		s.mu.Lock()
-	} else if !s.mu.TryLock() {
-		s.log.Info("tick skipped: a pass is still running")
-		return
-	}
-	defer s.mu.Unlock()
-	defer func() {
-		if v := recover(); v != nil {
-			s.log.Error("pass panicked", "panic", fmt.Sprint(v), "panics", s.panics.Add(1), "stack", string(debug.Stack()))
-			if s.onPanic != nil {
-				s.onPanic(v)
-			}
+	var addr string
+	if opts.Listen != "" {
+		var err error
+		if addr, err = daemon.ListenAddr(opts.Listen); err != nil {
+			return usageError("%v", err)
 		}
-	}()
-	s.log.Info("pass started", "trigger", why)
-	if err := s.pass(); err != nil {
-		s.log.Error("pass failed", "error", err.Error())
-		return
+		a.metrics = daemon.NewMetrics()
+		a.live = daemon.NewLiveRuns()
+		a.metrics.SetBuildInfo(version(), buildRevision())
 	}
-	s.log.Info("pass finished")
+	ctx := cmd.Context()
+	a.keepGoodConfig = true
+	r, err := a.reconciler(ctx, opts.Control, false)
+	if err != nil {
+		return err
+	}
+	defer a.closeProgress()
+	snap, err := loadSnapshot(ctx, r.store)
+	if err != nil {
+		return err
+	}
+	schedule := opts.Schedule
+	if schedule == "" {
+		schedule = snap.Config.Schedule
+	}
+	sched, err := cron.ParseStandard(schedule)
+	if err != nil {
+		return usageError("--schedule %q: %v", schedule, err)
+	}
+	log := a.logger()
+	o := a.daemonOptions(r, opts.Control, snap, opts.Schedule != "", log)
+	o.Schedule = sched
+	if addr != "" {
+		srv, err := daemon.Listen(addr, daemon.ServerOptions{Log: log, Metrics: a.metrics, Live: a.live, Secret: a.env(daemon.WebhookSecretEnv), Hosts: a.env(daemon.HTTPHostsEnv),
+			ControlRepo: a.controlRepo(opts.Control), Debounce: opts.Debounce, Changed: r.Changed, MaySteer: daemon.MaySteer(r.gh)})
+		if err != nil {
+			return &exitError{code: exitCannotRun, err: err}
+		}
+		defer srv.Stop()
+		o.Server = srv
+		o.Web = githubapi.WebURL(a.apiURL(snap.Config))
+	}
+	daemon.New(o).Run(ctx)
+	return nil
 }
 
-// runSlot is runDaemon with the slot given and, when trig is set, passes
-// triggered by webhooks between ticks.
-func runSlot(ctx context.Context, sched cron.Schedule, slot *passSlot, trig *serve.Trigger) {
-	c := cron.New()
-	slot.cronMu.Lock()
-	slot.cron = c
-	slot.entry = c.Schedule(sched, cron.FuncJob(func() { slot.run(false, "schedule") }))
-	slot.cronMu.Unlock()
-	c.Start()
-	var others sync.WaitGroup
-	others.Add(1)
-	go func() { defer others.Done(); slot.run(false, "start") }()
-	if trig != nil {
-		others.Add(1)
-		go func() { defer others.Done(); trig.Loop(ctx, func() { slot.run(true, "webhook") }) }()
-	}
-	<-ctx.Done()
-	// Stop waits for scheduled passes that are running; others for the
-	// pass started at launch and a webhook's.
-	<-c.Stop().Done()
-	others.Wait()
+// daemonOptions wires a daemon's passes to r: gallivant.yaml re-read
+// before each (snap is the configuration r was wired from; fixedSchedule
+// is set by --schedule), its report printed and its notifications
+// delivered.
+func (a *app) daemonOptions(r *wired, control string, snap *reconcile.Snapshot, fixedSchedule bool, log *slog.Logger) daemon.Options {
+	cfg := daemon.NewConfig(daemon.ConfigOptions{Store: r.store, Log: log, FixedSchedule: fixedSchedule,
+		Executor: func(cfg *specs.Config) (reconcile.Executor, error) {
+			return a.executor(cfg, r.gh, r.token, r.apps, control, false)
+		},
+		SetExecutor: r.SetExecutor,
+		Rescope: func(ctx context.Context, cfg *specs.Config) error {
+			if apps, err := a.appTokens(cfg, a.controlRepo(control)); err != nil || apps == nil {
+				return nil
+			}
+			snap, err := reconcile.Load(ctx, r.store)
+			if err != nil {
+				return nil // the pass reports a snapshot that cannot be read
+			}
+			return a.scopeAppTokens(cfg, control, snap)
+		},
+		Narrate: a.narrate,
+	}, snap.Config, snap.Commit)
+	return daemon.Options{Log: log, Store: r.store, Config: cfg, Pass: r.Pass, Drain: r.Drain,
+		Reported: func(ctx context.Context, rep *reconcile.Report) {
+			a.printReport(rep, "text", a.wording(r, rep, performed))
+			a.deliverNotifications(ctx, r.Reconciler, log)
+		}}
 }

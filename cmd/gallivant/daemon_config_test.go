@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/daemon"
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/gallivant/gallivant/reconcile"
 	"github.com/robfig/cron/v3"
@@ -77,12 +78,13 @@ func TestDaemonAppliesCommittedConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	var schedules []cron.Schedule
-	live := a.newDaemonConfig(w, "file://"+bare, snap.Config, snap.Commit, false, a.logger())
-	live.reschedule = func(s cron.Schedule) { schedules = append(schedules, s) }
+	o := a.daemonOptions(w, "file://"+bare, snap, false, a.logger())
+	o.Config.SetReschedule(func(s cron.Schedule) { schedules = append(schedules, s) })
+	d := daemon.New(o)
 	pass := func() {
 		t.Helper()
 		stderr.Reset()
-		if err := a.daemonPass(ctx, w, live, nil, "", a.logger()); err != nil {
+		if err := d.Pass(ctx); err != nil {
 			t.Fatalf("pass: %v\n%s", err, stderr.String())
 		}
 	}
@@ -117,7 +119,7 @@ func TestDaemonAppliesCommittedConfig(t *testing.T) {
 	commit("executor:\n  kind: teleport\n", "gamma")
 	before = len(runs())
 	stderr.Reset()
-	live.reload(ctx)
+	o.Config.Reload(ctx)
 	rep, err := w.Pass(ctx)
 	if err != nil {
 		t.Fatalf("a pass on an invalid gallivant.yaml: %v", err)

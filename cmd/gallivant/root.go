@@ -11,8 +11,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/gallivant/gallivant/internal/daemon"
 	"github.com/gallivant/gallivant/internal/githubapi"
-	"github.com/gallivant/gallivant/reconcile/serve"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -66,20 +66,20 @@ type app struct {
 	logFmt string
 	// metrics, set by daemon --listen, instruments the GitHub transport
 	// and the agent runs of the reconciler wired after it.
-	metrics *serve.Metrics
+	metrics *daemon.Metrics
 	// apps are the GitHub App token sources made so far (appauth.go), by
 	// App, API, repository and installation, kept for the process.
 	apps map[string]*githubapi.AppTokens
 	// narrator writes narration as JSON under --log-format json (narrate).
 	narrator *slog.Logger
 	// keepGoodConfig makes passes of an invalid gallivant.yaml keep the
-	// last good configuration (the daemon, daemon_config.go).
+	// last good configuration (the daemon, internal/daemon/config.go).
 	keepGoodConfig bool
 	// quiet (--quiet) turns off the agents' progress lines.
 	quiet bool
 	// live, set by daemon --listen, keeps the running agents' output for
 	// the dashboard.
-	live *serve.LiveRuns
+	live *daemon.LiveRuns
 	// board shows the running agents' progress; nil until a command
 	// executor is wired (progress.go).
 	board *progressBoard

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/daemon"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/spf13/cobra"
 )
@@ -202,7 +203,7 @@ stops.`,
 	cmd.Flags().StringVar(&opts.Faults, "faults", "", "fail API requests at random, KIND=RATE pairs of 5xx, timeout, 403, 429, secondary, malformed and lost, e.g. 5xx=0.02,lost=0.01")
 	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 1, "the seed of --faults' draws")
 	cmd.Flags().DurationVar(&opts.FaultHold, "fault-hold", 10*time.Second, "how long a --faults timeout holds a request before answering 504")
-	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", webhookSecretEnv, "the environment variable holding the webhook secret")
+	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", daemon.WebhookSecretEnv, "the environment variable holding the webhook secret")
 	return cmd
 }
 

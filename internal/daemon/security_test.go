@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func TestWebhookRefusesSHA1OnlySignature(t *testing.T) {
 	state := &State{}
 	state.SetView(ownedView())
 	var kicks atomic.Int32
-	ts := httptest.NewServer(Handler(Options{State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) }}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) }}))
 	defer ts.Close()
 	body := `{"action":"submitted","pull_request":{"number":7},"repository":{"full_name":"acme/api"}}`
 	m := hmac.New(sha1.New, []byte(secret))
@@ -42,7 +42,7 @@ func TestWebhookRefusesSHA1OnlySignature(t *testing.T) {
 // loopback Host names and the configured ones.
 func TestLoopbackDaemonAnswersOnlyLoopbackHosts(t *testing.T) {
 	t.Parallel()
-	ts := httptest.NewServer(Handler(Options{LoopbackOnly: true, Hosts: []string{"gallivant.internal"}}))
+	ts := httptest.NewServer(Handler(HandlerOptions{LoopbackOnly: true, Hosts: []string{"gallivant.internal"}}))
 	defer ts.Close()
 	_, port, _ := strings.Cut(strings.TrimPrefix(ts.URL, "http://"), ":")
 	tests := []struct {
@@ -89,7 +89,7 @@ func TestWebhookFromStrangerTriggersNoPass(t *testing.T) {
 	state.SetView(ownedView())
 	var kicks, asked atomic.Int32
 	may := map[string]bool{"maintainer": true}
-	ts := httptest.NewServer(Handler(Options{State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) },
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) },
 		MaySteer: func(_ context.Context, repo, login string) (bool, error) {
 			asked.Add(1)
 			if repo != "acme/api" {

@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ func TestEntryPageShowsLiveTail(t *testing.T) {
 	state := &State{}
 	state.SetView(sampleView())
 	state.RecordPass(PassRecord{Ended: time.Now(), Result: ResultOK})
-	ts := httptest.NewServer(Handler(Options{State: state, Live: live}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Live: live}))
 	defer ts.Close()
 	r := agent.Run{Spec: "specs/a.md", Task: "row 2", Started: time.Now().Add(-65 * time.Second)}
 	live.Started(r)

@@ -1,9 +1,10 @@
-package main
+package daemon
 
 import (
 	"bytes"
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,7 +34,7 @@ func TestRunDaemon(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		runDaemon(ctx, every(time.Millisecond), logger, func() error {
+		runEvery(ctx, every(time.Millisecond), logger, func() error {
 			n := running.Add(1)
 			if n > maxRunning.Load() {
 				maxRunning.Store(n)
@@ -98,4 +99,44 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return l.w.Write(b)
+}
+
+// Issue 11, finding 7: a pass that panics is logged with its stack and
+// counted, and the daemon goes on with the next tick.
+func TestDaemonRecoversFromPanickingPass(t *testing.T) {
+	var log bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &log, mu: &mu}, nil))
+	var passes atomic.Int32
+	second := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		runEvery(ctx, every(10*time.Millisecond), logger, func() error {
+			switch passes.Add(1) {
+			case 1:
+				var s []int
+				_ = s[passes.Load()] // an index out of range: a real runtime panic
+			case 2:
+				close(second)
+			}
+			return nil
+		})
+		close(done)
+	}()
+	select {
+	case <-second:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no pass ran after the panicking one: the daemon died or stopped ticking")
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	out := log.String()
+	for _, want := range []string{`msg="pass panicked"`, "index out of range", "panics=1", "runtime/debug.Stack", "TestDaemonRecoversFromPanickingPass"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the daemon's log lacks %q:\n%s", want, out)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestEntryMetrics(t *testing.T) {
 	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	v.Entries[0].History[0].When = when
 	m.ObserveView(v)
-	ts := httptest.NewServer(Handler(Options{Metrics: m}))
+	ts := httptest.NewServer(Handler(HandlerOptions{Metrics: m}))
 	defer ts.Close()
 	got := scrape(t, ts.URL)
 	if got["gallivant_last_pass_success_timestamp_seconds"] != 0 {
@@ -97,7 +97,7 @@ func TestMetricsPassPromtoolLint(t *testing.T) {
 	m.SetBuildInfo("v1.2.3", "abc123")
 	m.ObservePass(nil, ResultOK, time.Second)
 	m.ObserveView(sampleView())
-	ts := httptest.NewServer(Handler(Options{Metrics: m}))
+	ts := httptest.NewServer(Handler(HandlerOptions{Metrics: m}))
 	defer ts.Close()
 	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {

@@ -22,27 +22,6 @@ import (
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 )
 
-func TestListenAddr(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"9402", "127.0.0.1:9402"},
-		{":9402", "127.0.0.1:9402"},
-		{"0.0.0.0:9402", "0.0.0.0:9402"},
-		{"[::1]:9402", "[::1]:9402"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := listenAddr(tt.in)
-			if err != nil || got != tt.want {
-				t.Errorf("listenAddr(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-			}
-		})
-	}
-	if _, err := listenAddr("host:"); err == nil {
-		t.Error("listenAddr accepted an address without a port")
-	}
-}
-
 // metricsOf reads a /metrics page into "name{labels}" → value.
 func metricsOf(t *testing.T, base string) map[string]float64 {
 	t.Helper()

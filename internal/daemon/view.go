@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"context"
@@ -18,9 +18,10 @@ import (
 const historyLimit = 30
 
 // View is the control repository as the last pass left it, in the shape
-// the dashboard and the webhook filter read. It is captured inside the
-// daemon's pass slot, so no request ever reads the store while a pass
-// writes it.
+// the dashboard and the webhook filter read. Its statuses are read inside
+// the daemon's pass slot and its histories after the slot is released,
+// from a store.HistoryReader opened inside it, so no request ever reads
+// the store while a pass writes it and no pass waits for the dashboard.
 type View struct {
 	// Commit is the control commit the view was read at.
 	Commit        string
@@ -109,6 +110,31 @@ func Capture(ctx context.Context, st *store.Store, web string, now time.Time) (*
 // it, and its explanation says that decision instead of the recorded
 // state alone.
 func CaptureDecided(ctx context.Context, st *store.Store, web string, now time.Time, decisions []reconcile.Decision) (*View, error) {
+	c, err := startCapture(ctx, st, web, now, decisions)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish()
+}
+
+// historian reads the history of many paths in one walk: a
+// store.HistoryReader.
+type historian interface {
+	Logs(paths []string, limit int) (map[string][]store.LogEntry, error)
+	Close()
+}
+
+// capture is a view whose statuses are read and whose histories are
+// not yet: startCapture reads what must be read where no pass writes
+// (the pass slot), finish the rest anywhere.
+type capture struct {
+	view    *View
+	history historian
+}
+
+// startCapture reads the statuses of the control repository's head and
+// opens a reader of its history; it must run where no pass writes st.
+func startCapture(ctx context.Context, st *store.Store, web string, now time.Time, decisions []reconcile.Decision) (*capture, error) {
 	last := map[string]*reconcile.Decision{}
 	for i := range decisions {
 		// A coordinated entry's legs are decided one by one; its card
@@ -144,14 +170,34 @@ func CaptureDecided(ctx context.Context, st *store.Store, web string, now time.T
 			v.ledgerFacts(&e, l, sp)
 		}
 		v.pullLinks(&e, web)
-		if es.Ledger != "" {
-			if err := entryHistory(st, &e); err != nil {
-				return nil, err
-			}
-		}
 		v.Entries = append(v.Entries, e)
 	}
-	return v, nil
+	h, err := st.HistoryAt()
+	if err != nil {
+		return nil, err
+	}
+	return &capture{view: v, history: h}, nil
+}
+
+// finish reads every ledger's history in one walk and returns the view.
+func (c *capture) finish() (*View, error) {
+	defer c.history.Close()
+	var paths []string
+	for _, e := range c.view.Entries {
+		if e.Ledger != "" {
+			paths = append(paths, e.Ledger)
+		}
+	}
+	logs, err := c.history.Logs(paths, historyLimit)
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.view.Entries {
+		if e := &c.view.Entries[i]; e.Ledger != "" {
+			entryHistory(e, logs[e.Ledger])
+		}
+	}
+	return c.view, nil
 }
 
 // ledgerFacts fills in what entry e's ledger l says (sp is its spec, nil
@@ -208,16 +254,12 @@ func (v *View) pullLinks(e *Entry, web string) {
 	}
 }
 
-// entryHistory reads entry e's ledger history, and when it is stopped the
-// time of its latest stop.
-func entryHistory(st *store.Store, e *Entry) error {
-	hist, err := st.Log(e.Ledger, historyLimit)
-	if err != nil {
-		return err
-	}
+// entryHistory sets entry e's ledger history, and when it is stopped
+// the time of its latest stop.
+func entryHistory(e *Entry, hist []store.LogEntry) {
 	e.History = hist
 	if e.Stop == nil {
-		return nil
+		return
 	}
 	for _, h := range hist {
 		if s, err := ledger.ParseSubject(h.Subject); err == nil && s.Kind == ledger.KindStop {
@@ -225,7 +267,6 @@ func entryHistory(st *store.Store, e *Entry) error {
 			break
 		}
 	}
-	return nil
 }
 
 // OwnsPR reports whether the pull request repo#n is an entry's.

@@ -1,9 +1,13 @@
-// Package serve is the daemon's HTTP side: GitHub webhooks that trigger a
-// pass, Prometheus metrics, health and readiness, and a read-only
-// dashboard. Its handlers read only what the passes leave (a View the
-// daemon captures after each pass, inside its pass slot, and the record of
-// the last pass); no request touches the control repository or GitHub.
-package serve
+// Package daemon is gallivant's long-running reconciler, in one place as
+// controller-runtime's manager is: the schedule and the pass slot (never
+// two passes at once), the signals (the first drains, the second aborts),
+// gallivant.yaml re-read before every pass (Config), and the HTTP side —
+// GitHub webhooks that trigger a pass, Prometheus metrics, health and
+// readiness, and a read-only dashboard. The HTTP handlers read only what
+// the passes leave (a View the daemon captures after each pass, and the
+// record of the last pass); no request touches the control repository or
+// GitHub. cmd/gallivant's daemon command only builds its Options.
+package daemon
 
 import (
 	"context"
@@ -17,8 +21,8 @@ import (
 	"time"
 )
 
-// Options configure the handler.
-type Options struct {
+// HandlerOptions configure the handler.
+type HandlerOptions struct {
 	Log     *slog.Logger
 	Metrics *Metrics
 	State   *State
@@ -104,13 +108,13 @@ func (s *State) View() *View {
 }
 
 type server struct {
-	Options
+	HandlerOptions
 	steer steerCache
 }
 
 // Handler serves /hooks/github, /metrics, /healthz, /readyz and the
 // dashboard (/ and /entry/<spec path>).
-func Handler(o Options) http.Handler {
+func Handler(o HandlerOptions) http.Handler {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
@@ -129,7 +133,7 @@ func Handler(o Options) http.Handler {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &server{Options: o}
+	s := &server{HandlerOptions: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hooks/github", s.hook)
 	mux.Handle("GET /metrics", o.Metrics.Handler())
@@ -150,7 +154,7 @@ func Handler(o Options) http.Handler {
 }
 
 // hostCheck refuses a request whose Host is not a loopback name or one
-// of Options.Hosts (421 Misdirected Request).
+// of HandlerOptions.Hosts (421 Misdirected Request).
 func (s *server) hostCheck(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hostAllowed(r.Host) {

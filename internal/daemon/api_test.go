@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ func TestCardsShowWaitsAndProblems(t *testing.T) {
 	state := &State{}
 	state.SetView(v)
 	state.RecordPass(PassRecord{Ended: time.Now(), Result: ResultProblems})
-	ts := httptest.NewServer(Handler(Options{State: state}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
 	defer ts.Close()
 	_, body := get(t, ts.URL+"/")
 	card := func(spec string) string {
@@ -56,7 +56,7 @@ func TestDashboardFilters(t *testing.T) {
 	state := &State{}
 	state.SetView(sampleView())
 	state.RecordPass(PassRecord{Ended: time.Now(), Result: ResultOK})
-	ts := httptest.NewServer(Handler(Options{State: state}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
 	defer ts.Close()
 	cards := func(path string) []string {
 		_, body := get(t, ts.URL+path)
@@ -99,7 +99,7 @@ func TestDashboardFilters(t *testing.T) {
 func TestEntriesAPI(t *testing.T) {
 	t.Parallel()
 	state := &State{}
-	ts := httptest.NewServer(Handler(Options{State: state}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
 	defer ts.Close()
 	if resp, body := get(t, ts.URL+"/api/v1/entries"); resp.StatusCode != 503 || !strings.Contains(body, `"error": "no pass has finished yet"`) {
 		t.Errorf("before the first pass: %d %s", resp.StatusCode, body)

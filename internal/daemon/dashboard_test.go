@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"io"
@@ -49,7 +49,7 @@ func get(t *testing.T, url string) (*http.Response, string) {
 func TestDashboardPages(t *testing.T) {
 	t.Parallel()
 	state := &State{}
-	ts := httptest.NewServer(Handler(Options{State: state}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
 	defer ts.Close()
 	if resp, body := get(t, ts.URL+"/"); resp.StatusCode != 200 || !strings.Contains(body, "No pass has finished yet") {
 		t.Errorf("before the first pass: %d\n%s", resp.StatusCode, body)

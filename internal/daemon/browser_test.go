@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"context"
@@ -109,7 +109,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	state := &State{}
 	state.SetView(v)
 	state.RecordPass(PassRecord{Ended: time.Now().Add(-40 * time.Second), Took: 3 * time.Second, Result: ResultOK})
-	ts := httptest.NewServer(Handler(Options{State: state}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
 	defer ts.Close()
 
 	bctx := browserCtx(t)

@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func TestDashboardNotesInBrowser(t *testing.T) {
 	for i := 1; i <= 25; i++ {
 		live.Output(run, fmt.Sprintf("tail line %02d of the agent's output, long enough to wrap on a phone: %s", i, strings.Repeat("x", 60)))
 	}
-	ts := httptest.NewServer(Handler(Options{State: state, Live: live, Refresh: time.Hour}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Live: live, Refresh: time.Hour}))
 	defer ts.Close()
 	bctx := browserCtx(t)
 

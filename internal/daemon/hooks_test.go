@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"bufio"
@@ -88,7 +88,7 @@ func TestWebhookSignaturesAndRelevance(t *testing.T) {
 	var changedMu sync.Mutex
 	changed := map[string]int{}
 	m := NewMetrics()
-	ts := httptest.NewServer(Handler(Options{Metrics: m, State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) }, ControlRepo: "acme/control",
+	ts := httptest.NewServer(Handler(HandlerOptions{Metrics: m, State: state, Secret: []byte(secret), Kick: func() { kicks.Add(1) }, ControlRepo: "acme/control",
 		Changed: func(repo string) { changedMu.Lock(); changed[repo]++; changedMu.Unlock() }}))
 	defer ts.Close()
 
@@ -158,7 +158,7 @@ func TestWebhookSignaturesAndRelevance(t *testing.T) {
 func TestWebhooksOffWithoutSecret(t *testing.T) {
 	t.Parallel()
 	var kicks atomic.Int32
-	ts := httptest.NewServer(Handler(Options{Kick: func() { kicks.Add(1) }}))
+	ts := httptest.NewServer(Handler(HandlerOptions{Kick: func() { kicks.Add(1) }}))
 	defer ts.Close()
 	body := `{"ref":"refs/heads/main"}`
 	// Signed with the empty key: without a secret nothing is accepted.
@@ -205,7 +205,7 @@ func TestWebhookBurstsCoalesce(t *testing.T) {
 	trig := NewTrigger(3 * time.Second)
 	timer := newFakeTimer()
 	trig.After = timer.after
-	ts := httptest.NewServer(Handler(Options{State: state, Secret: []byte(secret), Kick: trig.Kick}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Secret: []byte(secret), Kick: trig.Kick}))
 	defer ts.Close()
 
 	passes := make(chan int, 8)
@@ -257,7 +257,7 @@ func TestHealthAndReadiness(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	state := &State{}
-	ts := httptest.NewServer(Handler(Options{State: state, Now: func() time.Time { return now }}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Now: func() time.Time { return now }}))
 	defer ts.Close()
 	get := func(path string) (int, string) {
 		resp, err := http.Get(ts.URL + path)

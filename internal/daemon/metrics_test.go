@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"errors"
@@ -66,7 +66,7 @@ func TestTransportCountsOutcomes(t *testing.T) {
 	if _, err := c.Get(gh.URL); err == nil {
 		t.Fatal("a closed server answered")
 	}
-	ts := httptest.NewServer(Handler(Options{Metrics: m}))
+	ts := httptest.NewServer(Handler(HandlerOptions{Metrics: m}))
 	defer ts.Close()
 	got := scrape(t, ts.URL)
 	want := map[string]float64{
@@ -95,7 +95,7 @@ func TestPassMetrics(t *testing.T) {
 	m.ObservePass(nil, PassResult(nil, errors.New("unreachable")), time.Second)
 	m.ObserveView(sampleView())
 	done := m.AgentRun()
-	ts := httptest.NewServer(Handler(Options{Metrics: m}))
+	ts := httptest.NewServer(Handler(HandlerOptions{Metrics: m}))
 	defer ts.Close()
 	got := scrape(t, ts.URL)
 	done()

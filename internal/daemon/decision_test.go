@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func TestDashboardShowsThePassDecision(t *testing.T) {
 	state := &State{}
 	state.SetView(v)
 	state.RecordPass(PassRecord{Ended: time.Now(), Result: ResultOK})
-	ts := httptest.NewServer(Handler(Options{State: state}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
 	defer ts.Close()
 	_, body := get(t, ts.URL+"/")
 	if !strings.Contains(body, `<p class="decision">decision: acme/api#12 waits for an approval by @alice of 0123456 <span class="when">(step wait, judged look)</span></p>`) {

@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"net/http/httptest"
@@ -66,7 +66,7 @@ func TestCardFollowsTheRun(t *testing.T) {
 	v.Captured = clock.Add(-time.Minute)
 	state.SetView(v)
 	state.RecordPass(PassRecord{Ended: v.Captured, Result: ResultOK})
-	ts := httptest.NewServer(Handler(Options{State: state, Live: live, Now: now}))
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state, Live: live, Now: now}))
 	defer ts.Close()
 	card := func(url string) string {
 		t.Helper()

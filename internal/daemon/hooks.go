@@ -1,4 +1,4 @@
-package serve
+package daemon
 
 import (
 	"context"
@@ -220,7 +220,7 @@ type steerAnswer struct {
 	at  time.Time
 }
 
-// maySteer asks Options.MaySteer, through the cache; with no MaySteer
+// maySteer asks HandlerOptions.MaySteer, through the cache; with no MaySteer
 // every login may. An error of the lookup counts as may-not: a pass is
 // only put off to the next tick.
 func (s *server) maySteer(ctx context.Context, repo, login string) bool {
