@@ -221,7 +221,7 @@ func (a *app) gatekeepControl(dir string) (*specs.Config, *ledger.Repo, error) {
 		return nil, nil, usageError("%s has errors; fix them (gallivant check) first", filepath.Join(dir, specs.ConfigFile))
 	}
 	files, _ := readTree(dir, cfg, nil)
-	repo, _ := ledger.Load(cfg, files)
+	repo, _ := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: diskSources(dir)}})
 	return cfg, repo, nil
 }
 
