@@ -273,7 +273,7 @@ func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
 	// name the reconciler wrote; everything else must be this entry's.
 	want := gatekeep.IdentityFor(id.Control, id.Spec, repo.LedgerPaths[id.Spec], l)
 	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l, RequireProof: gatekeep.ProofRequired(repo.Config, sp),
-		CheckProof: gatekeep.ProofCheckFor(repo.Config)}
+		CheckProof: gatekeep.ProofCheckFor(repo.Config, sp)}
 }
 
 // legsOfOneDelivery admits pull requests of different repositories when one
