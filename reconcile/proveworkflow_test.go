@@ -25,17 +25,7 @@ import (
 // pull request ready; gallivant verify replays the history.
 func TestWorkflowProveDispatch(t *testing.T) {
 	t.Parallel()
-	r := newDelivery(t, "")
-	r.putDocsWorkflow()
-	r.pass() // the rows, their local replay, the pull request
-	r.edit("gallivant.yaml", func(s string) string {
-		return strings.Replace(s, "kind: command\n  command: [\"unused\"]", "kind: workflow\n  workflow: agent.yml", 1)
-	})
-	workflow := func(o *Options) {
-		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
-	}
-	head := r.personPush(work, "extra.txt")
-	r.greenAndApproved(head)
+	r, head, workflow := workflowProveRig(t)
 	branch := gatekeep.ProveBranch(head)
 
 	rep := r.pass(workflow)
@@ -68,19 +58,7 @@ func TestWorkflowProveDispatch(t *testing.T) {
 		t.Errorf("%d dispatches after a second pass, want the one", n)
 	}
 
-	// The workflow's result, as `gallivant prove --result` writes it.
-	l := r.ledger(ledgerPath)
-	result := func(h string) string {
-		var b strings.Builder
-		// specWith's Verify command, then one proof line a done row.
-		fmt.Fprintf(&b, "%s\nhead %s\nverify | exit 0 | test -d rows\n", gatekeep.ProveHeader, h)
-		for _, row := range l.Rows {
-			if row.Status == ledger.Done {
-				b.WriteString(ledger.Proof{Row: row.N, Head: h, Tests: "assertion", Command: ledger.EvidenceCommand(row.Evidence)}.String() + "\n")
-			}
-		}
-		return b.String()
-	}
+	result := func(h string) string { return proveResultOf(r.ledger(ledgerPath), h, 0) }
 	// A result for another head is refused at its line.
 	old := strings.Repeat("3", 40)
 	if err := r.gh.PutFile("acme/api", branch, gatekeep.ProveFile, result(old)); err != nil {
@@ -97,7 +75,7 @@ func TestWorkflowProveDispatch(t *testing.T) {
 	}
 	rep = r.pass(workflow)
 	wantSubjects(t, rep, "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-	l = r.ledger(ledgerPath)
+	l := r.ledger(ledgerPath)
 	if p := gatekeep.ProofProblem(l, head); p != nil {
 		t.Errorf("after the admitted result: %s", p.Message)
 	}
@@ -133,5 +111,64 @@ func TestWorkflowProveDispatch(t *testing.T) {
 	}
 	if rep := v.Report(); !rep.Legal() {
 		t.Errorf("%s\nviolations %+v", rep.Summary(), rep.Violations)
+	}
+}
+
+// workflowProveRig is a pull request opened under the command executor,
+// whose configuration then turns to the workflow executor (the docs'
+// workflow, no executor.proof_check), with a person's head on it that CI
+// and the reviewer passed: ready but for the proof of head.
+func workflowProveRig(t *testing.T) (r *rig, head string, workflow rigOption) {
+	t.Helper()
+	r = newDelivery(t, "")
+	r.putDocsWorkflow()
+	r.pass() // the rows, their local replay, the pull request
+	r.edit("gallivant.yaml", func(s string) string {
+		return strings.Replace(s, "kind: command\n  command: [\"unused\"]", "kind: workflow\n  workflow: agent.yml", 1)
+	})
+	workflow = func(o *Options) {
+		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
+	}
+	head = r.personPush(work, "extra.txt")
+	r.greenAndApproved(head)
+	return r, head, workflow
+}
+
+// proveResultOf is the result `gallivant prove --result` writes for h:
+// specWith's Verify command, then one proof line a done row, each exiting
+// exit.
+func proveResultOf(l *ledger.Ledger, h string, exit int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nhead %s\nverify | exit 0 | test -d rows\n", gatekeep.ProveHeader, h)
+	for _, row := range l.Rows {
+		if row.Status == ledger.Done {
+			b.WriteString(ledger.Proof{Row: row.N, Head: h, Exit: exit, Tests: "assertion", Command: ledger.EvidenceCommand(row.Evidence)}.String() + "\n")
+		}
+	}
+	return b.String()
+}
+
+// A workflow's result whose row failed on the head is recorded like a
+// failed local replay and answered the same way (R-26): a fix round for
+// that head through the workflow, never the ready label.
+func TestWorkflowProveFailureIsAFixRound(t *testing.T) {
+	t.Parallel()
+	r, head, workflow := workflowProveRig(t)
+	r.pass(workflow)
+	if err := r.gh.PutFile("acme/api", gatekeep.ProveBranch(head), gatekeep.ProveFile, proveResultOf(r.ledger(ledgerPath), head, 1)); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.pass(workflow)
+	wantSubjects(t, rep, "loop: verify", "loop: round 1 acme/api#1")
+	l := r.ledger(ledgerPath)
+	if v, ok := gatekeep.VerifiedAt(l); !ok || v.Head != head || v.Passed {
+		t.Errorf("verified: %+v; want the head's failed verification", v)
+	}
+	ds := r.gh.Dispatches("acme/api")
+	if last := ds[len(ds)-1]; last.Inputs["target"] != "round" || last.Inputs["round"] != "1" {
+		t.Errorf("the last dispatch is %+v, want the fix round through the workflow", last.Inputs)
+	}
+	if got := r.as("alice").labels(1); len(got) != 0 {
+		t.Errorf("labelled %v on a failed proof", got)
 	}
 }
