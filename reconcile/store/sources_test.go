@@ -18,7 +18,8 @@ import (
 // directory): a load of the scanned documents with the store's
 // SourceReader gives the spec the file's bytes at that commit, a path the
 // commit lacks is missing, and a file over the document limit is refused
-// rather than cut, so every reader records the same contract.
+// rather than cut and a symlink is not followed (as check reads working
+// files), so every reader records the same contract.
 func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 	t.Parallel()
 	src := t.TempDir()
@@ -33,9 +34,12 @@ func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 		}
 	}
 	testserver.Git(t, src, "init", "--quiet", "--initial-branch=main")
-	write("specs/a.md", "---\nrepo: acme/api\nsources: [notes/plan.md, notes/gone.md, notes/big.md]\n---\n# A\n\n## Acceptance criteria\n1. It works.\n")
+	write("specs/a.md", "---\nrepo: acme/api\nsources: [notes/plan.md, notes/gone.md, notes/big.md, notes/link.md]\n---\n# A\n\n## Acceptance criteria\n1. It works.\n")
 	write("notes/plan.md", "first plan\n")
 	write("notes/big.md", strings.Repeat("x", parse.MaxSize+1))
+	if err := os.Symlink("plan.md", filepath.Join(src, "notes", "link.md")); err != nil {
+		t.Fatal(err)
+	}
 	testserver.Git(t, src, "add", "-A")
 	testserver.Git(t, src, "commit", "--quiet", "-m", "start")
 	first := strings.TrimSpace(testserver.Git(t, src, "rev-parse", "HEAD"))
@@ -62,7 +66,7 @@ func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 	if sp == nil {
 		t.Fatalf("specs/a.md not loaded: %v", ds)
 	}
-	want := []specs.SourceFile{{Path: "notes/plan.md", Data: []byte("second plan\n")}, {Path: "notes/gone.md", Missing: true}, {Path: "notes/big.md", Missing: true}}
+	want := []specs.SourceFile{{Path: "notes/plan.md", Data: []byte("second plan\n")}, {Path: "notes/gone.md", Missing: true}, {Path: "notes/big.md", Missing: true}, {Path: "notes/link.md", Missing: true}}
 	if diff := cmp.Diff(want, sp.SourceFiles); diff != "" {
 		t.Errorf("SourceFiles at the tip (-want +got):\n%s", diff)
 	}
@@ -73,6 +77,7 @@ func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 	wantDiags := []string{
 		`specs/a.md:3:26: warning: spec/source: the source "notes/gone.md" is not in the control repository; the contract records it as missing and the brief names it unquoted (for example, commit it, or remove it from ` + "`sources:`" + `)`,
 		`specs/a.md:3:41: error: spec/source: the source "notes/big.md" cannot be read: the file is over 4194304 bytes, the limit of a control document; the spec's contract holds its bytes, so the spec is not worked until it can be`,
+		`specs/a.md:3:55: error: spec/source: the source "notes/link.md" cannot be read: symlinks are not followed: notes/link.md is a symlink; the spec's contract holds its bytes, so the spec is not worked until it can be`,
 	}
 	if diff := cmp.Diff(wantDiags, rules); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
