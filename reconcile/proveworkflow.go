@@ -38,6 +38,9 @@ func (p *passState) proveByWorkflow(ctx context.Context, e *entry, pr gatekeep.P
 	if head == "" || gatekeep.ProofProblem(e.l, head) == nil {
 		return finished, true, nil
 	}
+	if p.DryRun {
+		return waitFor("would prove %s through the workflow %s", short(head), p.cfg.Executor.Workflow), false, nil
+	}
 	if res, answered, err := p.answerReplay(ctx, e, pr, d); answered {
 		return res, false, err
 	}
@@ -69,9 +72,6 @@ func (p *passState) proveByWorkflow(ctx context.Context, e *entry, pr gatekeep.P
 	if err != nil {
 		return refuse(err.Error())
 	}
-	if p.DryRun {
-		return waitFor("would record the workflow's proof of %s", short(head)), false, nil
-	}
 	tail := fmt.Sprintf("(the output is in the log of the workflow run that pushed %s to the branch %s of %s)", short(r.Tip), branch, repo)
 	n, c := gatekeep.Verified(e.l, head, res.Passed, res.Command, tail, res.Proofs)
 	if p.tails == nil {
@@ -97,9 +97,6 @@ func (p *passState) dispatchProve(ctx context.Context, e *entry, repo, head stri
 		// Fail closed: without the dispatch nothing proves the head.
 		p.note(e.specPath, true, "executor.kind is workflow but this reconciler's executor cannot dispatch the workflow to prove %s; nothing proves the rows there", short(head))
 		return waitFor("nothing can prove %s", short(head)), nil
-	}
-	if p.DryRun {
-		return waitFor("would dispatch the workflow %s to prove %s", p.cfg.Executor.Workflow, short(head)), nil
 	}
 	if err := p.GitHub.CreateBranch(ctx, repo, branch, head); err != nil {
 		return progressed, err

@@ -154,8 +154,9 @@ func (p *passState) whose(e *entry, cmd string) string {
 // replayed first (loop: verify); a replay that fails is answered by a fix
 // round for that head (gatekeep.AnswerReplay), and stops verify-failed,
 // naming the rows and the command, when a round for it was already
-// dispatched or a Verify command failed. ok is true when the label may be
-// written.
+// dispatched or a Verify command failed. With the workflow executor the
+// head is proved through the workflow instead (proveByWorkflow). ok is
+// true when the label may be written.
 func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, bool, error) {
 	if p.provesByWorkflow(e) {
 		return p.proveByWorkflow(ctx, e, pr, d)
