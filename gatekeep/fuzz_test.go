@@ -3,6 +3,8 @@ package gatekeep
 import (
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/ledger"
 )
 
 // The body regions, the cursor and PR references are read from text that
@@ -80,6 +82,33 @@ func FuzzParsePR(f *testing.F) {
 		again, err := ParsePR(p.String(), "")
 		if err != nil || again != p {
 			t.Fatalf("%q reads as %v; its rendering reads back as %v, %v", s, p, again, err)
+		}
+	})
+}
+
+// A prove result is written by a workflow in the member repository: its
+// admission never panics, and what it admits holds only runs on the head
+// of done rows' own evidence commands.
+func FuzzAdmitProveResult(f *testing.F) {
+	f.Add(ProveExample)
+	f.Add(ProveHeader + "\nhead " + strings.Repeat("1", 40) + "\nverify | exit 0 | go test ./...\nrow 1 | " + strings.Repeat("1", 40) + " | exit 0 | 1+ tests | 3ms | go test ./limiter -run TestLimit\n")
+	f.Add(ProveHeader + "\nhead x\n")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, data string) {
+		l, _ := proofFixture(t)
+		h := strings.Repeat("1", 40)
+		res, err := AdmitProveResult(l, h, []string{"go test ./..."}, []byte(data))
+		if err != nil {
+			return
+		}
+		for _, p := range res.Proofs {
+			r, ok := l.Row(p.Row)
+			if !ok || r.Status != ledger.Done || p.Head != h || p.CarriedFrom != "" {
+				t.Fatalf("admitted %q with the proof %v", data, p)
+			}
+		}
+		if len(res.Verify) != 1 {
+			t.Fatalf("admitted %q with Verify runs %v", data, res.Verify)
 		}
 	})
 }

@@ -25,11 +25,12 @@ type ProofCheck struct {
 	Name string
 }
 
-// ProofCheckFor is the ProofCheck of a configuration whose executor holds
-// no checkout (workflow, none), nil otherwise (gallivant replays the
-// evidence itself: ProofRequired).
-func ProofCheckFor(cfg *specs.Config) *ProofCheck {
-	if cfg == nil {
+// ProofCheckFor is the ProofCheck of sp under a configuration whose
+// executor holds no checkout (workflow, none), nil otherwise: gallivant
+// replays the evidence itself, or proves sp's head by the workflow's prove
+// dispatch (ProofRequired, WorkflowProves).
+func ProofCheckFor(cfg *specs.Config, sp *specs.Spec) *ProofCheck {
+	if cfg == nil || WorkflowProves(cfg, sp) {
 		return nil
 	}
 	switch cfg.Executor.Kind {

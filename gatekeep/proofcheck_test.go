@@ -57,18 +57,30 @@ func TestProofCheckFor(t *testing.T) {
 		want        *ProofCheck
 	}{
 		{specs.ExecutorWorkflow, "gallivant-proof", &ProofCheck{Executor: specs.ExecutorWorkflow, Name: "gallivant-proof"}},
+		// Without a check, the workflow's prove dispatch proves the head.
+		{specs.ExecutorWorkflow, "", nil},
 		{specs.ExecutorNone, "", &ProofCheck{Executor: specs.ExecutorNone}},
 		{specs.ExecutorCommand, "gallivant-proof", nil},
 		{specs.ExecutorClaudeCode, "", nil},
 	} {
 		cfg := specs.DefaultConfig()
 		cfg.Executor.Kind, cfg.Executor.ProofCheck = tt.kind, tt.check
-		got := ProofCheckFor(cfg)
+		got := ProofCheckFor(cfg, &specs.Spec{Path: "specs/a.md"})
 		if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
 			t.Errorf("ProofCheckFor(%s, %q) = %+v, want %+v", tt.kind, tt.check, got, tt.want)
 		}
 	}
-	if ProofCheckFor(nil) != nil {
+	legs := &specs.Spec{Path: "specs/b.md", Legs: []specs.Leg{{Name: "api", Repo: "acme/api"}, {Name: "web", Repo: "acme/web"}}}
+	cfg := specs.DefaultConfig()
+	cfg.Executor.Kind = specs.ExecutorWorkflow
+	if got := ProofCheckFor(cfg, legs); got == nil || got.Name != "" {
+		t.Errorf("ProofCheckFor(workflow, a coordinated spec) = %+v; want the check that names none (no prove dispatch for legs)", got)
+	}
+	cfg.Executor.Verify = false
+	if got := ProofCheckFor(cfg, &specs.Spec{Path: "specs/a.md"}); got == nil {
+		t.Errorf("ProofCheckFor(workflow, executor.verify off) = nil; want the check that names none")
+	}
+	if ProofCheckFor(nil, nil) != nil {
 		t.Errorf("ProofCheckFor(nil) is not nil")
 	}
 }

@@ -82,7 +82,9 @@ func TestReplayFindings(t *testing.T) {
 
 // The gate holds a spec to evidence-unproven exactly where gallivant
 // replays evidence: an executor with a checkout and executor.verify on,
-// for a single-repository spec and for each leg of a coordinated one.
+// for a single-repository spec and for each leg of a coordinated one; and
+// where the workflow executor proves a single-repository spec's head by
+// its prove dispatch (no executor.proof_check).
 func TestProofRequired(t *testing.T) {
 	t.Parallel()
 	single := &specs.Spec{Path: "specs/a.md"}
@@ -101,7 +103,14 @@ func TestProofRequired(t *testing.T) {
 		{"command", cfg(specs.ExecutorCommand, true), single, true},
 		{"a preset", cfg(specs.ExecutorClaudeCode, true), single, true},
 		{"executor.verify off", cfg(specs.ExecutorCommand, false), single, false},
-		{"workflow", cfg(specs.ExecutorWorkflow, true), single, false},
+		{"workflow: its prove dispatch", cfg(specs.ExecutorWorkflow, true), single, true},
+		{"workflow with executor.verify off", cfg(specs.ExecutorWorkflow, false), single, false},
+		{"workflow, a coordinated spec", cfg(specs.ExecutorWorkflow, true), legs, false},
+		{"workflow with executor.proof_check: the check instead", func() *specs.Config {
+			c := cfg(specs.ExecutorWorkflow, true)
+			c.Executor.ProofCheck = "gallivant-proof"
+			return c
+		}(), single, false},
 		{"none", cfg(specs.ExecutorNone, true), single, false},
 		{"a coordinated spec: each leg on its head", cfg(specs.ExecutorCommand, true), legs, true},
 		{"no configuration", nil, single, false},

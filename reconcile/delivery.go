@@ -434,7 +434,7 @@ func (p *passState) judge(ctx context.Context, e *entry, pr gatekeep.PR) (review
 		return reviewRead{}, err
 	}
 	in := gatekeep.Input{Self: self, Repolled: r.repolled, Cursors: &cur, NoCI: p.cfg.Checks.NoCI(pr.Repo),
-		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l, CheckProof: gatekeep.ProofCheckFor(p.cfg)}}
+		Gate: &gatekeep.GateInput{Identity: p.identity(e), Spec: e.spec, Ledger: e.l, CheckProof: gatekeep.ProofCheckFor(p.cfg, e.spec)}}
 	if p.cfg.Reviewer != nil {
 		in.Reviewer = p.cfg.Reviewer.Login
 	}

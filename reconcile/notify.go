@@ -163,7 +163,7 @@ func owingLedgers(st *store.Store, cfg *specs.Config) ([]owing, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo, _ := ledger.Load(cfg, files)
+	repo, _ := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(st.Tip())}})
 	var all []owing
 	for _, sp := range repo.SpecPaths() {
 		all = append(all, owing{sp, repo.LedgerPaths[sp], repo.Ledgers[sp]})

@@ -89,7 +89,7 @@ func (c *parseCache) load(st *store.Store, cfg *specs.Config, dirs []string) ([]
 		if err != nil {
 			return nil, nil, fds, err
 		}
-		repo, ds := ledger.Load(cfg, files)
+		repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(st.Tip())}})
 		return files, repo, append(fds, ds...), nil
 	}
 	c.mu.Lock()
@@ -108,7 +108,7 @@ func (c *parseCache) load(st *store.Store, cfg *specs.Config, dirs []string) ([]
 		}
 	}
 	repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{
-		Parsers: specs.Parsers{Spec: c.spec, Chain: c.chain, Plan: c.plan},
+		Parsers: specs.Parsers{Spec: c.spec, Chain: c.chain, Plan: c.plan, Source: st.SourceReader(st.Tip())},
 		Ledger:  c.ledger,
 	})
 	c.evict()

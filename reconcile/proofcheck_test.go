@@ -15,15 +15,18 @@ import (
 func TestProofCheckHoldsTheReadyLabel(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, extra, note, why string
-		proves                 bool
+		name, kind, extra, note, why string
+		proves                       bool
 	}{
-		{"the check configured", "  workflow: agent.yml\n  proof_check: gallivant-proof\n", `completion gate: the check "gallivant-proof" (executor.proof_check) has not reported on`, `proof: labelled ready only once the check "gallivant-proof" (executor.proof_check) succeeded on its head`, true},
-		{"no check configured", "  workflow: agent.yml\n", "completion gate: executor.kind workflow replays no evidence and executor.proof_check names no check", "completion gate: evidence-unproven - executor.kind workflow replays no evidence and executor.proof_check names no check", false},
+		// The check takes precedence over the workflow's prove dispatch.
+		{"the check configured", "workflow", "  workflow: agent.yml\n  proof_check: gallivant-proof\n", `completion gate: the check "gallivant-proof" (executor.proof_check) has not reported on`, `proof: labelled ready only once the check "gallivant-proof" (executor.proof_check) succeeded on its head`, true},
+		// Without a check, the workflow executor proves by its prove
+		// dispatch (TestWorkflowProveDispatch); none has nothing.
+		{"no check configured", "none", "", "completion gate: executor.kind none replays no evidence and executor.proof_check names no check", "completion gate: evidence-unproven - executor.kind none replays no evidence and executor.proof_check names no check", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			config := strings.Replace(rigConfig, "  kind: command\n  command: [\"unused\"]\n", "  kind: workflow\n  command: [\"unused\"]\n"+tc.extra, 1)
+			config := strings.Replace(rigConfig, "  kind: command\n  command: [\"unused\"]\n", "  kind: "+tc.kind+"\n  command: [\"unused\"]\n"+tc.extra, 1)
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "gallivant.yaml": config})
 			rep := r.pass()
 			got := strings.Join(subjectsOf(rep), "\n")

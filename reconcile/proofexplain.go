@@ -18,7 +18,7 @@ func (s *Snapshot) explainProof(spec string, l *ledger.Ledger) []string {
 	if d.PRText() == "" || d.Head == "" || l.Phase() == ledger.PhaseDone {
 		return nil
 	}
-	if pc := gatekeep.ProofCheckFor(s.Config); pc != nil {
+	if pc := gatekeep.ProofCheckFor(s.Config, s.Repo.Specs[spec]); pc != nil {
 		// No GitHub access here: the check's state is not known, only
 		// that it is required, or that nothing is configured to prove.
 		if pc.Name == "" {
@@ -35,6 +35,9 @@ func (s *Snapshot) explainProof(spec string, l *ledger.Ledger) []string {
 		return nil
 	}
 	next := "the next pass that finds the pull request otherwise ready replays them there first"
+	if gatekeep.WorkflowProves(s.Config, s.Repo.Specs[spec]) {
+		next = fmt.Sprintf("the next pass that finds the pull request otherwise ready dispatches the workflow to prove them (branch %s)", gatekeep.ProveBranch(d.Head))
+	}
 	if gatekeep.AnswerReplay(l, d.Head) != gatekeep.ReplayNothing {
 		next = fmt.Sprintf("the replay on %s failed: `%s` (see the loop: verify commit)", short(d.Head), d.Verified.Command)
 	}

@@ -88,6 +88,11 @@ type GitHubClient interface {
 	// executor to check what it declares.
 	WorkflowFile(ctx context.Context, repo, workflow, ref string) ([]byte, error)
 	DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error
+	// ProveResult reads the result branch of the workflow executor's prove
+	// dispatch of head (gatekeep.ProveBranch) and the result file on it;
+	// DeleteBranch deletes a branch, that one once its result is admitted.
+	ProveResult(ctx context.Context, repo, head string) (githubapi.ProveReturn, error)
+	DeleteBranch(ctx context.Context, repo, branch string) error
 }
 
 // Options configure a Reconciler.

@@ -75,7 +75,7 @@ func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 		return nil, fmt.Errorf("the approved spec %s is not in control commit %s", e.specPath, short(commit))
 	}
 	sp, _, _ := specs.ParseSpecFile(specs.File{Path: e.specPath, Data: data}, p.cfg.SpecDefaults(e.specPath))
-	return sp.WithSources(func(path string) ([]byte, bool, error) { return p.Store.ReadFile(commit, path) })
+	return sp.WithSources(p.Store.SourceReader(commit))
 }
 
 // contractChanged stops the entry spec-changed when the spec's contract is

@@ -46,7 +46,7 @@ func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 	}
 	snap.Diagnostics = append(snap.Diagnostics, ds...)
 	var lds parse.Diagnostics
-	snap.Repo, lds = ledger.Load(snap.Config, files)
+	snap.Repo, lds = ledger.LoadWith(snap.Config, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(st.Tip())}})
 	snap.Diagnostics = append(snap.Diagnostics, lds...)
 	return snap, nil
 }

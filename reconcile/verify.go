@@ -154,9 +154,13 @@ func (p *passState) whose(e *entry, cmd string) string {
 // replayed first (loop: verify); a replay that fails is answered by a fix
 // round for that head (gatekeep.AnswerReplay), and stops verify-failed,
 // naming the rows and the command, when a round for it was already
-// dispatched or a Verify command failed. ok is true when the label may be
-// written.
+// dispatched or a Verify command failed. With the workflow executor the
+// head is proved through the workflow instead (proveByWorkflow). ok is
+// true when the label may be written.
 func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (stepResult, bool, error) {
+	if p.provesByWorkflow(e) {
+		return p.proveByWorkflow(ctx, e, pr, d)
+	}
 	repo, head := pr.Repo, d.HeadSHA
 	if !p.proves(e) || head == "" {
 		return finished, true, nil
@@ -171,20 +175,32 @@ func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if p.DryRun {
 		return waitFor("would replay %s on %s", countOf(len(plan.Checks), "evidence command"), short(head)), false, nil
 	}
+	if res, answered, err := p.answerReplay(ctx, e, pr, d); answered {
+		return res, false, err
+	}
+	last, done := gatekeep.VerifiedAt(e.l)
+	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), plan)
+}
+
+// answerReplay answers a failed verification of the head under review
+// (gatekeep.AnswerReplay): a fix round for the rows' failed replays, or a
+// stop verify-failed; answered is false when the head's verification did
+// not fail.
+func (p *passState) answerReplay(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest) (res stepResult, answered bool, err error) {
+	head := d.HeadSHA
 	switch gatekeep.AnswerReplay(e.l, head) {
 	case gatekeep.ReplayRound:
 		res, err := p.round(ctx, e, pr, d, gatekeep.ReplayFindings(e.l, head, p.tails[e.key()]))
-		return res, false, err
+		return res, true, err
 	case gatekeep.ReplayStop:
 		last, _ := gatekeep.VerifiedAt(e.l)
 		after := ""
 		if e.l.Delivery.ChecksHead == head && len(ledger.ReplayMisses(e.l, head)) > 0 {
 			after = " after a fix round for it"
 		}
-		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s%s: `%s`%s (see the loop: verify commit for its output)", short(head), after, last.Command, p.whose(e, last.Command)))
+		return stopped, true, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on the pull request's head %s%s: `%s`%s (see the loop: verify commit for its output)", short(head), after, last.Command, p.whose(e, last.Command)))
 	}
-	last, done := gatekeep.VerifiedAt(e.l)
-	return p.runVerification(ctx, e, repo, p.branch(e), head, !(done && last.Head == head && last.Passed), plan)
+	return stepResult{}, false, nil
 }
 
 func verifyKey(ledgerPath string) string { return ledgerPath + "|verify" }

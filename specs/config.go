@@ -145,7 +145,10 @@ type ExecutorConfig struct {
 	// none executors): CI reports it after `gallivant prove` replayed
 	// every done row's evidence on the head, and the completion gate
 	// labels a pull request ready only when it succeeded there. Empty: no
-	// such check, so those executors' pull requests are never ready.
+	// such check, so the none executor's pull requests are never ready and
+	// the workflow executor proves each head by a prove dispatch of its
+	// workflow (docs/verify.md "Proof through the workflow"); set, it takes
+	// precedence over that dispatch.
 	ProofCheck string
 	// EscalationModel is passed on an escalated attempt only; empty means
 	// there is none and the escalated attempt runs on the default model.

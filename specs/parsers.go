@@ -6,7 +6,8 @@ import (
 	"github.com/gallivant/gallivant/parse"
 )
 
-// Parsers are the per-document parse steps of LoadWith: a caller that loads
+// Parsers are the per-document parse steps of LoadWith, and the reader of
+// the snapshot's `sources:` files (Source): a caller that loads
 // the same documents again and again (the reconcile daemon, pass after
 // pass) supplies steps that return a remembered result for bytes it has
 // parsed before. A nil step parses afresh.
@@ -20,6 +21,9 @@ type Parsers struct {
 	Spec  func(f File, def Defaults) (*Spec, *parse.Document, parse.Diagnostics)
 	Chain func(f File) (*Chain, parse.Diagnostics)
 	Plan  func(f File) (*Plan, parse.Diagnostics)
+	// Source reads a `sources:` file the loaded files do not hold from the
+	// same snapshot (SourceReader); nil leaves such a source missing.
+	Source SourceReader
 }
 
 // ParseSpecFile is the Spec step's own parse: the document and its spec,

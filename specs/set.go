@@ -189,7 +189,10 @@ func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 	}
 	sort.Strings(set.Sources)
 	set.Sources = slices.Compact(set.Sources)
-	attachSources(set, sorted)
+	srcDiags := attachSources(set, sorted, ps.Source)
+	for _, d := range srcDiags {
+		specDiags[d.File] = append(specDiags[d.File], d)
+	}
 	for _, p := range set.SpecPaths() {
 		if specDiags[p].HasErrors() {
 			set.Invalid[p] = true

@@ -3,6 +3,8 @@ package specs
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gallivant/gallivant/parse"
 )
 
 // SourceFile is one of a spec's `sources:` files as the control repository
@@ -69,23 +71,62 @@ func (s *Spec) sourceDigests() []string {
 	return out
 }
 
-// attachSources gives every spec of set its `sources:` files from files,
-// the snapshot the set was loaded from.
-func attachSources(set *Set, files []File) {
+// SourceReader reads one `sources:` file of the snapshot a set is loaded
+// from: ok is false when the snapshot holds no file at path. A file the
+// reader refuses (too large, unreadable) is an error. Every reader of a
+// snapshot — the pass, status and why, notify, the audit's seeds and
+// check — gets a source's bytes through one, so all of them record the
+// same contract.
+type SourceReader func(path string) (data []byte, ok bool, err error)
+
+// attachSources gives every spec of set its `sources:` files: from files,
+// the snapshot's loaded documents, when they hold the path, else through
+// read, which reads the same snapshot (a source need not lie under a
+// scanned directory, nor be markdown). A path read reports missing is a
+// warning at its `sources:` item; one read refuses is an error there and
+// makes the spec invalid. With a nil read, a path the files do not hold
+// is missing and not reported: the caller loaded only part of a snapshot.
+func attachSources(set *Set, files []File, read SourceReader) parse.Diagnostics {
 	byPath := make(map[string][]byte, len(files))
 	for _, f := range files {
 		byPath[f.Path] = f.Data
 	}
-	for p, sp := range set.Specs {
+	var diags parse.Diagnostics
+	for _, p := range set.SpecPaths() {
+		sp := set.Specs[p]
 		if len(sp.Sources) == 0 {
 			continue
 		}
-		// The reader never fails: the snapshot is in memory.
+		at := func(path string) parse.Pos {
+			for i, s := range sp.Sources {
+				if s == path && i < len(sp.SourcePos) {
+					return sp.SourcePos[i]
+				}
+			}
+			return parse.Pos{Line: 1, Col: 1}
+		}
+		// The reader's errors become diagnostics, so WithSources never
+		// fails here.
 		set.Specs[p], _ = sp.WithSources(func(path string) ([]byte, bool, error) {
-			d, ok := byPath[path]
+			if d, ok := byPath[path]; ok {
+				return d, true, nil
+			}
+			if read == nil {
+				return nil, false, nil
+			}
+			d, ok, err := read(path)
+			switch {
+			case err != nil:
+				diags.Errorf(p, at(path), RuleSpecSource, "the source %q cannot be read: %v; the spec's contract holds its bytes, so the spec is not worked until it can be", path, err)
+				set.Invalid[p] = true
+				return nil, false, nil
+			case !ok:
+				diags.Add(p, at(path), parse.SeverityWarning, RuleSpecSource, "the source %q is not in the control repository; the contract records it as missing and the brief names it unquoted (for example, commit it, or remove it from `sources:`)", path)
+			}
 			return d, ok, nil
 		})
 	}
+	return diags
 }
 
 // diffSourceBytes names the sources whose path stayed but whose bytes

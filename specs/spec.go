@@ -117,6 +117,9 @@ type Spec struct {
 	Budget  *Amount `json:",omitempty"`
 	Context []string
 	Sources []string
+	// SourcePos are the positions of the Sources paths in the frontmatter,
+	// one per path, for diagnostics about the files they name.
+	SourcePos []parse.Pos `json:"-"`
 	// SourceFiles are the `sources:` files' bytes, attached by Load (or
 	// WithSources) from the same snapshot; nil for a spec parsed on its
 	// own. Their digests are part of the contract.
@@ -244,6 +247,10 @@ const (
 	RuleSpecLegs        = "spec/legs"
 	RuleSpecScope       = "spec/scope"
 	RuleSpecStem        = "spec/stem-collision"
+	// RuleSpecSource reports a `sources:` path the control repository
+	// does not hold (a warning: the contract records it as missing), or
+	// one that cannot be read (an error).
+	RuleSpecSource = "spec/source"
 )
 
 var dispRE = regexp.MustCompile(`^(venue|deviates|deferred|elsewhere):(?:\s+(.*))?$`)
@@ -385,14 +392,15 @@ var frontKeys = map[string]func(e frontEntry, s *Spec){
 		}
 		s.Allowance = a
 	},
-	"context": func(e frontEntry, s *Spec) { s.Context = e.paths() },
-	"sources": func(e frontEntry, s *Spec) { s.Sources = e.paths() },
+	"context": func(e frontEntry, s *Spec) { s.Context, _ = e.paths() },
+	"sources": func(e frontEntry, s *Spec) { s.Sources, s.SourcePos = e.paths() },
 	"pr":      readPR,
 }
 
-// paths is the entry's value as a list of clean relative paths; each
-// one that is not is reported (spec/paths) and left out.
-func (e frontEntry) paths() []string {
+// paths is the entry's value as a list of clean relative paths, each with
+// the position of its list item; each one that is not is reported
+// (spec/paths) and left out.
+func (e frontEntry) paths() ([]string, []parse.Pos) {
 	var raw []string
 	e.d.strings(&raw)(e.v)
 	for _, dg := range e.d.diags {
@@ -401,6 +409,7 @@ func (e frontEntry) paths() []string {
 	}
 	e.d.diags = nil
 	var clean []string
+	var at []parse.Pos
 	for j, r := range raw {
 		c, err := cleanRel(r)
 		if err != nil {
@@ -408,8 +417,9 @@ func (e frontEntry) paths() []string {
 			continue
 		}
 		clean = append(clean, c)
+		at = append(at, e.f.PosOf(e.v.Content[j]))
 	}
-	return clean
+	return clean, at
 }
 
 func (p *specParser) body(s *Spec) {

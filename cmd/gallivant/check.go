@@ -231,7 +231,7 @@ func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	files = withoutLessons(files)
 	lds, nLessons := checkLessons(t.root)
 	diags = append(diags, lds...)
-	repo, ds := ledger.Load(cfg, files)
+	repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: diskSources(t.root)}})
 	diags = append(diags, ds...)
 	diags = append(diags, repo.CheckPlans(tree)...)
 	diags = append(diags, handEdits(t.root, repo)...)

@@ -221,7 +221,7 @@ func (a *app) gatekeepControl(dir string) (*specs.Config, *ledger.Repo, error) {
 		return nil, nil, usageError("%s has errors; fix them (gallivant check) first", filepath.Join(dir, specs.ConfigFile))
 	}
 	files, _ := readTree(dir, cfg, nil)
-	repo, _ := ledger.Load(cfg, files)
+	repo, _ := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: diskSources(dir)}})
 	return cfg, repo, nil
 }
 
@@ -273,7 +273,7 @@ func gateInput(d gatekeep.Digest, repo *ledger.Repo) *gatekeep.GateInput {
 	// name the reconciler wrote; everything else must be this entry's.
 	want := gatekeep.IdentityFor(id.Control, id.Spec, repo.LedgerPaths[id.Spec], l)
 	return &gatekeep.GateInput{Identity: want, Spec: sp, Ledger: l, RequireProof: gatekeep.ProofRequired(repo.Config, sp),
-		CheckProof: gatekeep.ProofCheckFor(repo.Config)}
+		CheckProof: gatekeep.ProofCheckFor(repo.Config, sp)}
 }
 
 // legsOfOneDelivery admits pull requests of different repositories when one

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
+	"github.com/gallivant/gallivant/specs"
 	"github.com/spf13/cobra"
 )
 
@@ -23,7 +25,7 @@ import (
 const maxProveOutput = 1 << 20
 
 func (a *app) newProveCmd() *cobra.Command {
-	var control, branch, leg string
+	var control, branch, leg, result string
 	cmd := &cobra.Command{
 		Use:   "prove [SPEC] --control DIR|URL [--branch NAME] [--leg NAME]",
 		Short: "Replay a spec's done rows' evidence in this checkout (for CI's executor.proof_check)",
@@ -40,6 +42,12 @@ With the workflow and none executors gallivant holds no checkout: a CI job
 named as executor.proof_check runs prove, and the completion gate labels a
 pull request ready only when that check succeeded on its head
 (docs/verify.md). The job's success is the proof; prove writes nothing.
+
+With --result FILE, prove also runs the spec's Verify commands and writes
+the result gallivant admits from a prove dispatch of the workflow executor
+(docs/verify.md "Proof through the workflow"): the head, each Verify
+command's exit status and one proof line a row. The workflow pushes FILE as
+gallivant-proof.txt to the branch gallivant-proof/<head>.
 
 SPEC is a spec path, a ledger path or a spec's file name; without it, --branch
 (default $GITHUB_HEAD_REF) names the work branch whose entry is proved. A
@@ -73,12 +81,17 @@ coordinated spec needs --leg, the leg whose repository this checkout is.`,
 			if err != nil {
 				return &exitError{code: exitCannotRun, err: err}
 			}
-			return a.prove(cmd.Context(), l, head, snap.Config.Executor.Timeout)
+			var verify []string
+			if result != "" {
+				verify = proveVerify(spec, leg)
+			}
+			return a.prove(cmd.Context(), l, head, snap.Config.Executor.Timeout, verify, result)
 		},
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL")
 	cmd.Flags().StringVar(&branch, "branch", a.env("GITHUB_HEAD_REF"), "the work branch whose entry is proved, when no SPEC is given")
 	cmd.Flags().StringVar(&leg, "leg", "", "for a coordinated spec: the leg whose repository this checkout is")
+	cmd.Flags().StringVar(&result, "result", "", "also run the Verify commands and write the prove result to this file (the workflow executor's prove dispatch)")
 	return cmd
 }
 
@@ -121,14 +134,30 @@ func gitHead(ctx context.Context) (string, error) {
 }
 
 // prove replays the done rows' evidence of l in the current directory and
-// prints one proof line a row.
-func (a *app) prove(ctx context.Context, l *ledger.Ledger, head string, timeout time.Duration) error {
+// prints one proof line a row. With result set it first runs the Verify
+// commands verify and writes the prove result there (writeProveResult).
+func (a *app) prove(ctx context.Context, l *ledger.Ledger, head string, timeout time.Duration, verify []string, result string) error {
 	checks := gatekeep.ReplayChecks(l, "")
-	if len(checks) == 0 {
+	if len(checks) == 0 && result == "" {
 		fmt.Fprintln(a.io.Out, "no done row: nothing is claimed, so nothing needs proof")
 		return nil
 	}
-	failed := 0
+	failed, total := 0, len(checks)+len(verify)
+	var lines []string
+	for _, v := range verify {
+		fmt.Fprintf(a.io.Err, "# gallivant prove: %s (Verify)\n", v)
+		exit, _, _, err := proveRun(ctx, a.io.Err, v, timeout)
+		if err != nil {
+			return &exitError{code: exitCannotRun, err: err}
+		}
+		verdict := "passed"
+		if exit != 0 {
+			verdict, failed = fmt.Sprintf("FAILED: exit status %d", exit), failed+1
+		}
+		line := fmt.Sprintf("verify | exit %d | %s", exit, v)
+		lines = append(lines, line)
+		fmt.Fprintf(a.io.Out, "%s  %s\n", line, verdict)
+	}
 	for _, c := range checks {
 		fmt.Fprintf(a.io.Err, "# gallivant prove: %s (%s)\n", c.Command, rowNames(c.Rows))
 		exit, sel, took, err := proveRun(ctx, a.io.Err, c.Command, timeout)
@@ -144,11 +173,49 @@ func (a *app) prove(ctx context.Context, l *ledger.Ledger, head string, timeout 
 		}
 		for _, row := range c.Rows {
 			p := ledger.Proof{Row: row, Head: head, Exit: exit, Tests: sel.String(), Duration: took.Round(time.Millisecond), Command: c.Command}
+			lines = append(lines, p.String())
 			fmt.Fprintf(a.io.Out, "%s  %s\n", p, verdict)
 		}
 	}
-	if failed > 0 {
-		return &exitError{code: exitFindings, err: fmt.Errorf("%d of %d evidence commands did not prove their rows on %.7s", failed, len(checks), head)}
+	if result != "" {
+		if err := writeProveResult(result, head, lines); err != nil {
+			return &exitError{code: exitCannotRun, err: err}
+		}
+	}
+	switch {
+	case failed > 0 && len(verify) == 0:
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d of %d evidence commands did not prove their rows on %.7s", failed, total, head)}
+	case failed > 0:
+		return &exitError{code: exitFindings, err: fmt.Errorf("%d of %d commands (Verify and evidence) did not pass on %.7s", failed, total, head)}
+	}
+	return nil
+}
+
+// writeProveResult writes the prove result gatekeep.AdmitProveResult
+// admits: the header, the head, then lines (the Verify runs, then one
+// proof line a row).
+func writeProveResult(path, head string, lines []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nhead %s\n", gatekeep.ProveHeader, head)
+	for _, ln := range lines {
+		b.WriteString(ln + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write the prove result: %w", err)
+	}
+	return nil
+}
+
+// proveVerify are the Verify commands a prove result runs: the spec's, or
+// for a leg of a coordinated spec, its verification.
+func proveVerify(sp *specs.Spec, leg string) []string {
+	if !sp.Coordinated() {
+		return sp.Verify
+	}
+	for _, lg := range sp.Legs {
+		if lg.Name == leg && lg.Verification != "" && lg.Verification != "none" {
+			return []string{lg.Verification}
+		}
 	}
 	return nil
 }

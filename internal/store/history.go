@@ -255,7 +255,7 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 		return nil
 	}
 	// The contract holds the sources' bytes at the same commit.
-	sp, err = sp.WithSources(func(path string) ([]byte, bool, error) { return s.ReadFile(commit, path) })
+	sp, err = sp.WithSources(s.SourceReader(commit))
 	if err != nil {
 		return nil
 	}
