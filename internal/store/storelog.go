@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"strconv"
 	"strings"
 
@@ -19,10 +20,10 @@ import (
 // parent's ends the comparison: go-git's own FileName filter diffs every
 // commit's whole tree, 8.8 s against git's 50 ms at 11,000 commits. Commits
 // are read for their tree, parents and date only, and decoded in full only
-// when shown; objects come through rawObjects, not go-git's object storage
+// when shown; objects come through gitpack.Reader, not go-git's object storage
 // (which made up most of the walk's cost).
 type pathLog struct {
-	objs  *rawObjects
+	objs  *gitpack.Reader
 	parts []string
 	// at memoizes the id at p under a tree (the root or a subtree),
 	// keyed by the tree's id and depth.
@@ -61,7 +62,7 @@ func (l *pathLog) entryAt(tree plumbing.Hash, depth int) (plumbing.Hash, error) 
 // child scans a tree object's raw entries ("<mode> <name>\0<20-byte id>")
 // for name, without decoding the whole tree into entries.
 func (l *pathLog) child(tree plumbing.Hash, name string) (plumbing.Hash, error) {
-	typ, raw, err := l.objs.read(tree)
+	typ, raw, err := l.objs.Read(tree)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -96,7 +97,7 @@ type logCommit struct {
 
 // commit reads h's header lines up to the committer.
 func (l *pathLog) commit(h plumbing.Hash) (*logCommit, error) {
-	typ, raw, err := l.objs.read(h)
+	typ, raw, err := l.objs.Read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func (l *pathLog) commit(h plumbing.Hash) (*logCommit, error) {
 
 // full decodes a commit that is to be shown.
 func (l *pathLog) full(h plumbing.Hash) (*object.Commit, error) {
-	_, raw, err := l.objs.read(h)
+	_, raw, err := l.objs.Read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -224,10 +225,10 @@ func (q *commitQueue) Pop() any {
 	return c
 }
 
-// newPathLog reads the repository's objects through rawObjects; close
+// newPathLog reads the repository's objects through gitpack.Reader; close
 // releases its pack files.
 func newPathLog(s *Store, p string) (l *pathLog, close func()) {
-	objs := newRawObjects(s.repo.Storer)
+	objs := gitpack.NewReader(s.repo.Storer, 0)
 	l = &pathLog{objs: objs, parts: strings.Split(strings.Trim(p, "/"), "/"), at: map[treeAt]plumbing.Hash{}}
-	return l, objs.close
+	return l, objs.Close
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/gitpack"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -188,5 +190,42 @@ func BenchmarkCommitAndPush(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A history walk whose object cache is so small that almost every object
+// evicts another lists what git lists, on packs with offset and reference
+// deltas (the reader itself is tested in internal/gitpack).
+func TestLogOnASmallCacheListsWhatGitLists(t *testing.T) {
+	t.Parallel()
+	for _, repack := range [][]string{
+		{"repack", "-adf", "-q", "--depth=20", "--window=50"},
+		{"-c", "repack.useDeltaBaseOffset=false", "repack", "-adf", "-q", "--depth=20", "--window=50"},
+	} {
+		ctl := historyRepo(t, 300, 7)
+		testserver.Git(t, ctl, repack...)
+		os.WriteFile(filepath.Join(ctl, "plans", "s001-ledger.md"), []byte("loose\n"), 0o644)
+		testserver.Git(t, ctl, "commit", "--quiet", "-am", "loose")
+		st, err := Open(context.Background(), Options{Control: ctl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"plans/s003-ledger.md", "plans/s001-ledger.md", "gallivant.yaml"} {
+			l, done := newPathLog(st, p)
+			done()
+			l.objs = gitpack.NewReader(st.repo.Storer, 16<<10)
+			got := []string{}
+			err := l.walk(st.tip, func(c *object.Commit) error {
+				got = append(got, c.Hash.String())
+				return nil
+			})
+			l.objs.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "--", p)), got); diff != "" {
+				t.Errorf("walk of %s on a small cache (-git +got):\n%s", p, diff)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"os"
 	"path"
 	"path/filepath"
@@ -110,7 +111,7 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 
 // versionWalk walks first-parent history reading raw objects.
 type versionWalk struct {
-	objs   *rawObjects
+	objs   *gitpack.Reader
 	wanted map[string]bool
 	dirs   map[string]bool // every directory holding a wanted path
 	// a and b are scratch copies of the two trees being compared.
@@ -118,7 +119,7 @@ type versionWalk struct {
 }
 
 func newVersionWalk(s *Store, paths []string) *versionWalk {
-	w := &versionWalk{objs: newRawObjects(s.repo.Storer), wanted: map[string]bool{}, dirs: map[string]bool{}}
+	w := &versionWalk{objs: gitpack.NewReader(s.repo.Storer, 0), wanted: map[string]bool{}, dirs: map[string]bool{}}
 	for _, p := range paths {
 		w.wanted[p] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -128,7 +129,7 @@ func newVersionWalk(s *Store, paths []string) *versionWalk {
 	return w
 }
 
-func (w *versionWalk) close() { w.objs.close() }
+func (w *versionWalk) close() { w.objs.Close() }
 
 // step is one commit of the walk: what it changed and whether it is a
 // loop: commit.
@@ -141,7 +142,7 @@ type step struct {
 // commit reads h and compares its tree with its first parent's.
 func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 	st := step{hash: h}
-	typ, raw, err := w.objs.read(h)
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return st, fmt.Errorf("read commit %s: %w", short(h.String()), err)
 	}
@@ -184,7 +185,7 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 
 // treeOf reads a commit's tree id.
 func (w *versionWalk) treeOf(h plumbing.Hash) (plumbing.Hash, error) {
-	typ, raw, err := w.objs.read(h)
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", short(h.String()), err)
 	}
@@ -199,7 +200,7 @@ func (w *versionWalk) rawTree(h plumbing.Hash, buf []byte) ([]byte, error) {
 	if h.IsZero() {
 		return buf[:0], nil
 	}
-	typ, raw, err := w.objs.read(h)
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", short(h.String()), err)
 	}
