@@ -92,14 +92,14 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 	if st.Head() != "" {
 		// The pass just synced: a configuration without targets needs
 		// no second fetch of the control branch.
-		if cfg, err := controlNotifyConfig(st); err == nil && len(cfg.Notify) == 0 {
+		if cfg, err := controlNotifyConfig(ctx, st); err == nil && len(cfg.Notify) == 0 {
 			return nil, nil
 		}
 	}
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	cfg, err := controlNotifyConfig(st)
+	cfg, err := controlNotifyConfig(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		// Nothing to deliver to; what ledgers still owe waits for a target.
 		return nil, nil
 	}
-	all, err := owingLedgers(st, cfg)
+	all, err := owingLedgers(ctx, st, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		}
 		n, c := ledger.Notified(ow.l, attempts)
 		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: ow.spec}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
-		if _, err := st.Commit(ow.path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
+		if _, err := st.Commit(ctx, ow.path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
 			return results, err
 		}
 	}
@@ -137,8 +137,8 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 
 // controlNotifyConfig reads gallivant.yaml at the control branch head; the
 // defaults when there is none.
-func controlNotifyConfig(st *store.Store) (*specs.Config, error) {
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+func controlNotifyConfig(ctx context.Context, st *store.Store) (*specs.Config, error) {
+	data, ok, err := st.ReadFile(ctx, st.Head(), specs.ConfigFile)
 	if err != nil || !ok {
 		return specs.DefaultConfig(), err
 	}
@@ -158,8 +158,8 @@ type owing struct {
 // owingLedgers lists every ledger at the control branch head, each spec's
 // in order, then those whose spec is gone: a ledger whose spec is gone
 // owes its spec-gone stop's notification.
-func owingLedgers(st *store.Store, cfg *specs.Config) ([]owing, error) {
-	files, _, err := st.Files(cfg.ScanDirs())
+func owingLedgers(ctx context.Context, st *store.Store, cfg *specs.Config) ([]owing, error) {
+	files, _, err := st.Files(ctx, cfg.ScanDirs())
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func owingLedgers(st *store.Store, cfg *specs.Config) ([]owing, error) {
 		if _, ok := repo.Specs[sp]; ok {
 			continue
 		}
-		if data, ok, err := st.ReadFile(st.Head(), lp); err == nil && ok {
+		if data, ok, err := st.ReadFile(ctx, st.Head(), lp); err == nil && ok {
 			if l, ds := ledger.Parse(lp, data); !ledger.Fatal(ds) {
 				all = append(all, owing{sp, lp, l})
 			}

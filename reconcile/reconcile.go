@@ -262,7 +262,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 	for {
 		rep, err := r.pass(ctx, outcomes)
 		for _, t := range doubtful {
-			if t.Commit != "" && r.o.Store.Landed(t.Commit) {
+			if t.Commit != "" && r.o.Store.Landed(ctx, t.Commit) {
 				landed = append(landed, t)
 			}
 		}
@@ -374,13 +374,13 @@ func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*p
 		return nil, err
 	}
 	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
-		dispatchID: newDispatchID()}
+		dispatchID: newDispatchID(), ctx: ctx}
 	data, cfg, err := r.passConfig(p)
 	if err != nil {
 		return p, err
 	}
 	p.cfg = cfg
-	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
+	files, repo, ds, err := r.docs.load(ctx, st, cfg, cfg.ScanDirs())
 	if err != nil {
 		return p, err
 	}
@@ -400,7 +400,7 @@ func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*p
 // pass notes the refusal and keeps it.
 func (r *Reconciler) passConfig(p *passState) ([]byte, *specs.Config, error) {
 	st := r.o.Store
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	data, ok, err := st.ReadFile(p.ctx, st.Head(), specs.ConfigFile)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -29,7 +29,7 @@ func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := &Snapshot{Commit: st.Head(), Config: specs.DefaultConfig()}
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	data, ok, err := st.ReadFile(ctx, st.Head(), specs.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 	} else {
 		snap.NoConfig = true
 	}
-	files, ds, err := st.Files(snap.Config.ScanDirs())
+	files, ds, err := st.Files(ctx, snap.Config.ScanDirs())
 	if err != nil {
 		return nil, err
 	}

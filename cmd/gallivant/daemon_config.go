@@ -49,7 +49,7 @@ func (d *daemonConfig) reload(ctx context.Context) {
 		return
 	}
 	head := st.Head()
-	data, ok, err := st.ReadFile(head, specs.ConfigFile)
+	data, ok, err := st.ReadFile(ctx, head, specs.ConfigFile)
 	if err != nil {
 		return
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,8 +32,10 @@ var ErrUnknownRevision = errors.New("unknown revision")
 // oldest first, and hands each commit to fn with its ledger changes. since
 // (a commit SHA, a prefix of one, or a branch or tag name; "" for the whole
 // history) is excluded: the walk starts at the commit after it. Only
-// ledgers whose path is in only are included when only is non-empty.
-func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit) error) error {
+// ledgers whose path is in only are included when only is non-empty. ctx
+// ending stops the walk, in either of its halves, with ctx's error; fn is
+// not called after it ended.
+func (s *Store) History(ctx context.Context, since string, only map[string]bool, fn func(audit.Commit) error) error {
 	if err := s.flush(); err != nil { // the walk starts at the tip, which may be in memory
 		return err
 	}
@@ -46,13 +49,16 @@ func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit
 	}
 	repo, done := s.historyRepo()
 	defer done()
-	w := &walker{s: s, repo: repo, only: only}
+	w := &walker{ctx: ctx, s: s, repo: repo, only: only}
 	var line []*object.Commit
 	c, err := repo.CommitObject(s.tip)
 	if err != nil {
 		return fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
 	}
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if c.Hash == stop {
 			break
 		}
@@ -69,6 +75,9 @@ func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit
 	}
 	for i := len(line) - 1; i >= 0; i-- {
 		ac, err := w.auditCommit(line[i])
+		if err == nil {
+			err = ctx.Err() // a spec read after ctx ended is not a missing spec
+		}
 		if err != nil {
 			return err
 		}
@@ -122,6 +131,7 @@ func (s *Store) historyRepo() (*git.Repository, func()) {
 
 // walker reads one walk's commits.
 type walker struct {
+	ctx  context.Context
 	s    *Store
 	repo *git.Repository
 	only map[string]bool
@@ -173,7 +183,7 @@ func (w *walker) auditCommit(c *object.Commit) (audit.Commit, error) {
 			continue
 		}
 		lc := audit.Change{Path: name, Before: before, After: after}
-		s.auditSpecs(c, &lc)
+		s.auditSpecs(w.ctx, c, &lc)
 		out.Ledgers = append(out.Ledgers, lc)
 	}
 	return out, nil
@@ -208,7 +218,7 @@ func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
 // auditSpecs reads the specs a seed or an amendment is replayed with: the
 // ledger's spec at this commit and at the parent ledger's spec-commit. A
 // spec that cannot be read or parsed is left nil; the checker says so.
-func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
+func (s *Store) auditSpecs(ctx context.Context, c *object.Commit, lc *audit.Change) {
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	if lc.After == nil {
 		return
@@ -226,19 +236,19 @@ func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
 	if k := ts.Kind; k != ledger.KindSeedLedger && k != ledger.KindAmend && k != ledger.KindCutRow && len(after.Members) == 0 {
 		return
 	}
-	lc.Spec = s.specAt(c.Hash.String(), after.Spec)
+	lc.Spec = s.specAt(ctx, c.Hash.String(), after.Spec)
 	if lc.Before != nil {
 		if before, ds := ledger.Parse(lc.Path, lc.Before); !ledger.Fatal(ds) {
 			if sc := before.Delivery.SpecCommit; sc != "" {
-				lc.Approved = s.specAt(sc, after.Spec)
+				lc.Approved = s.specAt(ctx, sc, after.Spec)
 			}
 		}
 	}
 }
 
-func (s *Store) specAt(commit, p string) *specs.Spec {
+func (s *Store) specAt(ctx context.Context, commit, p string) *specs.Spec {
 	def := specs.Defaults{}
-	if data, ok, _ := s.ReadFile(commit, specs.ConfigFile); ok {
+	if data, ok, _ := s.ReadFile(ctx, commit, specs.ConfigFile); ok {
 		if cfg, _ := specs.ParseConfig(specs.ConfigFile, data); cfg != nil {
 			// The configuration also says which grammar reads p
 			// (formats: spec-kit, Kiro).
@@ -246,7 +256,7 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 			def.ConfigUnreadable = false
 		}
 	}
-	data, ok, err := s.ReadFile(commit, p)
+	data, ok, err := s.ReadFile(ctx, commit, p)
 	if !ok || err != nil {
 		return nil
 	}
@@ -255,7 +265,7 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 		return nil
 	}
 	// The contract holds the sources' bytes at the same commit.
-	sp, err = sp.WithSources(func(path string) ([]byte, bool, error) { return s.ReadFile(commit, path) })
+	sp, err = sp.WithSources(func(path string) ([]byte, bool, error) { return s.ReadFile(ctx, commit, path) })
 	if err != nil {
 		return nil
 	}

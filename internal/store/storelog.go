@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"github.com/gallivant/gallivant/internal/gitpack"
@@ -158,7 +159,8 @@ func (l *pathLog) full(h plumbing.Hash) (*object.Commit, error) {
 // unchanged from one parent, only that parent's side is followed, so the
 // commits of a side whose change the merge dropped are not shown. visit
 // returning errStop ends the walk.
-func (l *pathLog) walk(tip plumbing.Hash, visit func(c *object.Commit) error) error {
+// ctx ending stops it with ctx's error.
+func (l *pathLog) walk(ctx context.Context, tip plumbing.Hash, visit func(c *object.Commit) error) error {
 	c, err := l.commit(tip)
 	if err != nil {
 		return err
@@ -167,6 +169,9 @@ func (l *pathLog) walk(tip plumbing.Hash, visit func(c *object.Commit) error) er
 	heap.Push(q, c)
 	seen := map[plumbing.Hash]bool{tip: true}
 	for q.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		c := heap.Pop(q).(*logCommit)
 		mine, err := l.entryAt(c.tree, 0)
 		if err != nil {

@@ -84,7 +84,7 @@ func TestLogPrunesByPathLikeGit(t *testing.T) {
 	for _, p := range []string{"plans/s003-ledger.md", "plans/s005-ledger.md", "plans/s000-ledger.md", "gallivant.yaml", "x.txt", "plans/none.md", "plans"} {
 		t.Run(p, func(t *testing.T) {
 			want := strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "main", "--", p))
-			entries, err := st.Log(p, 0)
+			entries, err := st.Log(context.Background(), p, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func BenchmarkLog(b *testing.B) {
 	// page cache (each timed Log still starts with empty in-process caches,
 	// as each git process does).
 	testserver.Git(b, ctl, "log", "--format=%H", "main", "--", p)
-	if _, err := st.Log(p, 0); err != nil {
+	if _, err := st.Log(context.Background(), p, 0); err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
@@ -128,7 +128,7 @@ func BenchmarkLog(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		entries, err := st.Log(p, 0)
+		entries, err := st.Log(context.Background(), p, 0)
 		if err != nil || len(entries) != 101 {
 			b.Fatalf("%d entries, %v", len(entries), err)
 		}
@@ -156,7 +156,7 @@ func BenchmarkStoreCommit(b *testing.B) {
 			for b.Loop() {
 				i++
 				content := []byte(fmt.Sprintf("# ledger\n\nrevision %d\n", i))
-				if _, err := st.Commit(fmt.Sprintf("plans/s%03d-ledger.md", i%n), content, "loop: record", when); err != nil {
+				if _, err := st.Commit(context.Background(), fmt.Sprintf("plans/s%03d-ledger.md", i%n), content, "loop: record", when); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -182,7 +182,7 @@ func BenchmarkCommitAndPush(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := st.Commit(fmt.Sprintf("plans/s%03d-ledger.md", i%100), []byte(fmt.Sprintf("revision %d\n", i)), "loop: record", when); err != nil {
+				if _, err := st.Commit(context.Background(), fmt.Sprintf("plans/s%03d-ledger.md", i%100), []byte(fmt.Sprintf("revision %d\n", i)), "loop: record", when); err != nil {
 					b.Fatal(err)
 				}
 				if err := st.Push(context.Background()); err != nil {
@@ -215,7 +215,7 @@ func TestLogOnASmallCacheListsWhatGitLists(t *testing.T) {
 			done()
 			l.objs = gitpack.NewReader(st.repo.Storer, 16<<10)
 			got := []string{}
-			err := l.walk(st.tip, func(c *object.Commit) error {
+			err := l.walk(context.Background(), st.tip, func(c *object.Commit) error {
 				got = append(got, c.Hash.String())
 				return nil
 			})

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,8 +71,9 @@ const versionsFile = "gallivant-loop-versions.json"
 // does not contain the kept one (a rewritten branch, a dropped unpushed
 // commit) or lies more than maxTamperWalk commits past it is walked afresh.
 // Trees are compared by the ids in their raw entries, descending only into
-// directories that hold a wanted path and differ.
-func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
+// directories that hold a wanted path and differ. ctx ending stops the
+// walk with its error, and nothing of it is kept.
+func (s *Store) LoopVersions(ctx context.Context, paths []string) (*LedgerVersions, error) {
 	if err := s.flush(); err != nil { // the walk reads the pass's commits from disk
 		return nil, err
 	}
@@ -81,7 +83,7 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 	}
 	next := idx
 	if !idx.answers(s.tip, paths) {
-		w := newVersionWalk(s, paths)
+		w := newVersionWalk(ctx, s, paths)
 		defer w.close()
 		var err error
 		next = nil
@@ -111,6 +113,7 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 
 // versionWalk walks first-parent history reading raw objects.
 type versionWalk struct {
+	ctx    context.Context
 	objs   *gitpack.Reader
 	wanted map[string]bool
 	dirs   map[string]bool // every directory holding a wanted path
@@ -118,8 +121,8 @@ type versionWalk struct {
 	a, b []byte
 }
 
-func newVersionWalk(s *Store, paths []string) *versionWalk {
-	w := &versionWalk{objs: gitpack.NewReader(s.repo.Storer, 0), wanted: map[string]bool{}, dirs: map[string]bool{}}
+func newVersionWalk(ctx context.Context, s *Store, paths []string) *versionWalk {
+	w := &versionWalk{ctx: ctx, objs: gitpack.NewReader(s.repo.Storer, 0), wanted: map[string]bool{}, dirs: map[string]bool{}}
 	for _, p := range paths {
 		w.wanted[p] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -139,9 +142,13 @@ type step struct {
 	changed      []string // wanted paths whose entry differs from the parent's
 }
 
-// commit reads h and compares its tree with its first parent's.
+// commit reads h and compares its tree with its first parent's; every
+// walk goes through it, so it is where a walk notices ctx ending.
 func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 	st := step{hash: h}
+	if err := w.ctx.Err(); err != nil {
+		return st, err
+	}
 	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return st, fmt.Errorf("read commit %s: %w", short(h.String()), err)

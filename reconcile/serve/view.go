@@ -145,7 +145,7 @@ func CaptureDecided(ctx context.Context, st *store.Store, web string, now time.T
 		}
 		v.pullLinks(&e, web)
 		if es.Ledger != "" {
-			if err := entryHistory(st, &e); err != nil {
+			if err := entryHistory(ctx, st, &e); err != nil {
 				return nil, err
 			}
 		}
@@ -210,8 +210,8 @@ func (v *View) pullLinks(e *Entry, web string) {
 
 // entryHistory reads entry e's ledger history, and when it is stopped the
 // time of its latest stop.
-func entryHistory(st *store.Store, e *Entry) error {
-	hist, err := st.Log(e.Ledger, historyLimit)
+func entryHistory(ctx context.Context, st *store.Store, e *Entry) error {
+	hist, err := st.Log(ctx, e.Ledger, historyLimit)
 	if err != nil {
 		return err
 	}
