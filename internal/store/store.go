@@ -465,7 +465,12 @@ func (s *Store) ReadFile(ctx context.Context, commit, p string) (data []byte, ok
 			return nil, false, err
 		}
 	}
-	c, err := s.repo.CommitObject(plumbing.NewHash(commit))
+	return readFileAt(s.repo, commit, p)
+}
+
+// readFileAt reads file p at commit of repo, up to parse.MaxSize+1 bytes.
+func readFileAt(repo *git.Repository, commit, p string) (data []byte, ok bool, err error) {
+	c, err := repo.CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, false, fmt.Errorf("read control commit %s: %w", short(commit), err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -83,7 +84,7 @@ func (s *Store) LoopVersions(ctx context.Context, paths []string) (*LedgerVersio
 	}
 	next := idx
 	if !idx.answers(s.tip, paths) {
-		w := newVersionWalk(ctx, s, paths)
+		w := newVersionWalk(ctx, s.repo, paths)
 		defer w.close()
 		var err error
 		next = nil
@@ -99,16 +100,21 @@ func (s *Store) LoopVersions(ctx context.Context, paths []string) (*LedgerVersio
 		s.saveVersions(next)
 	}
 	s.versions = next
+	return next.versions(paths), nil
+}
+
+// versions is what idx says of paths.
+func (idx *versionIndex) versions(paths []string) *LedgerVersions {
 	v := &LedgerVersions{Last: make(map[string]string, len(paths)), Edited: map[string]bool{}}
 	for _, p := range paths {
-		if h, ok := next.last[p]; ok {
+		if h, ok := idx.last[p]; ok {
 			v.Last[p] = h.String()
-			if next.edited[p] {
+			if idx.edited[p] {
 				v.Edited[p] = true
 			}
 		}
 	}
-	return v, nil
+	return v
 }
 
 // versionWalk walks first-parent history reading raw objects.
@@ -121,8 +127,8 @@ type versionWalk struct {
 	a, b []byte
 }
 
-func newVersionWalk(ctx context.Context, s *Store, paths []string) *versionWalk {
-	w := &versionWalk{ctx: ctx, objs: gitpack.NewReader(s.repo.Storer, 0), wanted: map[string]bool{}, dirs: map[string]bool{}}
+func newVersionWalk(ctx context.Context, repo *git.Repository, paths []string) *versionWalk {
+	w := &versionWalk{ctx: ctx, objs: gitpack.NewReader(repo.Storer, 0), wanted: map[string]bool{}, dirs: map[string]bool{}}
 	for _, p := range paths {
 		w.wanted[p] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
