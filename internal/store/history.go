@@ -49,29 +49,28 @@ func (s *Store) History(ctx context.Context, since string, only map[string]bool,
 	}
 	repo, done := s.historyRepo()
 	defer done()
-	w := &walker{ctx: ctx, s: s, repo: repo, only: only}
-	var line []*object.Commit
-	c, err := repo.CommitObject(s.tip)
-	if err != nil {
-		return fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
-	}
-	for {
+	w := &walker{ctx: ctx, s: s, repo: repo, only: only, walk: newVersionWalk(ctx, s.repo, nil)}
+	defer w.walk.close()
+	var line []plumbing.Hash
+	for h := s.tip; ; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if c.Hash == stop {
+		if h == stop {
 			break
 		}
-		line = append(line, c)
-		if c.NumParents() == 0 {
+		line = append(line, h)
+		st, err := w.walk.header(h)
+		if err != nil {
+			return err
+		}
+		if st.parent.IsZero() {
 			if !stop.IsZero() {
 				return fmt.Errorf("%w: %s is not on the first-parent history of %s", ErrUnknownRevision, since, s.branch)
 			}
 			break
 		}
-		if c, err = c.Parent(0); err != nil {
-			return fmt.Errorf("read the parent of %s: %w", short(line[len(line)-1].Hash.String()), err)
-		}
+		h = st.parent
 	}
 	for i := len(line) - 1; i >= 0; i-- {
 		ac, err := w.auditCommit(line[i])
@@ -129,60 +128,57 @@ func (s *Store) historyRepo() (*git.Repository, func()) {
 	return repo, func() { st.Close() }
 }
 
-// walker reads one walk's commits.
+// walker reads one walk's commits: their headers and trees through the
+// store's raw walk (versionWalk, the tamper check's), the ledgers' blobs
+// through repo.
 type walker struct {
 	ctx  context.Context
 	s    *Store
 	repo *git.Repository
 	only map[string]bool
+	walk *versionWalk
 }
 
-// auditCommit lists one commit's changes: the ledgers (files that are
-// ledgers before or after, by their first line) with both versions, and
-// the other paths.
-func (w *walker) auditCommit(c *object.Commit) (audit.Commit, error) {
+// auditCommit lists one commit's changes against its first parent: the
+// ledgers (files that are ledgers before or after, by their first line)
+// with both versions, and the other paths.
+func (w *walker) auditCommit(h plumbing.Hash) (audit.Commit, error) {
 	s, only := w.s, w.only
-	out := audit.Commit{SHA: c.Hash.String(), Author: c.Author.Name + " <" + c.Author.Email + ">", Message: c.Message}
-	tree, err := c.Tree()
+	out := audit.Commit{SHA: h.String()}
+	c, err := w.walk.fullCommit(h)
 	if err != nil {
 		return out, err
 	}
-	var ptree *object.Tree
-	if c.NumParents() > 0 {
-		p, err := c.Parent(0)
-		if err != nil {
-			return out, err
-		}
-		if ptree, err = p.Tree(); err != nil {
+	out.Author, out.Message = c.Author.Name+" <"+c.Author.Email+">", c.Message
+	var ptree plumbing.Hash
+	if len(c.ParentHashes) > 0 {
+		if ptree, err = w.walk.treeOf(c.ParentHashes[0]); err != nil {
 			return out, err
 		}
 	}
-	changes, err := object.DiffTree(ptree, tree)
-	if err != nil {
+	var changes []treeChange
+	if err := w.walk.diffAll(ptree, c.TreeHash, "", &changes); err != nil {
 		return out, fmt.Errorf("diff %s: %w", short(out.SHA), err)
 	}
+	sortChanges(changes)
 	for _, ch := range changes {
-		name := ch.To.Name
-		if name == "" {
-			name = ch.From.Name
-		}
-		before, err := w.ledgerBlob(ch.From)
+		before, err := w.ledgerBlob(ch.path, ch.from)
 		if err != nil {
 			return out, err
 		}
-		after, err := w.ledgerBlob(ch.To)
+		after, err := w.ledgerBlob(ch.path, ch.to)
 		if err != nil {
 			return out, err
 		}
 		if before == nil && after == nil {
-			out.Others = append(out.Others, name)
+			out.Others = append(out.Others, ch.path)
 			continue
 		}
-		if len(only) > 0 && !only[name] {
+		if len(only) > 0 && !only[ch.path] {
 			out.Filtered++
 			continue
 		}
-		lc := audit.Change{Path: name, Before: before, After: after}
+		lc := audit.Change{Path: ch.path, Before: before, After: after}
 		s.auditSpecs(w.ctx, c, &lc)
 		out.Ledgers = append(out.Ledgers, lc)
 	}
@@ -190,14 +186,14 @@ func (w *walker) auditCommit(c *object.Commit) (audit.Commit, error) {
 }
 
 // ledgerBlob returns a changed file's content when it is a ledger, nil
-// otherwise (or when absent).
-func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
-	if e.Name == "" || path.Ext(e.Name) != ".md" || !e.TreeEntry.Mode.IsFile() {
+// otherwise (or when absent: e is nil).
+func (w *walker) ledgerBlob(name string, e *treeItem) ([]byte, error) {
+	if e == nil || path.Ext(name) != ".md" || !e.mode.IsFile() {
 		return nil, nil
 	}
-	b, err := w.repo.BlobObject(e.TreeEntry.Hash)
+	b, err := w.repo.BlobObject(e.id)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", e.Name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	r, err := b.Reader()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -144,13 +145,31 @@ func (w *versionWalk) close() { w.objs.Close() }
 // loop: commit.
 type step struct {
 	hash, parent plumbing.Hash // parent is zero for a root commit
+	tree         plumbing.Hash
 	loop         bool
 	changed      []string // wanted paths whose entry differs from the parent's
 }
 
-// commit reads h and compares its tree with its first parent's; every
-// walk goes through it, so it is where a walk notices ctx ending.
+// commit reads h and compares its tree with its first parent's.
 func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
+	st, err := w.header(h)
+	if err != nil {
+		return st, err
+	}
+	var ptree plumbing.Hash
+	if !st.parent.IsZero() {
+		if ptree, err = w.treeOf(st.parent); err != nil {
+			return st, err
+		}
+	}
+	err = w.diff(ptree, st.tree, "", &st.changed)
+	return st, err
+}
+
+// header reads commit h's tree, first parent and whether it is a loop:
+// commit; every walk reads each commit through it, so it is where a walk
+// notices ctx ending.
+func (w *versionWalk) header(h plumbing.Hash) (step, error) {
 	st := step{hash: h}
 	if err := w.ctx.Err(); err != nil {
 		return st, err
@@ -162,7 +181,6 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 	if typ != plumbing.CommitObject {
 		return st, fmt.Errorf("object %s is a %s, not a commit", short(h.String()), typ)
 	}
-	var tree plumbing.Hash
 	first := true
 	for len(raw) > 0 {
 		line := raw
@@ -178,7 +196,7 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 		key, val, _ := bytes.Cut(line, []byte{' '})
 		switch string(key) {
 		case "tree":
-			tree = plumbing.NewHash(string(val))
+			st.tree = plumbing.NewHash(string(val))
 		case "parent":
 			if first {
 				st.parent = plumbing.NewHash(string(val))
@@ -186,14 +204,7 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 			}
 		}
 	}
-	var ptree plumbing.Hash
-	if !st.parent.IsZero() {
-		if ptree, err = w.treeOf(st.parent); err != nil {
-			return st, err
-		}
-	}
-	err = w.diff(ptree, tree, "", &st.changed)
-	return st, err
+	return st, nil
 }
 
 // treeOf reads a commit's tree id.
@@ -226,6 +237,7 @@ func (w *versionWalk) rawTree(h plumbing.Hash, buf []byte) ([]byte, error) {
 // treeItem is one entry of a raw tree ("<mode> <name>\0<20-byte id>").
 type treeItem struct {
 	dir  bool
+	mode filemode.FileMode
 	name string
 	id   plumbing.Hash
 }
@@ -238,6 +250,14 @@ func nextEntry(raw []byte) (e treeItem, rest []byte, err error) {
 		return e, nil, errors.New("malformed tree")
 	}
 	e.dir = string(raw[:sp]) == "40000"
+	e.mode = filemode.Dir
+	if !e.dir {
+		m, err := strconv.ParseUint(string(raw[:sp]), 8, 32)
+		if err != nil {
+			return e, nil, errors.New("malformed tree entry mode")
+		}
+		e.mode = filemode.FileMode(m)
+	}
 	e.name = string(raw[sp+1 : nul])
 	copy(e.id[:], raw[nul+1:nul+21])
 	return e, raw[nul+21:], nil
