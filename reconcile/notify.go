@@ -75,9 +75,11 @@ type Notification struct {
 // delivered notification leaves `notify:`, a failed one stays with its try
 // count raised, and the last failed try replaces it with a
 // `notify-failed:` note. Only what is on the control branch is delivered,
-// so a transition whose push failed notifies nobody. A crash before the
-// outcome is pushed delivers the notification again at the next call, with
-// the same id.
+// so a transition whose push failed notifies nobody. The outcomes are
+// committed and pushed as a pass's transitions are (recordNotified): a
+// push that loses a race records them again on the new head. A crash
+// before the outcome is pushed delivers the notification again at the next
+// call, with the same id.
 func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResult, error) {
 	if o.Client == nil {
 		o.Client = &http.Client{Timeout: 10 * time.Second}
@@ -112,6 +114,7 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		return nil, err
 	}
 	var results []NotifyResult
+	var done []deliveredTo
 	for _, ow := range all {
 		if ow.l == nil || ow.path == "" || len(ow.l.OwedNotifications()) == 0 {
 			continue
@@ -121,18 +124,9 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		if err != nil {
 			return results, err
 		}
-		n, c := ledger.Notified(ow.l, attempts)
-		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: ow.spec}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
-		if _, err := st.Commit(ctx, ow.path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
-			return results, err
-		}
+		done = append(done, deliveredTo{path: ow.path, attempts: attempts})
 	}
-	if st.Unpushed() {
-		if err := st.Push(ctx); err != nil {
-			return results, err
-		}
-	}
-	return results, nil
+	return results, r.recordNotified(ctx, done)
 }
 
 // controlNotifyConfig reads gallivant.yaml at the control branch head; the

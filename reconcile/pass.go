@@ -174,8 +174,14 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	if e.leg != nil {
 		return p.applyLeg(e, n, c)
 	}
-	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	p.oweNotifications(e.l, n) // in the transition's own commit: owed exactly when it happened
+	return p.record(e, n, c)
+}
+
+// record commits n, a transition of e's ledger that owes no notification
+// of its own (apply's, and Notify's record of deliveries).
+func (p *passState) record(e *entry, n *ledger.Ledger, c ledger.Commit) error {
+	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	if !p.DryRun {
 		extra := []ledger.Trailer{{Key: ledger.TrailerSpec, Value: e.specPath}, {Key: ledger.TrailerControl, Value: p.rep.Control}}
 		if at := n.Delivery.DispatchedAt; !at.IsZero() && (e.l == nil || !at.Equal(e.l.Delivery.DispatchedAt)) {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync/atomic"
 
 	"time"
@@ -290,7 +289,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 		landed = rep.Transitions
 		doubtful = rep.Unrecorded
 		retries++
-		wait := time.Duration(20+rand.IntN(100<<min(retries, 5))) * time.Millisecond
+		wait := replanWait(retries)
 		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
 		if err := sleepCtx(ctx, wait); err != nil {
 			return rep, err
