@@ -57,6 +57,10 @@ type Options struct {
 	// Wait waits d before a fetch is retried, or returns ctx's error; nil
 	// waits on a timer. Tests pass one that records d and returns at once.
 	Wait func(ctx context.Context, d time.Duration) error
+	// MaxObject bounds the size of a file in the control repository's
+	// history that a fetch accepts (ErrObjectTooLarge); DefaultMaxObject
+	// when 0.
+	MaxObject int64
 }
 
 // Store is the control repository: read the documents at the control branch
@@ -83,11 +87,16 @@ type Store struct {
 	// versions is LoopVersions' answer at the last tip it was asked
 	// about; nil before the first.
 	versions *versionIndex
+	// maxObject is Options.MaxObject, or DefaultMaxObject.
+	maxObject int64
 }
 
 // Open opens (cloning if needed) the control repository.
 func Open(ctx context.Context, opts Options) (*Store, error) {
-	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log, wait: opts.Wait}
+	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log, wait: opts.Wait, maxObject: opts.MaxObject}
+	if s.maxObject <= 0 {
+		s.maxObject = DefaultMaxObject
+	}
 	if s.wait == nil {
 		s.wait = timerWait
 	}
@@ -228,10 +237,13 @@ var errNoBranch = errors.New("the control branch does not exist on the remote")
 func (s *Store) fetchHead(ctx context.Context) error {
 	// RemoteURL: the clone's config is not trusted for the URL the
 	// credentials go to (a same-user agent could rewrite origin's url).
-	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
+	err := s.fetchRepo().FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
 	s.notePacks()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		if tl := tooLarge(err); tl != nil {
+			return fmt.Errorf("fetch the control repository: %w", tl)
+		}
 		if networkError(err) || transient(err) {
 			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))
 		}
