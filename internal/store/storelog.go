@@ -6,10 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/gitpack"
 	"strconv"
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )

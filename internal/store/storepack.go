@@ -2,12 +2,12 @@ package store
 
 import (
 	"fmt"
-	"github.com/gallivant/gallivant/internal/gitpack"
 	"io"
 	"slices"
 	"sort"
 	"strconv"
 
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
