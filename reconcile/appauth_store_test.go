@@ -55,7 +55,7 @@ func TestAppTokensAuthenticateGitPushes(t *testing.T) {
 	app.UseGitAuth(apps.GitAuth())
 	static := open(t.TempDir())
 	push := func(st *store.Store, name string) error {
-		if _, err := st.Commit("plans/"+name+".md", []byte(name+"\n"), "loop: "+name, clock.Now()); err != nil {
+		if _, err := st.Commit(context.Background(), "plans/"+name+".md", []byte(name+"\n"), "loop: "+name, clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		return st.Push(ctx)

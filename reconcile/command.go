@@ -244,7 +244,7 @@ func (p *passState) maySteer(ctx context.Context, repo, login string) (bool, err
 // commandActed returns the subject of the ledger's commit that performed
 // comment id, "" when none did.
 func (p *passState) commandActed(e *entry, id int64) (string, error) {
-	log, err := p.Store.Log(e.ledgerPath, commandHistory)
+	log, err := p.Store.Log(p.ctx, e.ledgerPath, commandHistory)
 	if err != nil {
 		return "", err
 	}

@@ -177,7 +177,7 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 // boxActed returns the subject of the ledger's commit that performed box
 // id, "" when none did.
 func (p *passState) boxActed(e *entry, id int64) (string, error) {
-	log, err := p.Store.Log(e.ledgerPath, commandHistory)
+	log, err := p.Store.Log(p.ctx, e.ledgerPath, commandHistory)
 	if err != nil {
 		return "", err
 	}

@@ -151,7 +151,7 @@ func TestDashboardIssueResumesAStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := audit.NewVerifier()
-	if err := st.History("", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
+	if err := st.History(context.Background(), "", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if vr := v.Report(); !vr.Legal() {

@@ -46,7 +46,7 @@ func verifyControl(t *testing.T, r *rig) {
 		t.Fatal(err)
 	}
 	v := audit.NewVerifier()
-	if err := st.History("", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
+	if err := st.History(context.Background(), "", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if rep := v.Report(); !rep.Legal() {

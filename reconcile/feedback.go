@@ -31,7 +31,7 @@ func (p *passState) merged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 	if e.l.Delivery.Round == 0 {
 		return n, c
 	}
-	entries, err := p.Store.Log(e.ledgerPath, 0)
+	entries, err := p.Store.Log(ctx, e.ledgerPath, 0)
 	if err != nil {
 		return n, gatekeep.WithFeedback(c, nil, "the control history: "+redact.URLs(err.Error()))
 	}

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -24,7 +25,7 @@ import (
 // files those are. It returns nil when the repository has no lessons file
 // or the file has errors (noted once, since people must fix it).
 func (p *passState) lessonsFor(e *entry, repo string, inPlay []string, what string) (*ledger.BriefLessons, error) {
-	bl, bad, err := ReadLessons(p.Store, p.rep.Control, repo, inPlay, what)
+	bl, bad, err := ReadLessons(p.ctx, p.Store, p.rep.Control, repo, inPlay, what)
 	if bad {
 		p.noteOnce(e.specPath, true, "%s has errors (gallivant check); its lessons are not carried until it passes", lessons.PathFor(repo))
 	}
@@ -36,9 +37,9 @@ func (p *passState) lessonsFor(e *entry, repo string, inPlay []string, what stri
 // that apply to inPlay; what says in words which files those are. It
 // returns nil when there is no lessons file, and nil with bad set when the
 // file has grammar errors, so that none of it is carried.
-func ReadLessons(st *store.Store, at, repo string, inPlay []string, what string) (bl *ledger.BriefLessons, bad bool, err error) {
+func ReadLessons(ctx context.Context, st *store.Store, at, repo string, inPlay []string, what string) (bl *ledger.BriefLessons, bad bool, err error) {
 	file := lessons.PathFor(repo)
-	data, ok, err := st.ReadFile(at, file)
+	data, ok, err := st.ReadFile(ctx, at, file)
 	if err != nil {
 		return nil, false, fmt.Errorf("read the lessons of %s: %w", repo, err)
 	}
@@ -57,9 +58,9 @@ func ReadLessons(st *store.Store, at, repo string, inPlay []string, what string)
 // dispatch carries, read at control commit at: what `gallivant task`
 // prints is what the executor hands its agent. bad reports a lessons file
 // with errors.
-func RowLessons(st *store.Store, at string, sp *specs.Spec, l *ledger.Ledger) (bl *ledger.BriefLessons, bad bool, err error) {
+func RowLessons(ctx context.Context, st *store.Store, at string, sp *specs.Spec, l *ledger.Ledger) (bl *ledger.BriefLessons, bad bool, err error) {
 	repo, inPlay, what := gatekeep.RowInPlay(sp, l)
-	return ReadLessons(st, at, repo, inPlay, what)
+	return ReadLessons(ctx, st, at, repo, inPlay, what)
 }
 
 // carryLessons adds the Gallivant-Lessons trailer of bl to a dispatch's

@@ -75,9 +75,11 @@ type Notification struct {
 // delivered notification leaves `notify:`, a failed one stays with its try
 // count raised, and the last failed try replaces it with a
 // `notify-failed:` note. Only what is on the control branch is delivered,
-// so a transition whose push failed notifies nobody. A crash before the
-// outcome is pushed delivers the notification again at the next call, with
-// the same id.
+// so a transition whose push failed notifies nobody. The outcomes are
+// committed and pushed as a pass's transitions are (recordNotified): a
+// push that loses a race records them again on the new head. A crash
+// before the outcome is pushed delivers the notification again at the next
+// call, with the same id.
 func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResult, error) {
 	if o.Client == nil {
 		o.Client = &http.Client{Timeout: 10 * time.Second}
@@ -92,14 +94,14 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 	if st.Head() != "" {
 		// The pass just synced: a configuration without targets needs
 		// no second fetch of the control branch.
-		if cfg, err := controlNotifyConfig(st); err == nil && len(cfg.Notify) == 0 {
+		if cfg, err := controlNotifyConfig(ctx, st); err == nil && len(cfg.Notify) == 0 {
 			return nil, nil
 		}
 	}
 	if err := st.Sync(ctx); err != nil {
 		return nil, err
 	}
-	cfg, err := controlNotifyConfig(st)
+	cfg, err := controlNotifyConfig(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +109,12 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		// Nothing to deliver to; what ledgers still owe waits for a target.
 		return nil, nil
 	}
-	all, err := owingLedgers(st, cfg)
+	all, err := owingLedgers(ctx, st, cfg)
 	if err != nil {
 		return nil, err
 	}
 	var results []NotifyResult
+	var done []deliveredTo
 	for _, ow := range all {
 		if ow.l == nil || ow.path == "" || len(ow.l.OwedNotifications()) == 0 {
 			continue
@@ -121,24 +124,15 @@ func (r *Reconciler) Notify(ctx context.Context, o NotifyOptions) ([]NotifyResul
 		if err != nil {
 			return results, err
 		}
-		n, c := ledger.Notified(ow.l, attempts)
-		msg := c.Message(ledger.Trailer{Key: ledger.TrailerSpec, Value: ow.spec}, ledger.Trailer{Key: ledger.TrailerControl, Value: st.Head()})
-		if _, err := st.Commit(ow.path, ledger.Format(n), msg, r.o.Clock().UTC()); err != nil {
-			return results, err
-		}
+		done = append(done, deliveredTo{path: ow.path, attempts: attempts})
 	}
-	if st.Unpushed() {
-		if err := st.Push(ctx); err != nil {
-			return results, err
-		}
-	}
-	return results, nil
+	return results, r.recordNotified(ctx, done)
 }
 
 // controlNotifyConfig reads gallivant.yaml at the control branch head; the
 // defaults when there is none.
-func controlNotifyConfig(st *store.Store) (*specs.Config, error) {
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+func controlNotifyConfig(ctx context.Context, st *store.Store) (*specs.Config, error) {
+	data, ok, err := st.ReadFile(ctx, st.Head(), specs.ConfigFile)
 	if err != nil || !ok {
 		return specs.DefaultConfig(), err
 	}
@@ -158,12 +152,12 @@ type owing struct {
 // owingLedgers lists every ledger at the control branch head, each spec's
 // in order, then those whose spec is gone: a ledger whose spec is gone
 // owes its spec-gone stop's notification.
-func owingLedgers(st *store.Store, cfg *specs.Config) ([]owing, error) {
-	files, _, err := st.Files(cfg.ScanDirs())
+func owingLedgers(ctx context.Context, st *store.Store, cfg *specs.Config) ([]owing, error) {
+	files, _, err := st.Files(ctx, cfg.ScanDirs())
 	if err != nil {
 		return nil, err
 	}
-	repo, _ := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(st.Tip())}})
+	repo, _ := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(ctx, st.Tip())}})
 	var all []owing
 	for _, sp := range repo.SpecPaths() {
 		all = append(all, owing{sp, repo.LedgerPaths[sp], repo.Ledgers[sp]})
@@ -178,7 +172,7 @@ func owingLedgers(st *store.Store, cfg *specs.Config) ([]owing, error) {
 		if _, ok := repo.Specs[sp]; ok {
 			continue
 		}
-		if data, ok, err := st.ReadFile(st.Head(), lp); err == nil && ok {
+		if data, ok, err := st.ReadFile(ctx, st.Head(), lp); err == nil && ok {
 			if l, ds := ledger.Parse(lp, data); !ledger.Fatal(ds) {
 				all = append(all, owing{sp, lp, l})
 			}

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"sync"
 
 	"github.com/gallivant/gallivant/internal/store"
@@ -83,19 +84,19 @@ func newParseCache() *parseCache {
 // load reads and parses the documents under dirs at the store's tip, as
 // Store.Files and ledger.Load do, through the cache, then forgets every
 // entry this load did not use. A nil cache reads and parses everything.
-func (c *parseCache) load(st *store.Store, cfg *specs.Config, dirs []string) ([]specs.File, *ledger.Repo, parse.Diagnostics, error) {
+func (c *parseCache) load(ctx context.Context, st *store.Store, cfg *specs.Config, dirs []string) ([]specs.File, *ledger.Repo, parse.Diagnostics, error) {
 	if c == nil {
-		files, fds, err := st.Files(dirs)
+		files, fds, err := st.Files(ctx, dirs)
 		if err != nil {
 			return nil, nil, fds, err
 		}
-		repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(st.Tip())}})
+		repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(ctx, st.Tip())}})
 		return files, repo, append(fds, ds...), nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	files, fds, err := st.FilesWith(dirs, c.blob)
+	files, fds, err := st.FilesWith(ctx, dirs, c.blob)
 	if err != nil {
 		return nil, nil, fds, err
 	}
@@ -108,7 +109,7 @@ func (c *parseCache) load(st *store.Store, cfg *specs.Config, dirs []string) ([]
 		}
 	}
 	repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{
-		Parsers: specs.Parsers{Spec: c.spec, Chain: c.chain, Plan: c.plan, Source: st.SourceReader(st.Tip())},
+		Parsers: specs.Parsers{Spec: c.spec, Chain: c.chain, Plan: c.plan, Source: st.SourceReader(ctx, st.Tip())},
 		Ledger:  c.ledger,
 	})
 	c.evict()
@@ -117,8 +118,8 @@ func (c *parseCache) load(st *store.Store, cfg *specs.Config, dirs []string) ([]
 
 // blob returns the bytes of a document seen before; it is Store.files's
 // known.
-func (c *parseCache) blob(id plumbing.Hash) ([]byte, bool) {
-	b, ok := c.blobs[id]
+func (c *parseCache) blob(id store.BlobID) ([]byte, bool) {
+	b, ok := c.blobs[plumbing.Hash(id)]
 	if !ok {
 		return nil, false
 	}

@@ -45,7 +45,7 @@ func exampleControl(t *testing.T) (dir string, st *store.Store, cfg *specs.Confi
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	data, _, err := st.ReadFile(context.Background(), st.Head(), specs.ConfigFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func exampleControl(t *testing.T) (dir string, st *store.Store, cfg *specs.Confi
 // freshLoad is what a pass without the cache reads.
 func freshLoad(t *testing.T, st *store.Store, cfg *specs.Config) (*ledger.Repo, parse.Diagnostics) {
 	t.Helper()
-	files, fds, err := st.Files(cfg.ScanDirs())
+	files, fds, err := st.Files(context.Background(), cfg.ScanDirs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestParseCacheReparsesChangedBlobs(t *testing.T) {
 	t.Parallel()
 	dir, st, cfg := exampleControl(t)
 	c := newParseCache()
-	_, first, ds, err := c.load(st, cfg, cfg.ScanDirs())
+	_, first, ds, err := c.load(context.Background(), st, cfg, cfg.ScanDirs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestParseCacheReparsesChangedBlobs(t *testing.T) {
 	if err := st.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	_, second, ds, err := c.load(st, cfg, cfg.ScanDirs())
+	_, second, ds, err := c.load(context.Background(), st, cfg, cfg.ScanDirs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestParseCachePassesShareNoMutableState(t *testing.T) {
 	t.Parallel()
 	_, st, cfg := exampleControl(t)
 	c := newParseCache()
-	_, first, _, err := c.load(st, cfg, cfg.ScanDirs())
+	_, first, _, err := c.load(context.Background(), st, cfg, cfg.ScanDirs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestParseCachePassesShareNoMutableState(t *testing.T) {
 	if mutated < 4 {
 		t.Fatalf("mutated %d documents; the test needs ledgers and a chain", mutated)
 	}
-	_, second, _, err := c.load(st, cfg, cfg.ScanDirs())
+	_, second, _, err := c.load(context.Background(), st, cfg, cfg.ScanDirs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func BenchmarkIdlePassParseCache(b *testing.B) {
 		b.Fatalf("first pass: %v, %d transitions", err, len(rep.Transitions))
 	}
 	st := rec.o.Store
-	data, _, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	data, _, err := st.ReadFile(context.Background(), st.Head(), specs.ConfigFile)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -229,13 +229,13 @@ func BenchmarkIdlePassParseCache(b *testing.B) {
 			var c *parseCache
 			if cached {
 				c = newParseCache()
-				if _, _, _, err := c.load(st, cfg, cfg.ScanDirs()); err != nil {
+				if _, _, _, err := c.load(context.Background(), st, cfg, cfg.ScanDirs()); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				_, repo, _, err := c.load(st, cfg, cfg.ScanDirs())
+				_, repo, _, err := c.load(context.Background(), st, cfg, cfg.ScanDirs())
 				if err != nil || len(repo.Ledgers) != 500 {
 					b.Fatalf("load: %v, %d ledgers", err, len(repo.Ledgers))
 				}
@@ -246,7 +246,7 @@ func BenchmarkIdlePassParseCache(b *testing.B) {
 	b.Run("load/cache=cold", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, repo, _, err := newParseCache().load(st, cfg, cfg.ScanDirs())
+			_, repo, _, err := newParseCache().load(context.Background(), st, cfg, cfg.ScanDirs())
 			if err != nil || len(repo.Ledgers) != 500 {
 				b.Fatalf("load: %v, %d ledgers", err, len(repo.Ledgers))
 			}
@@ -348,7 +348,7 @@ func TestLoadFailsOnAMissingBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []*parseCache{nil, newParseCache()} {
-		if _, _, _, err := c.load(st, cfg, cfg.ScanDirs()); err == nil || !strings.Contains(err.Error(), "plans/webhooks-ledger.md") {
+		if _, _, _, err := c.load(context.Background(), st, cfg, cfg.ScanDirs()); err == nil || !strings.Contains(err.Error(), "plans/webhooks-ledger.md") {
 			t.Errorf("load (cache %v) = %v, want an error naming the ledger", c != nil, err)
 		}
 	}

@@ -59,6 +59,9 @@ type passState struct {
 	docs map[string][]byte
 	// env is what the pass knows of the agents' environment (envfail.go).
 	env agentEnv
+	// ctx is the pass's context, for the store reads of methods that are
+	// not handed one (begin sets it).
+	ctx context.Context
 }
 
 // entry is one spec and its ledger.
@@ -115,7 +118,7 @@ func (p *passState) entries() []*entry {
 
 // orphanLedger re-reads a ledger whose spec is gone, so it can be stopped.
 func (p *passState) orphanLedger(path string) *ledger.Ledger {
-	data, ok, err := p.Store.ReadFile(p.Store.Tip(), path)
+	data, ok, err := p.Store.ReadFile(p.ctx, p.Store.Tip(), path)
 	if err != nil || !ok {
 		return nil
 	}
@@ -171,8 +174,14 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 	if e.leg != nil {
 		return p.applyLeg(e, n, c)
 	}
-	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	p.oweNotifications(e.l, n) // in the transition's own commit: owed exactly when it happened
+	return p.record(e, n, c)
+}
+
+// record commits n, a transition of e's ledger that owes no notification
+// of its own (apply's, and Notify's record of deliveries).
+func (p *passState) record(e *entry, n *ledger.Ledger, c ledger.Commit) error {
+	t := Transition{Spec: e.specPath, Ledger: e.ledgerPath, Subject: c.Subject, Sentence: c.Sentence}
 	if !p.DryRun {
 		extra := []ledger.Trailer{{Key: ledger.TrailerSpec, Value: e.specPath}, {Key: ledger.TrailerControl, Value: p.rep.Control}}
 		if at := n.Delivery.DispatchedAt; !at.IsZero() && (e.l == nil || !at.Equal(e.l.Delivery.DispatchedAt)) {
@@ -180,7 +189,7 @@ func (p *passState) apply(e *entry, n *ledger.Ledger, c ledger.Commit) error {
 			extra = append(extra, ledger.Trailer{Key: ledger.TrailerDispatch, Value: p.dispatchID})
 		}
 		msg := c.Message(extra...)
-		sha, err := p.Store.Commit(e.ledgerPath, ledger.Format(n), msg, p.clock())
+		sha, err := p.Store.Commit(p.ctx, e.ledgerPath, ledger.Format(n), msg, p.clock())
 		if err != nil {
 			return err
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/gatekeep"
-	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/internal/store"
+	"github.com/gallivant/gallivant/ledger"
 )
 
 // With the workflow executor and no executor.proof_check, a pull request
@@ -106,7 +106,7 @@ func TestWorkflowProveDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := audit.NewVerifier()
-	if err := st.History("", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
+	if err := st.History(context.Background(), "", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if rep := v.Report(); !rep.Legal() {

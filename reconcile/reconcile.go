@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync/atomic"
 
 	"time"
@@ -267,7 +266,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 	for {
 		rep, err := r.pass(ctx, outcomes)
 		for _, t := range doubtful {
-			if t.Commit != "" && r.o.Store.Landed(t.Commit) {
+			if t.Commit != "" && r.o.Store.Landed(ctx, t.Commit) {
 				landed = append(landed, t)
 			}
 		}
@@ -295,7 +294,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 		landed = rep.Transitions
 		doubtful = rep.Unrecorded
 		retries++
-		wait := time.Duration(20+rand.IntN(100<<min(retries, 5))) * time.Millisecond
+		wait := replanWait(retries)
 		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
 		if err := sleepCtx(ctx, wait); err != nil {
 			return rep, err
@@ -379,13 +378,13 @@ func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*p
 		return nil, err
 	}
 	p := &passState{Options: r.o, r: r, rep: &Report{Control: st.Head(), Uncommitted: st.Uncommitted()}, now: r.o.Clock().UTC(), outcomes: outcomes,
-		dispatchID: newDispatchID()}
+		dispatchID: newDispatchID(), ctx: ctx}
 	data, cfg, err := r.passConfig(p)
 	if err != nil {
 		return p, err
 	}
 	p.cfg = cfg
-	files, repo, ds, err := r.docs.load(st, cfg, cfg.ScanDirs())
+	files, repo, ds, err := r.docs.load(ctx, st, cfg, cfg.ScanDirs())
 	if err != nil {
 		return p, err
 	}
@@ -405,7 +404,7 @@ func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*p
 // pass notes the refusal and keeps it.
 func (r *Reconciler) passConfig(p *passState) ([]byte, *specs.Config, error) {
 	st := r.o.Store
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	data, ok, err := st.ReadFile(p.ctx, st.Head(), specs.ConfigFile)
 	if err != nil {
 		return nil, nil, err
 	}

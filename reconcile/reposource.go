@@ -62,8 +62,8 @@ func (p *passState) missingRepo(e *entry, member string, err error) bool {
 	if !errors.As(err, &rnf) {
 		return false
 	}
-	specText, _, _ := p.Store.ReadFile(p.rep.Control, e.specPath)
-	cfgText, _, _ := p.Store.ReadFile(p.rep.Control, specs.ConfigFile)
+	specText, _, _ := p.Store.ReadFile(p.ctx, p.rep.Control, e.specPath)
+	cfgText, _, _ := p.Store.ReadFile(p.ctx, p.rep.Control, specs.ConfigFile)
 	msg := rnf.Error() + "; the spec is not seeded"
 	if at := repoSource(e.spec, member, specText, cfgText); at != "" {
 		msg += fmt.Sprintf(" (fix the repository at %s)", at)

@@ -67,7 +67,7 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 // approvedSpec reads the spec as it was at the ledger's spec-commit.
 func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 	commit := e.l.Delivery.SpecCommit
-	data, ok, err := p.Store.ReadFile(commit, e.specPath)
+	data, ok, err := p.Store.ReadFile(p.ctx, commit, e.specPath)
 	if err != nil {
 		return nil, fmt.Errorf("read the approved spec at %s: %w", short(commit), err)
 	}
@@ -75,7 +75,7 @@ func (p *passState) approvedSpec(e *entry) (*specs.Spec, error) {
 		return nil, fmt.Errorf("the approved spec %s is not in control commit %s", e.specPath, short(commit))
 	}
 	sp, _, _ := specs.ParseSpecFile(specs.File{Path: e.specPath, Data: data}, p.cfg.SpecDefaults(e.specPath))
-	return sp.WithSources(p.Store.SourceReader(commit))
+	return sp.WithSources(p.Store.SourceReader(p.ctx, commit))
 }
 
 // contractChanged stops the entry spec-changed when the spec's contract is
@@ -399,7 +399,7 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery
 	if err != nil {
 		return Recovery{}, err
 	}
-	if rc.Known && len(rc.Controls) > 0 && !slices.ContainsFunc(rc.Controls, p.Store.Landed) {
+	if rc.Known && len(rc.Controls) > 0 && !slices.ContainsFunc(rc.Controls, func(sha string) bool { return p.Store.Landed(ctx, sha) }) {
 		// Intents whose dispatches never landed: the dispatch the ledger
 		// holds is another reconciler's, made in the same second.
 		p.Log.Info("ignoring intents of dispatches that never landed", "spec", e.specPath, "intents", len(rc.Controls))

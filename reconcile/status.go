@@ -29,7 +29,7 @@ func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 		return nil, err
 	}
 	snap := &Snapshot{Commit: st.Head(), Config: specs.DefaultConfig()}
-	data, ok, err := st.ReadFile(st.Head(), specs.ConfigFile)
+	data, ok, err := st.ReadFile(ctx, st.Head(), specs.ConfigFile)
 	if err != nil {
 		return nil, err
 	}
@@ -40,13 +40,13 @@ func Load(ctx context.Context, st *store.Store) (*Snapshot, error) {
 	} else {
 		snap.NoConfig = true
 	}
-	files, ds, err := st.Files(snap.Config.ScanDirs())
+	files, ds, err := st.Files(ctx, snap.Config.ScanDirs())
 	if err != nil {
 		return nil, err
 	}
 	snap.Diagnostics = append(snap.Diagnostics, ds...)
 	var lds parse.Diagnostics
-	snap.Repo, lds = ledger.LoadWith(snap.Config, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(st.Tip())}})
+	snap.Repo, lds = ledger.LoadWith(snap.Config, files, ledger.Parsers{Parsers: specs.Parsers{Source: st.SourceReader(ctx, st.Tip())}})
 	snap.Diagnostics = append(snap.Diagnostics, lds...)
 	return snap, nil
 }

@@ -22,7 +22,7 @@ func (p *passState) tampered(e *entry) (bool, error) {
 		for _, lp := range p.repo.LedgerPaths {
 			paths = append(paths, lp)
 		}
-		v, err := p.Store.LoopVersions(paths)
+		v, err := p.Store.LoopVersions(p.ctx, paths)
 		if err != nil {
 			return false, err
 		}
@@ -32,7 +32,7 @@ func (p *passState) tampered(e *entry) (bool, error) {
 	if !p.versions.Edited[e.ledgerPath] || sha == "" {
 		return false, nil
 	}
-	data, ok, err := p.Store.ReadFile(sha, e.ledgerPath)
+	data, ok, err := p.Store.ReadFile(p.ctx, sha, e.ledgerPath)
 	if err != nil || !ok {
 		return false, err
 	}

@@ -55,7 +55,7 @@ func TestTamperedStopAndAccept(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := audit.NewVerifier()
-	if err := st.History("", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
+	if err := st.History(context.Background(), "", nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	rep2 := v.Report()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ usage or I/O problems.`,
   gallivant check --target ../api plans/rate-limiter-plan.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
-			return a.checkRun(opts)
+			return a.checkRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "", "output format: text, json or github (default text; github when GITHUB_ACTIONS=true)")
@@ -90,7 +91,7 @@ type target struct {
 	only []string // root-relative paths (files or dirs) to report on; nil = all
 }
 
-func (a *app) checkRun(opts *checkOptions) error {
+func (a *app) checkRun(ctx context.Context, opts *checkOptions) error {
 	format, err := a.outputFormat(opts.Format)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func (a *app) checkRun(opts *checkOptions) error {
 	var all parse.Diagnostics
 	docs := 0
 	for _, t := range targets {
-		ds, n, err := checkTarget(t, tree)
+		ds, n, err := checkTarget(ctx, t, tree)
 		if err != nil {
 			return err
 		}
@@ -215,7 +216,7 @@ func unwrapPathErr(err error) error {
 
 // checkTarget checks one control repository and returns the diagnostics on
 // the requested paths, with paths shown relative to the working directory.
-func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
+func checkTarget(ctx context.Context, t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	cfg := specs.DefaultConfig()
 	var diags parse.Diagnostics
 	cfgPath := filepath.Join(t.root, specs.ConfigFile)
@@ -234,7 +235,7 @@ func checkTarget(t target, tree fs.FS) (parse.Diagnostics, int, error) {
 	repo, ds := ledger.LoadWith(cfg, files, ledger.Parsers{Parsers: specs.Parsers{Source: diskSources(t.root)}})
 	diags = append(diags, ds...)
 	diags = append(diags, repo.CheckPlans(tree)...)
-	diags = append(diags, handEdits(t.root, repo)...)
+	diags = append(diags, handEdits(ctx, t.root, repo)...)
 	for _, p := range repo.Others {
 		diags.Add(p, parse.Pos{Line: 1, Col: 1}, parse.SeverityInfo, "check/unclassified", "not a control document: it is not under %s; not checked", strings.Join(cfg.ScanDirs(), ", "))
 	}

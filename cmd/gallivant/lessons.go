@@ -110,13 +110,13 @@ func (a *app) lessonsRun(cmd *cobra.Command, opts *lessonsOptions) error {
 	if err != nil {
 		return err
 	}
-	files, _, err := st.Files([]string{lessons.Dir})
+	files, _, err := st.Files(cmd.Context(), []string{lessons.Dir})
 	if err != nil {
 		return &exitError{code: exitCannotRun, err: err}
 	}
 	var messages []string
 	var done []doneFeedback
-	err = st.History("", nil, func(c audit.Commit) error {
+	err = st.History(cmd.Context(), "", nil, func(c audit.Commit) error {
 		if strings.Contains(c.Message, ledger.TrailerLessons+": ") {
 			messages = append(messages, c.Message)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
@@ -10,10 +11,10 @@ import (
 // logVerdicts proves every first-parent commit that changed the ledger at
 // lp: the violations of each, by SHA (an empty list is a proven commit).
 // A commit missing from the map is off the first-parent line and unproven.
-func logVerdicts(st *store.Store, lp string) (map[string][]string, error) {
+func logVerdicts(ctx context.Context, st *store.Store, lp string) (map[string][]string, error) {
 	out := map[string][]string{}
 	v := audit.NewVerifier()
-	err := st.History("", map[string]bool{lp: true}, func(c audit.Commit) error {
+	err := st.History(ctx, "", map[string]bool{lp: true}, func(c audit.Commit) error {
 		rs := v.Add(c)
 		if len(c.Ledgers) == 0 {
 			return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gallivant/gallivant/internal/store"
@@ -18,8 +19,8 @@ const performedShown = 10
 // lastRequest is `why`'s line on the last request performed on the
 // ledger and where it came from (docs/requests.md): "" when none of its
 // newest commits performed one.
-func lastRequest(st *store.Store, ledgerPath string) (string, error) {
-	rs, err := performedRequests(st, ledgerPath, 1)
+func lastRequest(ctx context.Context, st *store.Store, ledgerPath string) (string, error) {
+	rs, err := performedRequests(ctx, st, ledgerPath, 1)
 	if err != nil || len(rs) == 0 {
 		return "", err
 	}
@@ -28,8 +29,8 @@ func lastRequest(st *store.Store, ledgerPath string) (string, error) {
 
 // performedRequests lists the requests the ledger's newest commits
 // performed, newest first, at most limit of them.
-func performedRequests(st *store.Store, ledgerPath string, limit int) ([]reconcile.PerformedRequest, error) {
-	entries, err := st.Log(ledgerPath, requestOrigins)
+func performedRequests(ctx context.Context, st *store.Store, ledgerPath string, limit int) ([]reconcile.PerformedRequest, error) {
+	entries, err := st.Log(ctx, ledgerPath, requestOrigins)
 	if err != nil {
 		return nil, err
 	}

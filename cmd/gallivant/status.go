@@ -77,7 +77,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				}
 				es := snap.Status(sp)
 				if es.Ledger != "" {
-					if es.Performed, err = performedRequests(st, es.Ledger, performedShown); err != nil {
+					if es.Performed, err = performedRequests(cmd.Context(), st, es.Ledger, performedShown); err != nil {
 						return &exitError{code: exitCannotRun, err: err}
 					}
 				}
@@ -244,7 +244,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				lines = snap.ExplainDecided(sp, decision, "observed now")
 			}
 			if lp := snap.Repo.LedgerPaths[sp]; lp != "" {
-				line, err := lastRequest(st, lp)
+				line, err := lastRequest(cmd.Context(), st, lp)
 				if err != nil {
 					return &exitError{code: exitCannotRun, err: err}
 				}
@@ -343,13 +343,13 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			}
 			// The limit counts transitions, so the whole history is read
 			// and filtered first.
-			entries, err := st.Log(lp, 0)
+			entries, err := st.Log(cmd.Context(), lp, 0)
 			if err != nil {
 				return &exitError{code: exitCannotRun, err: err}
 			}
 			var verdicts map[string][]string
 			if verify {
-				if verdicts, err = logVerdicts(st, lp); err != nil {
+				if verdicts, err = logVerdicts(cmd.Context(), st, lp); err != nil {
 					return &exitError{code: exitCannotRun, err: err}
 				}
 			}
@@ -425,7 +425,7 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s has no outstanding dispatch", sp)}
 			}
 			repo, _ := spec.MemberRepo(l.Pending.Member)
-			lessons, _, err := reconcile.RowLessons(st, snap.Commit, spec, l)
+			lessons, _, err := reconcile.RowLessons(cmd.Context(), st, snap.Commit, spec, l)
 			if err != nil {
 				return &exitError{code: exitCannotRun, err: err}
 			}

@@ -86,7 +86,7 @@ docs/verify.md says what is proven and what is not.`,
 				since = ""
 			}
 			v := audit.NewVerifier()
-			err = st.History(since, only, func(c audit.Commit) error {
+			err = st.History(cmd.Context(), since, only, func(c audit.Commit) error {
 				v.Add(c)
 				return cmd.Context().Err()
 			})

@@ -76,9 +76,9 @@ type walkCounter struct {
 	walks *atomic.Int64
 }
 
-func (w walkCounter) Logs(paths []string, limit int) (map[string][]store.LogEntry, error) {
+func (w walkCounter) Logs(ctx context.Context, paths []string, limit int) (map[string][]store.LogEntry, error) {
 	w.walks.Add(1)
-	return w.historian.Logs(paths, limit)
+	return w.historian.Logs(ctx, paths, limit)
 }
 
 // BenchmarkWebhookBurst is issue 33's webhook burst at 500 specs and
@@ -156,7 +156,7 @@ func BenchmarkWebhookBurst(b *testing.B) {
 	const sample = 20
 	start := time.Now()
 	for _, es := range snap.Statuses()[:sample] {
-		if _, err := st.Log(es.Ledger, historyLimit); err != nil {
+		if _, err := st.Log(context.Background(), es.Ledger, historyLimit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -178,8 +178,8 @@ type timedWalk struct {
 	took *atomic.Int64
 }
 
-func (w timedWalk) Logs(paths []string, limit int) (map[string][]store.LogEntry, error) {
+func (w timedWalk) Logs(ctx context.Context, paths []string, limit int) (map[string][]store.LogEntry, error) {
 	start := time.Now()
 	defer func() { w.took.Add(int64(time.Since(start))) }()
-	return w.historian.Logs(paths, limit)
+	return w.historian.Logs(ctx, paths, limit)
 }

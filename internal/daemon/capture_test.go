@@ -27,7 +27,7 @@ type walkProbe struct {
 	release chan struct{}
 }
 
-func (w *walkProbe) Logs(paths []string, limit int) (map[string][]store.LogEntry, error) {
+func (w *walkProbe) Logs(ctx context.Context, paths []string, limit int) (map[string][]store.LogEntry, error) {
 	free := w.slot.mu.TryLock()
 	if free {
 		w.slot.mu.Unlock()
@@ -41,7 +41,7 @@ func (w *walkProbe) Logs(paths []string, limit int) (map[string][]store.LogEntry
 		close(w.entered)
 		<-w.release
 	}
-	return w.historian.Logs(paths, limit)
+	return w.historian.Logs(ctx, paths, limit)
 }
 
 // The daemon's HTTP side never holds the pass slot (issue 33): the
@@ -111,7 +111,7 @@ func TestCaptureRunsOutsideTheSlotInOneWalk(t *testing.T) {
 		if e.Ledger == "" {
 			continue
 		}
-		want, err := st.Log(e.Ledger, historyLimit)
+		want, err := st.Log(context.Background(), e.Ledger, historyLimit)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,7 +75,7 @@ func (d *Config) Reload(ctx context.Context) {
 		return
 	}
 	head := st.Head()
-	data, ok, err := st.ReadFile(head, specs.ConfigFile)
+	data, ok, err := st.ReadFile(ctx, head, specs.ConfigFile)
 	if err != nil {
 		return
 	}

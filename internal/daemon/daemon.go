@@ -157,7 +157,7 @@ func (d *Daemon) capture(ctx context.Context, rep *reconcile.Report, err error, 
 			if d.history != nil {
 				c.history = d.history(c.history)
 			}
-			v, cerr = c.finish()
+			v, cerr = c.finish(ctx)
 		}
 		d.viewMu.Lock()
 		defer d.viewMu.Unlock()

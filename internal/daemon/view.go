@@ -114,13 +114,13 @@ func CaptureDecided(ctx context.Context, st *store.Store, web string, now time.T
 	if err != nil {
 		return nil, err
 	}
-	return c.finish()
+	return c.finish(ctx)
 }
 
 // historian reads the history of many paths in one walk: a
 // store.HistoryReader.
 type historian interface {
-	Logs(paths []string, limit int) (map[string][]store.LogEntry, error)
+	Logs(ctx context.Context, paths []string, limit int) (map[string][]store.LogEntry, error)
 	Close()
 }
 
@@ -180,7 +180,7 @@ func startCapture(ctx context.Context, st *store.Store, web string, now time.Tim
 }
 
 // finish reads every ledger's history in one walk and returns the view.
-func (c *capture) finish() (*View, error) {
+func (c *capture) finish(ctx context.Context) (*View, error) {
 	defer c.history.Close()
 	var paths []string
 	for _, e := range c.view.Entries {
@@ -188,7 +188,7 @@ func (c *capture) finish() (*View, error) {
 			paths = append(paths, e.Ledger)
 		}
 	}
-	logs, err := c.history.Logs(paths, historyLimit)
+	logs, err := c.history.Logs(ctx, paths, historyLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,7 @@ func (s *Store) syncClone(ctx context.Context) error {
 		}
 	}
 	err := s.fetchRetrying(ctx)
-	if err == nil || networkError(err) || remoteTransient(err) || errors.Is(err, errNoBranch) {
+	if err == nil || networkError(err) || remoteTransient(err) || errors.Is(err, errNoBranch) || errors.Is(err, ErrObjectTooLarge) {
 		return err
 	}
 	s.log.Warn("the control cache is damaged; re-cloning", "dir", s.dir, "damage", err.Error())

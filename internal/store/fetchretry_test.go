@@ -178,7 +178,7 @@ func TestControlFetchRetriesTransientFailures(t *testing.T) {
 				t.Errorf("the clone was re-created: %v", err)
 			}
 			if tt.wantErr == "" {
-				msg, _, err := st.ReadFile(st.Head(), "specs/greeting.md")
+				msg, _, err := st.ReadFile(context.Background(), st.Head(), "specs/greeting.md")
 				if err != nil || !bytes.Contains(msg, []byte("A second commit")) {
 					t.Errorf("after the retry the head is not the new commit: %q, %v", msg, err)
 				}

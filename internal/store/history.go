@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,8 +32,10 @@ var ErrUnknownRevision = errors.New("unknown revision")
 // oldest first, and hands each commit to fn with its ledger changes. since
 // (a commit SHA, a prefix of one, or a branch or tag name; "" for the whole
 // history) is excluded: the walk starts at the commit after it. Only
-// ledgers whose path is in only are included when only is non-empty.
-func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit) error) error {
+// ledgers whose path is in only are included when only is non-empty. ctx
+// ending stops the walk, in either of its halves, with ctx's error; fn is
+// not called after it ended.
+func (s *Store) History(ctx context.Context, since string, only map[string]bool, fn func(audit.Commit) error) error {
 	if err := s.flush(); err != nil { // the walk starts at the tip, which may be in memory
 		return err
 	}
@@ -46,29 +49,34 @@ func (s *Store) History(since string, only map[string]bool, fn func(audit.Commit
 	}
 	repo, done := s.historyRepo()
 	defer done()
-	w := &walker{s: s, repo: repo, only: only}
-	var line []*object.Commit
-	c, err := repo.CommitObject(s.tip)
-	if err != nil {
-		return fmt.Errorf("read control commit %s: %w", short(s.tip.String()), err)
-	}
-	for {
-		if c.Hash == stop {
+	w := &walker{ctx: ctx, s: s, repo: repo, only: only, walk: newVersionWalk(ctx, s.repo, nil)}
+	defer w.walk.close()
+	var line []plumbing.Hash
+	for h := s.tip; ; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if h == stop {
 			break
 		}
-		line = append(line, c)
-		if c.NumParents() == 0 {
+		line = append(line, h)
+		st, err := w.walk.header(h)
+		if err != nil {
+			return err
+		}
+		if st.parent.IsZero() {
 			if !stop.IsZero() {
 				return fmt.Errorf("%w: %s is not on the first-parent history of %s", ErrUnknownRevision, since, s.branch)
 			}
 			break
 		}
-		if c, err = c.Parent(0); err != nil {
-			return fmt.Errorf("read the parent of %s: %w", short(line[len(line)-1].Hash.String()), err)
-		}
+		h = st.parent
 	}
 	for i := len(line) - 1; i >= 0; i-- {
 		ac, err := w.auditCommit(line[i])
+		if err == nil {
+			err = ctx.Err() // a spec read after ctx ended is not a missing spec
+		}
 		if err != nil {
 			return err
 		}
@@ -120,74 +128,72 @@ func (s *Store) historyRepo() (*git.Repository, func()) {
 	return repo, func() { st.Close() }
 }
 
-// walker reads one walk's commits.
+// walker reads one walk's commits: their headers and trees through the
+// store's raw walk (versionWalk, the tamper check's), the ledgers' blobs
+// through repo.
 type walker struct {
+	ctx  context.Context
 	s    *Store
 	repo *git.Repository
 	only map[string]bool
+	walk *versionWalk
 }
 
-// auditCommit lists one commit's changes: the ledgers (files that are
-// ledgers before or after, by their first line) with both versions, and
-// the other paths.
-func (w *walker) auditCommit(c *object.Commit) (audit.Commit, error) {
+// auditCommit lists one commit's changes against its first parent: the
+// ledgers (files that are ledgers before or after, by their first line)
+// with both versions, and the other paths.
+func (w *walker) auditCommit(h plumbing.Hash) (audit.Commit, error) {
 	s, only := w.s, w.only
-	out := audit.Commit{SHA: c.Hash.String(), Author: c.Author.Name + " <" + c.Author.Email + ">", Message: c.Message}
-	tree, err := c.Tree()
+	out := audit.Commit{SHA: h.String()}
+	c, err := w.walk.fullCommit(h)
 	if err != nil {
 		return out, err
 	}
-	var ptree *object.Tree
-	if c.NumParents() > 0 {
-		p, err := c.Parent(0)
-		if err != nil {
-			return out, err
-		}
-		if ptree, err = p.Tree(); err != nil {
+	out.Author, out.Message = c.Author.Name+" <"+c.Author.Email+">", c.Message
+	var ptree plumbing.Hash
+	if len(c.ParentHashes) > 0 {
+		if ptree, err = w.walk.treeOf(c.ParentHashes[0]); err != nil {
 			return out, err
 		}
 	}
-	changes, err := object.DiffTree(ptree, tree)
-	if err != nil {
+	var changes []treeChange
+	if err := w.walk.diffAll(ptree, c.TreeHash, "", &changes); err != nil {
 		return out, fmt.Errorf("diff %s: %w", short(out.SHA), err)
 	}
+	sortChanges(changes)
 	for _, ch := range changes {
-		name := ch.To.Name
-		if name == "" {
-			name = ch.From.Name
-		}
-		before, err := w.ledgerBlob(ch.From)
+		before, err := w.ledgerBlob(ch.path, ch.from)
 		if err != nil {
 			return out, err
 		}
-		after, err := w.ledgerBlob(ch.To)
+		after, err := w.ledgerBlob(ch.path, ch.to)
 		if err != nil {
 			return out, err
 		}
 		if before == nil && after == nil {
-			out.Others = append(out.Others, name)
+			out.Others = append(out.Others, ch.path)
 			continue
 		}
-		if len(only) > 0 && !only[name] {
+		if len(only) > 0 && !only[ch.path] {
 			out.Filtered++
 			continue
 		}
-		lc := audit.Change{Path: name, Before: before, After: after}
-		s.auditSpecs(c, &lc)
+		lc := audit.Change{Path: ch.path, Before: before, After: after}
+		s.auditSpecs(w.ctx, c, &lc)
 		out.Ledgers = append(out.Ledgers, lc)
 	}
 	return out, nil
 }
 
 // ledgerBlob returns a changed file's content when it is a ledger, nil
-// otherwise (or when absent).
-func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
-	if e.Name == "" || path.Ext(e.Name) != ".md" || !e.TreeEntry.Mode.IsFile() {
+// otherwise (or when absent: e is nil).
+func (w *walker) ledgerBlob(name string, e *treeItem) ([]byte, error) {
+	if e == nil || path.Ext(name) != ".md" || !e.mode.IsFile() {
 		return nil, nil
 	}
-	b, err := w.repo.BlobObject(e.TreeEntry.Hash)
+	b, err := w.repo.BlobObject(e.id)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", e.Name, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	r, err := b.Reader()
 	if err != nil {
@@ -208,7 +214,7 @@ func (w *walker) ledgerBlob(e object.ChangeEntry) ([]byte, error) {
 // auditSpecs reads the specs a seed or an amendment is replayed with: the
 // ledger's spec at this commit and at the parent ledger's spec-commit. A
 // spec that cannot be read or parsed is left nil; the checker says so.
-func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
+func (s *Store) auditSpecs(ctx context.Context, c *object.Commit, lc *audit.Change) {
 	subject, _, _ := strings.Cut(c.Message, "\n")
 	if lc.After == nil {
 		return
@@ -226,19 +232,19 @@ func (s *Store) auditSpecs(c *object.Commit, lc *audit.Change) {
 	if k := ts.Kind; k != ledger.KindSeedLedger && k != ledger.KindAmend && k != ledger.KindCutRow && len(after.Members) == 0 {
 		return
 	}
-	lc.Spec = s.specAt(c.Hash.String(), after.Spec)
+	lc.Spec = s.specAt(ctx, c.Hash.String(), after.Spec)
 	if lc.Before != nil {
 		if before, ds := ledger.Parse(lc.Path, lc.Before); !ledger.Fatal(ds) {
 			if sc := before.Delivery.SpecCommit; sc != "" {
-				lc.Approved = s.specAt(sc, after.Spec)
+				lc.Approved = s.specAt(ctx, sc, after.Spec)
 			}
 		}
 	}
 }
 
-func (s *Store) specAt(commit, p string) *specs.Spec {
+func (s *Store) specAt(ctx context.Context, commit, p string) *specs.Spec {
 	def := specs.Defaults{}
-	if data, ok, _ := s.ReadFile(commit, specs.ConfigFile); ok {
+	if data, ok, _ := s.ReadFile(ctx, commit, specs.ConfigFile); ok {
 		if cfg, _ := specs.ParseConfig(specs.ConfigFile, data); cfg != nil {
 			// The configuration also says which grammar reads p
 			// (formats: spec-kit, Kiro).
@@ -246,7 +252,7 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 			def.ConfigUnreadable = false
 		}
 	}
-	data, ok, err := s.ReadFile(commit, p)
+	data, ok, err := s.ReadFile(ctx, commit, p)
 	if !ok || err != nil {
 		return nil
 	}
@@ -255,7 +261,7 @@ func (s *Store) specAt(commit, p string) *specs.Spec {
 		return nil
 	}
 	// The contract holds the sources' bytes at the same commit.
-	sp, err = sp.WithSources(s.SourceReader(commit))
+	sp, err = sp.WithSources(s.SourceReader(ctx, commit))
 	if err != nil {
 		return nil
 	}

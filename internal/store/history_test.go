@@ -48,7 +48,7 @@ func buildHistory(tb testing.TB, n int) *Store {
 			msg = "Ask for one more attempt\n"
 		}
 		now = now.Add(time.Minute)
-		if _, err := st.Commit(lp, ledger.Format(l), msg, now); err != nil {
+		if _, err := st.Commit(context.Background(), lp, ledger.Format(l), msg, now); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ func buildHistory(tb testing.TB, n int) *Store {
 func verifyStore(tb testing.TB, st *Store, since string) audit.Report {
 	tb.Helper()
 	v := audit.NewVerifier()
-	if err := st.History(since, nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
+	if err := st.History(context.Background(), since, nil, func(c audit.Commit) error { v.Add(c); return nil }); err != nil {
 		tb.Fatal(err)
 	}
 	return v.Report()
@@ -104,7 +104,7 @@ func TestHistoryVerifies(t *testing.T) {
 	t.Parallel()
 	st := buildHistory(t, 60)
 	var shas []string
-	st.History("", nil, func(c audit.Commit) error { shas = append(shas, c.SHA); return nil })
+	st.History(context.Background(), "", nil, func(c audit.Commit) error { shas = append(shas, c.SHA); return nil })
 	rep := verifyStore(t, st, "")
 	if !rep.Legal() || rep.Commits != len(shas) || len(shas) < 61 {
 		t.Fatalf("%s: %+v", rep.Summary(), rep.Violations)
@@ -115,7 +115,7 @@ func TestHistoryVerifies(t *testing.T) {
 	if got := verifyStore(t, st, shas[49][:10]); got.Commits != len(shas)-50 {
 		t.Errorf("--since an abbreviated SHA walked %d commits, want %d", got.Commits, len(shas)-50)
 	}
-	if err := st.History("0123456789abcdef0123456789abcdef01234567", nil, func(audit.Commit) error { return nil }); err == nil {
+	if err := st.History(context.Background(), "0123456789abcdef0123456789abcdef01234567", nil, func(audit.Commit) error { return nil }); err == nil {
 		t.Error("an unknown revision was accepted")
 	}
 }

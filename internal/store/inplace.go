@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -96,8 +97,8 @@ func (s *Store) changedPaths(from, to plumbing.Hash) ([]string, error) {
 
 // personChanged reports whether the work tree's copy of p differs from its
 // content at the head the pass planned from: a person's edit.
-func (s *Store) personChanged(p string) (bool, error) {
-	was, existed, err := s.ReadFile(s.head.String(), p)
+func (s *Store) personChanged(ctx context.Context, p string) (bool, error) {
+	was, existed, err := s.ReadFile(ctx, s.head.String(), p)
 	if err != nil {
 		return false, err
 	}
@@ -113,10 +114,10 @@ func (s *Store) personChanged(p string) (bool, error) {
 
 // checkInPlace refuses when a file the pass changed was also modified by a
 // person in the work tree.
-func (s *Store) checkInPlace(paths []string) error {
+func (s *Store) checkInPlace(ctx context.Context, paths []string) error {
 	var dirty []string
 	for _, p := range paths {
-		changed, err := s.personChanged(p)
+		changed, err := s.personChanged(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -134,14 +135,14 @@ func (s *Store) checkInPlace(paths []string) error {
 // (written aside and renamed, so a reader never sees half a file) and
 // stages it, touching no other file. A file a person modified since the
 // check is left alone and named.
-func (s *Store) updateInPlace(paths []string) error {
+func (s *Store) updateInPlace(ctx context.Context, paths []string) error {
 	wt, err := s.repo.Worktree()
 	if err != nil {
 		return err
 	}
 	var skipped []string
 	for _, p := range paths {
-		changed, err := s.personChanged(p)
+		changed, err := s.personChanged(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -150,7 +151,7 @@ func (s *Store) updateInPlace(paths []string) error {
 			continue
 		}
 		full := filepath.Join(s.dir, filepath.FromSlash(p))
-		data, ok, err := s.ReadFile(s.tip.String(), p)
+		data, ok, err := s.ReadFile(ctx, s.tip.String(), p)
 		if err != nil {
 			return err
 		}

@@ -3,8 +3,10 @@ package store
 import (
 	"bytes"
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"math/bits"
 	"strings"
 
@@ -19,7 +21,7 @@ import (
 // immutable and a pass only adds packs, so what the reader opened stays
 // whole; a cache deleted under it makes its walk fail, never a pass.
 type HistoryReader struct {
-	objs  *rawObjects
+	objs  *gitpack.Reader
 	tip   plumbing.Hash
 	close func()
 }
@@ -37,8 +39,8 @@ func (s *Store) HistoryAt() (*HistoryReader, error) {
 		// Not a handle of its own: a walk would share the pass's storage.
 		return nil, fmt.Errorf("open the control history at %s for reading: the repository in %s cannot be opened a second time", short(s.tip.String()), s.dir)
 	}
-	objs := newRawObjects(repo.Storer)
-	return &HistoryReader{objs: objs, tip: s.tip, close: func() { objs.close(); done() }}, nil
+	objs := gitpack.NewReader(repo.Storer, 0)
+	return &HistoryReader{objs: objs, tip: s.tip, close: func() { objs.Close(); done() }}, nil
 }
 
 // Commit is the commit the reader reads the history of.
@@ -58,7 +60,8 @@ func (h *HistoryReader) Close() {
 // list is what Log returns for it, with the same history simplification;
 // only commits with equal committer times on different sides of a merge
 // may be listed in another order. A path no commit touched has no key.
-func (h *HistoryReader) Logs(paths []string, limit int) (map[string][]LogEntry, error) {
+// A ctx that ends stops the walk with its error.
+func (h *HistoryReader) Logs(ctx context.Context, paths []string, limit int) (map[string][]LogEntry, error) {
 	out := map[string][]LogEntry{}
 	if len(paths) == 0 {
 		return out, nil
@@ -71,7 +74,7 @@ func (h *HistoryReader) Logs(paths []string, limit int) (map[string][]LogEntry, 
 	}
 	w.count = make([]int, len(paths))
 	w.active = len(paths)
-	if err := w.walk(h.tip); err != nil {
+	if err := w.walk(ctx, h.tip); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -86,7 +89,7 @@ func (h *HistoryReader) Logs(paths []string, limit int) (map[string][]LogEntry, 
 // descends only into differing directories that hold a tracked path, so
 // a commit costs what it changed, not the number of paths.
 type multiLog struct {
-	objs  *rawObjects
+	objs  *gitpack.Reader
 	names []string
 	root  *pathTrie
 	limit int
@@ -169,7 +172,7 @@ func (w *multiLog) rawEntries(h plumbing.Hash, buf []byte) ([]byte, error) {
 	if h.IsZero() {
 		return buf[:0], nil
 	}
-	typ, raw, err := w.objs.read(h)
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +333,7 @@ func (w *multiLog) diff(a, b plumbing.Hash, t *pathTrie, depth int, out []uint64
 	return nil
 }
 
-func (w *multiLog) walk(tip plumbing.Hash) error {
+func (w *multiLog) walk(ctx context.Context, tip plumbing.Hash) error {
 	n, err := w.node(tip)
 	if err != nil {
 		return err
@@ -339,6 +342,9 @@ func (w *multiLog) walk(tip plumbing.Hash) error {
 		w.mark(n, i)
 	}
 	for w.q.Len() > 0 && w.active > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n := heap.Pop(&w.q).(*logNode)
 		n.inQueue = false
 		if err := w.visit(n); err != nil {
@@ -416,7 +422,7 @@ func (w *multiLog) show(h plumbing.Hash) (LogEntry, error) {
 	if e, ok := w.shown[h]; ok {
 		return e, nil
 	}
-	_, raw, err := w.objs.read(h)
+	_, raw, err := w.objs.Read(h)
 	if err != nil {
 		return LogEntry{}, err
 	}

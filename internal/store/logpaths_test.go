@@ -48,7 +48,7 @@ func TestLogsIsLogOfEveryPath(t *testing.T) {
 		t.Run(fmt.Sprint("limit ", limit), func(t *testing.T) {
 			want := map[string][]LogEntry{}
 			for _, p := range paths {
-				entries, err := st.Log(p, limit)
+				entries, err := st.Log(context.Background(), p, limit)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -64,7 +64,7 @@ func TestLogsIsLogOfEveryPath(t *testing.T) {
 			if h.Commit() != st.Tip() {
 				t.Errorf("reader at %s, want the tip %s", h.Commit(), st.Tip())
 			}
-			got, err := h.Logs(paths, limit)
+			got, err := h.Logs(context.Background(), paths, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,17 +89,17 @@ func TestHistoryReaderStaysAtItsCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	before, err := h.Logs([]string{"plans/s001-ledger.md"}, 0)
+	before, err := h.Logs(context.Background(), []string{"plans/s001-ledger.md"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Commit("plans/s001-ledger.md", []byte("# ledger 1\n\nlater\n"), "loop: later", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	if _, err := st.Commit(context.Background(), "plans/s001-ledger.md", []byte("# ledger 1\n\nlater\n"), "loop: later", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.flush(); err != nil {
 		t.Fatal(err)
 	}
-	after, err := h.Logs([]string{"plans/s001-ledger.md"}, 0)
+	after, err := h.Logs(context.Background(), []string{"plans/s001-ledger.md"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestHistoryReaderStaysAtItsCommit(t *testing.T) {
 	if n := len(before["plans/s001-ledger.md"]); n != 8 {
 		t.Errorf("%d commits of s001, want 8 (the first and every third)", n)
 	}
-	fresh, err := st.Log("plans/s001-ledger.md", 0)
+	fresh, err := st.Log(context.Background(), "plans/s001-ledger.md", 0)
 	if err != nil || len(fresh) != 9 {
 		t.Errorf("the store's own Log lists %d commits (%v), want the new one too (9)", len(fresh), err)
 	}
@@ -135,7 +135,7 @@ func BenchmarkLogs(b *testing.B) {
 	const sample = 20
 	start := time.Now()
 	for _, p := range paths[:sample] {
-		if _, err := st.Log(p, limit); err != nil {
+		if _, err := st.Log(context.Background(), p, limit); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -147,7 +147,7 @@ func BenchmarkLogs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		got, err := h.Logs(paths, limit)
+		got, err := h.Logs(context.Background(), paths, limit)
 		h.Close()
 		if err != nil || len(got) != ledgers || len(got[paths[7]]) != 11 {
 			b.Fatalf("%d paths, %d entries of one, %v", len(got), len(got[paths[7]]), err)

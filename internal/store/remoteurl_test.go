@@ -36,7 +36,7 @@ func TestFetchIgnoresARewrittenOriginURL(t *testing.T) {
 	if err := st.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := st.ReadFile(st.Head(), "f.md")
+	got, ok, err := st.ReadFile(context.Background(), st.Head(), "f.md")
 	if err != nil || !ok {
 		t.Fatalf("ReadFile: %v, %v", ok, err)
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ import (
 // through it, so each sees the same bytes and records the same contract. A
 // source is read as `gallivant check` reads a working file: a symlink is
 // not followed and a file over parse.MaxSize bytes is refused, not cut.
-func (s *Store) SourceReader(commit string) specs.SourceReader {
+func (s *Store) SourceReader(ctx context.Context, commit string) specs.SourceReader {
 	return func(p string) ([]byte, bool, error) {
 		h := plumbing.NewHash(commit)
 		if s.isPending(h) {

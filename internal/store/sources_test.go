@@ -52,7 +52,7 @@ func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	files, _, err := st.Files(specs.DefaultConfig().ScanDirs())
+	files, _, err := st.Files(context.Background(), specs.DefaultConfig().ScanDirs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 			t.Fatalf("Files read %s, which is under no scanned directory", f.Path)
 		}
 	}
-	set, ds := specs.LoadWith(specs.DefaultConfig(), files, specs.Parsers{Source: st.SourceReader(st.Tip())})
+	set, ds := specs.LoadWith(specs.DefaultConfig(), files, specs.Parsers{Source: st.SourceReader(context.Background(), st.Tip())})
 	sp := set.Specs["specs/a.md"]
 	if sp == nil {
 		t.Fatalf("specs/a.md not loaded: %v", ds)
@@ -84,7 +84,7 @@ func TestSourceReaderReadsTheSnapshot(t *testing.T) {
 	}
 
 	// An earlier commit's reader gives that commit's bytes.
-	data, ok, err := st.SourceReader(first)("notes/plan.md")
+	data, ok, err := st.SourceReader(context.Background(), first)("notes/plan.md")
 	if err != nil || !ok || string(data) != "first plan\n" {
 		t.Errorf("SourceReader(first)(notes/plan.md) = %q, %v, %v; want %q, true, nil", data, ok, err, "first plan\n")
 	}

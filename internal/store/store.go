@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
@@ -56,6 +57,10 @@ type Options struct {
 	// Wait waits d before a fetch is retried, or returns ctx's error; nil
 	// waits on a timer. Tests pass one that records d and returns at once.
 	Wait func(ctx context.Context, d time.Duration) error
+	// MaxObject bounds the size of a file in the control repository's
+	// history that a fetch accepts (ErrObjectTooLarge); DefaultMaxObject
+	// when 0.
+	MaxObject int64
 }
 
 // Store is the control repository: read the documents at the control branch
@@ -82,11 +87,16 @@ type Store struct {
 	// versions is LoopVersions' answer at the last tip it was asked
 	// about; nil before the first.
 	versions *versionIndex
+	// maxObject is Options.MaxObject, or DefaultMaxObject.
+	maxObject int64
 }
 
 // Open opens (cloning if needed) the control repository.
 func Open(ctx context.Context, opts Options) (*Store, error) {
-	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log, wait: opts.Wait}
+	s := &Store{author: object.Signature{Name: opts.AuthorName, Email: opts.AuthorEmail}, log: opts.Log, wait: opts.Wait, maxObject: opts.MaxObject}
+	if s.maxObject <= 0 {
+		s.maxObject = DefaultMaxObject
+	}
 	if s.wait == nil {
 		s.wait = timerWait
 	}
@@ -120,7 +130,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	if s.branch == "" {
 		// gallivant.yaml at the default branch names the control branch.
-		if data, ok, _ := s.ReadFile(s.head.String(), specs.ConfigFile); ok {
+		if data, ok, _ := s.ReadFile(ctx, s.head.String(), specs.ConfigFile); ok {
 			if cfg, _ := specs.ParseConfig(specs.ConfigFile, data); cfg.Control.Branch != s.branch {
 				s.branch = cfg.Control.Branch
 				if err := s.Sync(ctx); err != nil {
@@ -227,10 +237,13 @@ var errNoBranch = errors.New("the control branch does not exist on the remote")
 func (s *Store) fetchHead(ctx context.Context) error {
 	// RemoteURL: the clone's config is not trusted for the URL the
 	// credentials go to (a same-user agent could rewrite origin's url).
-	err := s.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
+	err := s.fetchRepo().FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
 	s.notePacks()
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		if tl := tooLarge(err); tl != nil {
+			return fmt.Errorf("fetch the control repository: %w", tl)
+		}
 		if networkError(err) || transient(err) {
 			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))
 		}
@@ -302,16 +315,27 @@ func (s *Store) UseGitAuth(auth transport.AuthMethod) { s.auth = auth }
 
 // Files reads every document under dirs (and the configuration) at the
 // tip. Unreadable entries become diagnostics naming the file; a document
-// whose blob is missing from the repository is an error.
-func (s *Store) Files(dirs []string) ([]specs.File, parse.Diagnostics, error) {
-	return s.FilesWith(dirs, nil)
+// whose blob is missing from the repository is an error, and so is ctx
+// ending during the walk (its error).
+func (s *Store) Files(ctx context.Context, dirs []string) ([]specs.File, parse.Diagnostics, error) {
+	return s.FilesWith(ctx, dirs, nil)
 }
+
+// BlobID is a git blob's id, as a tree names it; its String is the
+// hexadecimal form specs.File.ID holds.
+type BlobID [20]byte
+
+// String is the id in hexadecimal.
+func (id BlobID) String() string { return plumbing.Hash(id).String() }
 
 // FilesWith is Files, taking the bytes of the blobs known knows (by their
 // id, which the tree gives for free) instead of reading them: the daemon's
 // parse cache holds the documents of its last pass. Each File carries its
 // blob id. A nil known reads every blob.
-func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
+func (s *Store) FilesWith(ctx context.Context, dirs []string, known func(BlobID) ([]byte, bool)) ([]specs.File, parse.Diagnostics, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if err := s.flush(); err != nil { // the tip may be one of the pass's own commits
 		return nil, nil, err
 	}
@@ -323,7 +347,7 @@ func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool
 	if err != nil {
 		return nil, nil, err
 	}
-	fc := &fileCollector{s: s, known: known, seen: map[string]bool{}}
+	fc := &fileCollector{ctx: ctx, s: s, known: known, seen: map[string]bool{}}
 	if e, err := root.FindEntry(specs.ConfigFile); err == nil && e.Mode.IsFile() {
 		_ = fc.add(specs.ConfigFile, *e) // unreadable, it is left out, as the pass's own read of it reports
 	}
@@ -344,8 +368,9 @@ func (s *Store) FilesWith(dirs []string, known func(plumbing.Hash) ([]byte, bool
 
 // fileCollector gathers the documents FilesWith reads, each path once.
 type fileCollector struct {
+	ctx   context.Context
 	s     *Store
-	known func(plumbing.Hash) ([]byte, bool)
+	known func(BlobID) ([]byte, bool)
 	seen  map[string]bool
 	files []specs.File
 	diags parse.Diagnostics
@@ -356,6 +381,9 @@ func (fc *fileCollector) walk(t *object.Tree, d string) error {
 	w := object.NewTreeWalker(t, true, nil)
 	defer w.Close()
 	for {
+		if err := fc.ctx.Err(); err != nil {
+			return err
+		}
 		name, e, err := w.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -399,7 +427,7 @@ func (fc *fileCollector) add(p string, e object.TreeEntry) error {
 		return nil
 	}
 	if fc.known != nil {
-		if data, ok := fc.known(e.Hash); ok {
+		if data, ok := fc.known(BlobID(e.Hash)); ok {
 			fc.files = append(fc.files, specs.File{Path: p, Data: data, ID: e.Hash.String()})
 			return nil
 		}
@@ -440,13 +468,21 @@ func hiddenDir(p string) bool {
 }
 
 // ReadFile reads one file at a commit; ok is false when it does not exist.
-func (s *Store) ReadFile(commit, p string) (data []byte, ok bool, err error) {
+func (s *Store) ReadFile(ctx context.Context, commit, p string) (data []byte, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
 	if s.isPending(plumbing.NewHash(commit)) {
 		if err := s.flush(); err != nil {
 			return nil, false, err
 		}
 	}
-	c, err := s.repo.CommitObject(plumbing.NewHash(commit))
+	return readFileAt(s.repo, commit, p)
+}
+
+// readFileAt reads file p at commit of repo, up to parse.MaxSize+1 bytes.
+func readFileAt(repo *git.Repository, commit, p string) (data []byte, ok bool, err error) {
+	c, err := repo.CommitObject(plumbing.NewHash(commit))
 	if err != nil {
 		return nil, false, fmt.Errorf("read control commit %s: %w", short(commit), err)
 	}
@@ -470,7 +506,10 @@ func (s *Store) ReadFile(commit, p string) (data []byte, ok bool, err error) {
 // commit. It changes exactly one file. The commit and its objects stay in
 // memory until something needs them on disk (see storepack.go); a process
 // that dies before then leaves nothing behind.
-func (s *Store) Commit(p string, content []byte, message string, when time.Time) (string, error) {
+func (s *Store) Commit(ctx context.Context, p string, content []byte, message string, when time.Time) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	root := s.written.tipTreeOf(s.tip)
 	if root.IsZero() {
 		parent, err := s.repo.CommitObject(s.tip)
@@ -527,8 +566,10 @@ func (s *Store) replace(tree plumbing.Hash, parts []string, blob plumbing.Hash) 
 }
 
 // Landed reports whether commit sha is on the control branch as last
-// fetched or pushed: the head or one of its ancestors.
-func (s *Store) Landed(sha string) bool {
+// fetched or pushed: the head or one of its ancestors. The walk of the
+// head's ancestors stops when ctx ends, and the answer is then false: not
+// known to have landed.
+func (s *Store) Landed(ctx context.Context, sha string) bool {
 	if s.isPending(plumbing.NewHash(sha)) {
 		return false // made since the head, so not on it
 	}
@@ -543,8 +584,20 @@ func (s *Store) Landed(sha string) bool {
 	if c.Hash == head.Hash {
 		return true
 	}
-	ok, err := c.IsAncestor(head)
-	return err == nil && ok
+	found := false
+	iter := object.NewCommitPreorderIter(head, nil, nil)
+	defer iter.Close()
+	err = iter.ForEach(func(a *object.Commit) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if a.Hash == c.Hash {
+			found = true
+			return storer.ErrStop
+		}
+		return nil
+	})
+	return err == nil && found
 }
 
 // Unpushed reports whether the tip holds commits the remote lacks.
@@ -572,7 +625,7 @@ func (s *Store) Push(ctx context.Context) error {
 			}
 			// A person's edit to a file this pass changed is never
 			// overwritten: the pass is refused, naming the files.
-			if err := s.checkInPlace(paths); err != nil {
+			if err := s.checkInPlace(ctx, paths); err != nil {
 				return err
 			}
 		}
@@ -586,7 +639,7 @@ func (s *Store) Push(ctx context.Context) error {
 			// Only the files the pass's commits changed are written; the
 			// rest of the tree, staged work included, is the person's.
 			s.head = old
-			err := s.updateInPlace(paths)
+			err := s.updateInPlace(ctx, paths)
 			s.head = s.tip
 			var dirty *DirtyFilesError
 			if errors.As(err, &dirty) {
@@ -650,15 +703,16 @@ type LogEntry struct {
 	Message string
 }
 
-// Log returns the commits that changed p, newest first, from the tip.
-func (s *Store) Log(p string, limit int) ([]LogEntry, error) {
+// Log returns the commits that changed p, newest first, from the tip; ctx
+// ending stops the walk with its error.
+func (s *Store) Log(ctx context.Context, p string, limit int) ([]LogEntry, error) {
 	if err := s.flush(); err != nil { // the walk starts at the tip, which may be in memory
 		return nil, err
 	}
 	var out []LogEntry
 	pl, done := newPathLog(s, p)
 	defer done()
-	err := pl.walk(s.tip, func(c *object.Commit) error {
+	err := pl.walk(ctx, s.tip, func(c *object.Commit) error {
 		if limit > 0 && len(out) >= limit {
 			return errStop
 		}

@@ -3,11 +3,13 @@ package store
 import (
 	"bytes"
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -19,10 +21,10 @@ import (
 // parent's ends the comparison: go-git's own FileName filter diffs every
 // commit's whole tree, 8.8 s against git's 50 ms at 11,000 commits. Commits
 // are read for their tree, parents and date only, and decoded in full only
-// when shown; objects come through rawObjects, not go-git's object storage
+// when shown; objects come through gitpack.Reader, not go-git's object storage
 // (which made up most of the walk's cost).
 type pathLog struct {
-	objs  *rawObjects
+	objs  *gitpack.Reader
 	parts []string
 	// at memoizes the id at p under a tree (the root or a subtree),
 	// keyed by the tree's id and depth.
@@ -61,7 +63,7 @@ func (l *pathLog) entryAt(tree plumbing.Hash, depth int) (plumbing.Hash, error) 
 // child scans a tree object's raw entries ("<mode> <name>\0<20-byte id>")
 // for name, without decoding the whole tree into entries.
 func (l *pathLog) child(tree plumbing.Hash, name string) (plumbing.Hash, error) {
-	typ, raw, err := l.objs.read(tree)
+	typ, raw, err := l.objs.Read(tree)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -96,7 +98,7 @@ type logCommit struct {
 
 // commit reads h's header lines up to the committer.
 func (l *pathLog) commit(h plumbing.Hash) (*logCommit, error) {
-	typ, raw, err := l.objs.read(h)
+	typ, raw, err := l.objs.Read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func (l *pathLog) commit(h plumbing.Hash) (*logCommit, error) {
 
 // full decodes a commit that is to be shown.
 func (l *pathLog) full(h plumbing.Hash) (*object.Commit, error) {
-	_, raw, err := l.objs.read(h)
+	_, raw, err := l.objs.Read(h)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +159,8 @@ func (l *pathLog) full(h plumbing.Hash) (*object.Commit, error) {
 // unchanged from one parent, only that parent's side is followed, so the
 // commits of a side whose change the merge dropped are not shown. visit
 // returning errStop ends the walk.
-func (l *pathLog) walk(tip plumbing.Hash, visit func(c *object.Commit) error) error {
+// ctx ending stops it with ctx's error.
+func (l *pathLog) walk(ctx context.Context, tip plumbing.Hash, visit func(c *object.Commit) error) error {
 	c, err := l.commit(tip)
 	if err != nil {
 		return err
@@ -166,6 +169,9 @@ func (l *pathLog) walk(tip plumbing.Hash, visit func(c *object.Commit) error) er
 	heap.Push(q, c)
 	seen := map[plumbing.Hash]bool{tip: true}
 	for q.Len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		c := heap.Pop(q).(*logCommit)
 		mine, err := l.entryAt(c.tree, 0)
 		if err != nil {
@@ -224,10 +230,10 @@ func (q *commitQueue) Pop() any {
 	return c
 }
 
-// newPathLog reads the repository's objects through rawObjects; close
+// newPathLog reads the repository's objects through gitpack.Reader; close
 // releases its pack files.
 func newPathLog(s *Store, p string) (l *pathLog, close func()) {
-	objs := newRawObjects(s.repo.Storer)
+	objs := gitpack.NewReader(s.repo.Storer, 0)
 	l = &pathLog{objs: objs, parts: strings.Split(strings.Trim(p, "/"), "/"), at: map[treeAt]plumbing.Hash{}}
-	return l, objs.close
+	return l, objs.Close
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
+	"github.com/gallivant/gallivant/internal/gitpack"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -82,7 +84,7 @@ func TestLogPrunesByPathLikeGit(t *testing.T) {
 	for _, p := range []string{"plans/s003-ledger.md", "plans/s005-ledger.md", "plans/s000-ledger.md", "gallivant.yaml", "x.txt", "plans/none.md", "plans"} {
 		t.Run(p, func(t *testing.T) {
 			want := strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "main", "--", p))
-			entries, err := st.Log(p, 0)
+			entries, err := st.Log(context.Background(), p, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +116,7 @@ func BenchmarkLog(b *testing.B) {
 	// page cache (each timed Log still starts with empty in-process caches,
 	// as each git process does).
 	testserver.Git(b, ctl, "log", "--format=%H", "main", "--", p)
-	if _, err := st.Log(p, 0); err != nil {
+	if _, err := st.Log(context.Background(), p, 0); err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
@@ -126,7 +128,7 @@ func BenchmarkLog(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		entries, err := st.Log(p, 0)
+		entries, err := st.Log(context.Background(), p, 0)
 		if err != nil || len(entries) != 101 {
 			b.Fatalf("%d entries, %v", len(entries), err)
 		}
@@ -154,7 +156,7 @@ func BenchmarkStoreCommit(b *testing.B) {
 			for b.Loop() {
 				i++
 				content := []byte(fmt.Sprintf("# ledger\n\nrevision %d\n", i))
-				if _, err := st.Commit(fmt.Sprintf("plans/s%03d-ledger.md", i%n), content, "loop: record", when); err != nil {
+				if _, err := st.Commit(context.Background(), fmt.Sprintf("plans/s%03d-ledger.md", i%n), content, "loop: record", when); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -180,7 +182,7 @@ func BenchmarkCommitAndPush(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := st.Commit(fmt.Sprintf("plans/s%03d-ledger.md", i%100), []byte(fmt.Sprintf("revision %d\n", i)), "loop: record", when); err != nil {
+				if _, err := st.Commit(context.Background(), fmt.Sprintf("plans/s%03d-ledger.md", i%100), []byte(fmt.Sprintf("revision %d\n", i)), "loop: record", when); err != nil {
 					b.Fatal(err)
 				}
 				if err := st.Push(context.Background()); err != nil {
@@ -188,5 +190,42 @@ func BenchmarkCommitAndPush(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A history walk whose object cache is so small that almost every object
+// evicts another lists what git lists, on packs with offset and reference
+// deltas (the reader itself is tested in internal/gitpack).
+func TestLogOnASmallCacheListsWhatGitLists(t *testing.T) {
+	t.Parallel()
+	for _, repack := range [][]string{
+		{"repack", "-adf", "-q", "--depth=20", "--window=50"},
+		{"-c", "repack.useDeltaBaseOffset=false", "repack", "-adf", "-q", "--depth=20", "--window=50"},
+	} {
+		ctl := historyRepo(t, 300, 7)
+		testserver.Git(t, ctl, repack...)
+		os.WriteFile(filepath.Join(ctl, "plans", "s001-ledger.md"), []byte("loose\n"), 0o644)
+		testserver.Git(t, ctl, "commit", "--quiet", "-am", "loose")
+		st, err := Open(context.Background(), Options{Control: ctl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"plans/s003-ledger.md", "plans/s001-ledger.md", "gallivant.yaml"} {
+			l, done := newPathLog(st, p)
+			done()
+			l.objs = gitpack.NewReader(st.repo.Storer, 16<<10)
+			got := []string{}
+			err := l.walk(context.Background(), st.tip, func(c *object.Commit) error {
+				got = append(got, c.Hash.String())
+				return nil
+			})
+			l.objs.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "--", p)), got); diff != "" {
+				t.Errorf("walk of %s on a small cache (-git +got):\n%s", p, diff)
+			}
+		}
 	}
 }

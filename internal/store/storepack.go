@@ -1,20 +1,13 @@
 package store
 
 import (
-	"bytes"
-	"compress/zlib"
-	"crypto/sha1"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
-	"path"
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -39,7 +32,7 @@ const maxDeltaDepth = 50
 // passObjects are the objects a store created since its head that are not
 // on disk yet, in the order they were made, and the trees it keeps decoded.
 type passObjects struct {
-	objs  []passObject
+	objs  []gitpack.Object
 	index map[plumbing.Hash]int
 	// tip is the newest commit made and tipTree its tree.
 	tip, tipTree plumbing.Hash
@@ -49,7 +42,7 @@ type passObjects struct {
 	// all are every object made since head, flushed or not: what a push
 	// sends (see sendPack). flushes counts the packs written since head
 	// and pack is the newest.
-	all     []passObject
+	all     []gitpack.Object
 	seen    map[plumbing.Hash]bool
 	flushes int
 	pack    []byte
@@ -58,15 +51,6 @@ type passObjects struct {
 	// pushes after every dispatch does not allocate a tree's size per
 	// push.
 	arena, packBuf []byte
-}
-
-type passObject struct {
-	hash plumbing.Hash
-	typ  plumbing.ObjectType
-	// data is the object's content, or, when base is set, a git delta
-	// that makes it from base.
-	data []byte
-	base plumbing.Hash
 }
 
 // memTree is one directory: its entries in git's order and their encoding.
@@ -109,34 +93,22 @@ func (s *Store) isPending(h plumbing.Hash) bool {
 }
 
 // add records a new object of the pass, unless it was already made.
-func (p *passObjects) add(o passObject) {
-	if _, ok := p.index[o.hash]; ok {
+func (p *passObjects) add(o gitpack.Object) {
+	if _, ok := p.index[o.Hash]; ok {
 		return
 	}
-	p.index[o.hash] = len(p.objs)
+	p.index[o.Hash] = len(p.objs)
 	p.objs = append(p.objs, o)
-	if !p.seen[o.hash] {
-		p.seen[o.hash] = true
+	if !p.seen[o.Hash] {
+		p.seen[o.Hash] = true
 		p.all = append(p.all, o)
 	}
 }
 
 // putContent records a whole object of the pass and returns its hash.
 func (s *Store) putContent(t plumbing.ObjectType, content []byte) plumbing.Hash {
-	h := objectHash(t, content)
-	s.pending().add(passObject{hash: h, typ: t, data: content})
-	return h
-}
-
-func objectHash(t plumbing.ObjectType, content []byte) plumbing.Hash {
-	hw := sha1.New()
-	hw.Write(t.Bytes())
-	hw.Write([]byte{' '})
-	hw.Write(strconv.AppendInt(nil, int64(len(content)), 10))
-	hw.Write([]byte{0})
-	hw.Write(content)
-	var h plumbing.Hash
-	copy(h[:], hw.Sum(nil))
+	h := gitpack.HashObject(t, content)
+	s.pending().add(gitpack.Object{Hash: h, Type: t, Data: content})
 	return h
 }
 
@@ -165,7 +137,7 @@ func (s *Store) memTreeOf(h plumbing.Hash) (*memTree, error) {
 	m := &memTree{entries: append([]object.TreeEntry(nil), t.Entries...)}
 	sortEntries(m.entries)
 	m.enc = encodeEntries(nil, m.entries)
-	if objectHash(plumbing.TreeObject, m.enc) != h {
+	if gitpack.HashObject(plumbing.TreeObject, m.enc) != h {
 		// Not in git's canonical form (another tool wrote it): build
 		// the new version in full, as a fresh tree.
 		m.depth = -1
@@ -267,17 +239,17 @@ func (s *Store) setEntry(m *memTree, old plumbing.Hash, e object.TreeEntry) plum
 	} else {
 		m.enc = encodeEntries(m.enc[:0], m.entries)
 	}
-	h := objectHash(plumbing.TreeObject, m.enc)
+	h := gitpack.HashObject(plumbing.TreeObject, m.enc)
 	p := s.pending()
 	switch {
 	case simple && m.depth > 0 && m.depth < maxDeltaDepth && s.isPending(old):
-		d := deltaOf(oldLen, len(m.enc), off, cut, ins)
-		p.add(passObject{hash: h, typ: plumbing.TreeObject, data: d, base: old})
+		d := gitpack.Delta(oldLen, len(m.enc), off, cut, ins)
+		p.add(gitpack.Object{Hash: h, Type: plumbing.TreeObject, Data: d, Base: old})
 		m.depth++
 	default:
 		start := len(p.arena)
 		p.arena = append(p.arena, m.enc...)
-		p.add(passObject{hash: h, typ: plumbing.TreeObject, data: p.arena[start:len(p.arena):len(p.arena)]})
+		p.add(gitpack.Object{Hash: h, Type: plumbing.TreeObject, Data: p.arena[start:len(p.arena):len(p.arena)]})
 		m.depth = 1
 	}
 	if len(p.trees) >= maxMemTrees {
@@ -287,148 +259,9 @@ func (s *Store) setEntry(m *memTree, old plumbing.Hash, e object.TreeEntry) plum
 	return h
 }
 
-// deltaOf is the git delta that turns a base of baseLen bytes into a
-// target of targetLen bytes by replacing cut bytes at off with ins.
-func deltaOf(baseLen, targetLen, off, cut int, ins []byte) []byte {
-	d := binary.AppendUvarint(nil, uint64(baseLen))
-	d = binary.AppendUvarint(d, uint64(targetLen))
-	d = appendCopy(d, 0, off)
-	for len(ins) > 0 {
-		n := min(len(ins), 127)
-		d = append(d, byte(n))
-		d = append(d, ins[:n]...)
-		ins = ins[n:]
-	}
-	return appendCopy(d, off+cut, baseLen-off-cut)
-}
-
-// appendCopy appends copy instructions for size bytes of the base at off.
-func appendCopy(d []byte, off, size int) []byte {
-	for size > 0 {
-		n := min(size, 0xffffff)
-		op := byte(0x80)
-		var args []byte
-		for i := 0; i < 4; i++ {
-			if b := byte(off >> (8 * i)); b != 0 {
-				op |= 1 << i
-				args = append(args, b)
-			}
-		}
-		for i := 0; i < 3; i++ {
-			if b := byte(n >> (8 * i)); b != 0 {
-				op |= 1 << (4 + i)
-				args = append(args, b)
-			}
-		}
-		d = append(append(d, op), args...)
-		off += n
-		size -= n
-	}
-	return d
-}
-
-// packZlib is one compressor for every pack this process writes: a
-// compressor's state is hundreds of kilobytes, which a sync.Pool would
-// give back to every garbage collection.
-var packZlib struct {
-	sync.Mutex
-	w *zlib.Writer
-}
-
-// encodePack returns objects as a packfile (version 2,
-// deltas by reference to an object earlier in the same pack), its index
-// (version 2) and its checksum.
-func encodePack(buf []byte, objs []passObject) (pack, idx []byte, sum plumbing.Hash, err error) {
-	size := 12 + sha1.Size
-	for _, o := range objs {
-		size += len(o.data) + 64
-	}
-	if cap(buf) < size {
-		buf = make([]byte, 0, size)
-	}
-	b := bytes.NewBuffer(buf[:0])
-	b.WriteString("PACK")
-	b.Write(binary.BigEndian.AppendUint32(nil, 2))
-	b.Write(binary.BigEndian.AppendUint32(nil, uint32(len(objs))))
-	type at struct {
-		hash plumbing.Hash
-		off  int
-		crc  uint32
-	}
-	ats := make([]at, 0, len(objs))
-	packZlib.Lock()
-	defer packZlib.Unlock()
-	if packZlib.w == nil {
-		packZlib.w, _ = zlib.NewWriterLevel(nil, zlib.BestSpeed)
-	}
-	zw := packZlib.w
-	for _, o := range objs {
-		start := b.Len()
-		if start >= 1<<31 {
-			return nil, nil, plumbing.ZeroHash, errors.New("the pass's objects exceed 2 GiB")
-		}
-		typ := o.typ
-		if !o.base.IsZero() {
-			typ = plumbing.REFDeltaObject
-		}
-		size := len(o.data)
-		c := byte(typ)<<4 | byte(size&0x0f)
-		size >>= 4
-		for size > 0 {
-			b.WriteByte(c | 0x80)
-			c = byte(size & 0x7f)
-			size >>= 7
-		}
-		b.WriteByte(c)
-		if !o.base.IsZero() {
-			b.Write(o.base[:])
-		}
-		zw.Reset(b)
-		if _, err := zw.Write(o.data); err != nil {
-			return nil, nil, plumbing.ZeroHash, err
-		}
-		if err := zw.Close(); err != nil {
-			return nil, nil, plumbing.ZeroHash, err
-		}
-		ats = append(ats, at{hash: o.hash, off: start, crc: crc32.ChecksumIEEE(b.Bytes()[start:])})
-	}
-	copy(sum[:], sha1Sum(b.Bytes()))
-	b.Write(sum[:])
-	pack = b.Bytes()
-
-	sort.Slice(ats, func(i, j int) bool { return bytes.Compare(ats[i].hash[:], ats[j].hash[:]) < 0 })
-	var x bytes.Buffer
-	x.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
-	var fan [256]uint32
-	for _, a := range ats {
-		fan[a.hash[0]]++
-	}
-	var n uint32
-	for i := range fan {
-		n += fan[i]
-		x.Write(binary.BigEndian.AppendUint32(nil, n))
-	}
-	for _, a := range ats {
-		x.Write(a.hash[:])
-	}
-	for _, a := range ats {
-		x.Write(binary.BigEndian.AppendUint32(nil, a.crc))
-	}
-	for _, a := range ats {
-		x.Write(binary.BigEndian.AppendUint32(nil, uint32(a.off)))
-	}
-	x.Write(sum[:])
-	x.Write(sha1Sum(x.Bytes()))
-	return pack, x.Bytes(), sum, nil
-}
-
-func sha1Sum(b []byte) []byte { s := sha1.Sum(b); return s[:] }
-
-// flush writes the pending objects to the repository as one packfile. The
-// index is written before the pack and each is written aside and renamed:
-// git ignores an index without its pack, and go-git lists packs by their
-// .pack file, so a process killed at any point leaves either no pack or a
-// whole one (and perhaps a temporary file, which neither reads).
+// flush writes the pending objects to the repository as one packfile
+// (gitpack.WritePack says how a crash leaves either no pack or a whole
+// one).
 func (s *Store) flush() error {
 	p := s.written
 	if p == nil || len(p.objs) == 0 {
@@ -438,23 +271,12 @@ func (s *Store) flush() error {
 	if !ok {
 		return fmt.Errorf("write the pass's objects: unsupported storage %T", s.repo.Storer)
 	}
-	pack, idx, sum, err := encodePack(p.packBuf, p.objs)
+	pack, idx, sum, err := gitpack.Encode(p.packBuf, p.objs)
 	if err != nil {
 		return fmt.Errorf("write the pass's objects: %w", err)
 	}
-	fs := fsys.Filesystem()
-	dir := path.Join("objects", "pack")
-	if err := fs.MkdirAll(dir, 0o755); err != nil {
+	if err := gitpack.WritePack(fsys.Filesystem(), pack, idx, sum); err != nil {
 		return fmt.Errorf("write the pass's objects: %w", err)
-	}
-	name := path.Join(dir, "pack-"+sum.String())
-	for _, f := range []struct {
-		ext  string
-		data []byte
-	}{{".idx", idx}, {".pack", pack}} {
-		if err := writeAside(fsys, dir, name+f.ext, f.data); err != nil {
-			return fmt.Errorf("write the pass's objects: %w", err)
-		}
 	}
 	s.reindex(fsys)
 	p.flushes++
@@ -464,29 +286,6 @@ func (s *Store) flush() error {
 		t.depth = 0
 	}
 	return nil
-}
-
-// writeAside writes data to a temporary file in dir and renames it to
-// name. Like go-git's loose objects it is not synced: a killed process
-// leaves the file whole in the page cache; a power loss is not guarded.
-func writeAside(fsys *filesystem.Storage, dir, name string, data []byte) error {
-	fs := fsys.Filesystem()
-	f, err := fs.TempFile(dir, "tmp_gallivant_")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = fs.Rename(tmp, name)
-	}
-	if err != nil {
-		_ = fs.Remove(tmp)
-	}
-	return err
 }
 
 // afterPush keeps only the decoded trees, which are on the remote now.
@@ -536,7 +335,7 @@ func (p *passObjects) sendable() ([]byte, error) {
 	if len(p.objs) == 0 && p.flushes == 1 {
 		return p.pack, nil
 	}
-	pack, _, _, err := encodePack(nil, p.all)
+	pack, _, _, err := gitpack.Encode(nil, p.all)
 	return pack, err
 }
 

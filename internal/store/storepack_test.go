@@ -48,7 +48,7 @@ func TestPassPackIsWhatGitWouldWrite(t *testing.T) {
 	when := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	commit := func(p, s string) string {
 		t.Helper()
-		sha, err := st.Commit(p, []byte(s), "loop: record "+p, when)
+		sha, err := st.Commit(context.Background(), p, []byte(s), "loop: record "+p, when)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestPassPackIsWhatGitWouldWrite(t *testing.T) {
 	}
 	mid := commit("plans/deep/er/new-ledger.md", "nested\n")
 	// A read of a commit still in memory writes the pass's objects first.
-	if data, ok, err := st.ReadFile(mid, "plans/deep/er/new-ledger.md"); err != nil || !ok || string(data) != "nested\n" {
+	if data, ok, err := st.ReadFile(context.Background(), mid, "plans/deep/er/new-ledger.md"); err != nil || !ok || string(data) != "nested\n" {
 		t.Fatalf("read in the middle of the pass: %q %v %v", data, ok, err)
 	}
 	for i := 0; i < 20; i++ {
@@ -72,7 +72,7 @@ func TestPassPackIsWhatGitWouldWrite(t *testing.T) {
 	commit("plans-x", "a file now\n")
 	delete(want, "plans-x/a.md")
 	delete(want, "plans-x/b.md")
-	if _, err := st.Commit("plans-x/c.md", []byte("x"), "loop: record", when); err == nil || !strings.Contains(err.Error(), "plans-x is a file") {
+	if _, err := st.Commit(context.Background(), "plans-x/c.md", []byte("x"), "loop: record", when); err == nil || !strings.Contains(err.Error(), "plans-x is a file") {
 		t.Errorf("a file under a file: %v", err)
 	}
 	if err := st.Push(context.Background()); err != nil {
@@ -98,7 +98,7 @@ func TestPassPackIsWhatGitWouldWrite(t *testing.T) {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		data, ok, err := st.ReadFile(st.Tip(), p)
+		data, ok, err := st.ReadFile(context.Background(), st.Tip(), p)
 		if err != nil || !ok || string(data) != want[p] {
 			t.Errorf("ReadFile(%s) = %q %v %v, want %q", p, data, ok, err, want[p])
 		}
@@ -137,17 +137,17 @@ func TestUnpushedPassLeavesNothing(t *testing.T) {
 	}
 	before := objects()
 	when := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	sha, err := st.Commit("plans/s001-ledger.md", []byte("changed\n"), "loop: record", when)
+	sha, err := st.Commit(context.Background(), "plans/s001-ledger.md", []byte("changed\n"), "loop: record", when)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(before, objects()); diff != "" {
 		t.Errorf("a commit wrote to disk before the push (-before +after):\n%s", diff)
 	}
-	if st.Landed(sha) {
+	if st.Landed(context.Background(), sha) {
 		t.Errorf("an unpushed commit counts as landed")
 	}
-	if _, _, err := st.ReadFile(sha, "plans/s001-ledger.md"); err != nil {
+	if _, _, err := st.ReadFile(context.Background(), sha, "plans/s001-ledger.md"); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range objects() {
@@ -189,20 +189,20 @@ func oneLedgerStore(t *testing.T, content string) (*Store, string) {
 func TestReadsSeeThePassCommits(t *testing.T) {
 	t.Parallel()
 	st, _ := oneLedgerStore(t, "one\n")
-	sha, err := st.Commit("plans/a-ledger.md", []byte("two\n"), "loop: record", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
+	sha, err := st.Commit(context.Background(), "plans/a-ledger.md", []byte("two\n"), "loop: record", time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _, err := st.Files([]string{"plans"})
+	files, _, err := st.Files(context.Background(), []string{"plans"})
 	if err != nil || len(files) != 1 || string(files[0].Data) != "two\n" {
 		t.Fatalf("Files before the push: %v %+v", err, files)
 	}
-	entries, err := st.Log("plans/a-ledger.md", 0)
+	entries, err := st.Log(context.Background(), "plans/a-ledger.md", 0)
 	if err != nil || len(entries) != 2 || entries[0].SHA != sha {
 		t.Fatalf("Log before the push: %v %+v", err, entries)
 	}
 	n := 0
-	if err := st.History("", nil, func(c audit.Commit) error { n++; return nil }); err != nil || n == 0 {
+	if err := st.History(context.Background(), "", nil, func(c audit.Commit) error { n++; return nil }); err != nil || n == 0 {
 		t.Fatalf("History before the push: %v, %d commits", err, n)
 	}
 }

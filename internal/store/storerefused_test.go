@@ -30,7 +30,7 @@ func TestPushRefusedByBranchRulesSaysHowToAllowIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Commit("plans/"+name+".md", []byte(name+"\n"), "loop: "+name, time.Now()); err != nil {
+		if _, err := st.Commit(context.Background(), "plans/"+name+".md", []byte(name+"\n"), "loop: "+name, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		return st.Push(ctx)
@@ -73,7 +73,7 @@ func TestPushRefusedByClassicProtection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Commit("plans/a.md", []byte("a\n"), "loop: a", time.Now()); err != nil {
+	if _, err := st.Commit(context.Background(), "plans/a.md", []byte("a\n"), "loop: a", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	err = st.Push(ctx)

@@ -2,15 +2,19 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -69,8 +73,9 @@ const versionsFile = "gallivant-loop-versions.json"
 // does not contain the kept one (a rewritten branch, a dropped unpushed
 // commit) or lies more than maxTamperWalk commits past it is walked afresh.
 // Trees are compared by the ids in their raw entries, descending only into
-// directories that hold a wanted path and differ.
-func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
+// directories that hold a wanted path and differ. ctx ending stops the
+// walk with its error, and nothing of it is kept.
+func (s *Store) LoopVersions(ctx context.Context, paths []string) (*LedgerVersions, error) {
 	if err := s.flush(); err != nil { // the walk reads the pass's commits from disk
 		return nil, err
 	}
@@ -80,7 +85,7 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 	}
 	next := idx
 	if !idx.answers(s.tip, paths) {
-		w := newVersionWalk(s, paths)
+		w := newVersionWalk(ctx, s.repo, paths)
 		defer w.close()
 		var err error
 		next = nil
@@ -96,29 +101,35 @@ func (s *Store) LoopVersions(paths []string) (*LedgerVersions, error) {
 		s.saveVersions(next)
 	}
 	s.versions = next
+	return next.versions(paths), nil
+}
+
+// versions is what idx says of paths.
+func (idx *versionIndex) versions(paths []string) *LedgerVersions {
 	v := &LedgerVersions{Last: make(map[string]string, len(paths)), Edited: map[string]bool{}}
 	for _, p := range paths {
-		if h, ok := next.last[p]; ok {
+		if h, ok := idx.last[p]; ok {
 			v.Last[p] = h.String()
-			if next.edited[p] {
+			if idx.edited[p] {
 				v.Edited[p] = true
 			}
 		}
 	}
-	return v, nil
+	return v
 }
 
 // versionWalk walks first-parent history reading raw objects.
 type versionWalk struct {
-	objs   *rawObjects
+	ctx    context.Context
+	objs   *gitpack.Reader
 	wanted map[string]bool
 	dirs   map[string]bool // every directory holding a wanted path
 	// a and b are scratch copies of the two trees being compared.
 	a, b []byte
 }
 
-func newVersionWalk(s *Store, paths []string) *versionWalk {
-	w := &versionWalk{objs: newRawObjects(s.repo.Storer), wanted: map[string]bool{}, dirs: map[string]bool{}}
+func newVersionWalk(ctx context.Context, repo *git.Repository, paths []string) *versionWalk {
+	w := &versionWalk{ctx: ctx, objs: gitpack.NewReader(repo.Storer, 0), wanted: map[string]bool{}, dirs: map[string]bool{}}
 	for _, p := range paths {
 		w.wanted[p] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
@@ -128,27 +139,48 @@ func newVersionWalk(s *Store, paths []string) *versionWalk {
 	return w
 }
 
-func (w *versionWalk) close() { w.objs.close() }
+func (w *versionWalk) close() { w.objs.Close() }
 
 // step is one commit of the walk: what it changed and whether it is a
 // loop: commit.
 type step struct {
 	hash, parent plumbing.Hash // parent is zero for a root commit
+	tree         plumbing.Hash
 	loop         bool
 	changed      []string // wanted paths whose entry differs from the parent's
 }
 
 // commit reads h and compares its tree with its first parent's.
 func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
+	st, err := w.header(h)
+	if err != nil {
+		return st, err
+	}
+	var ptree plumbing.Hash
+	if !st.parent.IsZero() {
+		if ptree, err = w.treeOf(st.parent); err != nil {
+			return st, err
+		}
+	}
+	err = w.diff(ptree, st.tree, "", &st.changed)
+	return st, err
+}
+
+// header reads commit h's tree, first parent and whether it is a loop:
+// commit; every walk reads each commit through it, so it is where a walk
+// notices ctx ending.
+func (w *versionWalk) header(h plumbing.Hash) (step, error) {
 	st := step{hash: h}
-	typ, raw, err := w.objs.read(h)
+	if err := w.ctx.Err(); err != nil {
+		return st, err
+	}
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return st, fmt.Errorf("read commit %s: %w", short(h.String()), err)
 	}
 	if typ != plumbing.CommitObject {
 		return st, fmt.Errorf("object %s is a %s, not a commit", short(h.String()), typ)
 	}
-	var tree plumbing.Hash
 	first := true
 	for len(raw) > 0 {
 		line := raw
@@ -164,7 +196,7 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 		key, val, _ := bytes.Cut(line, []byte{' '})
 		switch string(key) {
 		case "tree":
-			tree = plumbing.NewHash(string(val))
+			st.tree = plumbing.NewHash(string(val))
 		case "parent":
 			if first {
 				st.parent = plumbing.NewHash(string(val))
@@ -172,19 +204,12 @@ func (w *versionWalk) commit(h plumbing.Hash) (step, error) {
 			}
 		}
 	}
-	var ptree plumbing.Hash
-	if !st.parent.IsZero() {
-		if ptree, err = w.treeOf(st.parent); err != nil {
-			return st, err
-		}
-	}
-	err = w.diff(ptree, tree, "", &st.changed)
-	return st, err
+	return st, nil
 }
 
 // treeOf reads a commit's tree id.
 func (w *versionWalk) treeOf(h plumbing.Hash) (plumbing.Hash, error) {
-	typ, raw, err := w.objs.read(h)
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read commit %s: %w", short(h.String()), err)
 	}
@@ -199,7 +224,7 @@ func (w *versionWalk) rawTree(h plumbing.Hash, buf []byte) ([]byte, error) {
 	if h.IsZero() {
 		return buf[:0], nil
 	}
-	typ, raw, err := w.objs.read(h)
+	typ, raw, err := w.objs.Read(h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", short(h.String()), err)
 	}
@@ -212,6 +237,7 @@ func (w *versionWalk) rawTree(h plumbing.Hash, buf []byte) ([]byte, error) {
 // treeItem is one entry of a raw tree ("<mode> <name>\0<20-byte id>").
 type treeItem struct {
 	dir  bool
+	mode filemode.FileMode
 	name string
 	id   plumbing.Hash
 }
@@ -224,6 +250,14 @@ func nextEntry(raw []byte) (e treeItem, rest []byte, err error) {
 		return e, nil, errors.New("malformed tree")
 	}
 	e.dir = string(raw[:sp]) == "40000"
+	e.mode = filemode.Dir
+	if !e.dir {
+		m, err := strconv.ParseUint(string(raw[:sp]), 8, 32)
+		if err != nil {
+			return e, nil, errors.New("malformed tree entry mode")
+		}
+		e.mode = filemode.FileMode(m)
+	}
 	e.name = string(raw[sp+1 : nul])
 	copy(e.id[:], raw[nul+1:nul+21])
 	return e, raw[nul+21:], nil

@@ -95,7 +95,7 @@ func TestLoopVersionsIncrementalMatchesGit(t *testing.T) {
 		if err := daemon.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		got, err := daemon.LoopVersions(paths)
+		got, err := daemon.LoopVersions(context.Background(), paths)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestLoopVersionsIncrementalMatchesGit(t *testing.T) {
 		if once.loadVersions() == nil {
 			t.Fatalf("round %d: no kept index in the cache", round)
 		}
-		got, err = once.LoopVersions(paths)
+		got, err = once.LoopVersions(context.Background(), paths)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestLoopVersionsIncrementalMatchesGit(t *testing.T) {
 func TestLoopVersionsIdleWalksNothing(t *testing.T) {
 	st := buildHistory(t, 200)
 	paths := []string{"plans/greeting-ledger.md"}
-	first, err := st.LoopVersions(paths)
+	first, err := st.LoopVersions(context.Background(), paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestLoopVersionsIdleWalksNothing(t *testing.T) {
 		t.Fatalf("no loop: version found: %+v", first)
 	}
 	allocs := testing.AllocsPerRun(20, func() {
-		if _, err := st.LoopVersions(paths); err != nil {
+		if _, err := st.LoopVersions(context.Background(), paths); err != nil {
 			t.Fatal(err)
 		}
 	})

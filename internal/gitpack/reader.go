@@ -1,4 +1,4 @@
-package store
+package gitpack
 
 import (
 	"bytes"
@@ -10,14 +10,13 @@ import (
 	"io"
 	"math/bits"
 
-	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// rawObjects reads the raw contents of objects for a history walk, where
+// Reader reads the raw contents of objects for a history walk, where
 // go-git's object storage costs more than the walk itself: it opens and
 // seeks the pack file through a fresh buffer for every object, hashes every
 // object it caches, and allocates per tree entry. rawObjects reads each
@@ -26,8 +25,8 @@ import (
 // keeps resolved objects in an LRU bounded by bytes, so a delta chain that
 // fits in it is resolved once however it is walked. Objects in no pack (loose ones, or
 // those behind alternates) are read through the repository's own storer.
-// It is used by one goroutine at a time; close releases the pack files.
-type rawObjects struct {
+// It is used by one goroutine at a time; Close releases the pack files.
+type Reader struct {
 	packs []*rawPack
 	other storer.EncodedObjectStorer
 	zr    io.ReadCloser // reused across objects; nil until the first
@@ -35,11 +34,14 @@ type rawObjects struct {
 	depth int // deltas being resolved, one inside another
 }
 
-// Bounds of one walk's memory: pack windows per pack, and resolved objects.
+// DefaultCacheBytes bounds the resolved objects a Reader keeps: enough for
+// the trees and commits of a control repository's walk.
+const DefaultCacheBytes = 8 << 20
+
+// Bounds of one walk's memory: pack windows per pack.
 const (
 	rawWindowSize  = 64 << 10
 	rawWindowCount = 64
-	rawCacheBytes  = 8 << 20
 	// rawMaxObject bounds what a corrupt size field can make us allocate;
 	// the walk reads commits and trees, far below it.
 	rawMaxObject = 1 << 30
@@ -62,11 +64,16 @@ const (
 // errRawCorrupt reports a pack or index that does not follow the format.
 var errRawCorrupt = errors.New("corrupt pack")
 
-// newRawObjects opens the packs of s, a go-git storer. A storer that is not
-// on a file system is read through entirely; so is a pack whose index is
-// not version 2 (every git since 1.5.2 writes version 2).
-func newRawObjects(s storer.EncodedObjectStorer) *rawObjects {
-	r := &rawObjects{other: s, cache: rawCache{max: rawCacheBytes, m: map[rawKey]*list.Element{}}}
+// NewReader opens the packs of s, a go-git storer, keeping up to
+// cacheBytes of resolved objects (DefaultCacheBytes when 0 or less). A
+// storer that is not on a file system is read through entirely; so is a
+// pack whose index is not version 2 (every git since 1.5.2 writes version
+// 2).
+func NewReader(s storer.EncodedObjectStorer, cacheBytes int) *Reader {
+	if cacheBytes <= 0 {
+		cacheBytes = DefaultCacheBytes
+	}
+	r := &Reader{other: s, cache: newRawCache(cacheBytes)}
 	fsys, ok := s.(*filesystem.Storage)
 	if !ok {
 		return r
@@ -86,17 +93,18 @@ func newRawObjects(s storer.EncodedObjectStorer) *rawObjects {
 	return r
 }
 
-func (r *rawObjects) close() {
+// Close releases the pack files; the Reader reads nothing after it.
+func (r *Reader) Close() {
 	for _, p := range r.packs {
 		_ = p.f.Close()
 	}
 	r.packs = nil
 }
 
-// read returns the type and contents of the object h. The contents are
-// shared with the cache and valid until the next read, which may recycle
+// Read returns the type and contents of the object h. The contents are
+// shared with the cache and valid until the next Read, which may recycle
 // their memory: callers must neither modify nor keep them.
-func (r *rawObjects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *Reader) Read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	for i, p := range r.packs {
 		if off, ok := p.find(h); ok {
 			return r.at(i, off)
@@ -116,7 +124,7 @@ func (r *rawObjects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) 
 }
 
 // at resolves the object at off in pack i, deltas included.
-func (r *rawObjects) at(i int, off int64) (plumbing.ObjectType, []byte, error) {
+func (r *Reader) at(i int, off int64) (plumbing.ObjectType, []byte, error) {
 	k := rawKey{i, off}
 	if e, ok := r.cache.get(k); ok {
 		return e.typ, e.data, nil
@@ -160,7 +168,7 @@ func (r *rawObjects) at(i int, off int64) (plumbing.ObjectType, []byte, error) {
 			if _, err := io.ReadFull(c, bh[:]); err != nil {
 				return plumbing.InvalidObject, nil, err
 			}
-			bt, base, err = r.read(bh)
+			bt, base, err = r.Read(bh)
 			if err != nil {
 				return plumbing.InvalidObject, nil, err
 			}
@@ -182,7 +190,7 @@ func (r *rawObjects) at(i int, off int64) (plumbing.ObjectType, []byte, error) {
 }
 
 // inflate reads size bytes of zlib data at the cursor.
-func (r *rawObjects) inflate(c *packCursor, size int64) ([]byte, error) {
+func (r *Reader) inflate(c *packCursor, size int64) ([]byte, error) {
 	if size > rawMaxObject {
 		return nil, fmt.Errorf("%w: object of %d bytes at %d", errRawCorrupt, size, c.off)
 	}
@@ -211,9 +219,15 @@ func (r *rawObjects) inflate(c *packCursor, size int64) ([]byte, error) {
 	return data, nil
 }
 
+// packFile is what a pack is read through: a file, or bytes in a test.
+type packFile interface {
+	io.ReaderAt
+	io.Closer
+}
+
 // rawPack is one pack file and its version 2 index, read whole.
 type rawPack struct {
-	f    billy.File
+	f    packFile
 	size int64
 	idx  []byte
 	n    int // objects
@@ -237,7 +251,12 @@ func openRawPack(dg *dotgit.DotGit, h plumbing.Hash) (*rawPack, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := newRawPack(f, idx)
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	p, err := newRawPack(f, size, idx)
 	if err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("pack %s: %w", h, err)
@@ -245,18 +264,14 @@ func openRawPack(dg *dotgit.DotGit, h plumbing.Hash) (*rawPack, error) {
 	return p, nil
 }
 
-// newRawPack reads pack file f through its index idx.
-func newRawPack(f billy.File, idx []byte) (*rawPack, error) {
+// newRawPack reads pack file f of size bytes through its index idx.
+func newRawPack(f packFile, size int64, idx []byte) (*rawPack, error) {
 	if len(idx) < idxHeader || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
 		return nil, fmt.Errorf("%w: the index is not version 2", errRawCorrupt)
 	}
 	n := int(binary.BigEndian.Uint32(idx[idxHeader-4:]))
 	if len(idx) < idxHeader+n*28 {
 		return nil, fmt.Errorf("%w: the index is short", errRawCorrupt)
-	}
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return nil, err
 	}
 	return &rawPack{f: f, size: size, idx: idx, n: n, wins: map[int64][]byte{}}, nil
 }
@@ -412,6 +427,10 @@ func (c *packCursor) ofs() (int64, error) {
 type rawKey struct {
 	pack int
 	off  int64
+}
+
+func newRawCache(max int) rawCache {
+	return rawCache{max: max, m: map[rawKey]*list.Element{}}
 }
 
 type rawEntry struct {
