@@ -69,6 +69,11 @@ const (
 	// KindRequest performs a request a person posted on a pull request
 	// (docs/requests.md): `loop: request retry from acme/api#1 by @bob`.
 	KindRequest Kind = "request"
+	// KindDispatchTask writes a plan task's dispatch ahead of its agent
+	// run, and KindRecordTask records its return (docs/plans.md "Wave
+	// execution"): `loop: dispatch task T002`, `loop: record task T002 done`.
+	KindDispatchTask Kind = "dispatch task"
+	KindRecordTask   Kind = "record task"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -133,11 +138,13 @@ type Subject struct {
 	// Word is a `request` subject's request word (RequestKind.String, or
 	// pause/unpause); By is the login that posted it, without the `@`.
 	Word, By string
+	// Task is the plan task a task transition names (ValidTaskID).
+	Task string
 }
 
 // form is one subject form: its kind and its words, where `<row>`,
 // `<target>` (seed or row <n>), `<member>`, `<round>`, `<pr>`, `<write>`,
-// `<reason>` and `<status>` are the subject's values.
+// `<reason>`, `<status>` and `<task>` are the subject's values.
 type form struct {
 	kind  Kind
 	words []string
@@ -195,6 +202,8 @@ var forms = func() []form {
 		{KindRowResult, "row <row> <status>"},
 		{KindSeedEvidence, "seed evidence"},
 		{KindRequest, "request <word> from <pr> by <login>"},
+		{KindDispatchTask, "dispatch task <task>"},
+		{KindRecordTask, "record task <task> <status>"},
 	}
 	out := make([]form, len(src))
 	for i, f := range src {
@@ -277,6 +286,8 @@ func (s Subject) String() string {
 			b.WriteString(s.Word)
 		case "<login>":
 			b.WriteString("@" + s.By)
+		case "<task>":
+			b.WriteString(s.Task)
 		default:
 			b.WriteString(w)
 		}
@@ -474,6 +485,13 @@ var slots = map[string]func(f form, s *Subject, words []string) (int, bool){
 			return 0, false
 		}
 		s.Word = words[0]
+		return 1, true
+	},
+	"<task>": func(_ form, s *Subject, words []string) (int, bool) {
+		if !ValidTaskID(words[0]) {
+			return 0, false
+		}
+		s.Task = words[0]
 		return 1, true
 	},
 	"<login>": func(_ form, s *Subject, words []string) (int, bool) {
