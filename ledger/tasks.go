@@ -379,3 +379,43 @@ func taskOwns(files []specs.PlanFile, p string) bool {
 	}
 	return false
 }
+
+// WaveLines renders a ledger's tasks for `gallivant status` and `why`,
+// one line a wave: its number of the plan's, whether it is done, running
+// (the current wave) or waiting, and each task with its glyph (✓ done,
+// ✗ failed, ○ open, → pending) and, once dispatched, its attempts:
+//
+//	wave 2 of 3, running: ✓ T002 (1), → T003 (2), ○ T004
+//
+// It returns nil for a ledger without tasks.
+func WaveLines(tasks []Task) []string {
+	if len(tasks) == 0 {
+		return nil
+	}
+	current := NextWave(tasks, 1, 0).Wave
+	last := tasks[len(tasks)-1].Wave
+	var out []string
+	for i := 0; i < len(tasks); {
+		w := tasks[i].Wave
+		state := "done"
+		switch {
+		case w == current:
+			state = "running"
+		case current != 0 && w > current:
+			state = "waiting"
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "wave %d of %d, %s:", w, last, state)
+		for sep := " "; i < len(tasks) && tasks[i].Wave == w; i, sep = i+1, ", " {
+			t := tasks[i]
+			b.WriteString(sep + taskGlyph[t.Status] + " " + t.ID)
+			if t.Attempts > 0 {
+				fmt.Fprintf(&b, " (%d)", t.Attempts)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+var taskGlyph = map[TaskStatus]string{TaskDone: "✓", TaskFailed: "✗", TaskOpen: "○", TaskPending: "→"}

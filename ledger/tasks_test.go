@@ -271,3 +271,33 @@ func FuzzParseTask(f *testing.F) {
 		}
 	})
 }
+
+func TestWaveLines(t *testing.T) {
+	t.Parallel()
+	h, c := taskHead, taskCommit
+	tests := []struct {
+		name  string
+		tasks []Task
+		want  []string
+	}{
+		{name: "no tasks"},
+		{name: "a wave running, one waiting", tasks: tasks(
+			"task T001 | wave 1 | done | 1 | "+c,
+			"task T002 | wave 2 | done | 1 | "+c,
+			"task T003 | wave 2 | pending | 2 | "+h,
+			"task T005 | wave 2 | failed | 1 | "+h,
+			"task T004 | wave 3 | open | 0 | -",
+		), want: []string{
+			"wave 1 of 3, done: ✓ T001 (1)",
+			"wave 2 of 3, running: ✓ T002 (1), → T003 (2), ✗ T005 (1)",
+			"wave 3 of 3, waiting: ○ T004",
+		}},
+		{name: "every wave done", tasks: tasks("task 1 | wave 1 | done | 1 | "+c, "task 2 | wave 2 | done | 3 | "+c),
+			want: []string{"wave 1 of 2, done: ✓ 1 (1)", "wave 2 of 2, done: ✓ 2 (3)"}},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, WaveLines(tc.tasks)); diff != "" {
+			t.Errorf("%s: WaveLines (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -52,7 +52,8 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Use:   "status [SPEC] [--format text|json]",
 		Short: "Show each spec's phase, rows, stop and requests",
 		Long: `status reads the control branch head (no GitHub access) and shows, per spec,
-its phase, its rows (✓ done, ✗ failed, ○ open, ⊘ cut, → pending), the stop
+its phase, its rows (✓ done, ✗ failed, ○ open, ⊘ cut, → pending), a planned
+entry's waves of tasks (one line a wave, with the same glyphs), the stop
 reason with the requests that clear it, and requests that are not accepted.
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
@@ -113,6 +114,9 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 	fmt.Fprintln(a.io.Out)
 	for _, ls := range es.Legs {
 		fmt.Fprintf(a.io.Out, "  %s\n", ls)
+	}
+	for _, w := range es.Waves {
+		fmt.Fprintf(a.io.Out, "  %s\n", w)
 	}
 	if es.Pending != "" {
 		fmt.Fprintf(a.io.Out, "  pending: %s\n", es.Pending)
