@@ -301,3 +301,17 @@ func TestWaveLines(t *testing.T) {
 		}
 	}
 }
+
+// TestTasksCopied: a copy of a ledger never shares its tasks, so a task
+// transition cannot change the ledger it was applied to.
+func TestTasksCopied(t *testing.T) {
+	t.Parallel()
+	l := taskLedger(t, "task 1 | wave 1 | open | 0 | -")
+	for name, c := range map[string]*Ledger{"Clone": l.Clone(), "CloneParsed": l.CloneParsed()} {
+		c.Tasks[0].Status = TaskDone
+		if l.Tasks[0].Status != TaskOpen {
+			t.Errorf("%s shares the tasks of its ledger", name)
+			l.Tasks[0].Status = TaskOpen
+		}
+	}
+}
