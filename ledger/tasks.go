@@ -419,3 +419,39 @@ func WaveLines(tasks []Task) []string {
 }
 
 var taskGlyph = map[TaskStatus]string{TaskDone: "✓", TaskFailed: "✗", TaskOpen: "○", TaskPending: "→"}
+
+// ValidateTasks cross-checks a ledger's `## Tasks` with its spec's plan:
+// the section lists the plan's tasks, in plan order, each in the plan's
+// wave (TasksOf). Each difference is `ledger/tasks` at the task's line; a
+// ledger without the section has nothing to check.
+func ValidateTasks(path string, l *Ledger, plan *specs.Plan) parse.Diagnostics {
+	var ds parse.Diagnostics
+	if l.Tasks == nil {
+		return nil
+	}
+	at := func(i int) parse.Pos {
+		if l.at == nil || len(l.at.tasks) == 0 {
+			return parse.Pos{Line: 1, Col: 1}
+		}
+		return parse.Pos{Line: l.at.tasks[min(i, len(l.at.tasks)-1)], Col: 1}
+	}
+	if plan == nil {
+		ds.Errorf(path, at(0), RuleTasks, "the ledger lists tasks but %s has no plan; tasks come from the spec's plan (docs/plans.md)", l.Spec)
+		return ds
+	}
+	want := TasksOf(plan)
+	for i, t := range l.Tasks {
+		if i >= len(want) {
+			ds.Errorf(path, at(i), RuleTasks, "task %s is not a task of %s, which has %d; the section lists the plan's tasks", t.ID, plan.Path, len(want))
+			break
+		}
+		if w := want[i]; w.ID != t.ID || w.Wave != t.Wave {
+			ds.Errorf(path, at(i), RuleTasks, "task %s of wave %d is listed where %s has task %s of wave %d; the section lists the plan's tasks in plan order, each in its wave", t.ID, t.Wave, plan.Path, w.ID, w.Wave)
+			return ds
+		}
+	}
+	if n := len(l.Tasks); n < len(want) {
+		ds.Errorf(path, at(n), RuleTasks, "%s has task %s of wave %d, which the section does not list", plan.Path, want[n].ID, want[n].Wave)
+	}
+	return ds
+}

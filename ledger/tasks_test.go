@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -313,5 +315,62 @@ func TestTasksCopied(t *testing.T) {
 			t.Errorf("%s shares the tasks of its ledger", name)
 			l.Tasks[0].Status = TaskOpen
 		}
+	}
+}
+
+func TestValidateTasks(t *testing.T) {
+	t.Parallel()
+	read := func(p string) []byte {
+		b, err := os.ReadFile("../docs/examples/control/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	l, ds := Parse("plans/webhooks-ledger.md", read("plans/webhooks-ledger.md"))
+	if Fatal(ds) {
+		t.Fatalf("example ledger: %v", ds)
+	}
+	open := func(id string, wave int) Task { return Task{ID: id, Wave: wave, Status: TaskOpen} }
+	tests := []struct {
+		name  string
+		tasks []Task
+		plan  bool
+		want  []string
+	}{
+		{name: "no section", plan: true},
+		{name: "the plan's tasks", plan: true, tasks: []Task{open("1", 1), open("2", 1), open("3", 2), open("4", 2)}},
+		{name: "out of plan order", plan: true, tasks: []Task{open("2", 1), open("1", 1), open("3", 2), open("4", 2)},
+			want: []string{"ledger/tasks 23:1 task 2 of wave 1 is listed where plans/webhooks-plan.md has task 1 of wave 1"}},
+		{name: "in another wave", plan: true, tasks: []Task{open("1", 1), open("2", 2), open("3", 2), open("4", 2)},
+			want: []string{"ledger/tasks 24:1 task 2 of wave 2 is listed where plans/webhooks-plan.md has task 2 of wave 1"}},
+		{name: "a task missing", plan: true, tasks: []Task{open("1", 1), open("2", 1), open("3", 2)},
+			want: []string{"ledger/tasks 25:1 plans/webhooks-plan.md has task 4 of wave 2, which the section does not list"}},
+		{name: "a task too many", plan: true, tasks: []Task{open("1", 1), open("2", 1), open("3", 2), open("4", 2), open("5", 2)},
+			want: []string{"ledger/tasks 27:1 task 5 is not a task of plans/webhooks-plan.md, which has 4"}},
+		{name: "no plan", tasks: []Task{open("1", 1)},
+			want: []string{"ledger/tasks 23:1 the ledger lists tasks but specs/webhooks.md has no plan"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			n := l.Clone()
+			n.Tasks = tc.tasks
+			files := []specs.File{{Path: "specs/webhooks.md", Data: read("specs/webhooks.md")}, {Path: "plans/webhooks-ledger.md", Data: Format(n)}}
+			if tc.plan {
+				files = append(files, specs.File{Path: "plans/webhooks-plan.md", Data: read("plans/webhooks-plan.md")})
+			}
+			_, ds := Load(specs.DefaultConfig(), files)
+			var got []string
+			for _, d := range ds {
+				if d.Rule == RuleTasks {
+					msg, _, _ := strings.Cut(d.Message, ";")
+					got = append(got, fmt.Sprintf("%s %d:%d %s", d.Rule, d.Pos().Line, d.Pos().Col, msg))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\n%s", diff, Format(n))
+			}
+		})
 	}
 }
