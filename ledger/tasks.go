@@ -243,9 +243,11 @@ type WaveAction struct {
 
 // NextWave is the "what next" of wave execution, beside Next for rows: the
 // current wave is the first holding a task not done; its pending tasks are
-// settled; a failed task at or over allowance attempts stops the entry;
-// otherwise its open and failed tasks are dispatched in plan order, at
-// most maxParallel running at once (a maxParallel below 1 reads as 1).
+// settled; a failed task at or over allowance attempts (an allowance of 0
+// sets no bound) starts nothing more and, once no task of the wave is
+// pending, stops the entry; otherwise its open and failed tasks are
+// dispatched in plan order, at most maxParallel running at once (a
+// maxParallel below 1 reads as 1).
 // Wave N+1 starts only when every task of wave N is done.
 func NextWave(tasks []Task, maxParallel, allowance int) WaveAction {
 	if maxParallel < 1 {
@@ -263,6 +265,7 @@ func NextWave(tasks []Task, maxParallel, allowance int) WaveAction {
 	}
 	a := WaveAction{Wave: wave}
 	var runnable []string
+	spent := ""
 	for _, t := range tasks {
 		if t.Wave != wave {
 			continue
@@ -271,13 +274,22 @@ func NextWave(tasks []Task, maxParallel, allowance int) WaveAction {
 		case TaskPending:
 			a.Pending = append(a.Pending, t.ID)
 		case TaskFailed:
-			if allowance > 0 && t.Attempts >= allowance {
-				return WaveAction{Kind: WaveStop, Wave: wave, Detail: fmt.Sprintf("task %s used %d of %d attempts", t.ID, t.Attempts, allowance)}
+			if allowance > 0 && t.Attempts >= allowance && spent == "" {
+				spent = fmt.Sprintf("task %s used %d of %d attempts", t.ID, t.Attempts, allowance)
 			}
 			runnable = append(runnable, t.ID)
 		case TaskOpen:
 			runnable = append(runnable, t.ID)
 		}
+	}
+	if spent != "" {
+		// The wave cannot finish: start nothing more, settle what runs,
+		// then stop.
+		if len(a.Pending) > 0 {
+			a.Kind = WaveSettle
+			return a
+		}
+		return WaveAction{Kind: WaveStop, Wave: wave, Detail: spent}
 	}
 	if free := maxParallel - len(a.Pending); free > 0 && len(runnable) > 0 {
 		a.Kind = WaveDispatch

@@ -104,6 +104,8 @@ func TestNextWave(t *testing.T) {
 			maxParallel: 4, want: WaveAction{Kind: WaveDispatch, Wave: 2, Dispatch: []string{"3", "4"}}},
 		{name: "a failed task at allowance stops", tasks: tasks("task 1 | wave 1 | failed | 3 | "+h, "task 2 | wave 1 | open | 0 | -"),
 			maxParallel: 4, want: WaveAction{Kind: WaveStop, Wave: 1, Detail: "task 1 used 3 of 3 attempts"}},
+		{name: "a spent task starts nothing more and settles what runs first", tasks: tasks("task 1 | wave 1 | pending | 1 | "+h, "task 2 | wave 1 | failed | 3 | "+h, "task 3 | wave 1 | open | 0 | -"),
+			maxParallel: 4, want: WaveAction{Kind: WaveSettle, Wave: 1, Pending: []string{"1"}}},
 		{name: "failed tasks run in plan order with open ones", tasks: tasks("task 1 | wave 1 | open | 0 | -", "task 2 | wave 1 | failed | 2 | "+h),
 			maxParallel: 4, want: WaveAction{Kind: WaveDispatch, Wave: 1, Dispatch: []string{"1", "2"}}},
 	}
