@@ -74,6 +74,10 @@ const (
 	// execution"): `loop: dispatch task T002`, `loop: record task T002 done`.
 	KindDispatchTask Kind = "dispatch task"
 	KindRecordTask   Kind = "record task"
+	// KindTaskResult is an agent's result commit for a plan task, `loop:
+	// task <id> done` or `loop: task <id> failed` (docs/plans.md "Wave
+	// execution"); the reconciler records it with `loop: record task`.
+	KindTaskResult Kind = "task"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -204,6 +208,7 @@ var forms = func() []form {
 		{KindRequest, "request <word> from <pr> by <login>"},
 		{KindDispatchTask, "dispatch task <task>"},
 		{KindRecordTask, "record task <task> <status>"},
+		{KindTaskResult, "task <task> <status>"},
 	}
 	out := make([]form, len(src))
 	for i, f := range src {
