@@ -150,13 +150,16 @@ func (p *parser) tasks() {
 			p.errorf(parse.Pos{Line: ln.Pos.Line, Col: col}, RuleTasks, "%v", err)
 			continue
 		}
-		last := 1
+		last := 0
 		if n := len(p.l.Tasks); n > 0 {
 			last = p.l.Tasks[n-1].Wave
 		}
 		switch {
 		case seen[t.ID]:
 			p.errorf(ln.Pos, RuleTasks, "task %s is listed twice; the section has one line a task", t.ID)
+			continue
+		case last == 0 && t.Wave != 1:
+			p.errorf(parse.Pos{Line: ln.Pos.Line, Col: len([]rune(t.ID)) + 9}, RuleTasks, "the first task, %s, is in wave %d; waves are numbered from 1", t.ID, t.Wave)
 			continue
 		case t.Wave < last || t.Wave > last+1:
 			p.errorf(parse.Pos{Line: ln.Pos.Line, Col: len([]rune(t.ID)) + 9}, RuleTasks, "task %s is in wave %d after a task of wave %d; tasks are listed in wave order, waves numbered from 1 without a gap", t.ID, t.Wave, last)

@@ -133,6 +133,20 @@ func taskLedger(t *testing.T, lines ...string) *Ledger {
 	return l
 }
 
+func TestTasksSectionFirstWave(t *testing.T) {
+	t.Parallel()
+	src := "# Ledger - loop engine\n**Spec:** `specs/rl/spec.md`\nbase: " + taskHead + "\nverification: go test ./...\nchecks: commands\niterations: 0\nallowance: 3\n\n| row | status | attempts | evidence |\n|---|---|---|---|\n| 1 | open | 0 | |\n\n## Decisions\n\n## Tasks\ntask T001 | wave 2 | open | 0 | -\n"
+	_, ds := Parse("plans/rl-ledger.md", []byte(src))
+	var got []string
+	for _, d := range ds {
+		got = append(got, fmt.Sprintf("%d:%d %s %s", d.Pos().Line, d.Pos().Col, d.Rule, d.Message))
+	}
+	want := []string{"16:13 ledger/tasks the first task, T001, is in wave 2; waves are numbered from 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+}
+
 func TestDispatchAndRecordTask(t *testing.T) {
 	t.Parallel()
 	l := taskLedger(t, "task T001 | wave 1 | open | 0 | -", "task T002 | wave 1 | failed | 1 | "+taskCommit, "task T003 | wave 2 | open | 0 | -")
