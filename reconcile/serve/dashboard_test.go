@@ -25,7 +25,7 @@ func sampleView() *View {
 			Decisions: []string{"row 1 done | x | y"}, Delivery: []string{"phase: review"}, Why: []string{"waits"},
 			History: []store.LogEntry{{SHA: strings.Repeat("b", 40), When: time.Now(), Subject: "loop: dispatch row 2"}}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/b.md", Ledger: "plans/b-ledger.md", Status: "active", Phase: "implement",
-			Stop: &reconcile.StopStatus{Reason: "allowance", Detail: "row 2 used 4 of 4 attempts", Clear: []string{"loop: retry row 2", "loop: cut row 2"}},
+			Stop:  &reconcile.StopStatus{Reason: "allowance", Detail: "row 2 used 4 of 4 attempts", Clear: []string{"loop: retry row 2", "loop: cut row 2"}},
 			Waves: []string{"wave 1 of 2, done: ✓ T001 (1)", "wave 2 of 2, running: → T002 (1), ○ T003 <b>"}}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/c.md", Status: "draft", Phase: "not seeded"}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/d.md", Ledger: "plans/d-ledger.md", Status: "active", Phase: "review", Spent: "120000 tokens, $1.50", Budget: "500000 tokens"},
