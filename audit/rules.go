@@ -122,6 +122,8 @@ var rules = []rule{
 	{kind: "raise budget", of: of(ledger.KindRaiseBudget), replay: replayRequest},
 	{kind: "notify", of: of(ledger.KindNotify), replay: replayNotify},
 	{kind: "request", of: of(ledger.KindRequest), replay: replayCommand},
+	{kind: "dispatch task", of: of(ledger.KindDispatchTask), replay: replayDispatchTask},
+	{kind: "record task", of: of(ledger.KindRecordTask), replay: replayRecordTask},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of
