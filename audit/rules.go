@@ -187,6 +187,9 @@ func replaySeed(s *step) []outcome {
 				return refuse(SectionRows, "seeded row %d is %s with %d attempts; a seed writes open or cut rows with 0 attempts", r.N, r.Status, r.Attempts)
 			}
 		}
+		if o := seededTasks(s); o != nil {
+			return o
+		}
 		return one(ch, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindSeedLedger}.String()})
 	}
 	bases := map[string]string{specs.HomeMember: ch.Base}
@@ -199,6 +202,10 @@ func replaySeed(s *step) []outcome {
 	if s.c.Spec.Allowance > 0 && ch.Allowance != s.c.Spec.Allowance {
 		want.Allowance = s.c.Spec.Allowance
 	}
+	if o := seededTasks(s); o != nil {
+		return o
+	}
+	want.Tasks = ch.Tasks
 	return one(want, c)
 }
 

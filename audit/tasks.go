@@ -4,7 +4,30 @@ import (
 	"slices"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/specs"
 )
+
+// seededTasks holds a seed's `## Tasks` section to what a seed writes:
+// every task open (the grammar already holds an open task to 0 attempts
+// and no commit, and waves to 1, 2, … without a gap), and tasks only for a
+// spec delivered by waves. Which tasks the plan has is an input the seed
+// reads from the plan; `gallivant check` holds the section to the plan
+// (ledger.ValidateTasks). Nil when the section is as a seed writes it.
+func seededTasks(s *step) []outcome {
+	ch := s.child
+	if ch.Tasks == nil {
+		return nil
+	}
+	if sp := s.c.Spec; sp != nil && sp.Engine != specs.EngineWaves {
+		return refuse(SectionTasks, "the seed lists tasks but %s is delivered by its rows (engine %s); only a waves spec's seed lists its plan's tasks", sp.Path, sp.Engine)
+	}
+	for _, t := range ch.Tasks {
+		if t.Status != ledger.TaskOpen {
+			return refuse(SectionTasks, "seeded task %s is %s; a seed writes every task open", t.ID, t.Status)
+		}
+	}
+	return nil
+}
 
 // replayDispatchTask proves `loop: dispatch task <id>`: the task was due
 // (ledger.NextWave on the parent's tasks names it, within the ledger's
