@@ -1,0 +1,256 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/ledger"
+)
+
+const wavesKitSpec = `---
+engine: waves
+---
+# Feature Specification: Rate limit
+
+## User Scenarios & Testing
+
+### User Story 1 - Callers over the limit are told to wait (Priority: P1)
+
+**Acceptance Scenarios**:
+
+1. **Given** a token over its limit, **When** it sends a request, **Then** the response is 429
+
+## Verify
+
+- ` + "`test -d rows`" + `
+`
+
+const wavesKitTasks = `# Tasks: Rate limit
+
+## Phase 1: User Story 1 (Priority: P1)
+
+- [ ] T001 [P] [US1] Count requests in ratelimit/window.go
+- [ ] T002 [P] [US1] Answer 429 in ratelimit/respond.go
+
+## Phase 2: Polish
+
+- [ ] T003 [US1] Document the limits in ratelimit/doc.go
+`
+
+// wavesRig is a rig whose spec-kit feature is delivered by its three
+// tasks in two waves, at max_parallel 2; its agent answers a task brief
+// with the task's file and return (taskFiles), and rows as the scripted
+// agent does.
+func wavesRig(t *testing.T, taskFiles map[string]string) *rig {
+	t.Helper()
+	cfg := strings.Replace(rigConfig, "  timeout: 30m\n", "  timeout: 30m\n  max_parallel: 2\n", 1) + "formats:\n  spec_kit: [specs]\n"
+	r := newRig(t, map[string]string{"gallivant.yaml": cfg, "specs/001-rate-limit/spec.md": wavesKitSpec, "specs/001-rate-limit/tasks.md": wavesKitTasks})
+	rows := r.agent
+	r.agent = func(ctx context.Context, dir string, tk Task) error {
+		if tk.PlanTask == "" {
+			return rows(ctx, dir, tk)
+		}
+		return answerTask(ctx, dir, tk, taskFiles[tk.PlanTask])
+	}
+	return r
+}
+
+// answerTask writes file and commits the task return the brief asks for.
+func answerTask(ctx context.Context, dir string, tk Task, file string) error {
+	tuple := ""
+	for _, ln := range strings.Split(tk.Brief, "\n") {
+		if strings.HasPrefix(ln, "task: ") && strings.Contains(ln, " | attempt ") {
+			tuple = ln
+			break
+		}
+	}
+	if tuple == "" {
+		return errors.New("the brief has no task: line")
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, file)), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte("// "+tk.PlanTask+"\n"), 0o644); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("loop: task %s done\n\n%s\n\nWrote %s.", tk.PlanTask, tuple, file)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", msg}} {
+		if out, err := gitIn(ctx, dir, args...); err != nil {
+			return fmt.Errorf("git %v: %w\n%s", args, err, out)
+		}
+	}
+	return nil
+}
+
+// The tasks of a wave run at once, each in its own checkout; their
+// commits land on the work branch in task order, wave 2 starts from wave
+// 1's head, and the rows are then delivered as for any entry. Every
+// transition replays.
+func TestWaveRunsItsTasksAtOnce(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
+	r := wavesRig(t, files)
+	// T001's agent waits until T002's has started: run one after the
+	// other, the wave would never finish (the guard fails it instead).
+	started := make(chan struct{})
+	var once sync.Once
+	inner := r.agent
+	dirs := map[string]string{}
+	var mu sync.Mutex
+	r.agent = func(ctx context.Context, dir string, tk Task) error {
+		mu.Lock()
+		dirs[tk.PlanTask] = dir
+		mu.Unlock()
+		switch tk.PlanTask {
+		case "T002":
+			once.Do(func() { close(started) })
+		case "T001":
+			select {
+			case <-started:
+			case <-time.After(20 * time.Second):
+				return errors.New("T002 never started while T001 ran: the wave's tasks ran one after the other")
+			}
+		}
+		return inner(ctx, dir, tk)
+	}
+	rep := r.pass()
+	got := subjectsOf(rep)
+	want := []string{"loop: seed ledger", "loop: dispatch task T001", "loop: dispatch task T002", "loop: record task T001 done", "loop: record task T002 done",
+		"loop: dispatch task T003", "loop: record task T003 done", "loop: dispatch seed"}
+	if len(got) < len(want) || !cmp.Equal(want, got[:len(want)]) {
+		t.Fatalf("transitions (-want +got):\n%s\nnotes: %s\n%s", cmp.Diff(want, got), noteOf(rep), sentencesOf(rep))
+	}
+	if dirs["T001"] == dirs["T002"] || dirs["T001"] == "" {
+		t.Errorf("the tasks of a wave shared a checkout: %v", dirs)
+	}
+	log := run(t, r.gh.RepoDir("acme/api"), "git", "log", "--reverse", "--format=%s", "gallivant/001-rate-limit")
+	var tasks []string
+	for _, s := range strings.Split(log, "\n") {
+		if strings.HasPrefix(s, "loop: task ") {
+			tasks = append(tasks, s)
+		}
+	}
+	if diff := cmp.Diff([]string{"loop: task T001 done", "loop: task T002 done", "loop: task T003 done"}, tasks); diff != "" {
+		t.Errorf("task commits on the work branch (-want +got):\n%s", diff)
+	}
+	l := r.ledger("plans/001-rate-limit-ledger.md")
+	for _, tk := range l.Tasks {
+		if tk.Status != ledger.TaskDone || tk.Attempts != 1 {
+			t.Errorf("task %s is %s after %d attempts, want done after 1", tk.ID, tk.Status, tk.Attempts)
+			continue
+		}
+		if s := run(t, r.gh.RepoDir("acme/api"), "git", "log", "-1", "--format=%s", tk.SHA); s != "loop: task "+tk.ID+" done" {
+			t.Errorf("task %s records %s, whose subject is %q", tk.ID, tk.SHA, s)
+		}
+		if err := run2(r.gh.RepoDir("acme/api"), "merge-base", "--is-ancestor", tk.SHA, "gallivant/001-rate-limit"); err != nil {
+			t.Errorf("task %s's recorded commit %s is not on the work branch", tk.ID, tk.SHA)
+		}
+	}
+	// Wave 2 started from the head wave 1 left.
+	t3 := run(t, r.gh.RepoDir("acme/api"), "git", "log", "--format=%B", "-1", "--grep=^loop: task T003 done$", "gallivant/001-rate-limit")
+	head := run(t, r.gh.RepoDir("acme/api"), "git", "log", "--format=%H", "-1", "--grep=^loop: task T002 done$", "gallivant/001-rate-limit")
+	if !strings.Contains(t3, "task: T003 | attempt 1 | "+head) {
+		t.Errorf("T003 did not start from wave 1's head %s:\n%s", head, t3)
+	}
+	verifyControl(t, r)
+}
+
+// gitIn runs git in dir with a fixed identity, as an agent's git would.
+func gitIn(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=agent", "GIT_AUTHOR_EMAIL=agent@example.com",
+		"GIT_COMMITTER_NAME=agent", "GIT_COMMITTER_EMAIL=agent@example.com")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// run2 runs git in dir and returns only whether it succeeded.
+func run2(dir string, args ...string) error {
+	_, err := gitIn(context.Background(), dir, args...)
+	return err
+}
+
+func sentencesOf(rep *Report) string {
+	var b strings.Builder
+	for _, tr := range rep.Transitions {
+		fmt.Fprintf(&b, "%s: %s\n", tr.Subject, tr.Sentence)
+	}
+	return b.String()
+}
+
+// A task's return that changes another task's file is refused, naming the
+// file, and so is one that no longer applies to the work branch; each is a
+// failed attempt, and the next attempt, answered well, is done.
+func TestWaveTaskMisses(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
+	for _, tc := range []struct {
+		name string
+		// first misbehaves on attempt 1 of task T002.
+		first  func(r *rig, ctx context.Context, dir string, tk Task) error
+		reason string
+	}{
+		{name: "another task's file",
+			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
+				return answerTask(ctx, dir, tk, "ratelimit/window.go")
+			},
+			reason: `Recorded task T002 of wave 1 failed on attempt 1: the return broke the contract: the return changes 'ratelimit/window.go', outside task T002's files.`},
+		{name: "a return that no longer applies",
+			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
+				// Someone changes the task's file on the work branch while
+				// the task runs.
+				if err := os.WriteFile(filepath.Join(dir, "ratelimit-respond.txt"), nil, 0o644); err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(dir, "ratelimit"), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dir, "ratelimit/respond.go"), []byte("// a person's\n"), 0o644); err != nil {
+					return err
+				}
+				url := r.gh.GitURLWithToken("acme/api", r.gh.MainToken())
+				for _, args := range [][]string{{"add", "ratelimit/respond.go"}, {"commit", "--quiet", "-m", "A person's change"},
+					{"push", "--quiet", url, "HEAD:refs/heads/gallivant/001-rate-limit"}, {"reset", "--quiet", "--hard", "HEAD~1"}} {
+					if out, err := gitIn(ctx, dir, args...); err != nil {
+						return fmt.Errorf("git %v: %w\n%s", args, err, out)
+					}
+				}
+				os.Remove(filepath.Join(dir, "ratelimit-respond.txt"))
+				return answerTask(ctx, dir, tk, "ratelimit/respond.go")
+			},
+			reason: `Recorded task T002 of wave 1 failed on attempt 1: the return does not apply to gallivant/001-rate-limit: commit `},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := wavesRig(t, files)
+			inner := r.agent
+			r.agent = func(ctx context.Context, dir string, tk Task) error {
+				if tk.PlanTask == "T002" && strings.Contains(tk.Brief, "task: T002 | attempt 1 | ") {
+					return tc.first(r, ctx, dir, tk)
+				}
+				return inner(ctx, dir, tk)
+			}
+			rep := r.pass()
+			sentences := sentencesOf(rep)
+			if !strings.Contains(sentences, "loop: record task T002 failed: "+tc.reason) {
+				t.Fatalf("the miss is not recorded with %q:\n%s\nnotes: %s\n%s", tc.reason, sentences, noteOf(rep), r.log.String())
+			}
+			l := r.ledger("plans/001-rate-limit-ledger.md")
+			if tk, _ := l.Task("T002"); tk.Status != ledger.TaskDone || tk.Attempts != 2 {
+				t.Errorf("task T002 is %s after %d attempts, want done after 2", tk.Status, tk.Attempts)
+			}
+			verifyControl(t, r)
+		})
+	}
+}
