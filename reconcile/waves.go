@@ -127,13 +127,13 @@ func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr taskRunner, 
 		if err != nil {
 			return err
 		}
-		// Write-ahead: the dispatch is on the control branch before its
-		// agent starts, so a crash leaves the task pending, never run
-		// twice for one attempt.
-		if err := p.pushIntended(ctx, at); err != nil {
-			return err
-		}
 		runs = append(runs, at)
+	}
+	// Write-ahead: the dispatches are on the control branch before any of
+	// their agents starts, so a crash leaves each task pending, never run
+	// twice for one attempt.
+	if err := p.pushIntendedAll(ctx, runs); err != nil {
+		return err
 	}
 	if err := p.crash("tasks:before"); err != nil {
 		for _, at := range runs {
@@ -156,6 +156,36 @@ func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr taskRunner, 
 	return p.crash("tasks:after")
 }
 
+// pushIntendedAll is pushIntended for the tasks of one dispatch batch:
+// each task's intent is recorded, then one push publishes every dispatch.
+func (p *passState) pushIntendedAll(ctx context.Context, runs []Task) error {
+	in, ok := p.Executor.(intender)
+	if !ok {
+		return p.push(ctx)
+	}
+	tip := p.Store.Tip()
+	var intended []Task
+	for _, at := range runs {
+		at.Control = tip
+		if err := in.Intend(at); err != nil && !errors.Is(err, agent.ErrCheckoutBusy) {
+			for _, t := range intended {
+				in.Abandon(t, true)
+			}
+			return err
+		}
+		intended = append(intended, at)
+	}
+	if err := p.push(ctx); err != nil {
+		// As in pushIntended: the intents stay, believed only once their
+		// control commit is on the control branch.
+		for _, t := range intended {
+			in.Abandon(t, true)
+		}
+		return err
+	}
+	return nil
+}
+
 // runTasks runs the tasks' agents at once, each in a slot of the pass's
 // scheduler (executor.max_parallel and the per-repository bound) when it
 // has one, without the pass lock. Called with the lock held; returns with
@@ -163,7 +193,7 @@ func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr taskRunner, 
 func (p *passState) runTasks(ctx context.Context, e *entry, repo string, runs []Task) ([]Outcome, []error) {
 	outs, errs := make([]Outcome, len(runs)), make([]error, len(runs))
 	s := p.sched
-	if s == nil || len(runs) == 1 {
+	if s == nil {
 		for i, at := range runs {
 			outs[i], errs[i] = p.Executor.Run(ctx, at)
 		}

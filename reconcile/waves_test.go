@@ -254,3 +254,60 @@ func TestWaveTaskMisses(t *testing.T) {
 		})
 	}
 }
+
+// A plan of three waves of four tasks each, whose stand-in agent takes the
+// same time per task, against the same twelve tasks one at a time: at
+// max_parallel 4 a pass takes about three agent times instead of twelve.
+// The benchmark reports the wall time of the parallel pass over the serial
+// one (lower is better; the ideal is 0.25) and the agent runs per pass.
+func BenchmarkWaveParallel(b *testing.B) {
+	const agentTime = time.Second
+	var tasks strings.Builder
+	tasks.WriteString("# Tasks: Rate limit\n")
+	files := map[string]string{}
+	for w := 1; w <= 3; w++ {
+		fmt.Fprintf(&tasks, "\n## Phase %d: Part %d\n\n", w, w)
+		for k := 1; k <= 4; k++ {
+			id := fmt.Sprintf("T%d%02d", w, k)
+			files[id] = fmt.Sprintf("ratelimit/part%d_%d.go", w, k)
+			fmt.Fprintf(&tasks, "- [ ] %s [P] [US1] Write %s\n", id, files[id])
+		}
+	}
+	passTime := func(parallel int) (time.Duration, int) {
+		cfg := strings.Replace(rigConfig, "  timeout: 30m\n", fmt.Sprintf("  timeout: 30m\n  max_parallel: %d\n", parallel), 1) + "formats:\n  spec_kit: [specs]\n"
+		r := newRig(b, map[string]string{"gallivant.yaml": cfg, "specs/001-rate-limit/spec.md": wavesKitSpec, "specs/001-rate-limit/tasks.md": tasks.String()})
+		rows := r.agent
+		var runs int
+		var mu sync.Mutex
+		r.agent = func(ctx context.Context, dir string, tk Task) error {
+			if tk.PlanTask == "" {
+				return rows(ctx, dir, tk)
+			}
+			mu.Lock()
+			runs++
+			mu.Unlock()
+			time.Sleep(agentTime) // the stand-in agent's work
+			return answerTask(ctx, dir, tk, files[tk.PlanTask])
+		}
+		start := time.Now()
+		rep := r.pass()
+		d := time.Since(start)
+		if n := countSubjects(rep, "loop: record task"); n != 12 || runs != 12 {
+			b.Fatalf("%d tasks recorded in %d runs, want 12 in 12: %q", n, runs, subjectsOf(rep))
+		}
+		return d, runs
+	}
+	var serial, parallel time.Duration
+	var runs int
+	for b.Loop() {
+		d, _ := passTime(1)
+		serial += d
+		d, n := passTime(4)
+		parallel += d
+		runs += n
+	}
+	b.ReportMetric(float64(parallel)/float64(serial), "wall-parallel-4/serial")
+	b.ReportMetric(serial.Seconds()/float64(b.N), "s/pass-serial")
+	b.ReportMetric(parallel.Seconds()/float64(b.N), "s/pass-parallel-4")
+	b.ReportMetric(float64(runs)/float64(b.N), "runs/pass")
+}
