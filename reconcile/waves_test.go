@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -310,4 +311,104 @@ func BenchmarkWaveParallel(b *testing.B) {
 	b.ReportMetric(serial.Seconds()/float64(b.N), "s/pass-serial")
 	b.ReportMetric(parallel.Seconds()/float64(b.N), "s/pass-parallel-4")
 	b.ReportMetric(float64(runs)/float64(b.N), "runs/pass")
+}
+
+// A pass that dies at any step boundary of wave 1 — a dispatch written
+// but not pushed, pushed but not run, run but not settled, applied to the
+// work branch but not recorded — is resumed by the next pass: no task's
+// attempt runs twice, every task's commit is on the work branch exactly
+// once by the time the rows start, and verify replays it all. (Each pass
+// ends at its first row's agent: the rows are the row loop's, proven by
+// TestCrashAnywhere.)
+func TestWaveCrashResume(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
+	ref := wavesRig(t, files)
+	var points []string
+	_, err := ref.reconciler(func(o *Options) {
+		o.Crash = func(p string) error { points = append(points, p); return rowsStart(p) }
+	}).Pass(context.Background())
+	if !errors.Is(err, errRowsStart) {
+		t.Fatalf("the reference pass: %v", err)
+	}
+	// Wave 1's boundaries, up to wave 2's first run.
+	batches := 0
+	for i, p := range points {
+		if p == "tasks:before" {
+			if batches++; batches == 2 {
+				points = points[:i+1]
+				break
+			}
+		}
+	}
+	if batches != 2 || !slices.Contains(points, "task:applied") {
+		t.Fatalf("the reference pass has no two batches of tasks: %v", points)
+	}
+	// One crash of each kind, and at every apply and the record after it.
+	seen := map[string]bool{}
+	for k, p := range points {
+		if seen[p] && p != "task:applied" && (k == 0 || points[k-1] != "task:applied") {
+			continue
+		}
+		seen[p] = true
+		t.Run(fmt.Sprintf("%02d-%s", k, p), func(t *testing.T) {
+			t.Parallel()
+			r := wavesRig(t, files)
+			n := 0
+			crash := func(p string) error {
+				if n++; n == k+1 {
+					return errInjected
+				}
+				return rowsStart(p)
+			}
+			for i := 0; ; i++ {
+				if i == 4 {
+					t.Fatalf("the waves did not finish: %v", r.subjects())
+				}
+				_, err := r.reconciler(func(o *Options) { o.Crash = crash }).Pass(context.Background())
+				if errors.Is(err, errInjected) {
+					crash = func(p string) error { return rowsStart(p) } // the process died; the next one runs clean
+					continue
+				}
+				if errors.Is(err, errRowsStart) {
+					break
+				}
+				t.Fatalf("pass %d ended with %v before the rows started", i, err)
+			}
+			ran := map[string]int{}
+			for _, tk := range r.runs {
+				if tk.PlanTask != "" {
+					_, attempt, _ := strings.Cut(tk.Brief[strings.Index(tk.Brief, "task: "+tk.PlanTask+" | attempt "):], " | attempt ")
+					attempt, _, _ = strings.Cut(attempt, " ")
+					ran[tk.PlanTask+" attempt "+attempt]++
+				}
+			}
+			for key, n := range ran {
+				if n > 1 {
+					t.Errorf("task %s ran %d times", key, n)
+				}
+			}
+			log := run(t, r.gh.RepoDir("acme/api"), "git", "log", "--format=%s", "gallivant/001-rate-limit")
+			l := r.ledger("plans/001-rate-limit-ledger.md")
+			for _, tk := range l.Tasks {
+				if c := strings.Count(log+"\n", "loop: task "+tk.ID+" done\n"); tk.Status != ledger.TaskDone || c != 1 {
+					t.Errorf("task %s is %s and its commit is %d times on the work branch, want done and once", tk.ID, tk.Status, c)
+				}
+				if err := run2(r.gh.RepoDir("acme/api"), "merge-base", "--is-ancestor", tk.SHA, "gallivant/001-rate-limit"); err != nil {
+					t.Errorf("task %s's recorded commit %s is not on the work branch", tk.ID, tk.SHA)
+				}
+			}
+			verifyControl(t, r)
+		})
+	}
+}
+
+// errRowsStart ends a pass at its first row agent's run (rowsStart).
+var errRowsStart = errors.New("the rows start")
+
+func rowsStart(point string) error {
+	if point == "executor:before" {
+		return errRowsStart
+	}
+	return nil
 }
