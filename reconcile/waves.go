@@ -57,10 +57,12 @@ func (p *passState) waveStep(ctx context.Context, e *entry) (res stepResult, han
 	case ledger.WaveStop:
 		return stopped, true, p.stop(e, ledger.StopAllowance, fmt.Sprintf("wave %d cannot finish: %s", a.Wave, a.Detail))
 	}
-	if why, over := ledger.OverBudget(e.l, e.spec); over && len(a.Pending) == 0 {
+	why, over := ledger.OverBudget(e.l, e.spec)
+	if over && len(a.Pending) == 0 {
 		return stopped, true, p.stop(e, ledger.StopBudget, why)
 	}
-	if a.Kind == ledger.WaveDispatch {
+	// Over its budget the entry starts nothing more; what runs is settled.
+	if a.Kind == ledger.WaveDispatch && !over {
 		if err := p.dispatchTasks(ctx, e, tr, a.Dispatch); err != nil {
 			return progressed, true, err
 		}
@@ -243,7 +245,8 @@ func (p *passState) settleTask(ctx context.Context, e *entry, tr taskRunner, t l
 	repo, _ := p.member(e, specs.HomeMember)
 	at := p.agentTask(e, t)
 	key := taskKey(e, t)
-	if _, known := p.outcomes[key]; !known {
+	out, known := p.outcomes[key]
+	if !known {
 		rc, err := p.recoverTask(ctx, e, at)
 		if err != nil {
 			return progressed, false, err
@@ -261,6 +264,15 @@ func (p *passState) settleTask(ctx context.Context, e *entry, tr taskRunner, t l
 	var files []specs.PlanFile
 	if pt := planTask(p.repo.PlanFor(e.specPath), t.ID); pt != nil {
 		files = pt.Files
+	}
+	if known && out.Err != nil && len(commits) == 0 {
+		// The agent could not answer: say why rather than that no commit
+		// came back.
+		n, c, err := ledger.RecordTask(e.l, t.ID, ledger.TaskFailed, "", fmt.Sprintf("the agent run failed: %v (log %s)", out.Err, out.Log))
+		if err != nil {
+			return progressed, false, err
+		}
+		return progressed, true, p.apply(e, n, c)
 	}
 	n, c, err := ledger.AdmitTask(e.l, t.ID, commits, touched, files)
 	var miss *ledger.Miss

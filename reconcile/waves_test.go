@@ -191,8 +191,9 @@ func sentencesOf(rep *Report) string {
 }
 
 // A task's return that changes another task's file is refused, naming the
-// file, and so is one that no longer applies to the work branch; each is a
-// failed attempt, and the next attempt, answered well, is done.
+// file, and so is one that no longer applies to the work branch, and an
+// agent that fails says why; each is a failed attempt, and the next
+// attempt, answered well, is done.
 func TestWaveTaskMisses(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
@@ -207,6 +208,11 @@ func TestWaveTaskMisses(t *testing.T) {
 				return answerTask(ctx, dir, tk, "ratelimit/window.go")
 			},
 			reason: `Recorded task T002 of wave 1 failed on attempt 1: the return broke the contract: the return changes 'ratelimit/window.go', outside task T002's files.`},
+		{name: "an agent that fails",
+			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
+				return errors.New("the model is out of tokens")
+			},
+			reason: `Recorded task T002 of wave 1 failed on attempt 1: the agent run failed: the model is out of tokens (log `},
 		{name: "a return that no longer applies",
 			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
 				// Someone changes the task's file on the work branch while
