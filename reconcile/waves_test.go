@@ -248,7 +248,11 @@ func TestWaveTaskMisses(t *testing.T) {
 				}
 				return inner(ctx, dir, tk)
 			}
-			rep := r.pass()
+			// The pass ends at its first row's agent: the waves are done.
+			rep, err := r.reconciler(func(o *Options) { o.Crash = rowsStart }).Pass(context.Background())
+			if !errors.Is(err, errRowsStart) {
+				t.Fatalf("the pass ended with %v before the rows started", err)
+			}
 			sentences := sentencesOf(rep)
 			if !strings.Contains(sentences, "loop: record task T002 failed: "+tc.reason) {
 				t.Fatalf("the miss is not recorded with %q:\n%s\nnotes: %s\n%s", tc.reason, sentences, noteOf(rep), r.log.String())
@@ -350,13 +354,19 @@ func TestWaveCrashResume(t *testing.T) {
 	if batches != 2 || !slices.Contains(points, "task:applied") {
 		t.Fatalf("the reference pass has no two batches of tasks: %v", points)
 	}
-	// One crash of each kind, and at every apply and the record after it.
-	seen := map[string]bool{}
+	// A crash after a dispatch is committed and before it is pushed,
+	// after the push and before the agents, after the agents and before
+	// settling, and after each of wave 1's applies and before its record.
+	picked := map[string]bool{}
 	for k, p := range points {
-		if seen[p] && p != "task:applied" && (k == 0 || points[k-1] != "task:applied") {
+		switch {
+		case p == "task:applied":
+		case (p == "push:after" || p == "tasks:after") && !picked[p]:
+		case p == "commit" && k+1 < len(points) && points[k+1] == "push:before" && !picked[p]:
+		default:
 			continue
 		}
-		seen[p] = true
+		picked[p] = true
 		t.Run(fmt.Sprintf("%02d-%s", k, p), func(t *testing.T) {
 			t.Parallel()
 			r := wavesRig(t, files)
