@@ -53,6 +53,7 @@ const (
 	SectionDelivery  = "delivery"
 	SectionRequests  = "requests"
 	SectionProof     = "proof"
+	SectionTasks     = "tasks"
 	SectionLedger    = "ledger"   // the file as a whole: created, deleted, unreadable
 	SectionSubject   = "subject"  // the commit subject names no transition, or another one
 	SectionTrailers  = "trailers" // a trailer the transition writes is missing or different
@@ -296,7 +297,7 @@ func diffLedgers(want, got *ledger.Ledger) []sectionDiff {
 	return out
 }
 
-var sectionOrder = []string{SectionHeader, SectionRows, SectionMapping, SectionDecisions, SectionDelivery, SectionProof, SectionRequests}
+var sectionOrder = []string{SectionHeader, SectionRows, SectionMapping, SectionDecisions, SectionDelivery, SectionProof, SectionTasks, SectionRequests}
 
 func sections(l *ledger.Ledger) map[string][]string {
 	m := map[string][]string{SectionHeader: l.HeaderLines()}
@@ -320,6 +321,12 @@ func sections(l *ledger.Ledger) map[string][]string {
 	}
 	if l.HasProof && len(l.Proofs) == 0 {
 		m[SectionProof] = []string{"(empty)"}
+	}
+	for _, t := range l.Tasks {
+		m[SectionTasks] = append(m[SectionTasks], t.String())
+	}
+	if l.Tasks != nil && len(l.Tasks) == 0 {
+		m[SectionTasks] = []string{"(empty)"}
 	}
 	m[SectionRequests] = l.Requests
 	if !l.HasRequests {

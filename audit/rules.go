@@ -122,6 +122,8 @@ var rules = []rule{
 	{kind: "raise budget", of: of(ledger.KindRaiseBudget), replay: replayRequest},
 	{kind: "notify", of: of(ledger.KindNotify), replay: replayNotify},
 	{kind: "request", of: of(ledger.KindRequest), replay: replayCommand},
+	{kind: "dispatch task", of: of(ledger.KindDispatchTask), replay: replayDispatchTask},
+	{kind: "record task", of: of(ledger.KindRecordTask), replay: replayRecordTask},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of
@@ -185,6 +187,9 @@ func replaySeed(s *step) []outcome {
 				return refuse(SectionRows, "seeded row %d is %s with %d attempts; a seed writes open or cut rows with 0 attempts", r.N, r.Status, r.Attempts)
 			}
 		}
+		if o := seededTasks(s); o != nil {
+			return o
+		}
 		return one(ch, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindSeedLedger}.String()})
 	}
 	bases := map[string]string{specs.HomeMember: ch.Base}
@@ -197,6 +202,10 @@ func replaySeed(s *step) []outcome {
 	if s.c.Spec.Allowance > 0 && ch.Allowance != s.c.Spec.Allowance {
 		want.Allowance = s.c.Spec.Allowance
 	}
+	if o := seededTasks(s); o != nil {
+		return o
+	}
+	want.Tasks = ch.Tasks
 	return one(want, c)
 }
 

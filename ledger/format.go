@@ -107,6 +107,12 @@ func Format(l *Ledger) []byte {
 			b.WriteString(p.String() + "\n")
 		}
 	}
+	if l.Tasks != nil {
+		b.WriteString("\n## Tasks\n")
+		for _, t := range l.Tasks {
+			b.WriteString(t.String() + "\n")
+		}
+	}
 	if l.HasRequests {
 		b.WriteString("\n## Requests\n")
 		for _, r := range l.Requests {

@@ -110,6 +110,10 @@ type Ledger struct {
 	// from an absent one.
 	Proofs   []Proof
 	HasProof bool
+	// Tasks are the `## Tasks` section: a plan's tasks by wave, as wave
+	// execution dispatches and records them (tasks.go); nil when the
+	// section is absent.
+	Tasks []Task `json:",omitempty"`
 
 	// View names the member a LegView describes; empty for the whole
 	// ledger. It is not part of the file.
@@ -129,6 +133,7 @@ type positions struct {
 	spec, iterations, pending, table   int
 	chain                              int
 	rows, mapping, decisions, requests []int
+	tasks                              []int
 }
 
 func (l *Ledger) line(f func(*positions) int) int {
@@ -176,6 +181,9 @@ func (l *Ledger) Clone() *Ledger {
 	}
 	c.Requests = append([]string(nil), l.Requests...)
 	c.Proofs = append([]Proof(nil), l.Proofs...)
+	if l.Tasks != nil {
+		c.Tasks = append([]Task{}, l.Tasks...)
+	}
 	c.Also = append([]string(nil), l.Also...)
 	c.at = nil // a copy is about to change; its positions would lie
 	return &c

@@ -468,10 +468,10 @@ func hasMarkup(s string) bool {
 	return false
 }
 
-// sections reads `## Leg mapping`, `## Decisions`, `## Delivery`, `## Proof` and
-// `## Requests`, in that order.
+// sections reads `## Leg mapping`, `## Decisions`, `## Delivery`, `## Proof`,
+// `## Tasks` and `## Requests`, in that order.
 func (p *parser) sections() {
-	order := []string{"Leg mapping", "Decisions", "Delivery", "Proof", "Requests"}
+	order := []string{"Leg mapping", "Decisions", "Delivery", "Proof", "Tasks", "Requests"}
 	next := 0
 	seenDecisions := false
 	for {
@@ -482,7 +482,7 @@ func (p *parser) sections() {
 		ln := p.line()
 		title, ok := strings.CutPrefix(ln, "## ")
 		if !ok || !p.isHeading(p.i) {
-			p.errorf(p.at(1), RuleSection, "unexpected line %q; after the row table come only the sections ## Leg mapping, ## Decisions, ## Delivery, ## Proof and ## Requests", ln)
+			p.errorf(p.at(1), RuleSection, "unexpected line %q; after the row table come only the sections ## Leg mapping, ## Decisions, ## Delivery, ## Proof, ## Tasks and ## Requests", ln)
 			p.i++
 			continue
 		}
@@ -493,13 +493,13 @@ func (p *parser) sections() {
 			}
 		}
 		if idx < 0 {
-			p.errorf(p.at(4), RuleSection, "unknown section %q; a ledger has ## Leg mapping, ## Decisions, ## Delivery, ## Proof and ## Requests", title)
+			p.errorf(p.at(4), RuleSection, "unknown section %q; a ledger has ## Leg mapping, ## Decisions, ## Delivery, ## Proof, ## Tasks and ## Requests", title)
 			p.i++
 			p.skipSection()
 			continue
 		}
 		if idx < next {
-			p.errorf(p.at(4), RuleSection, "section ## %s is out of order or repeated; the order is Leg mapping, Decisions, Delivery, Proof, Requests", title)
+			p.errorf(p.at(4), RuleSection, "section ## %s is out of order or repeated; the order is Leg mapping, Decisions, Delivery, Proof, Tasks, Requests", title)
 			p.i++
 			p.skipSection()
 			continue
@@ -516,6 +516,8 @@ func (p *parser) sections() {
 			p.delivery()
 		case "Proof":
 			p.proof()
+		case "Tasks":
+			p.tasks()
 		case "Requests":
 			p.requests()
 		}

@@ -47,6 +47,7 @@ func (l *Ledger) CloneParsed() *Ledger {
 	}
 	c.Requests = slices.Clone(l.Requests)
 	c.Proofs = slices.Clone(l.Proofs)
+	c.Tasks = slices.Clone(l.Tasks)
 	c.Also = slices.Clone(l.Also)
 	return &c
 }

@@ -69,6 +69,7 @@ func LoadWith(cfg *specs.Config, files []specs.File, ps Parsers) (*Repo, parse.D
 			continue
 		}
 		diags = append(diags, Validate(f.Path, l, sp)...)
+		diags = append(diags, ValidateTasks(f.Path, l, set.PlanFor(l.Spec))...)
 		if msg := r.ChainChanged(l.Spec); msg != "" {
 			diags.Errorf(f.Path, parse.Pos{Line: l.line(func(p *positions) int { return p.chain }), Col: len(KeyChain) + 3}, RuleChainChanged, "%s", msg)
 		}

@@ -73,6 +73,15 @@ const (
 	// request (`pr:`) against that pull request's head: `loop: adopt
 	// acme/api#12`.
 	KindAdopt Kind = "adopt"
+	// KindDispatchTask writes a plan task's dispatch ahead of its agent
+	// run, and KindRecordTask records its return (docs/plans.md "Wave
+	// execution"): `loop: dispatch task T002`, `loop: record task T002 done`.
+	KindDispatchTask Kind = "dispatch task"
+	KindRecordTask   Kind = "record task"
+	// KindTaskResult is an agent's result commit for a plan task, `loop:
+	// task <id> done` or `loop: task <id> failed` (docs/plans.md "Wave
+	// execution"); the reconciler records it with `loop: record task`.
+	KindTaskResult Kind = "task"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -137,11 +146,13 @@ type Subject struct {
 	// Word is a `request` subject's request word (RequestKind.String, or
 	// pause/unpause); By is the login that posted it, without the `@`.
 	Word, By string
+	// Task is the plan task a task transition names (ValidTaskID).
+	Task string
 }
 
 // form is one subject form: its kind and its words, where `<row>`,
 // `<target>` (seed or row <n>), `<member>`, `<round>`, `<pr>`, `<write>`,
-// `<reason>` and `<status>` are the subject's values.
+// `<reason>`, `<status>` and `<task>` are the subject's values.
 type form struct {
 	kind  Kind
 	words []string
@@ -200,6 +211,9 @@ var forms = func() []form {
 		{KindRowResult, "row <row> <status>"},
 		{KindSeedEvidence, "seed evidence"},
 		{KindRequest, "request <word> from <pr> by <login>"},
+		{KindDispatchTask, "dispatch task <task>"},
+		{KindRecordTask, "record task <task> <status>"},
+		{KindTaskResult, "task <task> <status>"},
 	}
 	out := make([]form, len(src))
 	for i, f := range src {
@@ -282,6 +296,8 @@ func (s Subject) String() string {
 			b.WriteString(s.Word)
 		case "<login>":
 			b.WriteString("@" + s.By)
+		case "<task>":
+			b.WriteString(s.Task)
 		default:
 			b.WriteString(w)
 		}
@@ -479,6 +495,13 @@ var slots = map[string]func(f form, s *Subject, words []string) (int, bool){
 			return 0, false
 		}
 		s.Word = words[0]
+		return 1, true
+	},
+	"<task>": func(_ form, s *Subject, words []string) (int, bool) {
+		if !ValidTaskID(words[0]) {
+			return 0, false
+		}
+		s.Task = words[0]
 		return 1, true
 	},
 	"<login>": func(_ form, s *Subject, words []string) (int, bool) {

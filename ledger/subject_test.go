@@ -68,6 +68,12 @@ var subjectCases = []struct {
 	{"loop: row 3 failed", Subject{Kind: KindRowResult, Row: 3, Status: Failed}},
 	{"loop: seed evidence", Subject{Kind: KindSeedEvidence}},
 	{"loop: request retry from acme/api#12 by @bob", Subject{Kind: KindRequest, Word: "retry", PR: pr12, By: "bob"}},
+	{"loop: dispatch task T002", Subject{Kind: KindDispatchTask, Task: "T002"}},
+	{"loop: dispatch task 2.1", Subject{Kind: KindDispatchTask, Task: "2.1"}},
+	{"loop: record task 3 done", Subject{Kind: KindRecordTask, Task: "3", Status: Done}},
+	{"loop: record task T002 failed", Subject{Kind: KindRecordTask, Task: "T002", Status: Failed}},
+	{"loop: task T002 done", Subject{Kind: KindTaskResult, Task: "T002", Status: Done}},
+	{"loop: task 2.1 failed", Subject{Kind: KindTaskResult, Task: "2.1", Status: Failed}},
 	// A leg's transition that names no pull request names its leg.
 	{"loop: done leg web", Subject{Kind: KindDone, Leg: "web"}},
 	{"loop: write failed ready-label leg api", Subject{Kind: KindWriteFailed, Write: "ready-label", Leg: "api"}},

@@ -36,12 +36,17 @@ type SeedInput struct {
 	// Chain is the spec's place in its chain, `<chain> <k>/<n>`; zero
 	// when the spec is in no chain.
 	Chain ChainRef
+	// Plan is the plan a waves spec is delivered by (docs/plans.md "Wave
+	// execution"): its tasks seed the `## Tasks` section. Nil for a spec
+	// delivered by its rows alone.
+	Plan *specs.Plan
 }
 
 // Seed creates the ledger of an approved spec (`loop: seed ledger`): one row
 // per entry, `cut` where the disposition cuts (evidence = the disposition),
 // `open` otherwise; the allowance from the spec or the defaults, never
-// scaled by row count (L-22).
+// scaled by row count (L-22). With a plan, the `## Tasks` section lists
+// its tasks, every one open in its wave (TasksOf).
 func Seed(in SeedInput) (*Ledger, Commit) {
 	s := in.Spec
 	l := &Ledger{
@@ -86,6 +91,11 @@ func Seed(in SeedInput) (*Ledger, Commit) {
 	c := Commit{
 		Subject:  Subject{Kind: KindSeedLedger}.String(),
 		Sentence: fmt.Sprintf("Seeded %s (%d cut) from contract %s at allowance %d.", plural(len(l.Rows), "row"), cut, contract, l.Allowance),
+	}
+	if in.Plan != nil {
+		l.Tasks = TasksOf(in.Plan)
+		c.Sentence = fmt.Sprintf("Seeded %s (%d cut) and %s in %s of %s from contract %s at allowance %d.", plural(len(l.Rows), "row"), cut,
+			plural(len(l.Tasks), "task"), plural(len(in.Plan.Waves), "wave"), in.Plan.Path, contract, l.Allowance)
 	}
 	if !in.Chain.IsZero() {
 		l.Delivery.Chain = in.Chain

@@ -549,6 +549,10 @@ func (p *passState) step(ctx context.Context, e *entry) (stepResult, error) {
 		if why, held := p.agentsHeld(ctx, e); held {
 			return waitFor("%s", why), nil
 		}
+		if res, handled, err := p.waveStep(ctx, e); handled || err != nil {
+			// A waves spec's tasks run before its rows (waves.go).
+			return res, err
+		}
 		return p.dispatch(ctx, e, a)
 	case ledger.ActVerify:
 		// The pull-request phases may start a review round's agent.

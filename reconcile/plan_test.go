@@ -3,6 +3,10 @@ package reconcile
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/ledger"
 )
 
 const wavesSpec = "# Feature\n\n**Engine:** waves\n\n## Acceptance criteria\n1. Criterion 1 holds.\n\n## Verify\n- `test -d rows`\n"
@@ -31,4 +35,26 @@ func TestWavesSpecNeedsAPassingPlan(t *testing.T) {
 	if brief := r.runs[len(r.runs)-1].Brief; !strings.Contains(brief, "plan: plans/feature-plan.md") {
 		t.Errorf("the brief does not name the plan:\n%s", brief)
 	}
+}
+
+// A waves spec's seed lists its plan's tasks in the ledger's ## Tasks
+// section, every one open in its wave, and `gallivant verify` replays the
+// seed that wrote them. (An executor that only records dispatches runs no
+// task, so the seed is what the ledger holds.)
+func TestWavesSpecSeedsItsTasks(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": wavesSpec, "plans/feature-plan.md": wavesPlan})
+	rep := r.pass(func(o *Options) { o.Executor = NoneExecutor{} })
+	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: seed ledger" {
+		t.Fatalf("the waves spec was not seeded: %v %s %v", got, noteOf(rep), rep.Diagnostics)
+	}
+	want := []ledger.Task{{ID: "1", Wave: 1, Status: ledger.TaskOpen}}
+	if diff := cmp.Diff(want, r.ledger("plans/feature-ledger.md").Tasks); diff != "" {
+		t.Errorf("seeded tasks (-want +got):\n%s", diff)
+	}
+	seed := run(t, r.control, "git", "log", "--reverse", "--format=%B", "-1", "--grep=^loop: seed ledger$", "main")
+	if !strings.Contains(seed, "and 1 task in 1 wave of plans/feature-plan.md") {
+		t.Errorf("the seed commit does not name the tasks it seeded:\n%s", seed)
+	}
+	verifyControl(t, r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 
 	"github.com/gallivant/gallivant/internal/agent"
@@ -25,6 +26,9 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 	}
 	if e.spec.Engine == specs.EngineWaves {
 		switch plan := p.repo.PlanFor(e.specPath); {
+		case plan == nil && e.spec.Format != specs.FormatGallivant:
+			p.note(e.specPath, true, "a waves spec needs a plan (%s); it is not seeded", path.Join(path.Dir(e.specPath), "tasks.md"))
+			return nil
 		case plan == nil:
 			p.note(e.specPath, true, "a waves spec needs a plan (%s, with **Spec:** `%s`); it is not seeded", p.cfg.PlanPath(e.specPath), e.specPath)
 			return nil
@@ -59,6 +63,11 @@ func (p *passState) seed(ctx context.Context, e *entry) error {
 	}
 	if !e.spec.PR.IsZero() {
 		return p.seedAdopted(ctx, e, in)
+	}
+	if e.spec.Engine == specs.EngineWaves {
+		// A waves spec's ledger lists its plan's tasks (docs/plans.md
+		// "Wave execution"); an adopted pull request's is worked by rows.
+		in.Plan = p.repo.PlanFor(e.specPath)
 	}
 	n, c := ledger.Seed(in)
 	return p.apply(e, n, c)

@@ -135,6 +135,9 @@ type EntryStatus struct {
 	// performed, newest first, with where each came from; only `status
 	// SPEC` reads the control history for them (status_requests.go).
 	Performed []PerformedRequest `json:"performed,omitempty"`
+	// Waves are a planned entry's `## Tasks` by wave, one line a wave
+	// (ledger.WaveLines); empty without tasks.
+	Waves []string `json:"waves,omitempty"`
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -195,6 +198,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		es.Problem = "the agent could not run, so its dispatch was withdrawn (" + v + "); it is dispatched again once the agent works"
 	}
 	es.Rows, es.Glyphs = rowCounts(l)
+	es.Waves = ledger.WaveLines(l.Tasks)
 	if pd := l.Pending; pd != nil {
 		es.Pending = pd.String()
 	}
@@ -308,6 +312,12 @@ func (s *Snapshot) ExplainDecided(spec string, d *Decision, from string) []strin
 	for _, r := range l.Rows {
 		if r.Status.Unresolved() {
 			add("  row %d: %d of %d attempts", r.N, r.Attempts, l.EffectiveAllowance(r.N))
+		}
+	}
+	if len(es.Waves) > 0 {
+		add("waves (a task's attempts in parentheses, %d allowed):", l.Allowance)
+		for _, w := range es.Waves {
+			add("  %s", w)
 		}
 	}
 	decisions := l.Decisions

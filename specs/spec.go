@@ -306,7 +306,7 @@ func (p *specParser) frontmatter(s *Spec) {
 		e.vat = f.PosOf(e.v)
 		read, ok := frontKeys[e.k.Value]
 		if !ok {
-			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, context, sources, pr", e.k.Value)
+			p.errorf(at, RuleSpecUnknownKey, "unknown frontmatter key %q; expected one of repo, base, status, harness, allowance, budget, engine, context, sources, pr", e.k.Value)
 			continue
 		}
 		read(e, s)
@@ -391,6 +391,19 @@ var frontKeys = map[string]func(e frontEntry, s *Spec){
 			return
 		}
 		s.Allowance = a
+	},
+	"engine": func(e frontEntry, s *Spec) {
+		v, ok := e.str("loop or waves")
+		switch {
+		case !ok:
+		case s.Format == FormatGallivant:
+			// gallivant's grammar has its own line for it.
+			e.p.errorf(e.vat, RuleSpecEngine, "a gallivant spec names its engine in its **Engine:** line, not in the frontmatter; for example **Engine:** waves")
+		case v != EngineLoop && v != EngineWaves:
+			e.p.errorf(e.vat, RuleSpecEngine, "engine must be loop or waves, got %q", v)
+		default:
+			s.Engine = v
+		}
 	},
 	"context": func(e frontEntry, s *Spec) { s.Context, _ = e.paths() },
 	"sources": func(e frontEntry, s *Spec) { s.Sources, s.SourcePos = e.paths() },

@@ -52,7 +52,8 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Use:   "status [SPEC] [--format text|json]",
 		Short: "Show each spec's phase, rows, stop and requests",
 		Long: `status reads the control branch head (no GitHub access) and shows, per spec,
-its phase, its rows (✓ done, ✗ failed, ○ open, ⊘ cut, → pending), the stop
+its phase, its rows (✓ done, ✗ failed, ○ open, ⊘ cut, → pending), a planned
+entry's waves of tasks (one line a wave, with the same glyphs), the stop
 reason with the requests that clear it, and requests that are not accepted.
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
@@ -119,6 +120,9 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 	fmt.Fprintln(a.io.Out)
 	for _, ls := range es.Legs {
 		fmt.Fprintf(a.io.Out, "  %s\n", ls)
+	}
+	for _, w := range es.Waves {
+		fmt.Fprintf(a.io.Out, "  %s\n", w)
 	}
 	if es.Pending != "" {
 		fmt.Fprintf(a.io.Out, "  pending: %s\n", es.Pending)
@@ -399,13 +403,16 @@ type taskJSON struct {
 }
 
 func (a *app) newTaskCmd() *cobra.Command {
-	var control, format string
+	var control, format, taskID string
 	cmd := &cobra.Command{
-		Use:   "task SPEC [--format text|json]",
+		Use:   "task SPEC [--task ID] [--format text|json]",
 		Short: "Print the outstanding task brief of a spec",
 		Long: `task prints the task brief of a spec's outstanding dispatch, the same
 document the command executor hands its agent. An agent run by the none or
 workflow executor reads it here. Exit status 1 when no dispatch is outstanding.
+
+--task ID prints the brief of a pending task of the spec's plan instead
+(docs/plans.md, wave execution); exit status 1 when that task is not pending.
 
 SPEC is a spec path, a ledger path or a spec's file name.`,
 		Example: `  gallivant task greeting > /tmp/brief.md
@@ -421,6 +428,9 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 				return err
 			}
 			l, spec := snap.Repo.Ledgers[sp], snap.Repo.Specs[sp]
+			if taskID != "" {
+				return a.printTaskBrief(snap, sp, taskID, format)
+			}
 			if l == nil || l.Pending == nil || spec == nil {
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s has no outstanding dispatch", sp)}
 			}
@@ -443,7 +453,28 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 	}
 	cmd.Flags().StringVar(&control, "control", "", "control repository: a local path or a URL (default: the current directory)")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringVar(&taskID, "task", "", "print the brief of this pending plan task")
 	return cmd
+}
+
+// printTaskBrief prints the brief of a pending plan task of spec sp.
+func (a *app) printTaskBrief(snap *reconcile.Snapshot, sp, id, format string) error {
+	l, spec := snap.Repo.Ledgers[sp], snap.Repo.Specs[sp]
+	if l == nil || spec == nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s has no ledger", sp)}
+	}
+	repo, _ := spec.MemberRepo(specs.HomeMember)
+	lp := snap.Repo.LedgerPaths[sp]
+	brief, err := ledger.TaskBrief(ledger.TaskBriefInput{Ledger: l, Spec: spec, Plan: snap.Repo.PlanFor(sp), LedgerPath: lp, Repo: repo, Branch: l.WorkBranch(), Task: id})
+	if err != nil {
+		return &exitError{code: exitFindings, err: fmt.Errorf("%s: %w", sp, err)}
+	}
+	if format == "json" {
+		t, _ := l.Task(id)
+		return a.encodeJSON(taskJSON{Spec: sp, Ledger: lp, Pending: "task " + ledger.TaskTuple(*t), Branch: l.WorkBranch(), Repo: repo, Brief: brief})
+	}
+	_, err = fmt.Fprint(a.io.Out, brief)
+	return err
 }
 
 func loadSnapshot(ctx context.Context, st *store.Store) (*reconcile.Snapshot, error) {

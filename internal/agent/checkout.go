@@ -260,5 +260,10 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 
 // checkoutDir is where t's agent works.
 func (e CommandExecutor) checkoutDir(t Task) string {
-	return filepath.Join(e.WorkDir, "checkouts", strings.ReplaceAll(t.Repo, "/", "__"), specs.Stem(t.Spec))
+	dir := filepath.Join(e.WorkDir, "checkouts", strings.ReplaceAll(t.Repo, "/", "__"), specs.Stem(t.Spec))
+	if t.PlanTask != "" {
+		// A plan task's own checkout, beside the entry's.
+		dir += "--task-" + t.PlanTask
+	}
+	return dir
 }

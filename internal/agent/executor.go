@@ -67,6 +67,10 @@ type Task struct {
 	// Control is the control commit that records the dispatch (Intend
 	// keeps it in the intent).
 	Control string
+	// PlanTask is the ledger id of the plan task this run works
+	// (docs/plans.md "Wave execution"), "" for a row or a round. The tasks
+	// of a wave run at once, each in a checkout of its own.
+	PlanTask string
 }
 
 // Name is the task's file name stem: the spec stem and the iteration, or

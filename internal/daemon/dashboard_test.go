@@ -25,7 +25,8 @@ func sampleView() *View {
 			Decisions: []string{"row 1 done | x | y"}, Delivery: []string{"phase: review"}, Why: []string{"waits"},
 			History: []store.LogEntry{{SHA: strings.Repeat("b", 40), When: time.Now(), Subject: "loop: dispatch row 2"}}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/b.md", Ledger: "plans/b-ledger.md", Status: "active", Phase: "implement",
-			Stop: &reconcile.StopStatus{Reason: "allowance", Detail: "row 2 used 4 of 4 attempts", Clear: []string{"loop: retry row 2", "loop: cut row 2"}}}},
+			Stop:  &reconcile.StopStatus{Reason: "allowance", Detail: "row 2 used 4 of 4 attempts", Clear: []string{"loop: retry row 2", "loop: cut row 2"}},
+			Waves: []string{"wave 1 of 2, done: ✓ T001 (1)", "wave 2 of 2, running: → T002 (1), ○ T003 <b>"}}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/c.md", Status: "draft", Phase: "not seeded"}},
 		{EntryStatus: reconcile.EntryStatus{Spec: "specs/d.md", Ledger: "plans/d-ledger.md", Status: "active", Phase: "review", Spent: "120000 tokens, $1.50", Budget: "500000 tokens"},
 			LegLinks: []LegLink{
@@ -63,7 +64,9 @@ func TestDashboardPages(t *testing.T) {
 	}{
 		{"index", "/", 200, []string{"specs/a.md", "specs/b.md", "stopped: allowance", "loop: retry row 2", "https://github.com/acme/api/pull/7", "round 1 of 10", "last pass ok",
 			// Issue 17: a coordinated entry's legs, each with its pull request; issue 14: spend against budget.
-			"leg api", "https://github.com/acme/api/pull/9", "leg web", "https://github.com/acme/web/pull/4", "120000 tokens, $1.50 of a 500000 tokens budget"}},
+			"leg api", "https://github.com/acme/api/pull/9", "leg web", "https://github.com/acme/web/pull/4", "120000 tokens, $1.50 of a 500000 tokens budget",
+			// Issue 36: a planned entry's waves, one a line, escaped as text.
+			"<dt>waves</dt><dd>wave 1 of 2, done: ✓ T001 (1)<br>wave 2 of 2, running: → T002 (1), ○ T003 &lt;b&gt;</dd>"}},
 		{"entry", "/entry/specs/a.md", 200, []string{"go test ./... ok", "row 1 done | x | y", "phase: review", "loop: dispatch row 2", "bbbbbbb"}},
 		{"unknown entry", "/entry/specs/zzz.md", 404, []string{"No entry by that name"}},
 	}
