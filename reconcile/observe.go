@@ -57,6 +57,12 @@ type observer struct {
 	// created them on, until the pass moves them again (moved): reading
 	// one back would only tell the pass what it just wrote.
 	created map[string]string // repo + " " + branch
+
+	// reqs holds what each base requires, read once per pass
+	// (required.go), keyed repo + " " + base; config names the pass's
+	// gallivant.yaml in the keys of those reads.
+	reqs   map[string]*requiredRead
+	config string
 }
 
 type prKey struct {
@@ -84,7 +90,8 @@ func observe(c GitHubClient) GitHubClient {
 	}
 	w, _ := c.(prWatcher)
 	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
-		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{}}
+		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{},
+		reqs: map[string]*requiredRead{}}
 }
 
 // prefetch reads the work-branch snapshots of repos concurrently, at most
@@ -196,6 +203,7 @@ func (p *passState) observe(ctx context.Context, entries []*entry) {
 		return
 	}
 	p.GitHub = o
+	o.config = configKey(p.docs)
 	seen := map[string]bool{}
 	var repos, reviewed []string
 	for _, e := range entries {

@@ -27,18 +27,18 @@ import (
 // stateVersion changes whenever the file's shape or the meaning of what it
 // holds does; another version's file is ignored. 2: the quiet marks of
 // ready pull requests, which a version-1 build would trust without
-// re-reading their checks.
-const stateVersion = 2
+// re-reading their checks. 3: a hidden protection's key (required.go).
+const stateVersion = 3
 
 // persistedState is the file's content. It never holds the token: entries
 // are keyed by a hash of the request's credentials (cacheKey), and the file
 // name by a hash of the token and API URL.
 type persistedState struct {
-	Version   int                        `json:"version"`
-	Entries   []persistedEntry           `json:"entries"` // most recently used first
-	Discovery map[string]persistedDisc   `json:"discovery,omitempty"`
-	Hidden    map[string]time.Time       `json:"protection_hidden,omitempty"`
-	Quiet     map[string]json.RawMessage `json:"quiet,omitempty"`
+	Version   int                         `json:"version"`
+	Entries   []persistedEntry            `json:"entries"` // most recently used first
+	Discovery map[string]persistedDisc    `json:"discovery,omitempty"`
+	Hidden    map[string]hiddenProtection `json:"protection_hidden,omitempty"`
+	Quiet     map[string]json.RawMessage  `json:"quiet,omitempty"`
 }
 
 type persistedEntry struct {
@@ -109,14 +109,14 @@ func (g *Client) loadState() {
 		}
 		g.known[repo] = k
 	}
-	for k, at := range st.Hidden {
-		g.protectionHidden[k] = at
+	for k, h := range st.Hidden {
+		g.protectionHidden[k] = h
 	}
 	if len(st.Quiet) > 0 {
 		g.quiet = st.Quiet
 	}
 	// What was just read is what the file holds.
-	g.saved, g.savedShape = true, [3]int{len(g.known), len(g.protectionHidden), g.quietChanges}
+	g.saved, g.savedShape = true, [3]int{len(g.known), g.hiddenChanges, g.quietChanges}
 	g.mu.Unlock()
 }
 
@@ -134,12 +134,12 @@ func (g *Client) SaveState() error {
 	changes := g.cache.changes
 	g.cache.mu.Unlock()
 	g.mu.Lock()
-	shape := [3]int{len(g.known), len(g.protectionHidden), g.quietChanges}
+	shape := [3]int{len(g.known), g.hiddenChanges, g.quietChanges}
 	g.mu.Unlock()
 	if g.saved && changes == g.savedChanges && shape == g.savedShape {
 		return nil
 	}
-	st := persistedState{Version: stateVersion, Discovery: map[string]persistedDisc{}, Hidden: map[string]time.Time{}}
+	st := persistedState{Version: stateVersion, Discovery: map[string]persistedDisc{}, Hidden: map[string]hiddenProtection{}}
 	c := g.cache
 	c.mu.Lock()
 	for el := c.order.Front(); el != nil; el = el.Next() {
@@ -161,8 +161,8 @@ func (g *Client) SaveState() error {
 		}
 		st.Discovery[repo] = pd
 	}
-	for k, at := range g.protectionHidden {
-		st.Hidden[k] = at
+	for k, h := range g.protectionHidden {
+		st.Hidden[k] = h
 	}
 	if len(g.quiet) > 0 {
 		st.Quiet = make(map[string]json.RawMessage, len(g.quiet))
