@@ -95,6 +95,11 @@ type Client struct {
 	saved        bool
 	savedChanges int
 	savedShape   [3]int
+	// savedAt is when the file was written, and savedHits the cache's
+	// hits then: reads answered 304 change nothing but when their entries
+	// were last used, which the file learns at most every stateRefresh.
+	savedAt   time.Time
+	savedHits int
 }
 
 // protectionHiddenTTL bounds how long an unreadable branch protection is
@@ -216,7 +221,7 @@ func New(opts Options) (*Client, error) {
 	m := newMeter(opts.Transport)
 	retry := &retrying{next: m, attempts: opts.Attempts, base: opts.Backoff, maxWait: opts.MaxSecondaryWait,
 		timeout: opts.Timeout, sleep: opts.Sleep, log: opts.Logger}
-	cache := newETagCache(retry, opts.CacheBytes)
+	cache := newETagCache(retry, opts.CacheBytes, opts.Now)
 	c := github.NewClient(&http.Client{Transport: cache}).WithAuthToken(opts.Token)
 	if opts.APIURL != "" && strings.TrimRight(opts.APIURL, "/") != "https://api.github.com" {
 		var err error

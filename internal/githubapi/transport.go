@@ -32,6 +32,7 @@ type etagCache struct {
 	bytes    int
 	hits     int
 	changes  int // entries stored, so that an unchanged cache is not saved again
+	now      func() time.Time
 }
 
 type cacheEntry struct {
@@ -40,10 +41,13 @@ type cacheEntry struct {
 	status int
 	header http.Header
 	body   []byte
+	// used is when the entry was last stored or answered from: SaveState
+	// keeps only what was used within stateHorizon.
+	used time.Time
 }
 
-func newETagCache(next http.RoundTripper, maxBytes int) *etagCache {
-	return &etagCache{next: next, entries: map[string]*list.Element{}, order: list.New(), maxBytes: maxBytes}
+func newETagCache(next http.RoundTripper, maxBytes int, now func() time.Time) *etagCache {
+	return &etagCache{next: next, entries: map[string]*list.Element{}, order: list.New(), maxBytes: maxBytes, now: now}
 }
 
 // cacheKey never holds the token itself: credentials are hashed so that two
@@ -63,6 +67,7 @@ func (c *etagCache) RoundTrip(r *http.Request) (*http.Response, error) {
 	if el, ok := c.entries[key]; ok {
 		cached = el.Value.(*cacheEntry)
 		c.order.MoveToFront(el)
+		cached.used = c.now()
 	}
 	c.mu.Unlock()
 	if cached != nil {
@@ -100,7 +105,7 @@ func (c *etagCache) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	c.store(&cacheEntry{key: key, etag: etag, status: resp.StatusCode, header: resp.Header.Clone(), body: body})
+	c.store(&cacheEntry{key: key, etag: etag, status: resp.StatusCode, header: resp.Header.Clone(), body: body, used: c.now()})
 	return resp, nil
 }
 
