@@ -178,8 +178,16 @@ func (o *observer) BranchHead(ctx context.Context, repo, branch string) (string,
 }
 
 // CreateBranch creates the branch. Until the pass moves it again, the
-// pass's reads of it are answered with sha: GitHub created it there.
+// pass's reads of it are answered with sha: GitHub created it there. A
+// branch an earlier attempt of the same Pass created at sha, not moved
+// since, is not created again (replan.go).
 func (o *observer) CreateBranch(ctx context.Context, repo, branch, sha string) error {
+	o.mu.Lock()
+	had, ok := o.created[repo+" "+branch]
+	o.mu.Unlock()
+	if ok && had == sha {
+		return nil
+	}
 	o.moved(repo, branch)
 	if err := o.GitHubClient.CreateBranch(ctx, repo, branch, sha); err != nil {
 		return err
@@ -204,6 +212,7 @@ func (p *passState) observe(ctx context.Context, entries []*entry) {
 	}
 	p.GitHub = o
 	o.config = configKey(p.docs)
+	p.replan.inherit(o)
 	seen := map[string]bool{}
 	var repos, reviewed []string
 	for _, e := range entries {
