@@ -4,9 +4,12 @@ package reconcile
 // (Reconciler.Pass). The attempt after it is a new look at the control
 // repository, but some of what the attempt before observed on GitHub
 // still holds within the one Pass: base branches, which only people and
-// GitHub move and which a pass reads once; and the work branches the
-// attempt created, at the commit it created them on, until a pass moves
-// them. Reading those again cost a request each per re-plan (issue 33:
+// GitHub move and which a pass reads once; and that the work branches the
+// attempt created exist (on the commit it created them on, unless it moved
+// them), so that creating one again on that commit asks nothing when the
+// new attempt's snapshot of the repository's work branches (one read per
+// repository, as any attempt's first look at a work branch) still has it
+// there: another reconciler's agent may have pushed to it since. Reading those again cost a request each per re-plan (issue 33:
 // two shard passes seeding at once read a base up to three times, and
 // re-created every branch a lost attempt had created).
 
@@ -26,7 +29,7 @@ func (c *replan) inherit(o *observer) {
 			o.bases[k] = b
 		}
 		for k, sha := range prev.created {
-			o.created[k] = sha
+			o.recreated[k] = sha
 		}
 		prev.mu.Unlock()
 	}
