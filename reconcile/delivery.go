@@ -490,8 +490,9 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 // due (silence); otherwise the pull request is marked quiet until the
 // clock rules that can fall due with nothing new on GitHub — the
 // reviewer's nudge and stall, and checks.wait while CI is waited for. A
-// wait for CI re-reads the head's checks every pass (quietMark.Checks):
-// they are what it waits for.
+// wait while CI has not finished (its first check, a running one) re-reads
+// the head's checks every pass (quietMark.Checks): a check that reports
+// changes nothing else.
 func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live githubapi.PullRequest, r reviewRead, q *quietView, a gatekeep.Action) (stepResult, error) {
 	if res, acted, err := p.silence(ctx, e, pr, r.d); acted || err != nil {
 		return res, err
@@ -508,7 +509,7 @@ func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live git
 			}
 		}
 	}
-	p.markQuiet(q, e, live, r.d, r.repolled, until, a, r.v.WaitsForCI())
+	p.markQuiet(q, e, live, r.d, r.repolled, until, a, checksWatched(r.v, r.d))
 	return waitFor("%s", a.Detail), nil
 }
 

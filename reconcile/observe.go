@@ -57,6 +57,16 @@ type observer struct {
 	// created them on, until the pass moves them again (moved): reading
 	// one back would only tell the pass what it just wrote.
 	created map[string]string // repo + " " + branch
+
+	// reqs holds what each base requires, read once per pass
+	// (required.go), keyed repo + " " + base; config names the pass's
+	// gallivant.yaml in the keys of those reads.
+	reqs   map[string]*requiredRead
+	config string
+	// recreated holds the work branches an earlier attempt of the same
+	// Pass created and did not move, at the commit it created them on
+	// (replan.go): creating one there again asks GitHub nothing.
+	recreated map[string]string
 }
 
 type prKey struct {
@@ -84,7 +94,8 @@ func observe(c GitHubClient) GitHubClient {
 	}
 	w, _ := c.(prWatcher)
 	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
-		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{}}
+		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{},
+		reqs: map[string]*requiredRead{}, recreated: map[string]string{}}
 }
 
 // prefetch reads the work-branch snapshots of repos concurrently, at most
@@ -150,6 +161,7 @@ func (o *observer) BranchHead(ctx context.Context, repo, branch string) (string,
 				return "", false, err
 			}
 			sha, ok := heads[branch]
+			o.confirmRecreated(key, sha, ok)
 			return sha, ok, nil
 		}
 		return o.GitHubClient.BranchHead(ctx, repo, branch)
@@ -170,9 +182,40 @@ func (o *observer) BranchHead(ctx context.Context, repo, branch string) (string,
 	return sha, ok, nil
 }
 
+// confirmRecreated makes a branch an earlier attempt of the Pass created
+// one this attempt created too, once GitHub's snapshot shows it still at
+// the commit it was created on (replan.go).
+func (o *observer) confirmRecreated(key, sha string, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if had, was := o.recreated[key]; was {
+		delete(o.recreated, key)
+		if ok && had == sha {
+			o.created[key] = sha
+		}
+	}
+}
+
 // CreateBranch creates the branch. Until the pass moves it again, the
-// pass's reads of it are answered with sha: GitHub created it there.
+// pass's reads of it are answered with sha: GitHub created it there. A
+// branch an earlier attempt of the same Pass created at sha is not
+// created again when this attempt's snapshot of the repository's work
+// branches still has it there (replan.go).
 func (o *observer) CreateBranch(ctx context.Context, repo, branch, sha string) error {
+	key := repo + " " + branch
+	o.mu.Lock()
+	had, ok := o.recreated[key]
+	delete(o.recreated, key)
+	o.mu.Unlock()
+	if ok && had == sha {
+		if heads, err := o.snapshot(ctx, repo); err == nil && heads[branch] == sha {
+			o.mu.Lock()
+			o.created[key] = sha
+			o.used[key] = true
+			o.mu.Unlock()
+			return nil
+		}
+	}
 	o.moved(repo, branch)
 	if err := o.GitHubClient.CreateBranch(ctx, repo, branch, sha); err != nil {
 		return err
@@ -196,6 +239,8 @@ func (p *passState) observe(ctx context.Context, entries []*entry) {
 		return
 	}
 	p.GitHub = o
+	o.config = configKey(p.docs)
+	p.replan.inherit(o)
 	seen := map[string]bool{}
 	var repos, reviewed []string
 	for _, e := range entries {

@@ -24,6 +24,8 @@ import (
 type passState struct {
 	// dispatchID makes this pass's dispatch commits its own (newDispatchID).
 	dispatchID string
+	// replan is what the Pass's earlier attempts observed (replan.go).
+	replan *replan
 	// Options are the reconciler's, read directly: the pass's dependencies
 	// (GitHub, the store, the executor, the log) are its own fields.
 	Options

@@ -291,6 +291,22 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, m)
 }
 
+// checksWatched reports whether the mark of a wait must carry the head's
+// checks, read again every pass: while the verdict waits for CI (its first
+// check or status, a check still running, a required check not yet
+// reported) or any check on the head has not finished, a check that
+// reports moves neither updated_at nor the head, and it may be what
+// decides the pull request.
+func checksWatched(v gatekeep.Verdict, d gatekeep.Digest) bool {
+	for _, w := range v.WaitsFor {
+		switch w.Kind {
+		case gatekeep.WaitFirstCI, gatekeep.WaitCheck, gatekeep.WaitRequiredCheck:
+			return true
+		}
+	}
+	return !gatekeep.ChecksFinal(d)
+}
+
 // digestSettled reports whether a full read saw everything GitHub will
 // say about the pull request: mergeability computed on the first poll,
 // reviews, files and (with withChecks, or final) checks read.

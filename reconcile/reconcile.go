@@ -263,8 +263,10 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 	// (a lost answer, a race on the answer), so the next attempt, which
 	// fetched the branch, looks for them there before calling them lost.
 	var doubtful []Transition
+	// carry is what an attempt observed that a re-plan may trust (replan.go).
+	carry := &replan{}
 	for {
-		rep, err := r.pass(ctx, outcomes)
+		rep, err := r.pass(ctx, outcomes, carry)
 		for _, t := range doubtful {
 			if t.Commit != "" && r.o.Store.Landed(ctx, t.Commit) {
 				landed = append(landed, t)
@@ -303,7 +305,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 }
 
 // pass is one attempt; its state lives in a passState.
-func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Report, error) {
+func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome, carry *replan) (*Report, error) {
 	p, err := r.begin(ctx, outcomes)
 	if err != nil {
 		if p == nil {
@@ -311,6 +313,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 		}
 		return p.rep, err
 	}
+	p.replan = carry
 	// fatal is a GitHub failure no entry can get past (rejected
 	// credentials, GitHub unreachable): the pass stops at it, keeps what it
 	// committed, and returns it as the pass's error.

@@ -189,11 +189,64 @@ func BenchmarkPassAdmits100(b *testing.B) {
 	}
 }
 
-// BenchmarkReviewPassUnchanged is a pass over 20 pull requests in review,
-// each waiting for its reviewer, none of which changed: every read is
-// conditional, so the pass costs no rate limit.
+// BenchmarkReviewPassUnchanged is a pass over 20 pull requests in 4
+// repositories, none of which changed since the pass before: in review
+// with CI green, waiting for the reviewer; ready (approved, labelled,
+// waiting for a person to merge); or waiting for CI (a status pending on
+// every head). Every read is conditional, so the pass costs no rate
+// limit; requests/pass is what the pass asks (issue 33's goal: 8, one
+// pull-request list and one base head per repository, all 304).
 func BenchmarkReviewPassUnchanged(b *testing.B) {
-	files, repos := manySpecs(20, 4)
+	for _, tc := range []struct {
+		name string
+		// ci is the state of the status every head gets.
+		ci string
+		// approve has alice approve every pull request.
+		approve bool
+		// perPR is what an idle pass reads of each pull request beyond
+		// its repository's list and base head, and perBase of each base.
+		perPR, perBase int
+	}{
+		{"review", "success", false, 0, 0},
+		// Check runs, combined status, both kinds of comments (quiet.go,
+		// checksHold), and the base's rules once per pass.
+		{"ready", "success", true, 4, 1},
+		{"ci-waiting", "pending", false, 4, 1},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r, rec, repos := reviewRig(b, 20, 4, tc.ci, tc.approve, "")
+			r.gh.ResetLog()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				rep, err := rec.Pass(context.Background())
+				if err != nil || len(rep.Transitions) != 0 {
+					b.Fatalf("an unchanged pass: %v, %v", err, subjectsOf(rep))
+				}
+			}
+			c := r.gh.Counts()
+			b.ReportMetric(float64(c.Counted)/float64(b.N), "charged/pass")
+			b.ReportMetric(float64(c.Total)/float64(b.N), "requests/pass")
+			b.ReportMetric(float64(c.NotModified)/float64(b.N), "304s/pass")
+			// Issue 15: an idle pull request in review is not read in
+			// detail; the pass reads one pull-request list and one base
+			// head per repository. A ready one or one waiting for CI adds
+			// its checks and comments, and its base's rules.
+			most := 2*len(repos) + tc.perBase*len(repos) + tc.perPR*20
+			if c.Total > most*b.N || c.NotModified != c.Total || c.Counted != 0 {
+				b.Errorf("an idle pass over 20 pull requests (%s) in %d repositories made %d requests, %d answered 304, %d charged, over %d passes; want at most %d per pass, all 304",
+					tc.name, len(repos), c.Total, c.NotModified, c.Counted, b.N, most)
+			}
+		})
+	}
+}
+
+// reviewRig is n specs in nRepos repositories, each with its pull request
+// open, every head's status at ci, approved by alice when approve, and
+// quiet marks recorded: the next pass is idle. With stateDir, the
+// adapter keeps its conditional state there (rig.stateAdapter).
+func reviewRig(b *testing.B, n, nRepos int, ci string, approve bool, stateDir string) (*rig, *Reconciler, []string) {
+	files, repos := manySpecs(n, nRepos)
 	// Exit verification (L-104) would run the specs' go test in checkouts
 	// of empty repositories; these pull requests are about review reads.
 	for p, s := range files {
@@ -201,56 +254,72 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 			files[p] = before + "\n"
 		}
 	}
-	files["gallivant.yaml"] = "defaults:\n  repo: acme/r0\nreviewer:\n  login: alice\nexecutor:\n  kind: command\n  command: [\"unused\"]\n  timeout: 10m\n"
+	files["gallivant.yaml"] = "defaults:\n  repo: acme/r0\nreviewer:\n  login: alice\nexecutor:\n  kind: command\n  command: [\"unused\"]\n  timeout: 10m\nchecks:\n  wait: 100h\n"
 	r := newRig(b, files, repos...)
-	rec := r.reconciler(func(o *Options) { o.Log = quiet })
+	rec := r.reconciler(func(o *Options) {
+		o.Log = quiet
+		if stateDir != "" {
+			o.GitHub = r.stateAdapter(b, stateDir)
+		}
+	})
 	rep, err := rec.Pass(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
-	if opened := countSubjects(rep, "loop: open pr"); opened != 20 {
-		b.Fatalf("first pass opened %d pull requests, want 20", opened)
+	if opened := countSubjects(rep, "loop: open pr"); opened != n {
+		b.Fatalf("first pass opened %d pull requests, want %d", opened, n)
 	}
-	// CI passed on every head: a pull request whose checks are not final
-	// is read in full every pass.
-	ci := r.gh.Client("ci-bot")
+	// A pull request whose checks are not final is read in full every
+	// pass unless it waits for them.
+	gh := map[string]*github.Client{"ci": r.gh.Client("ci-bot"), "alice": r.gh.Client("alice")}
 	for _, repo := range repos {
 		owner, name, _ := strings.Cut(repo, "/")
-		prs, _, err := ci.PullRequests.List(context.Background(), owner, name, &github.PullRequestListOptions{ListOptions: github.ListOptions{PerPage: 100}})
+		prs, _, err := gh["ci"].PullRequests.List(context.Background(), owner, name, &github.PullRequestListOptions{ListOptions: github.ListOptions{PerPage: 100}})
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, pr := range prs {
-			if _, _, err := ci.Repositories.CreateStatus(context.Background(), owner, name, pr.GetHead().GetSHA(), &github.RepoStatus{State: github.String("success"), Context: github.String("ci")}); err != nil {
+			if _, _, err := gh["ci"].Repositories.CreateStatus(context.Background(), owner, name, pr.GetHead().GetSHA(), &github.RepoStatus{State: github.String(ci), Context: github.String("ci")}); err != nil {
 				b.Fatal(err)
+			}
+			if approve {
+				if _, _, err := gh["alice"].PullRequests.CreateReview(context.Background(), owner, name, pr.GetNumber(), &github.PullRequestReviewRequest{CommitID: github.String(pr.GetHead().GetSHA()), Event: github.String("APPROVE")}); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	}
 	// Passes run minutes apart: a full read of a pull request that changed
 	// in the same second as the read leaves no quiet mark (quiet.go).
-	r.clock.advance(time.Minute)
-	for range 2 {
+	for range 3 {
+		r.clock.advance(time.Minute)
 		if _, err := rec.Pass(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 	}
-	r.gh.ResetLog()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		rep, err := rec.Pass(context.Background())
-		if err != nil || len(rep.Transitions) != 0 {
-			b.Fatalf("an unchanged pass: %v, %v", err, subjectsOf(rep))
+	if approve {
+		if got := countLabelled(b, r, repos); got != n {
+			b.Fatalf("%d pull requests labelled ready, want %d", got, n)
 		}
 	}
-	c := r.gh.Counts()
-	b.ReportMetric(float64(c.Counted)/float64(b.N), "ratelimited/pass")
-	b.ReportMetric(float64(c.Total)/float64(b.N), "requests/pass")
-	b.ReportMetric(float64(c.NotModified)/float64(b.N), "304/pass")
-	// Issue 15: an idle pull request in review is not read in detail; the
-	// pass reads one pull-request list and one base head per repository.
-	if c.Total > 2*len(repos)*b.N || c.NotModified != c.Total {
-		b.Errorf("an idle review pass over %d pull requests in %d repositories made %d requests, %d answered 304, over %d passes; want at most %d per pass, all 304",
-			20, len(repos), c.Total, c.NotModified, b.N, 2*len(repos))
+	return r, rec, repos
+}
+
+// countLabelled counts the open pull requests of repos that carry a label.
+func countLabelled(b *testing.B, r *rig, repos []string) int {
+	n := 0
+	c := r.gh.Client("ci-bot")
+	for _, repo := range repos {
+		owner, name, _ := strings.Cut(repo, "/")
+		prs, _, err := c.PullRequests.List(context.Background(), owner, name, &github.PullRequestListOptions{ListOptions: github.ListOptions{PerPage: 100}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, pr := range prs {
+			if len(pr.Labels) > 0 {
+				n++
+			}
+		}
 	}
+	return n
 }

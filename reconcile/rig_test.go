@@ -121,7 +121,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 		r.t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &r.log, mu: &r.mu}, nil))
-	gh, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: logger, Timeout: 5 * time.Second,
+	gh, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: logger, Timeout: 5 * time.Second, Now: r.clock.now,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
 	if err != nil {
 		r.t.Fatal(err)

@@ -52,6 +52,9 @@ type Options struct {
 	// persist between processes (one file per credential, written by
 	// SaveState); nothing persists when empty.
 	StateDir string
+	// Now is the adapter's clock (how long a hidden branch protection is
+	// remembered); time.Now when nil. Tests replace it.
+	Now func() time.Time
 }
 
 // Client is gallivant's view of GitHub: exactly the operations the
@@ -66,10 +69,13 @@ type Client struct {
 	known map[string]*discovery // per repository: what the last pass saw
 	// protectionHidden remembers branches whose classic protection
 	// answered 403 or 404 (unprotected, or not readable with this token):
-	// no ETag makes such an answer free, so it is kept for
-	// protectionHiddenTTL. It never means "unprotected": repository rules
-	// and the merge state are still read.
-	protectionHidden map[string]time.Time
+	// no ETag makes such an answer free, so it is kept while the caller's
+	// key for it holds (required.go), for at most protectionHiddenTTL. It
+	// never means "unprotected": repository rules and the merge state are
+	// still read. hiddenChanges counts its changes for SaveState.
+	protectionHidden map[string]hiddenProtection
+	hiddenChanges    int
+	now              func() time.Time
 	login            string // the token's login, once asked
 	fixedLogin       string // Options.Login
 
@@ -89,11 +95,18 @@ type Client struct {
 	saved        bool
 	savedChanges int
 	savedShape   [3]int
+	// savedAt is when the file was written, and savedHits the cache's
+	// hits then: reads answered 304 change nothing but when their entries
+	// were last used, which the file learns at most every stateRefresh.
+	savedAt   time.Time
+	savedHits int
 }
 
-// protectionHiddenTTL is how long an unreadable branch protection is not
-// asked again: newly readable protection is noticed within it.
-const protectionHiddenTTL = 5 * time.Minute
+// protectionHiddenTTL bounds how long an unreadable branch protection is
+// not asked again while its key holds: protection granted or added
+// without a change of the base branch or the configuration is noticed
+// within it.
+const protectionHiddenTTL = 24 * time.Hour
 
 // RateLimitedError reports that GitHub's rate limit is exhausted: the
 // primary limit until Until, or a secondary limit asking to wait.
@@ -202,10 +215,13 @@ func New(opts Options) (*Client, error) {
 	if opts.Sleep == nil {
 		opts.Sleep = sleepCtx
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	m := newMeter(opts.Transport)
 	retry := &retrying{next: m, attempts: opts.Attempts, base: opts.Backoff, maxWait: opts.MaxSecondaryWait,
 		timeout: opts.Timeout, sleep: opts.Sleep, log: opts.Logger}
-	cache := newETagCache(retry, opts.CacheBytes)
+	cache := newETagCache(retry, opts.CacheBytes, opts.Now)
 	c := github.NewClient(&http.Client{Transport: cache}).WithAuthToken(opts.Token)
 	if opts.APIURL != "" && strings.TrimRight(opts.APIURL, "/") != "https://api.github.com" {
 		var err error
@@ -214,7 +230,7 @@ func New(opts Options) (*Client, error) {
 			return nil, fmt.Errorf("github api_url %q: %w", opts.APIURL, err)
 		}
 	}
-	g := &Client{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]time.Time{}, meter: m, fixedLogin: opts.Login}
+	g := &Client{c: c, cache: cache, log: opts.Logger, known: map[string]*discovery{}, protectionHidden: map[string]hiddenProtection{}, now: opts.Now, meter: m, fixedLogin: opts.Login}
 	if opts.StateDir != "" {
 		// Keyed by the credential: a token, or an App's bot login (its
 		// installation tokens change every hour).
@@ -862,23 +878,11 @@ type Checks struct {
 // GetChecks reads check runs, commit statuses and the base branch's
 // required checks for a commit.
 func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks, error) {
-	o, n := splitRepo(repo)
-	var out Checks
-	runs, err := g.checkRuns(ctx, repo, o, n, sha)
+	out, err := g.CheckEvidence(ctx, repo, sha)
 	if err != nil {
 		return out, err
 	}
-	for _, r := range runs {
-		out.Runs = append(out.Runs, CheckRun{ID: r.GetID(), Name: r.GetName(), Status: gatekeep.CheckStatus(r.GetStatus()), Conclusion: gatekeep.CheckConclusion(r.GetConclusion()), URL: r.GetDetailsURL()})
-	}
-	statuses, err := g.statuses(ctx, repo, o, n, sha)
-	if err != nil {
-		return out, err
-	}
-	for _, s := range statuses {
-		out.Statuses = append(out.Statuses, Status{Context: s.GetContext(), State: gatekeep.StatusState(s.GetState()), URL: s.GetTargetURL()})
-	}
-	out.Required, out.RequiredApprovals, err = g.requiredChecks(ctx, repo, base)
+	out.Required, out.RequiredApprovals, err = g.requiredChecks(ctx, repo, base, "")
 	return out, err
 }
 
@@ -889,7 +893,11 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 // 403 or 404 (the token may not read it, or this GitHub does not serve
 // it) contributes nothing; any other failure is an error, so that a
 // transient fault never reads as "nothing required".
-func (g *Client) requiredChecks(ctx context.Context, repo, base string) (out []string, approvals int, err error) {
+//
+// key is the caller's name for what a hidden protection's answer depends
+// on (RequiredChecks): an answer of 403 or 404 is not asked again while
+// the key is the same.
+func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (out []string, approvals int, err error) {
 	o, n := splitRepo(repo)
 	seen := map[string]bool{}
 	add := func(name string) {
@@ -933,18 +941,15 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base string) (out []s
 	}
 	// Branch protection answers 404 both when the branch is unprotected
 	// and when the token lacks administration permission, and a 404 is
-	// never free, so such an answer is remembered for a while; it only
-	// means "nothing more to learn here".
-	key := repo + "|" + base
-	g.mu.Lock()
-	at, hidden := g.protectionHidden[key]
-	g.mu.Unlock()
-	if hidden && time.Since(at) < protectionHiddenTTL {
+	// never free, so such an answer is remembered while its key holds; it
+	// only means "nothing more to learn here".
+	if g.protectionStillHidden(repo, base, key) {
 		return out, approvals, nil
 	}
 	prot, _, err := g.c.Repositories.GetBranchProtection(ctx, o, n, base)
 	switch {
 	case err == nil:
+		g.unhideProtection(repo, base)
 		if req := prot.GetRequiredStatusChecks(); req != nil {
 			for _, c := range req.GetContexts() {
 				add(c)
@@ -961,9 +966,7 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base string) (out []s
 		if !refused(err) {
 			return nil, 0, err
 		}
-		g.mu.Lock()
-		g.protectionHidden[key] = time.Now()
-		g.mu.Unlock()
+		g.hideProtection(repo, base, key)
 	}
 	return out, approvals, nil
 }

@@ -1,11 +1,14 @@
 package githubapi
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -27,18 +30,33 @@ import (
 // stateVersion changes whenever the file's shape or the meaning of what it
 // holds does; another version's file is ignored. 2: the quiet marks of
 // ready pull requests, which a version-1 build would trust without
-// re-reading their checks.
-const stateVersion = 2
+// re-reading their checks. 3: a hidden protection's key (required.go). 4:
+// gzip, bodies as JSON, and when each entry was last used.
+const stateVersion = 4
+
+// stateHorizon is how long a cache entry no pass has used is still saved:
+// an entry a pass did not need for a day (an old head's checks and
+// comparisons, a closed pull request's details) is dropped from the state
+// file rather than restored, parsed and rewritten by every run until the
+// cache's size bound evicts it. Whatever runs at least daily keeps all it
+// reads again.
+const stateHorizon = 24 * time.Hour
+
+// stateRefresh is how often a state whose only change is that its entries
+// were used again (every read answered 304) is written: often enough that
+// no entry a pass keeps using ages past stateHorizon in the file.
+const stateRefresh = stateHorizon / 4
 
 // persistedState is the file's content. It never holds the token: entries
 // are keyed by a hash of the request's credentials (cacheKey), and the file
 // name by a hash of the token and API URL.
 type persistedState struct {
-	Version   int                        `json:"version"`
-	Entries   []persistedEntry           `json:"entries"` // most recently used first
-	Discovery map[string]persistedDisc   `json:"discovery,omitempty"`
-	Hidden    map[string]time.Time       `json:"protection_hidden,omitempty"`
-	Quiet     map[string]json.RawMessage `json:"quiet,omitempty"`
+	Version   int                         `json:"version"`
+	Saved     time.Time                   `json:"saved"`
+	Entries   []persistedEntry            `json:"entries"` // most recently used first
+	Discovery map[string]persistedDisc    `json:"discovery,omitempty"`
+	Hidden    map[string]hiddenProtection `json:"protection_hidden,omitempty"`
+	Quiet     map[string]json.RawMessage  `json:"quiet,omitempty"`
 }
 
 type persistedEntry struct {
@@ -46,7 +64,11 @@ type persistedEntry struct {
 	ETag   string      `json:"etag"`
 	Status int         `json:"status"`
 	Header http.Header `json:"header"`
-	Body   []byte      `json:"body"`
+	// JSON is the body when it is JSON (every REST answer), kept as it
+	// is; Body, base64 in the file, any other body.
+	JSON json.RawMessage `json:"json,omitempty"`
+	Body []byte          `json:"body,omitempty"`
+	Used time.Time       `json:"used"`
 }
 
 type persistedDisc struct {
@@ -74,7 +96,7 @@ func (g *Client) loadState() {
 	if g.statePath == "" {
 		return
 	}
-	data, err := os.ReadFile(g.statePath)
+	data, err := readState(g.statePath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
@@ -97,7 +119,11 @@ func (g *Client) loadState() {
 		if e.Key == "" || e.ETag == "" {
 			continue
 		}
-		c.storeLocked(&cacheEntry{key: e.Key, etag: e.ETag, status: e.Status, header: e.Header, body: e.Body})
+		body := e.Body
+		if e.JSON != nil {
+			body = []byte(e.JSON)
+		}
+		c.storeLocked(&cacheEntry{key: e.Key, etag: e.ETag, status: e.Status, header: e.Header, body: body, used: e.Used})
 	}
 	g.cache.changes = 0
 	c.mu.Unlock()
@@ -109,14 +135,14 @@ func (g *Client) loadState() {
 		}
 		g.known[repo] = k
 	}
-	for k, at := range st.Hidden {
-		g.protectionHidden[k] = at
+	for k, h := range st.Hidden {
+		g.protectionHidden[k] = h
 	}
 	if len(st.Quiet) > 0 {
 		g.quiet = st.Quiet
 	}
 	// What was just read is what the file holds.
-	g.saved, g.savedShape = true, [3]int{len(g.known), len(g.protectionHidden), g.quietChanges}
+	g.saved, g.savedShape, g.savedAt = true, [3]int{len(g.known), g.hiddenChanges, g.quietChanges}, st.Saved
 	g.mu.Unlock()
 }
 
@@ -131,26 +157,38 @@ func (g *Client) SaveState() error {
 	// An idle pass (every read answered 304) changes nothing worth a
 	// write; a daemon would otherwise rewrite the file every pass.
 	g.cache.mu.Lock()
-	changes := g.cache.changes
+	changes, hits := g.cache.changes, g.cache.hits
 	g.cache.mu.Unlock()
 	g.mu.Lock()
-	shape := [3]int{len(g.known), len(g.protectionHidden), g.quietChanges}
+	shape := [3]int{len(g.known), g.hiddenChanges, g.quietChanges}
 	g.mu.Unlock()
-	if g.saved && changes == g.savedChanges && shape == g.savedShape {
+	now := g.now()
+	used := hits != g.savedHits && now.Sub(g.savedAt) >= stateRefresh
+	if g.saved && changes == g.savedChanges && shape == g.savedShape && !used {
 		return nil
 	}
-	st := persistedState{Version: stateVersion, Discovery: map[string]persistedDisc{}, Hidden: map[string]time.Time{}}
+	st := persistedState{Version: stateVersion, Saved: now.UTC(), Discovery: map[string]persistedDisc{}, Hidden: map[string]hiddenProtection{}}
 	c := g.cache
+	oldest := now.Add(-stateHorizon)
 	c.mu.Lock()
 	for el := c.order.Front(); el != nil; el = el.Next() {
 		e := el.Value.(*cacheEntry)
+		if e.used.Before(oldest) {
+			continue
+		}
 		h := http.Header{}
 		for _, k := range keptHeaders {
 			if v := e.header.Values(k); len(v) > 0 {
 				h[http.CanonicalHeaderKey(k)] = v
 			}
 		}
-		st.Entries = append(st.Entries, persistedEntry{Key: e.key, ETag: e.etag, Status: e.status, Header: h, Body: e.body})
+		pe := persistedEntry{Key: e.key, ETag: e.etag, Status: e.status, Header: h, Used: e.used.UTC()}
+		if json.Valid(e.body) {
+			pe.JSON = e.body
+		} else {
+			pe.Body = e.body
+		}
+		st.Entries = append(st.Entries, pe)
 	}
 	c.mu.Unlock()
 	g.mu.Lock()
@@ -161,8 +199,8 @@ func (g *Client) SaveState() error {
 		}
 		st.Discovery[repo] = pd
 	}
-	for k, at := range g.protectionHidden {
-		st.Hidden[k] = at
+	for k, h := range g.protectionHidden {
+		st.Hidden[k] = h
 	}
 	if len(g.quiet) > 0 {
 		st.Quiet = make(map[string]json.RawMessage, len(g.quiet))
@@ -175,11 +213,55 @@ func (g *Client) SaveState() error {
 	if err != nil {
 		return fmt.Errorf("save github cache state: %w", err)
 	}
+	if data, err = compress(data); err != nil {
+		return fmt.Errorf("save github cache state: %w", err)
+	}
 	if err := writeAtomic(g.statePath, data); err != nil {
 		return fmt.Errorf("save github cache state: %w", err)
 	}
-	g.saved, g.savedChanges, g.savedShape = true, changes, shape
+	g.saved, g.savedChanges, g.savedShape, g.savedAt, g.savedHits = true, changes, shape, now, hits
 	return nil
+}
+
+// The state file is gzip-compressed JSON: GitHub's answers repeat their
+// field names and URLs, so it compresses about tenfold. A file that is
+// not gzip (one written by hand, or a version before 4) is read as plain
+// JSON and then refused by its version.
+
+// maxState bounds the state file's decompressed size.
+const maxState = 1 << 30
+
+// readState reads the state file, decompressing it when it is gzip.
+func readState(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return data, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxState+1))
+	if err != nil {
+		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	if len(out) > maxState {
+		return nil, fmt.Errorf("decompressed over %d MiB", maxState>>20)
+	}
+	return out, nil
+}
+
+// compress gzips data.
+func compress(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // writeAtomic replaces path with data through a temporary file in the same

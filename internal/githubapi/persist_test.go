@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
@@ -58,7 +59,10 @@ func TestStateSurvivesTheProcess(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("state files %v, want one", files)
 	}
-	data, _ := os.ReadFile(files[0])
+	data, err := readState(files[0])
+	if err != nil || !bytes.Contains(data, []byte(`"version":`)) {
+		t.Fatalf("the state file does not read back: %v", err)
+	}
 	if bytes.Contains(data, []byte(s.Token(ghstandin.DefaultLogin))) {
 		t.Errorf("the state file holds the token")
 	}
@@ -130,4 +134,68 @@ func testLogger(log *bytes.Buffer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return slog.New(slog.NewTextHandler(log, nil))
+}
+
+// The state file keeps only what a pass used within stateHorizon, gzip
+// compressed: an entry no pass asked for in a day is read cold the next
+// time, and one a pass keeps asking for is answered 304 from the next
+// process.
+func TestStateKeepsOnlyRecentEntries(t *testing.T) {
+	t.Parallel()
+	clock := testserver.NewClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	s := testserver.StartWith(t, ghstandin.Options{Clock: clock.Now}, "acme/a")
+	testserver.PushBranch(t, s, "acme/a", "feature", "f.txt")
+	dir := t.TempDir()
+	open := func() *Client {
+		g, err := New(Options{APIURL: s.APIURL(), Token: s.Token(ghstandin.DefaultLogin), StateDir: dir, Sleep: (&fakeSleep{}).sleep,
+			Logger: testLogger(nil), Now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	ctx := t.Context()
+	head := func(g *Client, branch string) {
+		t.Helper()
+		if _, ok, err := g.BranchHead(ctx, "acme/a", branch); err != nil || !ok {
+			t.Fatalf("%s: %v %v", branch, ok, err)
+		}
+	}
+	g := open()
+	head(g, "main")
+	head(g, "feature")
+	if err := g.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	// Passes every 10 minutes for a day read main only; each is a new
+	// process, as in CI. A pass that only used entries again rewrites the
+	// file every stateRefresh, so an unused entry leaves it within
+	// stateHorizon+stateRefresh.
+	for at := 10 * time.Minute; at <= stateHorizon+stateRefresh+10*time.Minute; at += 10 * time.Minute {
+		clock.Advance(10 * time.Minute)
+		g = open()
+		before := g.Requests()
+		head(g, "main")
+		if got := g.Requests().Sub(before); got.NotModified != 1 || got.RateLimited != 0 {
+			t.Fatalf("main after %s: %+v; want answered 304", at, got)
+		}
+		if err := g.SaveState(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "state-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("state files %v, want one", files)
+	}
+	raw, _ := os.ReadFile(files[0])
+	if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Errorf("the state file is not gzip: %q", raw[:min(len(raw), 16)])
+	}
+	g = open()
+	before := g.Requests()
+	head(g, "main")
+	head(g, "feature")
+	if diff := cmp.Diff(RequestStats{Requests: 2, NotModified: 1, RateLimited: 1}, g.Requests().Sub(before), cmpStats); diff != "" {
+		t.Errorf("main used every pass, feature unused for a day (-want +got):\n%s", diff)
+	}
 }

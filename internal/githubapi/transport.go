@@ -32,6 +32,7 @@ type etagCache struct {
 	bytes    int
 	hits     int
 	changes  int // entries stored, so that an unchanged cache is not saved again
+	now      func() time.Time
 }
 
 type cacheEntry struct {
@@ -40,10 +41,13 @@ type cacheEntry struct {
 	status int
 	header http.Header
 	body   []byte
+	// used is when the entry was last stored or answered from: SaveState
+	// keeps only what was used within stateHorizon.
+	used time.Time
 }
 
-func newETagCache(next http.RoundTripper, maxBytes int) *etagCache {
-	return &etagCache{next: next, entries: map[string]*list.Element{}, order: list.New(), maxBytes: maxBytes}
+func newETagCache(next http.RoundTripper, maxBytes int, now func() time.Time) *etagCache {
+	return &etagCache{next: next, entries: map[string]*list.Element{}, order: list.New(), maxBytes: maxBytes, now: now}
 }
 
 // cacheKey never holds the token itself: credentials are hashed so that two
@@ -63,6 +67,7 @@ func (c *etagCache) RoundTrip(r *http.Request) (*http.Response, error) {
 	if el, ok := c.entries[key]; ok {
 		cached = el.Value.(*cacheEntry)
 		c.order.MoveToFront(el)
+		cached.used = c.now()
 	}
 	c.mu.Unlock()
 	if cached != nil {
@@ -100,7 +105,7 @@ func (c *etagCache) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	c.store(&cacheEntry{key: key, etag: etag, status: resp.StatusCode, header: resp.Header.Clone(), body: body})
+	c.store(&cacheEntry{key: key, etag: etag, status: resp.StatusCode, header: resp.Header.Clone(), body: body, used: c.now()})
 	return resp, nil
 }
 
@@ -141,7 +146,14 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 func (t *retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodGet {
-		return t.attempt(r)
+		// Not retried, but read whole like a read's answer: a body left
+		// unread (a 201's, which go-github decodes without reaching its
+		// end) makes net/http drop the connection instead of reusing it.
+		resp, err := t.attempt(r)
+		if err != nil {
+			return nil, err
+		}
+		return readBody(resp)
 	}
 	var (
 		resp *http.Response
@@ -175,17 +187,25 @@ func (t *retrying) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// maxBody bounds an answer's body: more than any answer gallivant reads
+// (a page of 100 pull requests' files, a compare) should ever be.
+const maxBody = 64 << 20
+
 // readBody reads resp's body into memory (the ETag cache and go-github
-// read it whole anyway) and closes it; a failed read is the response's
+// read it whole anyway), to its end so that the connection is reused, and
+// closes it; a failed read, or a body over maxBody, is the response's
 // error.
 func readBody(resp *http.Response) (*http.Response, error) {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return resp, nil
 	}
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	resp.Body.Close()
 	if err != nil {
 		return nil, fmt.Errorf("read the response body: %w", err)
+	}
+	if len(body) > maxBody {
+		return nil, fmt.Errorf("read the response body: over %d MiB", maxBody>>20)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
