@@ -86,6 +86,22 @@ func (s *Server) InjectFault(f Fault) (remove func()) {
 	}
 }
 
+// Faults returns the faults InjectFault switched on that are still on,
+// each with Count set to the requests it has left to fail (0 for a fault
+// on until removed).
+func (s *Server) Faults() []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Fault, len(s.faults))
+	for i, f := range s.faults {
+		out[i] = f.Fault
+		if f.Count > 0 {
+			out[i].Count = f.left
+		}
+	}
+	return out
+}
+
 // ClearFaults switches every fault off.
 func (s *Server) ClearFaults() { s.mu.Lock(); defer s.mu.Unlock(); s.faults = nil }
 

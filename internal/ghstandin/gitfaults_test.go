@@ -97,6 +97,9 @@ func TestInjectGitFault(t *testing.T) {
 	t.Parallel()
 	s := testserver.Start(t, "acme/api", "acme/control")
 	s.InjectFault(ghstandin.Fault{Git: true, Method: "POST", Path: `^/acme/control\.git/git-receive-pack$`, Kind: ghstandin.FaultLostResponse, Count: 1})
+	if diff := cmp.Diff([]ghstandin.Fault{{Git: true, Method: "POST", Path: `^/acme/control\.git/git-receive-pack$`, Kind: ghstandin.FaultLostResponse, Count: 1}}, s.Faults()); diff != "" {
+		t.Errorf("Faults (-want +got):\n%s", diff)
+	}
 	api, control := clone(t, s, "acme/api"), clone(t, s, "acme/control")
 	for _, w := range []string{api, control} {
 		git(t, w, "commit", "--quiet", "--allow-empty", "-m", "work")
@@ -112,6 +115,9 @@ func TestInjectGitFault(t *testing.T) {
 		t.Errorf("the lost push did not land: main is %q, want %s", got, want)
 	}
 	// Count 1: the fault is gone, and the push is up to date.
+	if left := s.Faults(); len(left) != 0 {
+		t.Errorf("faults still on after their one request: %+v", left)
+	}
 	if out, ok := gitTry(t, control, "push", "--quiet", "origin", "HEAD:refs/heads/main"); !ok {
 		t.Errorf("the second push: %s", out)
 	}
