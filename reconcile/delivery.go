@@ -787,6 +787,9 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	k := e.l.Delivery.Round
 	out, ranHere := p.outcomes[roundKey(e.key(), k)]
 	delete(p.outcomes, roundKey(e.key(), k))
+	if ranHere {
+		p.consume(roundKey(e.key(), k), e.ledgerPath, out) // replan.go
+	}
 	recovered := false
 	if !ranHere {
 		// The round's agent may have outlived a reconciler killed during
