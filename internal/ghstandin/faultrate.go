@@ -76,8 +76,8 @@ type FaultRates struct {
 	Rates map[RateKind]float64
 	// Seed makes the draws.
 	Seed uint64
-	// Hold bounds a RateTimeout or RateGitTimeout; 10 seconds (GitHub's own limit on a
-	// request) when 0.
+	// Hold bounds a RateTimeout or RateGitTimeout; 10 seconds (GitHub's
+	// own limit on a request) when 0.
 	Hold time.Duration
 	// RetryAfter is the Retry-After of RateSecondary, in seconds; 1 when 0.
 	RetryAfter int
