@@ -788,6 +788,9 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	k := e.l.Delivery.Round
 	out, ranHere := p.outcomes[roundKey(e.key(), k)]
 	delete(p.outcomes, roundKey(e.key(), k))
+	if ranHere {
+		p.consume(roundKey(e.key(), k), e.ledgerPath, out) // replan.go
+	}
 	recovered := false
 	if !ranHere {
 		// The round's agent may have outlived a reconciler killed during
@@ -805,6 +808,9 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 	}
 	if res, pushed, err := p.roundPush(ctx, e, pr); pushed || err != nil {
 		return res, err
+	}
+	if ranHere && out.Unpushed && !out.Dirty {
+		return p.unpushedRound(e, pr, k, out), nil // unpushed.go
 	}
 	dt := e.l.Delivery.DispatchedAt
 	switch gatekeep.DecideRoundEnd(gatekeep.RoundEnd{Seen: ranHere, Finished: out.Finished, Overdue: !dt.IsZero() && !p.inFlight(dt), Failed: out.Err != nil, Dirty: out.Dirty,

@@ -220,7 +220,12 @@ func (p *passState) push(ctx context.Context) error {
 		return err
 	}
 	if err := p.Store.Push(ctx); err != nil {
-		return err
+		if !p.Store.PushLanded(ctx, err) {
+			return err
+		}
+		// The push landed and its answer was lost (a 502, a reset): the
+		// branch holds the pass's commits, and the pass goes on.
+		p.Log.Warn("the control push landed although its answer failed", "error", err.Error())
 	}
 	p.rep.pushed = len(p.rep.Transitions)
 	return p.crash("push:after")

@@ -238,6 +238,8 @@ type Report struct {
 	// pushed counts the leading Transitions that reached the control
 	// branch: a write-ahead dispatch pushes in the middle of a pass.
 	pushed int
+	// consumed are the run outcomes the attempt settled (replan.go).
+	consumed []consumedRun
 }
 
 // Pass runs one reconcile pass: load the control repository at its head,
@@ -267,6 +269,9 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 	carry := &replan{}
 	for {
 		rep, err := r.pass(ctx, outcomes, carry)
+		if rep != nil && errors.Is(err, store.ErrPushRejected) {
+			restoreConsumed(outcomes, rep)
+		}
 		for _, t := range doubtful {
 			if t.Commit != "" && r.o.Store.Landed(ctx, t.Commit) {
 				landed = append(landed, t)

@@ -35,3 +35,47 @@ func (c *replan) inherit(o *observer) {
 	}
 	c.prev = o
 }
+
+// A pass that loses the race for the control branch re-plans from the new
+// head (Pass). The outcomes of the agents it ran survive the re-plan, but
+// settling a run consumes its outcome: when that settlement (a stop, an
+// admitted return) is among the commits the rejected push lost, the
+// re-planned attempt must settle the run again from the same outcome. The
+// executor removed the run's record when the run ended, so without it the
+// attempt would wait for a return that never comes, and a later pass
+// would stop the entry `interrupted`, which nobody can clear by itself.
+
+// consumedRun is an outcome an attempt's settling took out of the pass's
+// outcomes: key and ledger name it, at is how many transitions the
+// attempt had made when it did.
+type consumedRun struct {
+	key, ledger string
+	out         Outcome
+	at          int
+}
+
+// consume records that settling took out the outcome of key.
+func (p *passState) consume(key, ledger string, out Outcome) {
+	p.rep.consumed = append(p.rep.consumed, consumedRun{key: key, ledger: ledger, out: out, at: len(p.rep.Transitions)})
+}
+
+// restoreConsumed puts back into outcomes each outcome the attempt of rep
+// consumed whose settlement did not reach the control branch: no
+// transition of its ledger after the consumption is among the pushed
+// ones. An outcome the pass holds again under the same key (a rerun that
+// ran) is left as it is.
+func restoreConsumed(outcomes map[string]Outcome, rep *Report) {
+	for _, c := range rep.consumed {
+		landed := false
+		for i := c.at; i < rep.pushed && i < len(rep.Transitions); i++ {
+			if rep.Transitions[i].Ledger == c.ledger {
+				landed = true
+				break
+			}
+		}
+		if _, again := outcomes[c.key]; !landed && !again {
+			outcomes[c.key] = c.out
+		}
+	}
+	rep.consumed = nil
+}

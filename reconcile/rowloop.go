@@ -285,6 +285,7 @@ func (p *passState) runOf(ctx context.Context, e *entry, pd ledger.Pending) (dis
 	delete(p.outcomes, key)
 	run := dispatchRun{out: out, ranHere: ranHere, observed: ranHere}
 	if ranHere {
+		p.consume(key, e.ledgerPath, out) // replan.go
 		return run, nil
 	}
 	rc, err := p.recoverRun(ctx, e)

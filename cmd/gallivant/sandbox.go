@@ -200,9 +200,9 @@ stops.`,
 	cmd.Flags().IntVar(&opts.RateLimit, "rate-limit", 5000, "primary rate limit per user and hour, as on GitHub")
 	cmd.Flags().StringArrayVar(&opts.Webhooks, "webhook", nil, "deliver every repository's events to this loopback URL, signed (repeatable)")
 	cmd.Flags().BoolVar(&opts.TLS, "tls", false, "serve HTTPS with a self-signed certificate kept under --dir/tls, and print SSL_CERT_FILE, GIT_SSL_CAINFO, GH_HOST and GH_ENTERPRISE_TOKEN for gh and git")
-	cmd.Flags().StringVar(&opts.Faults, "faults", "", "fail API requests at random, KIND=RATE pairs of 5xx, timeout, 403, 429, secondary, malformed and lost, e.g. 5xx=0.02,lost=0.01")
+	cmd.Flags().StringVar(&opts.Faults, "faults", "", "fail API and git requests at random, KIND=RATE pairs of 5xx, timeout, 403, 429, secondary, malformed, lost, git-5xx, git-timeout, git-lost and git-reset, e.g. 5xx=0.02,lost=0.01,git-lost=0.05")
 	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 1, "the seed of --faults' draws")
-	cmd.Flags().DurationVar(&opts.FaultHold, "fault-hold", 10*time.Second, "how long a --faults timeout holds a request before answering 504")
+	cmd.Flags().DurationVar(&opts.FaultHold, "fault-hold", 10*time.Second, "how long a --faults timeout or git-timeout holds a request before answering 504")
 	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", daemon.WebhookSecretEnv, "the environment variable holding the webhook secret")
 	return cmd
 }

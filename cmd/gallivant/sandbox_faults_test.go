@@ -56,7 +56,7 @@ func TestSandboxFaults(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
-	const want = "sandbox faults injected: 5xx=0 timeout=0 403=0 429=2 secondary=0 malformed=0 lost=0\n"
+	const want = "sandbox faults injected: 5xx=0 timeout=0 403=0 429=2 secondary=0 malformed=0 lost=0 git-5xx=0 git-timeout=0 git-lost=0 git-reset=0\n"
 	if !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q, want it to hold %q", stderr.String(), want)
 	}

@@ -537,7 +537,8 @@ func (e CommandExecutor) prepareOrRepair(ctx context.Context, m execGit, mirror,
 	if err == nil || ctx.Err() != nil {
 		return before, err
 	}
-	if _, statErr := os.Stat(filepath.Join(mirror, "HEAD")); statErr != nil || isUnreachable(err) {
+	if _, statErr := os.Stat(filepath.Join(mirror, "HEAD")); statErr != nil || isUnreachable(err) || transientGit(err) {
+		// Not the mirror's damage: the network's or GitHub's failure.
 		return "", err
 	}
 	aside := fmt.Sprintf("%s.damaged-%s", mirror, time.Now().UTC().Format("20060102T150405Z"))
@@ -691,7 +692,7 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 			return "", err
 		}
 	}
-	if _, err := m.out(ctx, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
+	if err := fetchRetrying(ctx, m, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
 		return "", err
 	}
 	start, err := m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Branch+"^{commit}")

@@ -4,26 +4,35 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"os"
-	"path/filepath"
+	"path"
 	"testing"
 
-	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
 )
 
 // FuzzObjectSizer feeds the header readers hostile bytes: as a loose
 // object (raw, and deflated), and as the pack entry a one-object pack
 // index points at. They may refuse anything; they never panic and never
-// report a size over the limit without refusing it.
+// report a size over the limit without refusing it. The object stores are
+// in memory: three temporary directories per input held it to a few
+// dozen inputs in 30 s on a busy machine (issue 33), and the readers see
+// only the billy.Filesystem either way.
 func FuzzObjectSizer(f *testing.F) {
 	f.Add([]byte("blob 5\x00hello"))
 	f.Add([]byte{0x3f, 0x01, 0x02})
 	f.Add([]byte{0x65, 0x78, 0x9c, 0x00})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
 	const h = "0123456789abcdef0123456789abcdef01234567"
+	index := oneObjectIndex(h, 0)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, form := range []string{"raw", "deflated", "packed"} {
-			dotgit := t.TempDir()
+			dotgit := memfs.New()
+			write := func(name string, b []byte) {
+				if err := util.WriteFile(dotgit, name, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			switch form {
 			case "raw", "deflated":
 				content := data
@@ -34,14 +43,12 @@ func FuzzObjectSizer(f *testing.F) {
 					z.Close()
 					content = b.Bytes()
 				}
-				os.MkdirAll(filepath.Join(dotgit, "objects", h[:2]), 0o755)
-				os.WriteFile(filepath.Join(dotgit, "objects", h[:2], h[2:]), content, 0o644)
+				write(path.Join("objects", h[:2], h[2:]), content)
 			case "packed":
-				os.MkdirAll(filepath.Join(dotgit, "objects", "pack"), 0o755)
-				os.WriteFile(filepath.Join(dotgit, "objects", "pack", "pack-x.pack"), data, 0o644)
-				os.WriteFile(filepath.Join(dotgit, "objects", "pack", "pack-x.idx"), oneObjectIndex(h, 0), 0o644)
+				write("objects/pack/pack-x.pack", data)
+				write("objects/pack/pack-x.idx", index)
 			}
-			s, err := newObjectSizer(osfs.New(dotgit, osfs.WithBoundOS()), 1<<20)
+			s, err := newObjectSizer(dotgit, 1<<20)
 			if err != nil {
 				continue
 			}

@@ -38,14 +38,16 @@ const (
 	RateLost RateKind = "lost"
 )
 
-// RateKinds lists every RateKind in the order String writes them.
-var RateKinds = []RateKind{Rate5xx, RateTimeout, Rate403, Rate429, RateSecondary, RateMalformed, RateLost}
+// RateKinds lists every RateKind in the order String writes them: the API
+// kinds, then the git kinds (gitfaults.go).
+var RateKinds = []RateKind{Rate5xx, RateTimeout, Rate403, Rate429, RateSecondary, RateMalformed, RateLost,
+	RateGit5xx, RateGitTimeout, RateGitLost, RateGitReset}
 
 func (k RateKind) fault() FaultKind {
 	switch k {
-	case Rate5xx:
+	case Rate5xx, RateGit5xx:
 		return FaultStatus
-	case RateTimeout:
+	case RateTimeout, RateGitTimeout:
 		return FaultTimeout
 	case Rate403:
 		return FaultRateLimit
@@ -55,40 +57,45 @@ func (k RateKind) fault() FaultKind {
 		return FaultSecondary
 	case RateMalformed:
 		return FaultMalformed
+	case RateGitReset:
+		return FaultReset
 	default:
 		return FaultLostResponse
 	}
 }
 
 // FaultRates is a seeded random mix of faults: each API request fails with
-// the probability of each kind. The draw for a request is a function of the
+// the probability of each API kind, each git request (smart HTTP) with
+// that of each git kind. The draw for a request is a function of the
 // seed, its method and path and how many requests with that method and path
 // came before it, so the same sequence of requests meets the same faults
 // for a seed, whatever other requests interleave.
 type FaultRates struct {
 	// Rates is the probability of each kind per request; their sum is at
-	// most 1. RateLost applies to writes only.
+	// most 1. RateLost applies to writes only, RateGitLost to pushes only.
 	Rates map[RateKind]float64
 	// Seed makes the draws.
 	Seed uint64
-	// Hold bounds a RateTimeout; 10 seconds (GitHub's own limit on a
-	// request) when 0.
+	// Hold bounds a RateTimeout or RateGitTimeout; 10 seconds (GitHub's
+	// own limit on a request) when 0.
 	Hold time.Duration
 	// RetryAfter is the Retry-After of RateSecondary, in seconds; 1 when 0.
 	RetryAfter int
 }
 
 // ParseFaultRates reads the --faults syntax: comma-separated KIND=RATE
-// pairs, e.g. "5xx=0.02,timeout=0.01,429=0.01,lost=0.01". Errors name the
-// 1-based column of the pair at fault, what was expected and an example.
+// pairs, e.g. "5xx=0.02,timeout=0.01,429=0.01,lost=0.01,git-lost=0.05".
+// The API kinds' rates add up to at most 1, and so do the git kinds'.
+// Errors name the 1-based column of the pair at fault, what was expected
+// and an example.
 func ParseFaultRates(s string) (map[RateKind]float64, error) {
-	const example = "e.g. 5xx=0.02,timeout=0.01,429=0.01,lost=0.01"
+	const example = "e.g. 5xx=0.02,timeout=0.01,429=0.01,lost=0.01,git-lost=0.05"
 	out := map[RateKind]float64{}
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("empty fault list: expected KIND=RATE pairs separated by commas, %s", example)
 	}
 	col := 1
-	sum := 0.0
+	var sum [2]float64 // the API kinds', the git kinds'
 	for _, pair := range strings.Split(s, ",") {
 		at := col
 		col += len(pair) + 1
@@ -109,10 +116,16 @@ func ParseFaultRates(s string) (map[RateKind]float64, error) {
 			return nil, fmt.Errorf("column %d: %s=%q: expected a rate from 0 to 1, e.g. %s=0.01", at, k, bounded(val), k)
 		}
 		out[k] = r
-		sum += r
+		if k.git() {
+			sum[1] += r
+		} else {
+			sum[0] += r
+		}
 	}
-	if sum > 1+1e-9 {
-		return nil, fmt.Errorf("the rates add up to %g: expected at most 1, %s", sum, example)
+	for i, of := range []string{"API", "git"} {
+		if sum[i] > 1+1e-9 {
+			return nil, fmt.Errorf("the %s kinds' rates add up to %g: expected at most 1, %s", of, sum[i], example)
+		}
 	}
 	return out, nil
 }
@@ -185,9 +198,15 @@ func (s *Server) FaultsInjected() map[RateKind]int {
 	return out
 }
 
-// drawFault draws the fault of a request from the random mix; nil when
-// the request is answered.
+// drawFault draws the fault of an API request from the random mix; nil
+// when the request is answered.
 func (s *Server) drawFault(method, path string) *activeFault {
+	return s.draw(method, path, false, method != http.MethodGet && method != http.MethodHead)
+}
+
+// draw draws the fault of a request from the random mix's kinds for git
+// requests (git) or API requests; write says a lost kind applies.
+func (s *Server) draw(method, path string, git, write bool) *activeFault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fr := s.random
@@ -198,10 +217,9 @@ func (s *Server) drawFault(method, path string) *activeFault {
 	n := fr.seen[key]
 	fr.seen[key] = n + 1
 	u := unitDraw(fr.Seed, key, n)
-	write := method != http.MethodGet && method != http.MethodHead
 	acc := 0.0
 	for _, k := range RateKinds {
-		if k == RateLost && !write {
+		if k.git() != git || ((k == RateLost || k == RateGitLost) && !write) {
 			continue
 		}
 		acc += fr.Rates[k]
@@ -210,7 +228,7 @@ func (s *Server) drawFault(method, path string) *activeFault {
 		}
 		fr.injected[k]++
 		f := Fault{Kind: k.fault(), Hold: fr.Hold, RetryAfter: fr.RetryAfter}
-		if k == Rate5xx {
+		if k == Rate5xx || k == RateGit5xx {
 			f.Status = []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable}[int(u*1e6)%3]
 		}
 		return &activeFault{Fault: f}

@@ -34,7 +34,16 @@ func TestParseFaultRates(t *testing.T) {
 		{in: "timeout=-0.1", wantErr: "expected a rate from 0 to 1"},
 		{in: "timeout=NaN", wantErr: "expected a rate from 0 to 1"},
 		{in: "timeout=lots", wantErr: "expected a rate from 0 to 1"},
-		{in: "5xx=0.6,lost=0.6", wantErr: "the rates add up to 1.2: expected at most 1"},
+		{in: "5xx=0.6,lost=0.6", wantErr: "the API kinds' rates add up to 1.2: expected at most 1"},
+		{in: "git-5xx=0.02,git-timeout=0.01,git-lost=0.05,git-reset=0.01", want: map[ghstandin.RateKind]float64{
+			ghstandin.RateGit5xx: 0.02, ghstandin.RateGitTimeout: 0.01, ghstandin.RateGitLost: 0.05, ghstandin.RateGitReset: 0.01}},
+		// The API kinds and the git kinds fail different requests: each
+		// group adds up to at most 1.
+		{in: "5xx=1,git-reset=1", want: map[ghstandin.RateKind]float64{ghstandin.Rate5xx: 1, ghstandin.RateGitReset: 1}},
+		{in: "5xx=0.1,git-lost=0.7,git-5xx=0.7", wantErr: "the git kinds' rates add up to 1.4: expected at most 1"},
+		{in: "5xx=0.1,git-lots=0.1", wantErr: `column 9: unknown fault kind "git-lots": expected one of 5xx, timeout, 403, 429, secondary, malformed, lost, git-5xx, git-timeout, git-lost, git-reset`},
+		{in: "git-lost=0.1,git-lost=0.2", wantErr: "column 14: git-lost is given twice"},
+		{in: "git-timeout=", wantErr: `column 1: git-timeout="": expected a rate from 0 to 1, e.g. git-timeout=0.01`},
 	}
 	for _, tt := range tests {
 		got, err := ghstandin.ParseFaultRates(tt.in)
@@ -58,7 +67,8 @@ func TestParseFaultRates(t *testing.T) {
 }
 
 func FuzzParseFaultRates(f *testing.F) {
-	for _, s := range []string{"5xx=0.02,timeout=0.01,429=0.01,lost=0.01", "403=1", "lost=0.1,lost=0.2", "=,", "5xx=1e-3"} {
+	for _, s := range []string{"5xx=0.02,timeout=0.01,429=0.01,lost=0.01", "403=1", "lost=0.1,lost=0.2", "=,", "5xx=1e-3",
+		"git-5xx=0.02,git-timeout=0.01,git-lost=0.05,git-reset=0.01", "5xx=1,git-reset=1", "git-=0.1", "lost=0.5,git-lost=0.5"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

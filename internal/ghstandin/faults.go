@@ -32,15 +32,22 @@ const (
 	// FaultLostResponse performs the request, then answers 502 as if it had
 	// failed: the write landed but the client never learns it.
 	FaultLostResponse
+	// FaultReset serves the request (a push lands) and resets the
+	// connection in the middle of its answer. Git requests only
+	// (Fault.Git).
+	FaultReset
 )
 
 // Fault describes requests to fail and how.
 type Fault struct {
 	// Method restricts the fault to one HTTP method; "" matches any.
 	Method string
-	// Path is a regular expression matched against the path after /api/v3;
-	// "" matches any.
+	// Path is a regular expression matched against the path after /api/v3
+	// (after the host for Git faults, /owner/name.git/info/refs,
+	// /owner/name.git/git-receive-pack, …); "" matches any.
 	Path string
+	// Git makes the fault one of git's smart HTTP instead of the API.
+	Git  bool
 	Kind FaultKind
 	// Status is the status of FaultStatus; 502 when 0.
 	Status int
@@ -79,14 +86,30 @@ func (s *Server) InjectFault(f Fault) (remove func()) {
 	}
 }
 
+// Faults returns the faults InjectFault switched on that are still on,
+// each with Count set to the requests it has left to fail (0 for a fault
+// on until removed).
+func (s *Server) Faults() []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Fault, len(s.faults))
+	for i, f := range s.faults {
+		out[i] = f.Fault
+		if f.Count > 0 {
+			out[i].Count = f.left
+		}
+	}
+	return out
+}
+
 // ClearFaults switches every fault off.
 func (s *Server) ClearFaults() { s.mu.Lock(); defer s.mu.Unlock(); s.faults = nil }
 
-func (s *Server) matchFault(method, path string) *activeFault {
+func (s *Server) matchFault(method, path string, git bool) *activeFault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.Method != "" && f.Method != method {
+		if f.Git != git || (f.Method != "" && f.Method != method) {
 			continue
 		}
 		if f.re != nil && !f.re.MatchString(path) {

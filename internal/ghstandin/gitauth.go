@@ -92,6 +92,10 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		gitDenied(w, status, msg)
 		return
 	}
+	f := s.gitFault(r, push)
+	if f != nil && failGitEarly(f, w, r) {
+		return
+	}
 	// Names match regardless of case, as on GitHub; the directory has the
 	// repository's own spelling.
 	r.URL.Path = "/" + name + ".git" + rest
@@ -122,7 +126,14 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 	}
 	h := *s.git
 	h.Env = append(slices.Clone(h.Env), "STANDIN_RULES="+rules)
-	h.ServeHTTP(w, r)
+	var out http.ResponseWriter = w
+	var rec *recorder
+	if f != nil {
+		// A lost answer or a reset mid-body: git's answer is kept back.
+		rec = &recorder{header: http.Header{}, status: http.StatusOK}
+		out = rec
+	}
+	h.ServeHTTP(out, r)
 	if before != nil {
 		// A push is announced as GitHub announces it: the push, and the
 		// pull requests it moved, closed or merged.
@@ -130,9 +141,13 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		c.sync()
 		c.announce(before)
 		s.mu.Unlock()
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
+	}
+	if rec != nil {
+		finishGitFault(f, w, rec)
+	} else if fl, ok := w.(http.Flusher); ok && before != nil {
+		fl.Flush()
+	}
+	if before != nil {
 		s.deliver(r.Context())
 	}
 }

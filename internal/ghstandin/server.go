@@ -747,7 +747,7 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		})
 		return
 	}
-	f := s.matchFault(r.Method, entry.Path)
+	f := s.matchFault(r.Method, entry.Path, false)
 	if f == nil {
 		f = s.drawFault(r.Method, entry.Path)
 	}

@@ -667,7 +667,7 @@ func (w *world) checkStops(ls map[string]*ledger.Ledger) {
 // with the loop: commits it authored on the control branch.
 func (w *world) checkReports() {
 	w.t.Helper()
-	gitIn(w.t, w.observe, "fetch", "--quiet", "origin")
+	gitNet(w.t, w.observe, "fetch", "--quiet", "origin")
 	authored := map[string]map[string]bool{}
 	for _, line := range strings.Split(gitIn(w.t, w.observe, "log", "--format=%H %an %s", "origin/main"), "\n") {
 		f := strings.SplitN(line, " ", 3)

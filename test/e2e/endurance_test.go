@@ -95,14 +95,32 @@ type endurance struct {
 	bound           time.Duration // the whole run, at most
 }
 
+// enduranceFaults fails the API and git's smart HTTP: every fetch and
+// push of the control branch and of the work branches.
+const enduranceFaults = "5xx=0.02,timeout=0.003,403=0.002,429=0.002,secondary=0.005,malformed=0.003,lost=0.02," +
+	"git-5xx=0.01,git-timeout=0.002,git-lost=0.05,git-reset=0.01"
+
 func shortEndurance() endurance {
-	return endurance{specs: 3, passes: 40, slots: 2, killRate: 0.3, agentKills: 3,
-		faults: "5xx=0.02,timeout=0.003,403=0.002,429=0.002,secondary=0.005,malformed=0.003,lost=0.02", bound: 4 * time.Minute}
+	return endurance{specs: 3, passes: 40, slots: 2, killRate: 0.3, agentKills: 3, faults: enduranceFaults, bound: 4 * time.Minute}
 }
 
 func longEndurance() endurance {
-	return endurance{specs: 12, passes: 1000, slots: 3, killRate: 0.15, agentKills: 30, treeInAgentRuns: true,
-		faults: "5xx=0.02,timeout=0.003,403=0.002,429=0.002,secondary=0.005,malformed=0.003,lost=0.02", bound: 20 * time.Minute}
+	return endurance{specs: 12, passes: 1000, slots: 3, killRate: 0.15, agentKills: 30, treeInAgentRuns: true, faults: enduranceFaults, bound: 20 * time.Minute}
+}
+
+// gitNet runs git against the sandbox, which fails git requests too:
+// a failed attempt is tried again, 10 times at most.
+func gitNet(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	var err error
+	for try := 0; try < 10; try++ {
+		var out string
+		if out, err = gitErr(dir, args...); err == nil {
+			return out
+		}
+	}
+	t.Fatalf("git %v, 10 times: %v", args, err)
+	return ""
 }
 
 // enduranceRepos are the target repositories; acme/web has CI (the scripted
@@ -369,7 +387,7 @@ func (pp *people) request(path, line string) error {
 // TestEndurance is the crash suite's world grown into an endurance run:
 // three target repositories, a scripted reviewer, CI and merger, agents
 // that hang, crash or return malformed commits, `gallivant sandbox
-// --faults` failing the API, and reconcilers on their own caches killed
+// --faults` failing the API and git's fetches and pushes, and reconcilers on their own caches killed
 // at random, the pass alone or its whole tree. It ends when every spec is
 // merged, and then checks that `check` and `verify` are clean, that no
 // dispatch ran to its end twice and that no finished agent commit is
@@ -427,7 +445,7 @@ func TestEndurance(t *testing.T) {
 		}
 	})
 	src := filepath.Join(w.dir, "src")
-	gitIn(t, w.dir, "clone", "--quiet", withToken(w.control, env["GITHUB_TOKEN"]), src)
+	gitNet(t, w.dir, "clone", "--quiet", withToken(w.control, env["GITHUB_TOKEN"]), src)
 	files := map[string]string{
 		"gallivant.yaml": "defaults:\n  repo: acme/api\n  escalate_after: 9\nreviewer:\n  login: rita\n" +
 			"executor:\n  kind: command\n  command: [\"sh\", \"-c\", \"exec sh \\\"$AGENT\\\"\"]\n  timeout: 6s\n  grace: 2s\n" +
@@ -444,10 +462,10 @@ func TestEndurance(t *testing.T) {
 	}
 	gitIn(t, src, "add", "-A")
 	gitIn(t, src, "commit", "--quiet", "-m", "Approve specs")
-	gitIn(t, src, "push", "--quiet", "origin", "HEAD:main")
+	gitNet(t, src, "push", "--quiet", "origin", "HEAD:main")
 	w.observe = src
 	personSrc := filepath.Join(w.dir, "person")
-	gitIn(t, w.dir, "clone", "--quiet", withToken(w.control, env["GITHUB_TOKEN_MO"]), personSrc)
+	gitNet(t, w.dir, "clone", "--quiet", withToken(w.control, env["GITHUB_TOKEN_MO"]), personSrc)
 	pp := &people{w: w, src: personSrc,
 		ci:       person{env["GITHUB_API_URL"], env["GITHUB_TOKEN_MO"]},
 		rita:     person{env["GITHUB_API_URL"], env["GITHUB_TOKEN_RITA"]},
@@ -583,11 +601,20 @@ func TestEndurance(t *testing.T) {
 	}
 
 	// `check` and `verify` are clean on the end state.
-	gitIn(t, src, "pull", "--quiet", "--rebase", "origin", "main")
+	gitNet(t, src, "pull", "--quiet", "--rebase", "origin", "main")
 	for _, args := range [][]string{{"check"}, {"verify", "--control", w.control}} {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = src, w.env
-		if out, err := cmd.CombinedOutput(); err != nil {
+		// verify fetches the control branch through the faults: a
+		// failure is tried again; one that stays is reported.
+		var out []byte
+		var err error
+		for try := 0; try < 5; try++ {
+			cmd := exec.Command(bin, args...)
+			cmd.Dir, cmd.Env = src, w.env
+			if out, err = cmd.CombinedOutput(); err == nil {
+				break
+			}
+		}
+		if err != nil {
 			t.Errorf("gallivant %s: %v\n%s", args[0], err, out)
 		}
 	}
@@ -686,7 +713,7 @@ func (w *world) lostCommits(env map[string]string) []string {
 		dir, ok := clones[repo]
 		if !ok {
 			dir = filepath.Join(w.dir, "check-"+strings.ReplaceAll(repo, "/", "-"))
-			gitIn(w.t, w.dir, "clone", "--quiet", "--bare", env["GIT_URL_"+strings.ToUpper(strings.NewReplacer("/", "_", "-", "_").Replace(repo))], dir)
+			gitNet(w.t, w.dir, "clone", "--quiet", "--bare", env["GIT_URL_"+strings.ToUpper(strings.NewReplacer("/", "_", "-", "_").Replace(repo))], dir)
 			clones[repo] = dir
 		}
 		if _, err := gitErr(dir, "merge-base", "--is-ancestor", sha, "main"); err != nil {
