@@ -59,6 +59,10 @@ type DashboardEntry struct {
 	// Offers are the requests that clear its stop (or its pause), as box
 	// texts: DashboardOffers.
 	Offers []string
+	// LastRequest is the last request performed on the entry and where
+	// it came from (the ledger, a pull-request comment, this issue), ""
+	// when none was.
+	LastRequest string
 }
 
 // DashboardBox is one box read from the body.
@@ -332,6 +336,9 @@ func RenderDashboard(in DashboardRender) string {
 			}
 			if e.Paused != "" {
 				fmt.Fprintf(&b, "  %s\n", CodeSpan(e.Paused))
+			}
+			if e.LastRequest != "" {
+				fmt.Fprintf(&b, "  last request: %s\n", CodeSpan(e.LastRequest))
 			}
 			if strings.Contains(strconv.Quote(e.Spec), "-->") || e.Spec == "" {
 				continue

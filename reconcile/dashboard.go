@@ -70,7 +70,17 @@ func (p *passState) dashboardWrite(ctx context.Context, d *dashState, entries []
 		next = max(next, b.ID)
 	}
 	newID := func() int64 { next++; return next }
-	body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries), Previous: d.boxes, Results: d.results, NewID: newID})
+	last := map[string]string{}
+	for _, e := range entries {
+		if e.leg == nil && e.l != nil {
+			w, err := p.lastRequestWords(e)
+			if err != nil {
+				return err
+			}
+			last[e.specPath] = w
+		}
+	}
+	body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries, last), Previous: d.boxes, Results: d.results, NewID: newID})
 	if !d.found {
 		is, err := p.GitHub.CreateIssue(ctx, d.repo, gatekeep.DashboardTitle, body)
 		if err != nil {
@@ -190,8 +200,9 @@ func (p *passState) boxActed(e *entry, id int64) (string, error) {
 	return "", nil
 }
 
-// dashboardEntries is what the dashboard says of each entry.
-func dashboardEntries(entries []*entry) []gatekeep.DashboardEntry {
+// dashboardEntries is what the dashboard says of each entry; last holds
+// each one's last request performed, in words, by spec path.
+func dashboardEntries(entries []*entry, last map[string]string) []gatekeep.DashboardEntry {
 	var out []gatekeep.DashboardEntry
 	for _, e := range entries {
 		if e.leg != nil {
@@ -219,6 +230,7 @@ func dashboardEntries(entries []*entry) []gatekeep.DashboardEntry {
 				}
 			}
 			d.Offers = gatekeep.DashboardOffers(l)
+			d.LastRequest = last[e.specPath]
 		}
 		out = append(out, d)
 	}
