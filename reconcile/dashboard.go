@@ -103,6 +103,9 @@ func (p *passState) dashboardWrite(ctx context.Context, d *dashState, entries []
 func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo string, number int, url, self string, boxes []gatekeep.DashboardBox) (map[int64]string, error) {
 	results := map[int64]string{}
 	var edits []gatekeep.BodyEdit
+	// comments are the issue's, read once, when a box a person may tick
+	// lacks a hint of its own (gatekeep.DashboardHint).
+	var comments []gatekeep.DashboardComment
 	read := false
 	byspec := map[string]*entry{}
 	for _, e := range entries {
@@ -146,6 +149,15 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 			if acted, err = p.boxActed(e, b.ID); err != nil {
 				return nil, err
 			}
+		}
+		if steers && acted == "" && b.Hint == "" {
+			if comments == nil {
+				var err error
+				if comments, err = p.dashboardComments(ctx, repo, number); err != nil {
+					return nil, err
+				}
+			}
+			b.Hint = gatekeep.DashboardHint(b, editor, comments)
 		}
 		from := ledger.CommandOrigin{PR: ledger.PullRef{Repo: repo, Number: number}, Login: editor, CommentID: b.ID, URL: url, Dashboard: true}
 		a, err := gatekeep.DecideCommand(gatekeep.CommandFacts{Body: gatekeep.DashboardCommand(b), Author: editor, Self: self, MaySteer: steers, Acted: acted,
