@@ -7,7 +7,7 @@ import (
 	"github.com/gallivant/gallivant/internal/ghstandin"
 )
 
-// legComments returns the bodies of the comments on acme/web#1 that
+// legAnswers returns the bodies of the comments on acme/web#1 that
 // answer commands.
 func legAnswers(r *rig) []string {
 	r.t.Helper()
