@@ -2,6 +2,7 @@ package audit
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
@@ -9,7 +10,8 @@ import (
 )
 
 // replayCommand proves a `loop: request <word> from <pr> by @<login>`
-// commit: a request a person posted on the entry's own pull request,
+// commit: a request a person posted on the entry's own pull request (or
+// a coordinated entry's member's),
 // performed exactly as ledger.ApplyCommand performs it from the request
 // line, pull request and comment id its trailers name. Who posted it and
 // whether they may steer live on GitHub: the checker proves the change,
@@ -18,7 +20,7 @@ func replayCommand(s *step) []outcome {
 	if s.c.trailer(ledger.TrailerBox) != "" {
 		return replayDashboardCommand(s)
 	}
-	return withPR(func(s *step, p gatekeep.PR) []outcome {
+	return withEntryPR(func(s *step, p gatekeep.PR) []outcome {
 		line := s.c.trailer(ledger.TrailerRequest)
 		if line == "" {
 			return refuse(SectionTrailers, "it names no Gallivant-Request: a request transition performs a person's request")
@@ -68,4 +70,36 @@ func replayDashboardCommand(s *step) []outcome {
 	}
 	borrowTimes(want, s.parent, s.child)
 	return one(want, c)
+}
+
+// withEntryPR is withPR for a command: the subject's pull request is the
+// entry's own or, for a coordinated entry, one of its members' (a command
+// on a leg's pull request is a request on the whole entry).
+func withEntryPR(f func(s *step, p gatekeep.PR) []outcome) func(*step) []outcome {
+	return func(s *step) []outcome {
+		p, err := gatekeep.ParsePR(s.sub.PR.String(), "")
+		if err != nil {
+			return refuse(SectionSubject, "%v", err)
+		}
+		var prs []string
+		if d := s.parent.Delivery; d != nil {
+			refs := []ledger.PullRef{d.PR}
+			for _, m := range d.Legs() {
+				refs = append(refs, d.PerMember[m].PR)
+			}
+			for _, pr := range refs {
+				if pr.IsZero() {
+					continue
+				}
+				if pr == p.Ref() {
+					return f(s, p)
+				}
+				prs = append(prs, pr.String())
+			}
+		}
+		if len(prs) == 0 {
+			return refuse(SectionSubject, "the subject names %s but the entry has no pull request", p)
+		}
+		return refuse(SectionSubject, "the subject names %s but the entry's pull requests are %s", p, strings.Join(prs, ", "))
+	}
 }

@@ -59,6 +59,10 @@ type DashboardEntry struct {
 	// Offers are the requests that clear its stop (or its pause), as box
 	// texts: DashboardOffers.
 	Offers []string
+	// LastRequest is the last request performed on the entry and where
+	// it came from (the ledger, a pull-request comment, this issue), ""
+	// when none was.
+	LastRequest string
 }
 
 // DashboardBox is one box read from the body.
@@ -271,7 +275,7 @@ func RenderDashboard(in DashboardRender) string {
 	}
 	var b strings.Builder
 	b.WriteString(DashboardMarker + "\n")
-	b.WriteString("Kept by gallivant each pass (docs/requests.md). Tick a box to ask for its request; to add a hint or a reason, write it after `|` in the box's text (`- [x] retry 2 | read the README first`). Only the configured reviewer and people with write access to this repository steer; a box ticked by anyone else is reset. Each request performed is a commit in this repository.\n")
+	b.WriteString("Kept by gallivant each pass (docs/requests.md). Tick a box to ask for its request; to add a hint or a reason, write it after `|` in the box's text (`- [x] retry 2 | read the README first`), or comment here with the box's request and your hint on the first line and the entry's spec on the second (`/gallivant retry 2 | read the README first`, then `specs/feature.md`). Only the configured reviewer and people with write access to this repository steer; a box ticked by anyone else is reset. Each request performed is a commit in this repository.\n")
 	groups := map[string][]DashboardEntry{}
 	for _, e := range in.Entries {
 		g := e.Phase
@@ -332,6 +336,9 @@ func RenderDashboard(in DashboardRender) string {
 			}
 			if e.Paused != "" {
 				fmt.Fprintf(&b, "  %s\n", CodeSpan(e.Paused))
+			}
+			if e.LastRequest != "" {
+				fmt.Fprintf(&b, "  last request: %s\n", CodeSpan(e.LastRequest))
 			}
 			if strings.Contains(strconv.Quote(e.Spec), "-->") || e.Spec == "" {
 				continue

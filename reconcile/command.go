@@ -39,16 +39,28 @@ type postedCommand struct {
 	at     time.Time
 }
 
-// commands reads the entry's pull request for commands and performs them.
-// A coordinated entry's legs are not read (docs/requests.md).
+// commands reads the entry's pull requests for commands and performs
+// them: its own, and a coordinated entry's legs' (commandPRs), each a
+// request on the whole entry (docs/requests.md).
 func (p *passState) commands(ctx context.Context, e *entry) error {
-	if p.DryRun || e.leg != nil || e.l == nil || e.l.Phase() == ledger.PhaseDone || e.l.Delivery.PR.IsZero() {
+	if p.DryRun || e.leg != nil || e.l == nil || e.l.Phase() == ledger.PhaseDone {
 		return nil
 	}
-	pr, err := gatekeep.ParsePR(e.l.Delivery.PR.String(), "")
-	if err != nil {
-		return err
+	for _, ref := range commandPRs(e.l) {
+		pr, err := gatekeep.ParsePR(ref.String(), "")
+		if err != nil {
+			return err
+		}
+		if err := p.commandsOn(ctx, e, pr); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// commandsOn reads one of the entry's pull requests for commands and
+// performs them.
+func (p *passState) commandsOn(ctx context.Context, e *entry, pr gatekeep.PR) error {
 	unchanged, seen := p.commandsSeen(ctx, pr)
 	if unchanged {
 		return nil

@@ -70,7 +70,17 @@ func (p *passState) dashboardWrite(ctx context.Context, d *dashState, entries []
 		next = max(next, b.ID)
 	}
 	newID := func() int64 { next++; return next }
-	body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries), Previous: d.boxes, Results: d.results, NewID: newID})
+	last := map[string]string{}
+	for _, e := range entries {
+		if e.leg == nil && e.l != nil {
+			w, err := p.lastRequestWords(e)
+			if err != nil {
+				return err
+			}
+			last[e.specPath] = w
+		}
+	}
+	body := gatekeep.RenderDashboard(gatekeep.DashboardRender{Entries: dashboardEntries(entries, last), Previous: d.boxes, Results: d.results, NewID: newID})
 	if !d.found {
 		is, err := p.GitHub.CreateIssue(ctx, d.repo, gatekeep.DashboardTitle, body)
 		if err != nil {
@@ -93,6 +103,9 @@ func (p *passState) dashboardWrite(ctx context.Context, d *dashState, entries []
 func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo string, number int, url, self string, boxes []gatekeep.DashboardBox) (map[int64]string, error) {
 	results := map[int64]string{}
 	var edits []gatekeep.BodyEdit
+	// comments are the issue's, read once, when a box a person may tick
+	// lacks a hint of its own (gatekeep.DashboardHint).
+	var comments []gatekeep.DashboardComment
 	read := false
 	byspec := map[string]*entry{}
 	for _, e := range entries {
@@ -136,6 +149,15 @@ func (p *passState) dashboardTicks(ctx context.Context, entries []*entry, repo s
 			if acted, err = p.boxActed(e, b.ID); err != nil {
 				return nil, err
 			}
+		}
+		if steers && acted == "" && b.Hint == "" {
+			if comments == nil {
+				var err error
+				if comments, err = p.dashboardComments(ctx, repo, number); err != nil {
+					return nil, err
+				}
+			}
+			b.Hint = gatekeep.DashboardHint(b, editor, comments)
 		}
 		from := ledger.CommandOrigin{PR: ledger.PullRef{Repo: repo, Number: number}, Login: editor, CommentID: b.ID, URL: url, Dashboard: true}
 		a, err := gatekeep.DecideCommand(gatekeep.CommandFacts{Body: gatekeep.DashboardCommand(b), Author: editor, Self: self, MaySteer: steers, Acted: acted,
@@ -190,8 +212,9 @@ func (p *passState) boxActed(e *entry, id int64) (string, error) {
 	return "", nil
 }
 
-// dashboardEntries is what the dashboard says of each entry.
-func dashboardEntries(entries []*entry) []gatekeep.DashboardEntry {
+// dashboardEntries is what the dashboard says of each entry; last holds
+// each one's last request performed, in words, by spec path.
+func dashboardEntries(entries []*entry, last map[string]string) []gatekeep.DashboardEntry {
 	var out []gatekeep.DashboardEntry
 	for _, e := range entries {
 		if e.leg != nil {
@@ -219,6 +242,7 @@ func dashboardEntries(entries []*entry) []gatekeep.DashboardEntry {
 				}
 			}
 			d.Offers = gatekeep.DashboardOffers(l)
+			d.LastRequest = last[e.specPath]
 		}
 		out = append(out, d)
 	}

@@ -125,6 +125,10 @@ func TestDashboardIssueResumesAStop(t *testing.T) {
 		!strings.Contains(body, "--> — done for `@bob`: `loop: request resume from acme/control#1 by @bob`") {
 		t.Fatalf("the box is not cleared with its result:\n%s", body)
 	}
+	// The entry shows its last request and where it came from.
+	if !strings.Contains(body, "\n  last request: `\"resume | the close was a mistake\", from a box of the dashboard issue acme/control#1 ticked by @bob (box ") {
+		t.Errorf("the entry does not show its last request:\n%s", body)
+	}
 	if !r.ledger(ledgerPath).Delivery.Stop.IsZero() {
 		t.Errorf("the stop is still there")
 	}

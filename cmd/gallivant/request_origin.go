@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gallivant/gallivant/internal/store"
-	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 )
 
@@ -62,34 +60,8 @@ func requestOrigin(subject, message string) (line string, ok bool) {
 // originOf reads the request a transition performed and where it came
 // from, off its subject and trailers.
 func originOf(subject, message string) (reconcile.PerformedRequest, bool) {
-	ts := ledger.ParseTrailers(message)
-	trailer := func(key string) string { return ledger.TrailerValue(ts, key) }
-	req := trailer(ledger.TrailerRequest)
-	sub, err := ledger.ParseSubject(subject)
-	if req == "" || err != nil {
-		return reconcile.PerformedRequest{}, false
-	}
-	r := reconcile.PerformedRequest{Request: req, Source: reconcile.SourceLedger, Subject: subject}
-	if sub.Kind == ledger.KindRequest {
-		r.Source, r.By, r.PR = reconcile.SourcePullRequest, sub.By, sub.PR.String()
-		r.Comment = "comment " + trailer(ledger.TrailerCommentID)
-		if url := trailer(ledger.TrailerComment); url != "" {
-			r.Comment = url
-		}
-		if box := trailer(ledger.TrailerBox); box != "" {
-			r.Source, r.Comment, r.Box = reconcile.SourceDashboard, "", box
-		}
-	}
-	return r, true
+	return reconcile.RequestOrigin(subject, message)
 }
 
 // originWords says a performed request and where it came from.
-func originWords(r reconcile.PerformedRequest) string {
-	switch r.Source {
-	case reconcile.SourcePullRequest:
-		return fmt.Sprintf("%q, from a comment by @%s on %s (%s)", r.Request, r.By, r.PR, r.Comment)
-	case reconcile.SourceDashboard:
-		return fmt.Sprintf("%q, from a box of the dashboard issue %s ticked by @%s (box %s)", r.Request, r.PR, r.By, r.Box)
-	}
-	return fmt.Sprintf("%q, from the ledger's ## Requests (%s)", r.Request, r.Subject)
-}
+func originWords(r reconcile.PerformedRequest) string { return r.Words() }

@@ -39,6 +39,8 @@ type sandboxOptions struct {
 	Faults    string
 	FaultSeed uint64
 	FaultHold time.Duration
+	// Hold and HoldFile keep one API request waiting (see sandboxHold).
+	Hold, HoldFile string
 }
 
 // publicURL checks a --public-url: an absolute http or https URL of a host,
@@ -114,7 +116,13 @@ secondary (403 with Retry-After: 1), malformed (200 with a truncated body)
 and lost (a write performed, then answered 502). Each rate is from 0 to 1,
 their sum at most 1. The draws are seeded (--fault-seed): the same requests
 meet the same faults. The sandbox prints what it injected, by kind, when it
-stops.`,
+stops.
+
+--hold METHOD:PATH-REGEXP --hold-file FILE keeps the first API request
+that matches (its path after /api/v3) waiting: the sandbox writes FILE,
+holding that request's method and path, and serves the request once FILE
+is removed; if the client goes away first, the request is dropped unserved
+and FILE removed. A test kills a client at a known point this way.`,
 		Example: `  gallivant sandbox --dir /tmp/sb --repo acme/api --env-file /tmp/sb.env > /dev/null &
   while [ ! -f /tmp/sb.env ]; do sleep 0.1; done
   set -a; . /tmp/sb.env; set +a
@@ -163,6 +171,9 @@ stops.`,
 			if err := sandboxUsers(s, opts); err != nil {
 				return err
 			}
+			if err := sandboxHold(s, opts); err != nil {
+				return err
+			}
 			if err := removeEnvFile(opts.EnvFile); err != nil {
 				return usageError("--env-file: %v", err)
 			}
@@ -204,6 +215,8 @@ stops.`,
 	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 1, "the seed of --faults' draws")
 	cmd.Flags().DurationVar(&opts.FaultHold, "fault-hold", 10*time.Second, "how long a --faults timeout or git-timeout holds a request before answering 504")
 	cmd.Flags().StringVar(&opts.WebhookSecretEnv, "webhook-secret-env", daemon.WebhookSecretEnv, "the environment variable holding the webhook secret")
+	cmd.Flags().StringVar(&opts.Hold, "hold", "", "hold the first API request that matches METHOD:PATH-REGEXP until --hold-file is removed, or drop it when its client goes away")
+	cmd.Flags().StringVar(&opts.HoldFile, "hold-file", "", "the file --hold writes while it holds the request; remove it to release the request")
 	return cmd
 }
 

@@ -1249,20 +1249,20 @@ func createReviewComment(c *ctx) {
 
 func (c *ctx) issueCommentJSON(ic *issueComment) commentJSON {
 	return commentJSON{ID: ic.ID, NodeID: "IC_" + strconv.FormatInt(ic.ID, 10), URL: c.s.url + "/api/v3/repos/" + c.full + "/issues/comments/" + strconv.FormatInt(ic.ID, 10),
-		HTMLURL:  c.s.url + "/" + c.full + "/pull/" + strconv.Itoa(ic.Number) + "#issuecomment-" + strconv.FormatInt(ic.ID, 10),
+		HTMLURL:  c.s.url + "/" + c.full + "/" + c.conversationPath(ic.Number) + "/" + strconv.Itoa(ic.Number) + "#issuecomment-" + strconv.FormatInt(ic.ID, 10),
 		IssueURL: c.s.url + "/api/v3/repos/" + c.full + "/issues/" + strconv.Itoa(ic.Number), Body: ic.Body, User: c.s.user(ic.User),
 		CreatedAt: ic.CreatedAt, UpdatedAt: ic.UpdatedAt, AuthorAssociation: "MEMBER"}
 }
 
 func listIssueComments(c *ctx) {
-	p, ok := c.pullNumber()
+	number, _, ok := c.conversation()
 	if !ok {
 		return
 	}
 	since, filter := c.sinceFilter()
 	out := []commentJSON{}
 	for _, ic := range c.repo.Comments {
-		if ic.Number == p.Number && (!filter || !ic.UpdatedAt.Before(since)) {
+		if ic.Number == number && (!filter || !ic.UpdatedAt.Before(since)) {
 			out = append(out, c.issueCommentJSON(ic))
 		}
 	}
@@ -1270,7 +1270,7 @@ func listIssueComments(c *ctx) {
 }
 
 func createIssueComment(c *ctx) {
-	p, ok := c.pullNumber()
+	number, touch, ok := c.conversation()
 	if !ok {
 		return
 	}
@@ -1283,9 +1283,9 @@ func createIssueComment(c *ctx) {
 		return
 	}
 	now := c.s.now()
-	ic := &issueComment{ID: c.s.id(), Number: p.Number, User: c.login, Body: in.Body, CreatedAt: now, UpdatedAt: now}
+	ic := &issueComment{ID: c.s.id(), Number: number, User: c.login, Body: in.Body, CreatedAt: now, UpdatedAt: now}
 	c.repo.Comments = append(c.repo.Comments, ic)
-	p.UpdatedAt = now
+	touch(now)
 	j := c.issueCommentJSON(ic)
 	c.location(j.URL)
 	writeJSON(c.w, 201, j)

@@ -59,6 +59,7 @@ type Server struct {
 	url     string
 	faults  []*activeFault
 	random  *faultRates // SetFaultRates' mix; nil when off
+	hold    *hold       // SetHold's (hold.go); nil when off or spent
 	log     []Request
 	limit   int
 	rates   map[string]*rate
@@ -728,6 +729,10 @@ func (s *Server) serveAPI(mux *http.ServeMux, w http.ResponseWriter, r *http.Req
 		s.mu.Unlock()
 		logIt(http.StatusUnauthorized, false, false)
 		writeError(w, http.StatusUnauthorized, "Bad credentials")
+		return
+	}
+	if s.awaitHold(r, entry.Path) {
+		logIt(0, false, false) // no answer: the client went away
 		return
 	}
 	counts := entry.Path != "/rate_limit"
