@@ -9,8 +9,6 @@ type (
 	Task = agent.Task
 	// Outcome is agent.Outcome.
 	Outcome = agent.Outcome
-	// Executor is agent.Executor.
-	Executor = agent.Executor
 	// Recovery is agent.Recovery.
 	Recovery = agent.Recovery
 	// VerifyResult is agent.VerifyResult.
@@ -37,6 +35,3 @@ var ErrEnded = agent.ErrEnded
 
 // ErrRunAsNeedsRoot is agent.ErrRunAsNeedsRoot.
 var ErrRunAsNeedsRoot = agent.ErrRunAsNeedsRoot
-
-// recordOnly is implemented by executors that start nothing.
-type recordOnly interface{ RecordOnly() bool }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"time"
 
@@ -745,7 +746,7 @@ func roundKey(ledgerPath string, k int) string { return fmt.Sprintf("%s|round %d
 
 // runRound pushes the recorded round and hands it to the executor.
 func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) error {
-	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
+	if p.Executor.Placement() == agent.Recorded {
 		return nil
 	}
 	k := e.l.Delivery.Round

@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -88,6 +89,27 @@ type GitHubClient interface {
 	// executor to check what it declares.
 	WorkflowFile(ctx context.Context, repo, workflow, ref string) ([]byte, error)
 	DispatchWorkflow(ctx context.Context, repo, workflow, ref string, inputs map[string]string) error
+
+	// MatchingBranches lists the branches whose names start with prefix,
+	// with their heads: a pass's first read of a work branch comes from
+	// its repository's one snapshot (observe.go).
+	MatchingBranches(ctx context.Context, repo, prefix string) (map[string]string, error)
+	// DiscoverPullRequests lists a repository's pull requests updated
+	// since the last pass; Mark and SetMark read and record a pull
+	// request's quiet mark, kept with the client's conditional state;
+	// ForgetMarks drops a repository's marks when a webhook reports
+	// activity in it (quiet.go).
+	DiscoverPullRequests(ctx context.Context, repo string) ([]githubapi.PullRequest, error)
+	Mark(repo string, number int) (json.RawMessage, bool)
+	SetMark(repo string, number int, m json.RawMessage)
+	ForgetMarks(repo string)
+
+	// Requests counts what the client asked GitHub since it was made, for
+	// a pass's report; SaveState writes its conditional state where the
+	// next process finds it, and does nothing when it keeps none
+	// (account.go).
+	Requests() githubapi.RequestStats
+	SaveState() error
 }
 
 // Options configure a Reconciler.

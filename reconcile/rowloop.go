@@ -135,7 +135,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if p.DryRun {
 		return nil
 	}
-	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
+	if p.Executor.Placement() == agent.Recorded {
 		return nil
 	}
 	if _, held := p.agentsHeld(ctx, e); held {
@@ -362,12 +362,6 @@ func (p *passState) settleObserved(ctx context.Context, e *entry, pd ledger.Pend
 	return progressed, p.run(ctx, e)
 }
 
-// recoverer is implemented by executors that can find an agent a crashed
-// reconciler started on this machine.
-type recoverer interface {
-	Recover(ctx context.Context, t Task) (Recovery, error)
-}
-
 // recoverRun asks the executor about the outstanding dispatch of e, which
 // this pass did not run: an agent whose reconciler died may still be at
 // work, or may have finished with its return unpushed. A finished run's
@@ -387,14 +381,13 @@ func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) 
 // gone started on this cache: its agent may still run, or may have ended
 // with its commits unpushed, which are pushed now (never forcing).
 func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery, error) {
-	rv, ok := p.Executor.(recoverer)
-	if !ok || p.DryRun {
+	if p.DryRun {
 		return Recovery{}, nil
 	}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(t.Repo)
 	}
-	rc, err := rv.Recover(ctx, t)
+	rc, err := p.Executor.Recover(ctx, t)
 	p.moved(t.Repo, t.Branch)
 	if err != nil {
 		return Recovery{}, err

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"github.com/gallivant/gallivant/internal/agent"
 	"sync"
 )
 
@@ -164,7 +165,7 @@ func (p *passState) halted() bool { return p.halt || p.aborted != nil }
 // by the caller all the same).
 func (p *passState) runAgent(ctx context.Context, e *entry, repo string, run func()) error {
 	s := p.sched
-	if _, local := p.Executor.(CommandExecutor); s == nil || !local {
+	if s == nil || p.Executor.Placement() != agent.Local {
 		// Only an agent run here is worth the wait; handing a dispatch to
 		// a workflow takes a moment and stays in the pass's order.
 		run()
