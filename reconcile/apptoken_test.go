@@ -3,6 +3,7 @@ package reconcile
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 
@@ -35,13 +36,13 @@ func TestExecutorTakesACurrentAppToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	static := func(o *Options) {
-		ce := o.Executor.(CommandExecutor)
+		ce := o.Executor.(agent.CommandExecutor)
 		ce.Token = startup
 		o.Executor = ce
 	}
 	current := func(o *Options) {
 		static(o)
-		ce := o.Executor.(CommandExecutor)
+		ce := o.Executor.(agent.CommandExecutor)
 		ce.Tokens = apps
 		o.Executor = ce
 	}

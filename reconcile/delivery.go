@@ -736,8 +736,8 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 
 // recoverRound finds a round's agent whose reconciler died, through the
 // run record its executor keeps (recoverTask).
-func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (Recovery, error) {
-	return p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
+func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (agent.Recovery, error) {
+	return p.recoverTask(ctx, e, agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
 		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)})
 }
 
@@ -758,7 +758,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs, Ledger: e.l, Lessons: bl})
 	brief += p.ciSection(ctx, e, pr, d)
-	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
+	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(pr.Repo)

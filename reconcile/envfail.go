@@ -44,7 +44,7 @@ func (p *passState) agentsHeld(ctx context.Context, e *entry) (why string, held 
 		if p.DryRun {
 			return "", false
 		}
-		t := Task{Spec: e.specPath, Harness: e.spec.Harness}
+		t := agent.Task{Spec: e.specPath, Harness: e.spec.Harness}
 		kind := pf.PreflightKind(t)
 		if kind == "" {
 			return "", false

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func TestFirstPassDoesNotReadBackCreatedBranches(t *testing.T) {
 	t.Parallel()
 	files, repos := manySpecs(6, 2)
 	r := newRig(t, files, repos...)
-	rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+	rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 	r.gh.ResetLog()
 	rep, err := rec.Pass(context.Background())
 	if err != nil || len(rep.Transitions) != 12 {

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"github.com/gallivant/gallivant/internal/agent"
 	"slices"
 	"strings"
 	"testing"
@@ -20,10 +21,10 @@ func TestDispatchIsJudgedByItsOwnStart(t *testing.T) {
 	start := r.clock.now()
 	scripted := r.agent
 	var second *Report
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		r.clock.advance(12 * time.Minute)
 		if task.Pending.Target == 2 {
-			second = r.pass(func(o *Options) { o.Executor = NoneExecutor{} })
+			second = r.pass(func(o *Options) { o.Executor = agent.NoneExecutor{} })
 		}
 		return scripted(ctx, dir, task)
 	}

@@ -27,7 +27,7 @@ import (
 // pushIntended pushes the pass's commits, the dispatch of t among them,
 // after recording t's intent with the executor (see above); a failed push
 // keeps the intent, which names the dispatch's control commit.
-func (p *passState) pushIntended(ctx context.Context, t Task) error {
+func (p *passState) pushIntended(ctx context.Context, t agent.Task) error {
 	in := p.Executor
 	// The dispatch's commit is the pass's newest: it was just applied.
 	t.Control = p.Store.Tip()
@@ -52,6 +52,6 @@ func (p *passState) pushIntended(ctx context.Context, t Task) error {
 
 // abandon releases t's reservation when the pass ends before Run took it
 // over, keeping its record as a kill would.
-func (p *passState) abandon(t Task) {
+func (p *passState) abandon(t agent.Task) {
 	p.Executor.Abandon(t, true)
 }

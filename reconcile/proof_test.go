@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,7 @@ func TestFalseEvidenceOnNewHeadIsAFixRound(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, "")
 	rows := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if briefValues(task.Brief)["target"] != "round" {
 			return rows(ctx, dir, task)
 		}

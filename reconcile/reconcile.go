@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/agent"
 	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
@@ -189,7 +190,7 @@ func New(o Options) *Reconciler {
 		o.PushAttempts = 10
 	}
 	if o.Executor == nil {
-		o.Executor = NoneExecutor{}
+		o.Executor = agent.NoneExecutor{}
 	}
 	if o.ControlRepo == "" {
 		o.ControlRepo = "local/control"
@@ -271,7 +272,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 	// Outcomes of executors that ran survive a re-plan: the agent's work is
 	// on the work branch either way, and a re-planned pass must not think
 	// the run is still going.
-	outcomes := map[string]Outcome{}
+	outcomes := map[string]agent.Outcome{}
 	// landed holds the transitions earlier attempts pushed before they lost
 	// a race: they are on the control branch, so they are reported even
 	// though the re-planned attempt does not perform them again.
@@ -321,7 +322,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 }
 
 // pass is one attempt; its state lives in a passState.
-func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Report, error) {
+func (r *Reconciler) pass(ctx context.Context, outcomes map[string]agent.Outcome) (*Report, error) {
 	p, err := r.begin(ctx, outcomes)
 	if err != nil {
 		if p == nil {
@@ -390,7 +391,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome) (*Re
 // begin syncs the store and reads the control repository at its head for
 // one pass: the configuration and every document. The pass state is nil
 // only when the store could not sync.
-func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*passState, error) {
+func (r *Reconciler) begin(ctx context.Context, outcomes map[string]agent.Outcome) (*passState, error) {
 	st := r.o.Store
 	if err := st.Sync(ctx); err != nil {
 		return nil, err

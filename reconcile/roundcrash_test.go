@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestCrashedRoundKeepsItsFeedback(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	crash := true
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if crash && briefValues(task.Brief)["target"] == "round" {
 			return errors.New("the agent's process was killed")
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/agent"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -52,7 +53,7 @@ func TestParallelRunsAdmitOutOfOrder(t *testing.T) {
 	w := &signalWriter{want: `spec=specs/b.md subject="loop: record home row 1"`, seen: make(chan struct{})}
 	bRecorded := w.seen
 	scripted := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Spec == "specs/a.md" && task.Pending.Target == 1 {
 			select {
 			case <-bRecorded:
@@ -131,7 +132,7 @@ func BenchmarkParallelRuns(b *testing.B) {
 		}
 		r := newRig(b, files)
 		scripted := r.agent
-		r.agent = func(ctx context.Context, dir string, task Task) error {
+		r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 			time.Sleep(agentTime) // the stand-in agent's work
 			return scripted(ctx, dir, task)
 		}

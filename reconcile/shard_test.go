@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/agent"
 	"sort"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ func endState(t *testing.T, r *rig) []string {
 // a chain stays in one shard, so its milestones keep their order.
 func TestShardsInParallelReachTheUnshardedState(t *testing.T) {
 	t.Parallel()
-	none := func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet }
+	none := func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet }
 	files, repos := shardFiles()
 	whole := newRig(t, files, repos...)
 	whole.pass(none)

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/agent"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -102,7 +103,7 @@ func BenchmarkTransition(b *testing.B) {
 			// the fetched pack stores as delta chains of different
 			// lengths; a new process would pay a different price to
 			// read each head, which is not the transitions' cost.
-			rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+			rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 			var marginal, share passCost
 			for b.Loop() {
 				costs := map[int]passCost{}

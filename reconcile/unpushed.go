@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 
 	"github.com/gallivant/gallivant/ledger"
@@ -12,7 +13,7 @@ import (
 // them and admits the return without running the agent again. A stop
 // here would ask a person to resume, which reruns the attempt. The pass
 // reports the failure as a problem, naming the kept commits.
-func (p *passState) unpushed(e *entry, pd ledger.Pending, out Outcome) stepResult {
+func (p *passState) unpushed(e *entry, pd ledger.Pending, out agent.Outcome) stepResult {
 	where := "in the agent's checkout"
 	if out.Kept != "" {
 		where = "on " + out.Kept

@@ -99,7 +99,7 @@ func (p *passState) verifyStillFails(e *entry, head string, last gatekeep.Verifi
 // carried proofs alone.
 func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch, head string, withCommands bool, plan gatekeep.ReplayPlan) (stepResult, bool, error) {
 	checks := plan.Checks
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}
@@ -222,7 +222,7 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
 		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l, Lessons: bl})
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
 		Model: gatekeep.RepairModel(e.l, last.Command, p.settings())}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gallivant/gallivant/internal/agent"
 	"log/slog"
 	"net"
 	"net/http"
@@ -73,11 +74,11 @@ func listenAddr(s string) (string, error) {
 // metrics; embedding keeps every other method of the executor (recovery,
 // verification) visible to the reconciler.
 type timedCommand struct {
-	reconcile.CommandExecutor
+	agent.CommandExecutor
 	m *serve.Metrics
 }
 
-func (t timedCommand) Run(ctx context.Context, task reconcile.Task) (reconcile.Outcome, error) {
+func (t timedCommand) Run(ctx context.Context, task agent.Task) (agent.Outcome, error) {
 	defer t.m.AgentRun()()
 	return t.CommandExecutor.Run(ctx, task)
 }
