@@ -442,10 +442,6 @@ var presets = map[string]preset{
 	specs.ExecutorAider:      {install: "python3 -m pip install aider-install && aider-install", signIn: "export the key your model needs (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) and list it in executor.env", minimum: "0.80.0"},
 }
 
-// MinimumVersion is the oldest version of a preset's CLI doctor accepts
-// without a warning ("" for kinds it knows none of).
-func MinimumVersion(kind string) string { return presets[kind].minimum }
-
 func agent(a Agent, cfg *specs.Config) []Finding {
 	switch a.Kind {
 	case "", specs.ExecutorNone:

@@ -52,14 +52,6 @@ func ParsePR(s, defaultRepo string) (PR, error) {
 	return PR{}, fmt.Errorf("%q is not a pull request: use owner/name#N, #N with --repo, or a pull request URL", s)
 }
 
-// AdmitPRs parses a set of pull request arguments and refuses, before any
-// request is made (G-91, G-92): an unreadable argument, duplicates (a number
-// and a URL of the same pull request), pull requests of different
-// repositories, and more than max.
-func AdmitPRs(args []string, defaultRepo string, max int) ([]PR, error) {
-	return AdmitLegs(args, defaultRepo, max, nil)
-}
-
 // AdmitLegs is AdmitPRs that also admits pull requests of different
 // repositories when legs says they are legs of one coordinated delivery
 // (recorded in one ledger of the control repository at hand, so the

@@ -556,9 +556,7 @@ func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (githubap
 // RepollMergeable asks GitHub again for a pull request whose mergeability
 // it is still computing, wait apart and at most times times, rather than a
 // whole pass later (G-22). It returns the last read.
-func RepollMergeable(ctx context.Context, c interface {
-	GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error)
-}, pr gatekeep.PR, wait time.Duration, times int) (githubapi.PullRequest, error) {
+func RepollMergeable(ctx context.Context, c PullRequestReader, pr gatekeep.PR, wait time.Duration, times int) (githubapi.PullRequest, error) {
 	var live githubapi.PullRequest
 	for polls := 0; polls < times; polls++ {
 		if err := sleepCtx(ctx, wait); err != nil {

@@ -206,7 +206,9 @@ type AgentFunc func(ctx context.Context, dir string, t Task) error
 // talks to GitHub with the token, with hooks disabled.
 type CommandExecutor struct {
 	// Kind is the executor kind: command (Argv) or a preset
-	// (specs.Presets); empty is command. A task's Harness overrides it.
+	// (specs.ExecutorClaudeCode, specs.ExecutorCodex,
+	// specs.ExecutorAider); empty is command. A task's Harness overrides
+	// it.
 	Kind    string
 	Argv    []string
 	Timeout time.Duration

@@ -79,9 +79,6 @@ func (s *Server) InjectFault(f Fault) (remove func()) {
 	}
 }
 
-// ClearFaults switches every fault off.
-func (s *Server) ClearFaults() { s.mu.Lock(); defer s.mu.Unlock(); s.faults = nil }
-
 func (s *Server) matchFault(method, path string) *activeFault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
