@@ -7,6 +7,13 @@
 // The package is pure: the command (`gallivant doctor`) observes GitHub and
 // the machine and fills Facts; Diagnose turns them into findings, each with
 // a status, what was found and the exact fix.
+//
+// Stability: gallivant is before 1.0. What is stable is what a person
+// reads and scripts: the check names (Check), the statuses and the exit
+// status of `gallivant doctor` (docs/cli.md). The Facts a caller fills and
+// the wording of a finding's text and fix follow what the command observes
+// and may change in any minor release; each change is listed in
+// CHANGELOG.md.
 package doctor
 
 import (
