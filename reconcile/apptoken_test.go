@@ -3,10 +3,10 @@ package reconcile
 import (
 	"crypto/rand"
 	"crypto/rsa"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/ledger"

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/internal/store"

@@ -3,13 +3,13 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/google/go-cmp/cmp"

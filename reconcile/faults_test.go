@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"

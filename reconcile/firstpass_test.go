@@ -2,9 +2,10 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 33: the first pass read back every work branch it had just

@@ -2,13 +2,14 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 12, finding 1: a dispatch is dated when it happens, not when its

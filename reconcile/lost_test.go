@@ -2,13 +2,13 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )

@@ -1,8 +1,9 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // maxWhat bounds the untrusted text (paths, an executor's error) a stop

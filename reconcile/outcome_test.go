@@ -2,9 +2,10 @@ package reconcile
 
 import (
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 func TestDirtyWhat(t *testing.T) {

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"

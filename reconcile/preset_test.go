@@ -2,12 +2,12 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"

@@ -2,13 +2,13 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/internal/store"
 )

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 )
 

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
 
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/parse"

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"

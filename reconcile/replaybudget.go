@@ -2,8 +2,9 @@ package reconcile
 
 import (
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // overBudget is the verify-failed stop's detail when the evidence replay on

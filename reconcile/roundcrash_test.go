@@ -3,10 +3,11 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 26: a review round whose agent failed keeps the feedback it was to

@@ -7,8 +7,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // isRound reports whether task is a review/fix round.

@@ -3,9 +3,10 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // recoveredRound is the executor of a cache whose reconciler was killed

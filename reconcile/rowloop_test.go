@@ -1,12 +1,12 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )

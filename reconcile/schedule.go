@@ -3,8 +3,9 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
 	"sync"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // A pass runs agents of different entries at once (executor.max_parallel,

@@ -3,7 +3,6 @@ package reconcile
 import (
 	"encoding/base64"
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/gallivant/gallivant/internal/githubapi"

@@ -3,13 +3,14 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 func TestParseShard(t *testing.T) {

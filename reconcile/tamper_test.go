@@ -2,11 +2,11 @@ package reconcile
 
 import (
 	"context"
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"

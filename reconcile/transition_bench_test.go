@@ -3,12 +3,13 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // transitionSpecs is a control repository of n specs whose ledgers are all

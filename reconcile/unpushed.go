@@ -1,9 +1,9 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 )
 

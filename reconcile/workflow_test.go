@@ -1,12 +1,12 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/google/go-cmp/cmp"
 )

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/reconcile"

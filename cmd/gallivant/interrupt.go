@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/agent"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/reconcile"
 )
 

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/reconcile"
 )
 
