@@ -381,7 +381,11 @@ func (p *passState) recoverRun(ctx context.Context, e *entry) (agent.Recovery, e
 // gone started on this cache: its agent may still run, or may have ended
 // with its commits unpushed, which are pushed now (never forcing).
 func (p *passState) recoverTask(ctx context.Context, e *entry, t agent.Task) (agent.Recovery, error) {
-	if p.DryRun {
+	if p.DryRun || p.Executor.Placement() != agent.Local {
+		// Only a local executor has runs on this machine to recover (its
+		// Recover may push, so the branch is read afresh after it); the
+		// others know nothing, and asking would only cost the branch's
+		// snapshot.
 		return agent.Recovery{}, nil
 	}
 	if p.CloneURL != nil {
