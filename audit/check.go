@@ -90,13 +90,6 @@ const KindPerson = "person"
 // KindUnknown is the Result kind of a `loop:` subject no rule knows.
 const KindUnknown = "unknown"
 
-// Check decides whether one commit's change to one ledger is legal. It
-// never panics, whatever the bytes hold.
-func Check(c Change) Result {
-	r, _ := check(c, nil)
-	return r
-}
-
 // check is Check with the parent already parsed (nil: parse Before); it
 // also returns the parsed child, so that a walk parses each version once.
 func check(c Change, known *ledger.Ledger) (Result, *ledger.Ledger) {

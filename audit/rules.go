@@ -141,17 +141,6 @@ func match(sub ledger.Subject) *rule {
 	return nil
 }
 
-// Kinds lists the transition kinds the checker knows, in table order.
-func Kinds() []string {
-	out := make([]string, 0, len(rules))
-	for _, r := range rules {
-		if !slices.Contains(out, r.kind) {
-			out = append(out, r.kind)
-		}
-	}
-	return out
-}
-
 // replayNow is the instant replays run at: the clock of the pass is not in
 // the history, so what a replay stamps with it is recognisable and is
 // taken from the child (borrowTimes).

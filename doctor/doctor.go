@@ -7,6 +7,13 @@
 // The package is pure: the command (`gallivant doctor`) observes GitHub and
 // the machine and fills Facts; Diagnose turns them into findings, each with
 // a status, what was found and the exact fix.
+//
+// Stability: gallivant is before 1.0. What is stable is what a person
+// reads and scripts: the check names (Check), the statuses and the exit
+// status of `gallivant doctor` (docs/cli.md). The Facts a caller fills and
+// the wording of a finding's text and fix follow what the command observes
+// and may change in any minor release; each change is listed in
+// CHANGELOG.md.
 package doctor
 
 import (
@@ -441,10 +448,6 @@ var presets = map[string]preset{
 	specs.ExecutorCodex:      {install: "npm install -g @openai/codex", signIn: "run `codex login` as the agent's user, or export OPENAI_API_KEY and list it in executor.env", keyVar: "OPENAI_API_KEY", minimum: "0.50.0"},
 	specs.ExecutorAider:      {install: "python3 -m pip install aider-install && aider-install", signIn: "export the key your model needs (ANTHROPIC_API_KEY, OPENAI_API_KEY, …) and list it in executor.env", minimum: "0.80.0"},
 }
-
-// MinimumVersion is the oldest version of a preset's CLI doctor accepts
-// without a warning ("" for kinds it knows none of).
-func MinimumVersion(kind string) string { return presets[kind].minimum }
 
 func agent(a Agent, cfg *specs.Config) []Finding {
 	switch a.Kind {

@@ -2,6 +2,14 @@
 // runner it ran, and how many tests that runner says it selected. It is pure:
 // it reads a command line, its exit status and its output, never runs
 // anything, and never panics on any input (docs/delivery.md "Evidence replay").
+//
+// Stability: gallivant is before 1.0. What is stable is the judgement a
+// replay records in a ledger's `## Proof` line (Selection.String) and the
+// rule that a command which selected no test proves nothing
+// (Selection.Nothing). The set of runners Read recognises grows; a runner
+// it does not know is read as an assertion (Assertion): its exit status is then
+// failure. The Go API serves gallivant's own commands and may change in any
+// minor release; each change is listed in CHANGELOG.md.
 package evidence
 
 import (

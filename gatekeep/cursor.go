@@ -18,28 +18,6 @@ type Since struct {
 	IDs []int64
 }
 
-// ParseSince reads the ledger's `since:` value: an RFC 3339 instant, then
-// the ids already dispatched at it. The empty string is the zero cursor.
-func ParseSince(s string) (Since, error) {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return Since{}, nil
-	}
-	at, err := time.Parse(time.RFC3339, f[0])
-	if err != nil {
-		return Since{}, fmt.Errorf("since %q: the first word must be an RFC 3339 time", s)
-	}
-	out := Since{At: at.UTC()}
-	for _, w := range f[1:] {
-		id, err := strconv.ParseInt(w, 10, 64)
-		if err != nil || id <= 0 {
-			return Since{}, fmt.Errorf("since %q: id %q is not a positive number", s, w)
-		}
-		out.IDs = append(out.IDs, id)
-	}
-	return out, nil
-}
-
 // String renders the cursor as the ledger stores it; "" for the zero cursor.
 func (s Since) String() string {
 	if s.At.IsZero() {

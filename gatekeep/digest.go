@@ -3,7 +3,6 @@ package gatekeep
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -70,17 +69,6 @@ type Digest struct {
 
 // Ref renders owner/name#n.
 func (d Digest) Ref() string { return d.Repo + "#" + strconv.Itoa(d.Number) }
-
-// HasLabel reports whether the pull request carries label. GitHub keeps
-// one label per name in any case, so the name matches regardless of case.
-func (d Digest) HasLabel(label string) bool {
-	for _, l := range d.Labels {
-		if strings.EqualFold(l, label) {
-			return true
-		}
-	}
-	return false
-}
 
 // Check kinds.
 const (

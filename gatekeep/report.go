@@ -52,18 +52,12 @@ func ParsePR(s, defaultRepo string) (PR, error) {
 	return PR{}, fmt.Errorf("%q is not a pull request: use owner/name#N, #N with --repo, or a pull request URL", s)
 }
 
-// AdmitPRs parses a set of pull request arguments and refuses, before any
+// AdmitLegs parses a set of pull request arguments and refuses, before any
 // request is made (G-91, G-92): an unreadable argument, duplicates (a number
-// and a URL of the same pull request), pull requests of different
-// repositories, and more than max.
-func AdmitPRs(args []string, defaultRepo string, max int) ([]PR, error) {
-	return AdmitLegs(args, defaultRepo, max, nil)
-}
-
-// AdmitLegs is AdmitPRs that also admits pull requests of different
-// repositories when legs says they are legs of one coordinated delivery
-// (recorded in one ledger of the control repository at hand, so the
-// answer needs no request to GitHub). A nil legs admits none.
+// and a URL of the same pull request), more than max, and pull requests of
+// different repositories unless legs says they are legs of one coordinated
+// delivery (recorded in one ledger of the control repository at hand, so
+// the answer needs no request to GitHub). A nil legs admits none.
 func AdmitLegs(args []string, defaultRepo string, max int, legs func(a, b PR) bool) ([]PR, error) {
 	if len(args) == 0 {
 		return nil, fmt.Errorf("name at least one pull request")

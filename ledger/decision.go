@@ -298,18 +298,6 @@ func controlAt(s string, from, to int) bool {
 	return false
 }
 
-// NewResultDecision renders `row <n> <status> | <slot1> | <slot2>`.
-func NewResultDecision(row int, st Status, slot1, slot2 string) Decision {
-	d, _ := ParseDecision(fmt.Sprintf("row %d %s | %s | %s", row, st, slot1, slot2))
-	return d
-}
-
-// NewSeedDecision renders the seed decision.
-func NewSeedDecision(seeded, closed int, first string) Decision {
-	d, _ := ParseDecision(fmt.Sprintf("row 0 done | seeded %d rows, closed %d on baseline | %s", seeded, closed, first))
-	return d
-}
-
 func newRetryDecision(row int, hint string, allowed int) Decision {
 	d, _ := ParseDecision(fmt.Sprintf("row %d retry | %s | allowed attempts %d", row, hint, allowed))
 	return d

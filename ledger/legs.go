@@ -17,12 +17,6 @@ import (
 // their plain names, and every pull-request transition applies to a member
 // unchanged. A single-member ledger never has a member key.
 
-// IsLegKey reports whether key is kept per member in a coordinated entry.
-func IsLegKey(key string) bool {
-	f, ok := fieldOf(key)
-	return ok && f.pull
-}
-
 var memberNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 // LegKey spells a member's delivery key: `<key> <member>`.

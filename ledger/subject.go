@@ -222,19 +222,6 @@ var forms = func() []form {
 	return out
 }()
 
-// Kinds lists every transition kind once, in grammar order.
-func Kinds() []Kind {
-	var out []Kind
-	seen := map[Kind]bool{}
-	for _, f := range forms {
-		if !seen[f.kind] {
-			seen[f.kind] = true
-			out = append(out, f.kind)
-		}
-	}
-	return out
-}
-
 // Known reports whether k is a transition kind.
 func (k Kind) Known() bool {
 	for _, f := range forms {

@@ -9,4 +9,10 @@
 // The package is pure: Parse turns bytes into a File and positioned
 // diagnostics and never panics; Match decides which lessons apply to a set
 // of paths.
+//
+// Stability: gallivant is before 1.0. What is stable is what people
+// write: the lessons file's path and grammar and its diagnostics' rule ids
+// (docs/learning.md), which existing control repositories keep reading.
+// This package's Go API serves gallivant's own commands; it may change in
+// any minor release, and each change is listed in CHANGELOG.md.
 package lessons

@@ -73,17 +73,6 @@ func (d *Document) Root() *Section {
 	return root
 }
 
-// Headings returns every top-level heading of the given level, in order.
-func (d *Document) Headings(level int) []*Heading {
-	var out []*Heading
-	for _, b := range d.Blocks {
-		if h, ok := b.(*Heading); ok && h.Level == level {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 // Walk calls fn for every block of the section and its subsections, headings
 // included, in document order.
 func (s *Section) Walk(fn func(Block)) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
@@ -35,13 +36,13 @@ func TestExecutorTakesACurrentAppToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	static := func(o *Options) {
-		ce := o.Executor.(CommandExecutor)
+		ce := o.Executor.(agent.CommandExecutor)
 		ce.Token = startup
 		o.Executor = ce
 	}
 	current := func(o *Options) {
 		static(o)
-		ce := o.Executor.(CommandExecutor)
+		ce := o.Executor.(agent.CommandExecutor)
 		ce.Tokens = apps
 		o.Executor = ce
 	}

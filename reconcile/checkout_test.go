@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
@@ -21,7 +22,7 @@ import (
 // logged makes the rig's command executor log into buf.
 func logged(buf *bytes.Buffer) rigOption {
 	return func(o *Options) {
-		ex := o.Executor.(CommandExecutor)
+		ex := o.Executor.(agent.CommandExecutor)
 		ex.Log = slog.New(slog.NewTextHandler(buf, nil))
 		o.Executor = ex
 	}
@@ -170,7 +171,7 @@ var errKilled = errors.New("reconciler killed")
 func TestOrphanedReturnIsAdmitted(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	scripted := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		err := scripted(ctx, dir, task)
 		if task.Pending.Target == 1 {
 			panic(errKilled)
@@ -195,7 +196,7 @@ func TestOrphanedReturnIsAdmitted(t *testing.T) {
 	if got := subjectsOf(r.pass()); slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "loop: rerun") }) {
 		t.Errorf("a settled run record led to %v", got)
 	}
-	if slices.ContainsFunc(r.runs[runs:], func(t Task) bool { return t.Pending.Target == 1 }) {
+	if slices.ContainsFunc(r.runs[runs:], func(t agent.Task) bool { return t.Pending.Target == 1 }) {
 		t.Errorf("row 1 ran again after its orphan was admitted")
 	}
 }
@@ -206,8 +207,8 @@ func TestOrphanedReturnIsAdmitted(t *testing.T) {
 func TestLiveOrphanIsWaitedFor(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	scripted := r.agent
-	var task Task
-	r.agent = func(ctx context.Context, dir string, tk Task) error {
+	var task agent.Task
+	r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
 		if tk.Pending.Target == 1 {
 			task = tk
 			panic(errKilled)
@@ -248,7 +249,7 @@ func TestOrphanedRoundIsAdmitted(t *testing.T) {
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
 	scripted := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		err := scripted(ctx, dir, task)
 		if task.Round > 0 {
 			panic(errKilled)
@@ -277,7 +278,7 @@ func TestKilledAgentIsRerunOnce(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	scripted := r.agent
 	killed := false
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Pending.Target == 1 && !killed {
 			killed = true
 			panic(errKilled) // before any commit
@@ -312,7 +313,7 @@ func TestDispatchKilledBeforeTheAgentStartedIsRerun(t *testing.T) {
 	if len(got) < 2 || got[0] != "loop: rerun seed" || got[1] != "loop: record home seed" {
 		t.Fatalf("got %v, want the seed dispatch rerun and admitted", got)
 	}
-	if len(r.runs) <= runs || r.runs[runs].Pending.Target != ledger.SeedTarget || slices.ContainsFunc(r.runs[runs+1:], func(t Task) bool { return t.Pending.Target == ledger.SeedTarget }) {
+	if len(r.runs) <= runs || r.runs[runs].Pending.Target != ledger.SeedTarget || slices.ContainsFunc(r.runs[runs+1:], func(t agent.Task) bool { return t.Pending.Target == ledger.SeedTarget }) {
 		t.Errorf("runs after the kill %v, want the seed once", r.runs[runs:])
 	}
 }
@@ -326,7 +327,7 @@ func elsewhere(r *rig, cache string) rigOption {
 			r.t.Fatal(err)
 		}
 		o.Store = st
-		ex := o.Executor.(CommandExecutor)
+		ex := o.Executor.(agent.CommandExecutor)
 		ex.WorkDir = filepath.Join(cache, "work")
 		o.Executor = ex
 	}
@@ -342,7 +343,7 @@ func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	scripted := r.agent
 	killed := false
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Pending.Target == 1 && !killed {
 			killed = true
 			panic(errKilled)

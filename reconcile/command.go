@@ -158,7 +158,7 @@ type commandsMark struct {
 func (p *passState) commandsSeen(ctx context.Context, pr gatekeep.PR) (unchanged bool, seen func()) {
 	seen = func() {}
 	o, ok := p.GitHub.(*observer)
-	if !ok || o.watch == nil {
+	if !ok {
 		return false, seen
 	}
 	prs, err := o.pulls(ctx, pr.Repo)
@@ -169,7 +169,7 @@ func (p *passState) commandsSeen(ctx context.Context, pr gatekeep.PR) (unchanged
 	if !ok {
 		return false, seen
 	}
-	if raw, had := o.watch.Mark(pr.Repo, -pr.Number); had {
+	if raw, had := o.Mark(pr.Repo, -pr.Number); had {
 		var m commandsMark
 		if json.Unmarshal(raw, &m) == nil && m.UpdatedAt.Equal(live.UpdatedAt) && !o.touched(pr.Repo, pr.Number) {
 			return true, seen
@@ -181,7 +181,7 @@ func (p *passState) commandsSeen(ctx context.Context, pr gatekeep.PR) (unchanged
 			return
 		}
 		if data, err := json.Marshal(commandsMark{UpdatedAt: live.UpdatedAt}); err == nil {
-			o.watch.SetMark(pr.Repo, -pr.Number, data)
+			o.SetMark(pr.Repo, -pr.Number, data)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/ledger"
@@ -556,9 +557,7 @@ func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (githubap
 // RepollMergeable asks GitHub again for a pull request whose mergeability
 // it is still computing, wait apart and at most times times, rather than a
 // whole pass later (G-22). It returns the last read.
-func RepollMergeable(ctx context.Context, c interface {
-	GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error)
-}, pr gatekeep.PR, wait time.Duration, times int) (githubapi.PullRequest, error) {
+func RepollMergeable(ctx context.Context, c PullRequestReader, pr gatekeep.PR, wait time.Duration, times int) (githubapi.PullRequest, error) {
 	var live githubapi.PullRequest
 	for polls := 0; polls < times; polls++ {
 		if err := sleepCtx(ctx, wait); err != nil {
@@ -736,8 +735,8 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 
 // recoverRound finds a round's agent whose reconciler died, through the
 // run record its executor keeps (recoverTask).
-func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (Recovery, error) {
-	return p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
+func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (agent.Recovery, error) {
+	return p.recoverTask(ctx, e, agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
 		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)})
 }
 
@@ -746,7 +745,7 @@ func roundKey(ledgerPath string, k int) string { return fmt.Sprintf("%s|round %d
 
 // runRound pushes the recorded round and hands it to the executor.
 func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d gatekeep.Digest, fs []gatekeep.Finding) error {
-	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
+	if p.Executor.Placement() == agent.Recorded {
 		return nil
 	}
 	k := e.l.Delivery.Round
@@ -758,7 +757,7 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs, Ledger: e.l, Lessons: bl})
 	brief += p.ciSection(ctx, e, pr, d)
-	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
+	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(pr.Repo)

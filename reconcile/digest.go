@@ -9,9 +9,17 @@ import (
 	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
-// digestReader is what building a pull request digest reads from GitHub.
-type digestReader interface {
+// PullRequestReader reads one pull request: what RepollMergeable asks
+// again. GitHubClient has it.
+type PullRequestReader interface {
 	GetPullRequest(ctx context.Context, repo string, number int) (githubapi.PullRequest, error)
+}
+
+// DigestReader is what FetchDigest reads from GitHub to build a pull
+// request's digest: the pass's GitHubClient and `gallivant gatekeep`'s
+// adapter both have it.
+type DigestReader interface {
+	PullRequestReader
 	PullRequestFiles(ctx context.Context, repo string, number int) ([]string, error)
 	Reviews(ctx context.Context, repo string, number int) ([]githubapi.Review, error)
 	IssueComments(ctx context.Context, repo string, number int, since time.Time) ([]githubapi.Comment, error)
@@ -26,7 +34,7 @@ type digestReader interface {
 // zero). A part GitHub refuses is recorded as unreadable in the digest
 // rather than failing the whole digest; only the pull request itself, a
 // rate limit or a cancelled context fail it.
-func FetchDigest(ctx context.Context, c digestReader, pr gatekeep.PR, since time.Time) (gatekeep.Digest, error) {
+func FetchDigest(ctx context.Context, c DigestReader, pr gatekeep.PR, since time.Time) (gatekeep.Digest, error) {
 	p, err := c.GetPullRequest(ctx, pr.Repo, pr.Number)
 	if err != nil {
 		return gatekeep.Digest{}, err

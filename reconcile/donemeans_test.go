@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/internal/store"
@@ -43,7 +44,7 @@ func TestNothingToDeliverWhenEveryRowIsCut(t *testing.T) {
 // files is ever opened, let alone labelled ready.
 func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Pending.Target != ledger.SeedTarget {
 			t.Errorf("dispatched %v after a seed that closed every row", task.Pending)
 			return nil

@@ -19,13 +19,6 @@ import (
 // once the agent works. The preflight (agent.Preflight) finds the cheap
 // cases before any dispatch is committed.
 
-// preflighter is implemented by executors that can check an agent's CLI
-// before a dispatch (CommandExecutor).
-type preflighter interface {
-	PreflightKind(t Task) string
-	Preflight(ctx context.Context, t Task) (string, error)
-}
-
 // agentEnv is one pass's knowledge of the agents' environment.
 type agentEnv struct {
 	// held is the environment failure that stops this pass from starting
@@ -47,11 +40,11 @@ type agentEnv struct {
 // reads.
 func (p *passState) agentsHeld(ctx context.Context, e *entry) (why string, held bool) {
 	if p.env.held == nil {
-		pf, ok := p.Executor.(preflighter)
-		if !ok || p.DryRun {
+		pf := p.Executor
+		if p.DryRun {
 			return "", false
 		}
-		t := Task{Spec: e.specPath, Harness: e.spec.Harness}
+		t := agent.Task{Spec: e.specPath, Harness: e.spec.Harness}
 		kind := pf.PreflightKind(t)
 		if kind == "" {
 			return "", false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/google/go-cmp/cmp"
@@ -22,7 +23,7 @@ func envRig(t *testing.T, maxParallel int) (*rig, string, rigOption) {
 	cfg := strings.Replace(rigConfig, "  timeout: 30m\n", fmt.Sprintf("  timeout: 30m\n  max_parallel: %d\n", maxParallel), 1)
 	r := newRig(t, map[string]string{"gallivant.yaml": cfg, "specs/a.md": specWith(1, ""), "specs/b.md": specWith(1, ""), "specs/c.md": specWith(1, "")})
 	opt := func(o *Options) {
-		o.Executor = CommandExecutor{Kind: "claude-code", Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+		o.Executor = agent.CommandExecutor{Kind: "claude-code", Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
 	}
 	return r, bin, opt
 }

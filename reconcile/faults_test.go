@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"
@@ -114,7 +115,7 @@ git update-ref "$1" "$new" "$2"
 func TestHostileReturnsAreRefused(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/other.md": specWith(1, "")})
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Spec != "specs/feature.md" || task.Pending.Target == ledger.SeedTarget {
 			return ScriptedAgent(func(string, int, string) Behavior { return Done })(ctx, dir, task)
 		}
@@ -159,7 +160,7 @@ func TestStoreInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	gh, _ := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
-	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: r.agent}
+	exec := agent.CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: r.agent}
 	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet, MergePoll: time.Millisecond}).Pass(context.Background())
 	if err != nil || len(rep.Transitions) != 5+len(delivered) {
 		t.Fatalf("in-place pass: %v %v", err, subjectsOf(rep))

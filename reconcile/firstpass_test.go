@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 33: the first pass read back every work branch it had just
@@ -13,7 +15,7 @@ func TestFirstPassDoesNotReadBackCreatedBranches(t *testing.T) {
 	t.Parallel()
 	files, repos := manySpecs(6, 2)
 	r := newRig(t, files, repos...)
-	rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+	rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 	r.gh.ResetLog()
 	rep, err := rec.Pass(context.Background())
 	if err != nil || len(rep.Transitions) != 12 {

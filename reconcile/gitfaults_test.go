@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"slices"
 	"strings"
@@ -49,10 +50,10 @@ func gitFaultRun(t *testing.T, control, work ghstandin.FaultKind) (subjects, ran
 	if control != 0 {
 		r.gh.InjectFault(ghstandin.Fault{Git: true, Method: "POST", Path: `^/acme/control\.git/git-receive-pack$`, Kind: control, Count: 1})
 	}
-	agent := r.agent
+	inner := r.agent
 	armed := false
-	r.agent = func(ctx context.Context, dir string, task Task) error {
-		err := agent(ctx, dir, task)
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
+		err := inner(ctx, dir, task)
 		if work != 0 && task.Pending.Target == 1 && !armed {
 			// The agent has committed; its push meets the fault.
 			armed = true

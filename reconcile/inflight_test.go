@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 12, finding 1: a dispatch is dated when it happens, not when its
@@ -20,10 +22,10 @@ func TestDispatchIsJudgedByItsOwnStart(t *testing.T) {
 	start := r.clock.now()
 	scripted := r.agent
 	var second *Report
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		r.clock.advance(12 * time.Minute)
 		if task.Pending.Target == 2 {
-			second = r.pass(func(o *Options) { o.Executor = NoneExecutor{} })
+			second = r.pass(func(o *Options) { o.Executor = agent.NoneExecutor{} })
 		}
 		return scripted(ctx, dir, task)
 	}

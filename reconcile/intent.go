@@ -24,27 +24,11 @@ import (
 // ledger.Settle reruns it at once (Observation.Orphaned), with no person and
 // no wait for the timeout.
 
-// intender is implemented by executors that can record a run before its
-// dispatch is pushed.
-type intender interface {
-	// Intend records that t is about to be dispatched and reserves its
-	// checkout; Run takes the reservation over.
-	Intend(t Task) error
-	// Abandon releases the reservation of a t that Run will not take
-	// over. The record is kept when keep is set (the pass ends as a kill
-	// would end it, and the next pass reruns the dispatch), else removed
-	// (the dispatch's push did not land).
-	Abandon(t Task, keep bool)
-}
-
 // pushIntended pushes the pass's commits, the dispatch of t among them,
 // after recording t's intent with the executor (see above); a failed push
 // keeps the intent, which names the dispatch's control commit.
-func (p *passState) pushIntended(ctx context.Context, t Task) error {
-	in, ok := p.Executor.(intender)
-	if !ok {
-		return p.push(ctx)
-	}
+func (p *passState) pushIntended(ctx context.Context, t agent.Task) error {
+	in := p.Executor
 	// The dispatch's commit is the pass's newest: it was just applied.
 	t.Control = p.Store.Tip()
 	if err := in.Intend(t); err != nil {
@@ -68,8 +52,6 @@ func (p *passState) pushIntended(ctx context.Context, t Task) error {
 
 // abandon releases t's reservation when the pass ends before Run took it
 // over, keeping its record as a kill would.
-func (p *passState) abandon(t Task) {
-	if in, ok := p.Executor.(intender); ok {
-		in.Abandon(t, true)
-	}
+func (p *passState) abandon(t agent.Task) {
+	p.Executor.Abandon(t, true)
 }

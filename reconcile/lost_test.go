@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )
@@ -57,7 +58,7 @@ func TestRemovedCheckoutIsRerun(t *testing.T) {
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 			scripted := r.agent
 			removed := false
-			r.agent = func(ctx context.Context, dir string, task Task) error {
+			r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 				if err := scripted(ctx, dir, task); err != nil || removed {
 					return err
 				}
@@ -99,7 +100,7 @@ func TestRemovedCheckoutIsRerun(t *testing.T) {
 func TestRemovedCheckoutRerunsAreBounded(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	r.agent = func(ctx context.Context, dir string, task Task) error { return os.RemoveAll(dir) }
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error { return os.RemoveAll(dir) }
 	rep := r.pass()
 	want := []string{"loop: seed ledger", "loop: dispatch seed"}
 	for range ledger.MaxReruns {
@@ -134,7 +135,7 @@ func TestDiskFullRerunsInTheNextPass(t *testing.T) {
 	}{
 		{"the agent's write", func(t *testing.T, r *rig, full *bool) (string, func()) {
 			scripted := r.agent
-			r.agent = func(ctx context.Context, dir string, task Task) error {
+			r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 				if !*full {
 					return scripted(ctx, dir, task)
 				}

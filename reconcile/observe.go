@@ -22,12 +22,6 @@ import (
 // (specs.Branch): one matching-refs read of it lists them all.
 const workBranchPrefix = "gallivant/"
 
-// branchLister is the per-repository read a pass's observer needs; a
-// GitHubClient without it is asked per branch, as before.
-type branchLister interface {
-	MatchingBranches(ctx context.Context, repo, prefix string) (map[string]string, error)
-}
-
 // observer is one pass's view of GitHub: the client, with branch heads
 // answered per repository. A work branch's first read in the pass comes
 // from its repository's snapshot (one matching-refs read); any later read
@@ -38,7 +32,6 @@ type branchLister interface {
 // the pass, so each is read once per pass. Safe for concurrent use.
 type observer struct {
 	GitHubClient
-	list branchLister
 
 	mu    sync.Mutex
 	snaps map[string]*branchSnapshot      // per repository
@@ -47,9 +40,6 @@ type observer struct {
 	bases map[string]baseHead             // repo + " " + branch
 	prs   map[prKey]githubapi.PullRequest // pull requests read this pass, mergeability known
 
-	// watch lists pull requests per repository and keeps quiet marks
-	// (quiet.go); nil when the client cannot.
-	watch  prWatcher
 	lists  map[string]*prList // per repository, read once per pass
 	wrote  map[prKey]bool     // pull requests the pass wrote to
 	pushed map[string]bool    // repositories whose work branches the pass moved
@@ -85,16 +75,10 @@ type baseHead struct {
 	ok  bool
 }
 
-// observe returns the pass's view of c: c itself when it cannot list
-// branches per repository.
-func observe(c GitHubClient) GitHubClient {
-	l, ok := c.(branchLister)
-	if !ok {
-		return c
-	}
-	w, _ := c.(prWatcher)
-	return &observer{GitHubClient: c, list: l, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
-		watch: w, lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{},
+// observe returns the pass's view of c.
+func observe(c GitHubClient) *observer {
+	return &observer{GitHubClient: c, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
+		lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{},
 		reqs: map[string]*requiredRead{}, recreated: map[string]string{}}
 }
 
@@ -130,7 +114,7 @@ func (o *observer) snapshot(ctx context.Context, repo string) (map[string]string
 		o.snaps[repo] = s
 	}
 	o.mu.Unlock()
-	s.once.Do(func() { s.heads, s.err = o.list.MatchingBranches(ctx, repo, workBranchPrefix) })
+	s.once.Do(func() { s.heads, s.err = o.MatchingBranches(ctx, repo, workBranchPrefix) })
 	if s.err != nil {
 		// Not kept: the next read asks again.
 		o.mu.Lock()
@@ -234,10 +218,7 @@ const observeWidth = 4
 // work-branch snapshots of every repository with an outstanding dispatch
 // up front, concurrently: those are the reads an idle pass consists of.
 func (p *passState) observe(ctx context.Context, entries []*entry) {
-	o, ok := observe(p.GitHub).(*observer)
-	if !ok {
-		return
-	}
+	o := observe(p.GitHub)
 	p.GitHub = o
 	o.config = configKey(p.docs)
 	p.replan.inherit(o)

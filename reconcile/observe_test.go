@@ -39,7 +39,7 @@ func TestObserverReadsPerRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.ResetLog()
-	o := observe(g).(*observer)
+	o := observe(g)
 	o.prefetch(ctx, []string{"acme/a", "acme/b"}, 2)
 	type read struct {
 		repo, branch string
@@ -89,7 +89,7 @@ func TestObserverReadsPerRepository(t *testing.T) {
 
 	// A new pass's observer starts from a new snapshot, which GitHub
 	// answers 304 when nothing moved since the last one.
-	o2 := observe(g).(*observer)
+	o2 := observe(g)
 	s.ResetLog()
 	if sha, _, _ := o2.BranchHead(ctx, "acme/b", "gallivant/z"); sha != baseB {
 		t.Errorf("gallivant/z = %s, want %s", sha, baseB)
@@ -156,7 +156,7 @@ func TestObserverReadsAPullRequestOncePerPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := observe(g).(*observer)
+	o := observe(g)
 	s.ResetLog()
 	reads := 0
 	for got := (githubapi.PullRequest{}); got.Mergeable == nil && reads < 5; reads++ {

@@ -1,6 +1,10 @@
 package reconcile
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gallivant/gallivant/internal/agent"
+)
 
 // maxWhat bounds the untrusted text (paths, an executor's error) a stop
 // quotes from an outcome, in characters.
@@ -10,7 +14,7 @@ const maxWhat = 400
 // reads: the paths git status listed and the executor's error when it had
 // one (a result file it could not use). Paths are the agent's, so they are
 // quoted as data: one line, bounded, no control characters.
-func dirtyWhat(out Outcome) string {
+func dirtyWhat(out agent.Outcome) string {
 	if !out.Dirty {
 		return ""
 	}

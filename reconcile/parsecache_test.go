@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
@@ -186,7 +187,7 @@ func TestParseCachePassesShareNoMutableState(t *testing.T) {
 func BenchmarkIdlePassParseCache(b *testing.B) {
 	files, repos := manySpecs(500, 10)
 	r := newRig(b, files, repos...)
-	rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+	rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 	if rep, err := rec.Pass(context.Background()); err != nil || len(rep.Transitions) != 1000 {
 		b.Fatalf("first pass: %v, %d transitions", err, len(rep.Transitions))
 	}

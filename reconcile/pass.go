@@ -8,6 +8,7 @@ import (
 
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
@@ -38,7 +39,7 @@ type passState struct {
 	now time.Time
 	// outcomes holds what a synchronous executor reported this pass, keyed
 	// by outcomeKey, for settling the same dispatch in the same pass.
-	outcomes map[string]Outcome
+	outcomes map[string]agent.Outcome
 	// login is gallivant's own GitHub login, read once per pass.
 	login string
 	// tails keeps the output tail of a verification that failed this pass,

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestWavesSpecNeedsAPassingPlan(t *testing.T) {
 func TestWavesSpecSeedsItsTasks(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": wavesSpec, "plans/feature-plan.md": wavesPlan})
-	rep := r.pass(func(o *Options) { o.Executor = NoneExecutor{} })
+	rep := r.pass(func(o *Options) { o.Executor = agent.NoneExecutor{} })
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: seed ledger" {
 		t.Fatalf("the waves spec was not seeded: %v %s %v", got, noteOf(rep), rep.Diagnostics)
 	}

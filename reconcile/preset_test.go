@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
@@ -20,7 +21,7 @@ func presetRig(t *testing.T, kind, spec string) (*rig, string, rigOption) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r := newRig(t, map[string]string{"specs/feature.md": spec})
 	opt := func(o *Options) {
-		o.Executor = CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+		o.Executor = agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
 	}
 	return r, bin, opt
 }
@@ -119,7 +120,7 @@ func TestPresetEscalationModel(t *testing.T) {
 func TestHarnessChoosesPreset(t *testing.T) {
 	r, bin, _ := presetRig(t, "command", "---\nharness: codex\n---\n"+specWith(1, ""))
 	rep := r.pass(func(o *Options) {
-		o.Executor = CommandExecutor{Kind: "command", Argv: []string{"false"}, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+		o.Executor = agent.CommandExecutor{Kind: "command", Argv: []string{"false"}, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
 	})
 	if got := countSubjects(rep, "loop: record home row 1"); got != 1 {
 		t.Fatalf("transitions %q\n%s", subjectsOf(rep), r.log.String())

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/scripted"
 	"github.com/gallivant/gallivant/internal/store"
 )
@@ -48,7 +49,7 @@ func TestFalseEvidenceOnNewHeadIsAFixRound(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, "")
 	rows := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if briefValues(task.Brief)["target"] != "round" {
 			return rows(ctx, dir, task)
 		}

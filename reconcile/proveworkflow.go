@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"fmt"
 
@@ -18,7 +19,7 @@ import (
 // workflowProver is implemented by the workflow executor: it dispatches
 // the workflow with a prove task for a head.
 type workflowProver interface {
-	Prove(ctx context.Context, t Task, head string) error
+	Prove(ctx context.Context, t agent.Task, head string) error
 }
 
 // provesByWorkflow reports whether the entry's pull request is proved by
@@ -101,7 +102,7 @@ func (p *passState) dispatchProve(ctx context.Context, e *entry, repo, head stri
 	if err := p.GitHub.CreateBranch(ctx, repo, branch, head); err != nil {
 		return progressed, err
 	}
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Iteration: e.l.Iterations, DefaultBranch: e.spec.Base}
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Iteration: e.l.Iterations, DefaultBranch: e.spec.Base}
 	if err := wp.Prove(ctx, t, head); err != nil {
 		if derr := p.GitHub.DeleteBranch(ctx, repo, branch); derr != nil {
 			return progressed, fmt.Errorf("%w; and the branch %s it was to fill is not deleted: %v", err, branch, derr)

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"fmt"
 	"strings"
@@ -127,7 +128,7 @@ func workflowProveRig(t *testing.T) (r *rig, head string, workflow rigOption) {
 		return strings.Replace(s, "kind: command\n  command: [\"unused\"]", "kind: workflow\n  workflow: agent.yml", 1)
 	})
 	workflow = func(o *Options) {
-		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
+		o.Executor = agent.WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
 	}
 	head = r.personPush(work, "extra.txt")
 	r.greenAndApproved(head)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 )
 
@@ -57,9 +58,9 @@ func (p *gitProxy) cloneURL(repo string) string { return p.URL + "/" + repo + ".
 func TestFailedWorkBranchPushIsPushedByTheNextPass(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	proxy := newGitProxy(t, r.gh.URL())
-	agent := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
-		err := agent(ctx, dir, task)
+	prev := r.agent
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
+		err := prev(ctx, dir, task)
 		if task.Pending.Target == 1 && proxy.dropped.Load() == 0 {
 			// The agent has committed; the network fails its push (curl
 			// retries a dropped connection once, so more than one).

@@ -66,9 +66,9 @@ type quietMark struct {
 	Feedback string `json:"feedback,omitempty"`
 }
 
-// prWatcher is what an observer needs of its client to skip idle pull
-// requests: the per-repository list, and marks kept with the rest of its
-// conditional state.
+// prWatcher is the part of a GitHubClient that lets an observer skip idle
+// pull requests: the per-repository list, and marks kept with the rest of
+// its conditional state.
 type prWatcher interface {
 	DiscoverPullRequests(ctx context.Context, repo string) ([]githubapi.PullRequest, error)
 	Mark(repo string, number int) (json.RawMessage, bool)
@@ -112,9 +112,7 @@ func writeMark(w prWatcher, repo string, number int, m *quietMark) {
 // Changed tells the reconciler that GitHub reported activity in repo (a
 // webhook): its idle pull requests are read in full by the next pass.
 func (r *Reconciler) Changed(repo string) {
-	if f, ok := r.o.GitHub.(interface{ ForgetMarks(string) }); ok {
-		f.ForgetMarks(repo)
-	}
+	r.o.GitHub.ForgetMarks(repo)
 }
 
 // pulls returns a repository's pull requests by number, read once per pass.
@@ -127,7 +125,7 @@ func (o *observer) pulls(ctx context.Context, repo string) (map[int]githubapi.Pu
 	}
 	o.mu.Unlock()
 	l.once.Do(func() {
-		prs, err := o.watch.DiscoverPullRequests(ctx, repo)
+		prs, err := o.DiscoverPullRequests(ctx, repo)
 		l.err = err
 		l.prs = make(map[int]githubapi.PullRequest, len(prs))
 		for _, pr := range prs {
@@ -163,7 +161,7 @@ type quietView struct {
 // mark after a full read (nil when marks do not apply).
 func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why string, q *quietView) {
 	o, ok := p.GitHub.(*observer)
-	if !ok || o.watch == nil || e.leg != nil || e.spec == nil {
+	if !ok || e.leg != nil || e.spec == nil {
 		return "", nil
 	}
 	if _, _, owed := gatekeep.Owed(e.l); owed {
@@ -178,14 +176,14 @@ func (p *passState) quiet(ctx context.Context, e *entry, pr gatekeep.PR) (why st
 		return "", nil
 	}
 	q = &quietView{o: o, pr: pr, base: e.spec.Base, baseHead: baseHead, sum: sum}
-	m, ok := readMark(o.watch, pr.Repo, pr.Number)
+	m, ok := readMark(o, pr.Repo, pr.Number)
 	if !ok {
 		return "", q
 	}
 	// Whatever happens next is a full read or a skip that keeps the mark:
 	// a mark that does not hold is dropped now.
 	if !p.markHolds(ctx, q, e, m) || !p.checksHold(ctx, o, e, pr.Repo, m) {
-		writeMark(o.watch, pr.Repo, pr.Number, nil)
+		writeMark(o, pr.Repo, pr.Number, nil)
 		return "", q
 	}
 	q.step = m.Step
@@ -279,7 +277,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 	// A ready pull request's mark always carries its checks: one without
 	// would be dropped by the next pass (checksHold), a rewrite per pass.
 	if !ok || !withChecks && e.l.Phase() == ledger.PhaseReady {
-		writeMark(q.o.watch, q.pr.Repo, q.pr.Number, nil)
+		writeMark(q.o, q.pr.Repo, q.pr.Number, nil)
 		return
 	}
 	m := &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
@@ -288,7 +286,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		m.Checks = checksSum(d.Checks, d.Required)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
 	}
-	writeMark(q.o.watch, q.pr.Repo, q.pr.Number, m)
+	writeMark(q.o, q.pr.Repo, q.pr.Number, m)
 }
 
 // checksWatched reports whether the mark of a wait must carry the head's
@@ -374,8 +372,5 @@ func docsByPath(config []byte, files []specs.File) map[string][]byte {
 // prefetchPulls reads the pull-request lists of repos concurrently, at most
 // width at a time; the entry that needs one reports a failure.
 func (o *observer) prefetchPulls(ctx context.Context, repos []string, width int) {
-	if o.watch == nil {
-		return
-	}
 	eachBounded(repos, width, func(repo string) { _, _ = o.pulls(ctx, repo) })
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/parse"
@@ -92,6 +94,35 @@ type GitHubClient interface {
 	// DeleteBranch deletes a branch, that one once its result is admitted.
 	ProveResult(ctx context.Context, repo, head string) (githubapi.ProveReturn, error)
 	DeleteBranch(ctx context.Context, repo, branch string) error
+	// CheckEvidence reads a head's check runs and statuses without the
+	// base's requirements, and RequiredChecks what a base requires, asked
+	// under key (the base's head and the pass's gallivant.yaml) so that an
+	// unreadable protection is asked again only when one of them changes:
+	// the observer reads each base's requirements once per pass
+	// (required.go).
+	CheckEvidence(ctx context.Context, repo, sha string) (githubapi.Checks, error)
+	RequiredChecks(ctx context.Context, repo, base, key string) (githubapi.Required, error)
+
+	// MatchingBranches lists the branches whose names start with prefix,
+	// with their heads: a pass's first read of a work branch comes from
+	// its repository's one snapshot (observe.go).
+	MatchingBranches(ctx context.Context, repo, prefix string) (map[string]string, error)
+	// DiscoverPullRequests lists a repository's pull requests updated
+	// since the last pass; Mark and SetMark read and record a pull
+	// request's quiet mark, kept with the client's conditional state;
+	// ForgetMarks drops a repository's marks when a webhook reports
+	// activity in it (quiet.go).
+	DiscoverPullRequests(ctx context.Context, repo string) ([]githubapi.PullRequest, error)
+	Mark(repo string, number int) (json.RawMessage, bool)
+	SetMark(repo string, number int, m json.RawMessage)
+	ForgetMarks(repo string)
+
+	// Requests counts what the client asked GitHub since it was made, for
+	// a pass's report; SaveState writes its conditional state where the
+	// next process finds it, and does nothing when it keeps none
+	// (account.go).
+	Requests() githubapi.RequestStats
+	SaveState() error
 }
 
 // Options configure a Reconciler.
@@ -171,7 +202,7 @@ func New(o Options) *Reconciler {
 		o.PushAttempts = 10
 	}
 	if o.Executor == nil {
-		o.Executor = NoneExecutor{}
+		o.Executor = agent.NoneExecutor{}
 	}
 	if o.ControlRepo == "" {
 		o.ControlRepo = "local/control"
@@ -255,7 +286,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 	// Outcomes of executors that ran survive a re-plan: the agent's work is
 	// on the work branch either way, and a re-planned pass must not think
 	// the run is still going.
-	outcomes := map[string]Outcome{}
+	outcomes := map[string]agent.Outcome{}
 	// landed holds the transitions earlier attempts pushed before they lost
 	// a race: they are on the control branch, so they are reported even
 	// though the re-planned attempt does not perform them again.
@@ -310,7 +341,7 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 }
 
 // pass is one attempt; its state lives in a passState.
-func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome, carry *replan) (*Report, error) {
+func (r *Reconciler) pass(ctx context.Context, outcomes map[string]agent.Outcome, carry *replan) (*Report, error) {
 	p, err := r.begin(ctx, outcomes)
 	if err != nil {
 		if p == nil {
@@ -380,7 +411,7 @@ func (r *Reconciler) pass(ctx context.Context, outcomes map[string]Outcome, carr
 // begin syncs the store and reads the control repository at its head for
 // one pass: the configuration and every document. The pass state is nil
 // only when the store could not sync.
-func (r *Reconciler) begin(ctx context.Context, outcomes map[string]Outcome) (*passState, error) {
+func (r *Reconciler) begin(ctx context.Context, outcomes map[string]agent.Outcome) (*passState, error) {
 	st := r.o.Store
 	if err := st.Sync(ctx); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
@@ -34,7 +35,7 @@ func manySpecs(n, repos int) (map[string]string, []string) {
 func BenchmarkPassUnchanged(b *testing.B) {
 	files, repos := manySpecs(500, 10)
 	r := newRig(b, files, repos...)
-	rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+	rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 	if rep, err := rec.Pass(context.Background()); err != nil || len(rep.Transitions) != 1000 {
 		b.Fatalf("first pass: %v, %d transitions", err, len(rep.Transitions))
 	}
@@ -79,7 +80,7 @@ func BenchmarkPassUnchangedScale(b *testing.B) {
 		b.Run(fmt.Sprintf("specs=%d", n), func(b *testing.B) {
 			files, repos := manySpecs(n, max(1, n/50))
 			r := newRig(b, files, repos...)
-			rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+			rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 			// A first pass over thousands of specs meets the primary rate
 			// limit (5000 an hour) before it has seeded them all; the
 			// seeding passes go on, each with a fresh hour's limit, until
@@ -144,7 +145,7 @@ func processCPU() time.Duration {
 func BenchmarkPassAdmits100(b *testing.B) {
 	files, repos := manySpecs(100, 10)
 	r := newRig(b, files, repos...)
-	none := func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet }
+	none := func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet }
 	if rep := r.pass(none); len(rep.Transitions) != 200 {
 		b.Fatalf("first pass: %d transitions", len(rep.Transitions))
 	}

@@ -1,5 +1,7 @@
 package reconcile
 
+import "github.com/gallivant/gallivant/internal/agent"
+
 // A pass that loses the push race re-plans from the new control head
 // (Reconciler.Pass). The attempt after it is a new look at the control
 // repository, but some of what the attempt before observed on GitHub
@@ -50,12 +52,12 @@ func (c *replan) inherit(o *observer) {
 // attempt had made when it did.
 type consumedRun struct {
 	key, ledger string
-	out         Outcome
+	out         agent.Outcome
 	at          int
 }
 
 // consume records that settling took out the outcome of key.
-func (p *passState) consume(key, ledger string, out Outcome) {
+func (p *passState) consume(key, ledger string, out agent.Outcome) {
 	p.rep.consumed = append(p.rep.consumed, consumedRun{key: key, ledger: ledger, out: out, at: len(p.rep.Transitions)})
 }
 
@@ -64,7 +66,7 @@ func (p *passState) consume(key, ledger string, out Outcome) {
 // transition of its ledger after the consumption is among the pushed
 // ones. An outcome the pass holds again under the same key (a rerun that
 // ran) is left as it is.
-func restoreConsumed(outcomes map[string]Outcome, rep *Report) {
+func restoreConsumed(outcomes map[string]agent.Outcome, rep *Report) {
 	for _, c := range rep.consumed {
 		landed := false
 		for i := c.at; i < rep.pushed && i < len(rep.Transitions); i++ {

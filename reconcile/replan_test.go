@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"errors"
 	"slices"
@@ -20,11 +21,11 @@ import (
 func TestReplanKeepsTheOutcomeItsLostAttemptSettled(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, ""), "notes.md": "notes\n"})
-	agent := r.agent
+	inner := r.agent
 	raced := false
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Pending.Target != 2 {
-			return agent(ctx, dir, task)
+			return inner(ctx, dir, task)
 		}
 		if !raced {
 			// While the agent runs, another writer moves the control

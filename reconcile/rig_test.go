@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/gallivant/gallivant/internal/githubapi"
@@ -46,8 +47,8 @@ type rig struct {
 	work    string
 	clock   *clock
 	script  Script
-	agent   AgentFunc
-	runs    []Task // executor runs, in order
+	agent   agent.AgentFunc
+	runs    []agent.Task // executor runs, in order
 	mu      sync.Mutex
 	log     bytes.Buffer
 }
@@ -126,7 +127,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	exec := CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: func(ctx context.Context, dir string, t Task) error {
+	exec := agent.CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: func(ctx context.Context, dir string, t agent.Task) error {
 		r.mu.Lock()
 		r.runs = append(r.runs, t)
 		r.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 26: a review round whose agent failed keeps the feedback it was to
@@ -16,7 +18,7 @@ func TestCrashedRoundKeepsItsFeedback(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	crash := true
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if crash && briefValues(task.Brief)["target"] == "round" {
 			return errors.New("the agent's process was killed")
 		}

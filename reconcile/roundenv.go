@@ -32,7 +32,7 @@ const maxRoundCause = 300
 // roundUnrun settles round k of pr, whose agent's run (out) failed for its
 // environment, as a round that did not run, and reports whether it did;
 // any other failure is the caller's to stop.
-func (p *passState) roundUnrun(e *entry, pr gatekeep.PR, k int, out Outcome) (bool, error) {
+func (p *passState) roundUnrun(e *entry, pr gatekeep.PR, k int, out agent.Outcome) (bool, error) {
 	var cause string
 	if lost, ok := agent.AsLost(out.Err); ok {
 		p.noteLoss(e, lost, out.Log)

@@ -7,12 +7,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // isRound reports whether task is a review/fix round.
-func isRound(task Task) bool { return briefValues(task.Brief)["target"] == "round" }
+func isRound(task agent.Task) bool { return briefValues(task.Brief)["target"] == "round" }
 
 // reviewRound brings the rig's entry to an open pull request with green
 // checks and one new comment of bob's, which the next pass answers with a
@@ -34,7 +35,7 @@ func TestRoundEnvironmentFailureIsOnePassProblem(t *testing.T) {
 	r := newDelivery(t, rigConfig)
 	failing := true
 	scripted := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if failing && isRound(task) {
 			return &agent.Failure{Kind: agent.FailureAuth, Status: 401, Cause: "Invalid API key · Fix external API key"}
 		}
@@ -114,7 +115,7 @@ func TestLostRoundIsRerun(t *testing.T) {
 			r := newDelivery(t, rigConfig)
 			scripted := r.agent
 			lost := 0
-			r.agent = func(ctx context.Context, dir string, task Task) error {
+			r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 				if !isRound(task) || lost == tc.losses {
 					return scripted(ctx, dir, task)
 				}
@@ -180,7 +181,7 @@ func TestRoundEnvironmentFailureOnRedChecks(t *testing.T) {
 	r := newDelivery(t, rigConfig)
 	failing := true
 	scripted := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if failing && isRound(task) {
 			return &agent.Failure{Kind: agent.FailureQuota, Status: 429, Cause: "rate limited"}
 		}

@@ -5,17 +5,19 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // recoveredRound is the executor of a cache whose reconciler was killed
 // with a round's agent: the round's run record is found, nothing of it
 // runs, and it pushed nothing — exactly what agent.Recover reports for an
 // agent killed with its reconciler, and for one that answered nothing.
-type recoveredRound struct{ CommandExecutor }
+type recoveredRound struct{ agent.CommandExecutor }
 
-func (x recoveredRound) Recover(ctx context.Context, t Task) (Recovery, error) {
+func (x recoveredRound) Recover(ctx context.Context, t agent.Task) (agent.Recovery, error) {
 	if t.Round > 0 {
-		return Recovery{Known: true, Outcome: Outcome{Finished: true}}, nil
+		return agent.Recovery{Known: true, Outcome: agent.Outcome{Finished: true}}, nil
 	}
 	return x.CommandExecutor.Recover(ctx, t)
 }
@@ -30,7 +32,7 @@ func TestKilledRoundRunsAgainWithItsFeedback(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	killed := true
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if killed && briefValues(task.Brief)["target"] == "round" {
 			return errors.New("signal: killed")
 		}
@@ -53,7 +55,7 @@ func TestKilledRoundRunsAgainWithItsFeedback(t *testing.T) {
 		t.Fatalf("the pass with the round did not die: %v", err)
 	}
 	killed = false
-	recovering := func(o *Options) { o.Executor = recoveredRound{o.Executor.(CommandExecutor)} }
+	recovering := func(o *Options) { o.Executor = recoveredRound{o.Executor.(agent.CommandExecutor)} }
 	rep := r.pass(recovering)
 	got := subjectsOf(rep)
 	want := []string{"loop: empty round 1 acme/api#1", "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1"}

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"slices"
 	"strings"
@@ -18,10 +19,10 @@ import (
 func TestFailedRoundPushIsPushedByTheNextPass(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, rigConfig)
-	agent := r.agent
+	inner := r.agent
 	rounds := 0
-	r.agent = func(ctx context.Context, dir string, task Task) error {
-		err := agent(ctx, dir, task)
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
+		err := inner(ctx, dir, task)
 		if briefValues(task.Brief)["target"] == "round" {
 			rounds++
 			// The agent has committed; its push meets a 502.

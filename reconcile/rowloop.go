@@ -144,7 +144,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if p.DryRun {
 		return nil
 	}
-	if ro, ok := p.Executor.(recordOnly); ok && ro.RecordOnly() {
+	if p.Executor.Placement() == agent.Recorded {
 		return nil
 	}
 	if _, held := p.agentsHeld(ctx, e); held {
@@ -163,7 +163,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	task := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
+	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
 		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Model, DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
 		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if left, ok := ledger.RemainingDollars(e.l, e.spec); ok {
@@ -179,7 +179,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 		p.abandon(task)
 		return err
 	}
-	var out Outcome
+	var out agent.Outcome
 	ran := false
 	aerr := p.runAgent(ctx, e, repo, func() { out, err = p.Executor.Run(ctx, task); ran = true })
 	if ran {
@@ -266,7 +266,7 @@ func (p *passState) settle(ctx context.Context, e *entry) (stepResult, error) {
 // dispatchRun is what the pass knows of the agent's run of the outstanding
 // dispatch.
 type dispatchRun struct {
-	out Outcome
+	out agent.Outcome
 	// ranHere: the outcome is known, observed or recovered.
 	ranHere bool
 	// observed: this process ran the agent and saw it end; recovered:
@@ -372,20 +372,14 @@ func (p *passState) settleObserved(ctx context.Context, e *entry, pd ledger.Pend
 	return progressed, p.run(ctx, e)
 }
 
-// recoverer is implemented by executors that can find an agent a crashed
-// reconciler started on this machine.
-type recoverer interface {
-	Recover(ctx context.Context, t Task) (Recovery, error)
-}
-
 // recoverRun asks the executor about the outstanding dispatch of e, which
 // this pass did not run: an agent whose reconciler died may still be at
 // work, or may have finished with its return unpushed. A finished run's
 // outcome is remembered for settling, its return pushed.
-func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) {
+func (p *passState) recoverRun(ctx context.Context, e *entry) (agent.Recovery, error) {
 	pd := *e.l.Pending
 	repo, _ := p.member(e, pd.Member)
-	rc, err := p.recoverTask(ctx, e, Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1,
+	rc, err := p.recoverTask(ctx, e, agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Pending: pd, Iteration: e.l.Iterations - 1,
 		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)})
 	if err == nil && rc.Known && rc.Running == 0 {
 		p.outcomes[outcomeKey(e.ledgerPath, pd)] = rc.Outcome
@@ -396,24 +390,27 @@ func (p *passState) recoverRun(ctx context.Context, e *entry) (Recovery, error) 
 // recoverTask asks the executor about task t, which a reconciler that is
 // gone started on this cache: its agent may still run, or may have ended
 // with its commits unpushed, which are pushed now (never forcing).
-func (p *passState) recoverTask(ctx context.Context, e *entry, t Task) (Recovery, error) {
-	rv, ok := p.Executor.(recoverer)
-	if !ok || p.DryRun {
-		return Recovery{}, nil
+func (p *passState) recoverTask(ctx context.Context, e *entry, t agent.Task) (agent.Recovery, error) {
+	if p.DryRun || p.Executor.Placement() != agent.Local {
+		// Only a local executor has runs on this machine to recover (its
+		// Recover may push, so the branch is read afresh after it); the
+		// others know nothing, and asking would only cost the branch's
+		// snapshot.
+		return agent.Recovery{}, nil
 	}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(t.Repo)
 	}
-	rc, err := rv.Recover(ctx, t)
+	rc, err := p.Executor.Recover(ctx, t)
 	p.moved(t.Repo, t.Branch)
 	if err != nil {
-		return Recovery{}, err
+		return agent.Recovery{}, err
 	}
 	if rc.Known && len(rc.Controls) > 0 && !slices.ContainsFunc(rc.Controls, func(sha string) bool { return p.Store.Landed(ctx, sha) }) {
 		// Intents whose dispatches never landed: the dispatch the ledger
 		// holds is another reconciler's, made in the same second.
 		p.Log.Info("ignoring intents of dispatches that never landed", "spec", e.specPath, "intents", len(rc.Controls))
-		return Recovery{}, nil
+		return agent.Recovery{}, nil
 	}
 	if rc.Known && rc.Running == 0 {
 		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )
@@ -423,7 +424,7 @@ func TestCoordinatedLegs(t *testing.T) {
 func TestAsyncExecutor(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
-	none := func(o *Options) { o.Executor = NoneExecutor{} }
+	none := func(o *Options) { o.Executor = agent.NoneExecutor{} }
 	rep := r.pass(none)
 	if got := subjectsOf(rep); !slices.Equal(got, []string{"loop: seed ledger", "loop: dispatch seed"}) {
 		t.Fatalf("got %v", got)
@@ -439,7 +440,7 @@ func TestAsyncExecutor(t *testing.T) {
 	}
 	dir := t.TempDir()
 	run(t, dir, "git", "clone", "--quiet", "--branch", "gallivant/feature", r.gh.GitURLWithToken("acme/api", r.gh.MainToken()), "w")
-	if err := ScriptedAgent(func(string, int, string) Behavior { return Done })(t.Context(), dir+"/w", Task{Spec: "specs/feature.md", Brief: brief}); err != nil {
+	if err := ScriptedAgent(func(string, int, string) Behavior { return Done })(t.Context(), dir+"/w", agent.Task{Spec: "specs/feature.md", Brief: brief}); err != nil {
 		t.Fatal(err)
 	}
 	run(t, dir+"/w", "git", "push", "--quiet", "origin", "gallivant/feature")
@@ -483,7 +484,7 @@ func TestWorkflowExecutor(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.putDocsWorkflow()
 	rep := r.pass(func(o *Options) {
-		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
+		o.Executor = agent.WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
 	})
 	if got := subjectsOf(rep); !slices.Equal(got, []string{"loop: seed ledger", "loop: dispatch seed"}) {
 		t.Fatalf("got %v", got)

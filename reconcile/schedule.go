@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // A pass runs agents of different entries at once (executor.max_parallel,
@@ -164,7 +166,7 @@ func (p *passState) halted() bool { return p.halt || p.aborted != nil }
 // by the caller all the same).
 func (p *passState) runAgent(ctx context.Context, e *entry, repo string, run func()) error {
 	s := p.sched
-	if _, local := p.Executor.(CommandExecutor); s == nil || !local {
+	if s == nil || p.Executor.Placement() != agent.Local {
 		// Only an agent run here is worth the wait; handing a dispatch to
 		// a workflow takes a moment and stays in the pass's order.
 		run()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // signalWriter closes a channel the first time a line written to it
@@ -41,7 +43,39 @@ var prNumber = regexp.MustCompile(` acme/api#[0-9]+$`)
 // running one agent at a time could never do. The control branch stays
 // one line of commits, each entry's transitions in their order, and every
 // dispatch ran exactly once.
-func TestParallelRunsAdmitOutOfOrder(t *testing.T) {
+func TestParallelRunsAdmitOutOfOrder(t *testing.T) { parallelRunsAdmitOutOfOrder(t, nil) }
+
+// metered wraps the command executor as the daemon's metrics do: its
+// declared placement, not its concrete type, earns its runs a slot.
+type metered struct {
+	agent.CommandExecutor
+	mu   *sync.Mutex
+	runs *int
+}
+
+func (m metered) Run(ctx context.Context, t agent.Task) (agent.Outcome, error) {
+	m.mu.Lock()
+	*m.runs++
+	m.mu.Unlock()
+	return m.CommandExecutor.Run(ctx, t)
+}
+
+// An executor that wraps the command executor runs its agents in parallel
+// slots too: spec b's row is recorded while a's agent still runs.
+func TestParallelRunsOfAWrappedExecutor(t *testing.T) {
+	var mu sync.Mutex
+	runs := 0
+	parallelRunsAdmitOutOfOrder(t, func(o *Options) {
+		o.Executor = metered{CommandExecutor: o.Executor.(agent.CommandExecutor), mu: &mu, runs: &runs}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if runs != 6 {
+		t.Errorf("the wrapper ran %d agents, want 6 (seed and row 1 of each spec)", runs)
+	}
+}
+
+func parallelRunsAdmitOutOfOrder(t *testing.T, wrap rigOption) {
 	files := map[string]string{
 		"specs/a.md":     specWith(1, ""),
 		"specs/b.md":     specWith(1, ""),
@@ -52,7 +86,7 @@ func TestParallelRunsAdmitOutOfOrder(t *testing.T) {
 	w := &signalWriter{want: `spec=specs/b.md subject="loop: record home row 1"`, seen: make(chan struct{})}
 	bRecorded := w.seen
 	scripted := r.agent
-	r.agent = func(ctx context.Context, dir string, task Task) error {
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Spec == "specs/a.md" && task.Pending.Target == 1 {
 			select {
 			case <-bRecorded:
@@ -62,7 +96,12 @@ func TestParallelRunsAdmitOutOfOrder(t *testing.T) {
 		}
 		return scripted(ctx, dir, task)
 	}
-	rep := r.pass(func(o *Options) { o.Log = slog.New(slog.NewTextHandler(w, nil)) })
+	rep := r.pass(func(o *Options) {
+		o.Log = slog.New(slog.NewTextHandler(w, nil))
+		if wrap != nil {
+			wrap(o)
+		}
+	})
 	subjects := map[string][]string{}
 	var order []string
 	for _, tr := range rep.Transitions {
@@ -131,7 +170,7 @@ func BenchmarkParallelRuns(b *testing.B) {
 		}
 		r := newRig(b, files)
 		scripted := r.agent
-		r.agent = func(ctx context.Context, dir string, task Task) error {
+		r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 			time.Sleep(agentTime) // the stand-in agent's work
 			return scripted(ctx, dir, task)
 		}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/scripted"
 )
 
@@ -27,9 +28,9 @@ const (
 )
 
 // ScriptedAgent is scripted.Agent as an executor's AgentFunc.
-func ScriptedAgent(script Script) AgentFunc {
-	agent := scripted.Agent(script)
-	return func(ctx context.Context, dir string, t Task) error { return agent(ctx, dir, t.Spec, t.Brief) }
+func ScriptedAgent(script Script) agent.AgentFunc {
+	run := scripted.Agent(script)
+	return func(ctx context.Context, dir string, t agent.Task) error { return run(ctx, dir, t.Spec, t.Brief) }
 }
 
 func briefValues(brief string) map[string]string { return scripted.BriefValues(brief) }

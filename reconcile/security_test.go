@@ -12,6 +12,7 @@ import (
 
 	"github.com/gallivant/gallivant/ledger"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/gallivant/gallivant/internal/githubapi"
@@ -163,9 +164,9 @@ func runMaliciousAgent(t *testing.T, runAs string) (loot string, s *ghstandin.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := CommandExecutor{Argv: []string{"sh", script}, Timeout: time.Minute, WorkDir: work, Token: token,
+	e := agent.CommandExecutor{Argv: []string{"sh", script}, Timeout: time.Minute, WorkDir: work, Token: token,
 		Env: []string{"PATH", "HOME", "BOT_TOKEN", "GITHUB_TOKEN"}, TokenEnv: "BOT_TOKEN", RunAs: runAs}
-	task := Task{Spec: "specs/-x.md", Repo: "acme/api", CloneURL: s.GitURL("acme/api"), Branch: "gallivant/-x", Base: base,
+	task := agent.Task{Spec: "specs/-x.md", Repo: "acme/api", CloneURL: s.GitURL("acme/api"), Branch: "gallivant/-x", Base: base,
 		Pending: ledger.Pending{}, Iteration: 1, Brief: "row 1"}
 	out, err := e.Run(t.Context(), task)
 	if err != nil || out.Err != nil {
@@ -229,9 +230,9 @@ func TestAgentNeverSeesTheToken(t *testing.T) {
 // gallivant's memory or files (docs/security.md).
 func TestAgentRunsAsAnotherUser(t *testing.T) {
 	if os.Geteuid() != 0 {
-		e := CommandExecutor{Argv: []string{"true"}, Timeout: time.Minute, WorkDir: t.TempDir(), RunAs: "nobody"}
-		out, err := e.Run(t.Context(), Task{Spec: "specs/x.md"})
-		if err != nil || !errors.Is(out.Err, ErrRunAsNeedsRoot) {
+		e := agent.CommandExecutor{Argv: []string{"true"}, Timeout: time.Minute, WorkDir: t.TempDir(), RunAs: "nobody"}
+		out, err := e.Run(t.Context(), agent.Task{Spec: "specs/x.md"})
+		if err != nil || !errors.Is(out.Err, agent.ErrRunAsNeedsRoot) {
 			t.Fatalf("run_as without root: err %v outcome %v, want ErrRunAsNeedsRoot", err, out.Err)
 		}
 		return

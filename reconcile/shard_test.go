@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 func TestParseShard(t *testing.T) {
@@ -109,7 +111,7 @@ func endState(t *testing.T, r *rig) []string {
 // a chain stays in one shard, so its milestones keep their order.
 func TestShardsInParallelReachTheUnshardedState(t *testing.T) {
 	t.Parallel()
-	none := func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet }
+	none := func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet }
 	files, repos := shardFiles()
 	whole := newRig(t, files, repos...)
 	whole.pass(none)

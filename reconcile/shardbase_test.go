@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ func TestShardedFirstPassReadsBaseOnce(t *testing.T) {
 	for i := 1; i <= 2; i++ {
 		cache := t.TempDir()
 		recs = append(recs, r.reconciler(func(o *Options) {
-			o.Executor = NoneExecutor{}
+			o.Executor = agent.NoneExecutor{}
 			o.Log = quiet
 			o.Shard = Shard{Index: i, Count: 2}
 			st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: cache})

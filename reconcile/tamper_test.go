@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +20,7 @@ import (
 func TestTamperedStopAndAccept(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
-	none := func(o *Options) { o.Executor = NoneExecutor{} }
+	none := func(o *Options) { o.Executor = agent.NoneExecutor{} }
 	if diff := cmp.Diff([]string{"loop: seed ledger", "loop: dispatch seed"}, subjectsOf(r.pass(none))); diff != "" {
 		t.Fatalf("first pass (-want +got):\n%s", diff)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // transitionSpecs is a control repository of n specs whose ledgers are all
@@ -102,7 +104,7 @@ func BenchmarkTransition(b *testing.B) {
 			// the fetched pack stores as delta chains of different
 			// lengths; a new process would pay a different price to
 			// read each head, which is not the transitions' cost.
-			rec := r.reconciler(func(o *Options) { o.Executor = NoneExecutor{}; o.Log = quiet })
+			rec := r.reconciler(func(o *Options) { o.Executor = agent.NoneExecutor{}; o.Log = quiet })
 			var marginal, share passCost
 			for b.Loop() {
 				costs := map[int]passCost{}

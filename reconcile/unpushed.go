@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -13,7 +14,7 @@ import (
 // them and admits the return without running the agent again. A stop
 // here would ask a person to resume, which reruns the attempt. The pass
 // reports the failure as a problem, naming the kept commits.
-func (p *passState) unpushed(e *entry, pd ledger.Pending, out Outcome) stepResult {
+func (p *passState) unpushed(e *entry, pd ledger.Pending, out agent.Outcome) stepResult {
 	where := "in the agent's checkout"
 	if out.Kept != "" {
 		where = "on " + out.Kept
@@ -29,7 +30,7 @@ func (p *passState) unpushed(e *entry, pd ledger.Pending, out Outcome) stepResul
 // and records the round pushed without running its agent again. A stop
 // here (harness-error) would ask a person to resume, which reruns the
 // round.
-func (p *passState) unpushedRound(e *entry, pr gatekeep.PR, k int, out Outcome) stepResult {
+func (p *passState) unpushedRound(e *entry, pr gatekeep.PR, k int, out agent.Outcome) stepResult {
 	where := "in the agent's checkout"
 	if out.Kept != "" {
 		where = "on " + out.Kept

@@ -10,18 +10,23 @@ import (
 	"github.com/gallivant/gallivant/ledger"
 )
 
-// verifier is implemented by executors that hold a checkout and can run the
-// spec's Verify commands, and replay the rows' evidence commands, in it
-// (exit verification, L-104; evidence replay).
-type verifier interface {
-	Verify(ctx context.Context, t Task, commands, replay []string) (VerifyResult, error)
+// verifies reports whether gallivant itself verifies this entry: its
+// executor holds a checkout (agent.Local) and executor.verify is on.
+func (p *passState) verifies(e *entry) bool {
+	return p.Executor.Placement() == agent.Local && p.cfg.Executor.Verify && !(e.spec.Coordinated() && e.leg == nil)
 }
 
-// verifies reports whether gallivant itself verifies this entry: its
-// executor holds a checkout and executor.verify is on.
-func (p *passState) verifies(e *entry) bool {
-	_, isVerifier := p.Executor.(verifier)
-	return isVerifier && p.cfg.Executor.Verify && !(e.spec.Coordinated() && e.leg == nil)
+// verifiedElsewhere is the note of an entry whose spec has Verify commands
+// its executor cannot run (it holds no checkout): the pull request opens
+// without them, and what proves its head is executor.proof_check
+// (docs/verify.md "Proof without a checkout"). ok is false when the entry
+// is verified here, has no Verify commands, or executor.verify is off.
+func (p *passState) verifiedElsewhere(e *entry) (note string, ok bool) {
+	if p.Executor.Placement() == agent.Local || !p.cfg.Executor.Verify || !hasVerify(e) || (e.spec.Coordinated() && e.leg == nil) {
+		return "", false
+	}
+	return fmt.Sprintf("the verification `%s` is not run by gallivant: executor.kind %s holds no checkout to run it in; CI's executor.proof_check is what proves the head (docs/verify.md)",
+		e.l.Verification, p.cfg.Executor.Kind), true
 }
 
 // proves reports whether the entry's done rows are each replayed on the
@@ -42,6 +47,9 @@ func hasVerify(e *entry) bool { return gatekeep.HasVerify(e.l) }
 // request may open.
 func (p *passState) verify(ctx context.Context, e *entry, repo, branch, head string) (res stepResult, ok bool, err error) {
 	if !p.verifies(e) {
+		if note, ok := p.verifiedElsewhere(e); ok {
+			p.note(e.specPath, false, "%s", note)
+		}
 		return finished, true, nil
 	}
 	var plan gatekeep.ReplayPlan
@@ -91,8 +99,7 @@ func (p *passState) verifyStillFails(e *entry, head string, last gatekeep.Verifi
 // carried proofs alone.
 func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch, head string, withCommands bool, plan gatekeep.ReplayPlan) (stepResult, bool, error) {
 	checks := plan.Checks
-	v := p.Executor.(verifier)
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}
@@ -107,9 +114,14 @@ func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch,
 		n, c := gatekeep.Verified(e.l, head, true, "", "", plan.Carried)
 		return progressed, false, p.apply(e, n, c)
 	}
-	r, err := v.Verify(ctx, t, commands, replay)
+	r, err := p.Executor.Verify(ctx, t, commands, replay)
 	if err != nil {
 		return progressed, false, err
+	}
+	if r.Unsupported {
+		// An executor that places its agents here but cannot verify: the
+		// head is not let through unverified.
+		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("executor.kind %s cannot run the verification on %s: its executor verifies nothing (turn executor.verify off to deliver without it)", p.cfg.Executor.Kind, short(head)))
 	}
 	if r.Head != head {
 		// The branch moved while the checkout was made; verify again.
@@ -226,7 +238,7 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 	}
 	brief := gatekeep.VerifyBrief(gatekeep.VerifyBriefInput{Spec: e.specPath, Title: e.spec.Title, LedgerPath: e.ledgerPath, Repo: repo, Branch: branch,
 		Head: head, Command: last.Command, Tail: p.tailOf(e), Rows: gatekeep.RowsOf(e.l, last.Command), Ledger: e.l, Lessons: bl})
-	t := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: head, Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base,
 		Model: gatekeep.RepairModel(e.l, last.Command, p.settings())}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)

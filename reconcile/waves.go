@@ -30,7 +30,7 @@ import (
 // to the work branch. Only the command executor has it; a waves spec
 // under another executor is delivered by its rows.
 type taskRunner interface {
-	RunsTasks(t Task) bool
+	RunsTasks(t agent.Task) bool
 	ApplyCommit(ctx context.Context, in agent.ApplyInput) (string, error)
 }
 
@@ -81,9 +81,9 @@ func (p *passState) waveStep(ctx context.Context, e *entry) (res stepResult, han
 }
 
 // agentTask is the executor's task for plan task t of e.
-func (p *passState) agentTask(e *entry, t ledger.Task) Task {
+func (p *passState) agentTask(e *entry, t ledger.Task) agent.Task {
 	repo, _ := p.member(e, specs.HomeMember)
-	at := Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: taskBranch(p.branch(e), t), Base: t.SHA,
+	at := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: taskBranch(p.branch(e), t), Base: t.SHA,
 		Pending: ledger.Pending{Target: ledger.SeedTarget, Member: specs.HomeMember, SHA: t.SHA}, Iteration: e.l.Iterations - 1,
 		Model: e.l.Delivery.Model, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, PlanTask: t.ID}
 	if p.CloneURL != nil {
@@ -113,7 +113,7 @@ func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr taskRunner, 
 		head = base
 	}
 	plan := p.repo.PlanFor(e.specPath)
-	var runs []Task
+	var runs []agent.Task
 	for _, id := range ids {
 		n, c, err := ledger.DispatchTask(e.l, id, head)
 		if err != nil {
@@ -160,13 +160,10 @@ func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr taskRunner, 
 
 // pushIntendedAll is pushIntended for the tasks of one dispatch batch:
 // each task's intent is recorded, then one push publishes every dispatch.
-func (p *passState) pushIntendedAll(ctx context.Context, runs []Task) error {
-	in, ok := p.Executor.(intender)
-	if !ok {
-		return p.push(ctx)
-	}
+func (p *passState) pushIntendedAll(ctx context.Context, runs []agent.Task) error {
+	in := p.Executor
 	tip := p.Store.Tip()
-	var intended []Task
+	var intended []agent.Task
 	for _, at := range runs {
 		at.Control = tip
 		if err := in.Intend(at); err != nil && !errors.Is(err, agent.ErrCheckoutBusy) {
@@ -192,8 +189,8 @@ func (p *passState) pushIntendedAll(ctx context.Context, runs []Task) error {
 // scheduler (executor.max_parallel and the per-repository bound) when it
 // has one, without the pass lock. Called with the lock held; returns with
 // it held.
-func (p *passState) runTasks(ctx context.Context, e *entry, repo string, runs []Task) ([]Outcome, []error) {
-	outs, errs := make([]Outcome, len(runs)), make([]error, len(runs))
+func (p *passState) runTasks(ctx context.Context, e *entry, repo string, runs []agent.Task) ([]agent.Outcome, []error) {
+	outs, errs := make([]agent.Outcome, len(runs)), make([]error, len(runs))
 	s := p.sched
 	if s == nil {
 		for i, at := range runs {

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +58,7 @@ func wavesRig(t *testing.T, taskFiles map[string]string) *rig {
 	cfg := strings.Replace(rigConfig, "  timeout: 30m\n", "  timeout: 30m\n  max_parallel: 2\n", 1) + "formats:\n  spec_kit: [specs]\n"
 	r := newRig(t, map[string]string{"gallivant.yaml": cfg, "specs/001-rate-limit/spec.md": wavesKitSpec, "specs/001-rate-limit/tasks.md": wavesKitTasks})
 	rows := r.agent
-	r.agent = func(ctx context.Context, dir string, tk Task) error {
+	r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
 		if tk.PlanTask == "" {
 			return rows(ctx, dir, tk)
 		}
@@ -67,7 +68,7 @@ func wavesRig(t *testing.T, taskFiles map[string]string) *rig {
 }
 
 // answerTask writes file and commits the task return the brief asks for.
-func answerTask(ctx context.Context, dir string, tk Task, file string) error {
+func answerTask(ctx context.Context, dir string, tk agent.Task, file string) error {
 	tuple := ""
 	for _, ln := range strings.Split(tk.Brief, "\n") {
 		if strings.HasPrefix(ln, "task: ") && strings.Contains(ln, " | attempt ") {
@@ -108,7 +109,7 @@ func TestWaveRunsItsTasksAtOnce(t *testing.T) {
 	inner := r.agent
 	dirs := map[string]string{}
 	var mu sync.Mutex
-	r.agent = func(ctx context.Context, dir string, tk Task) error {
+	r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
 		mu.Lock()
 		dirs[tk.PlanTask] = dir
 		mu.Unlock()
@@ -200,21 +201,21 @@ func TestWaveTaskMisses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// first misbehaves on attempt 1 of task T002.
-		first  func(r *rig, ctx context.Context, dir string, tk Task) error
+		first  func(r *rig, ctx context.Context, dir string, tk agent.Task) error
 		reason string
 	}{
 		{name: "another task's file",
-			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
+			first: func(r *rig, ctx context.Context, dir string, tk agent.Task) error {
 				return answerTask(ctx, dir, tk, "ratelimit/window.go")
 			},
 			reason: `Recorded task T002 of wave 1 failed on attempt 1: the return broke the contract: the return changes 'ratelimit/window.go', outside task T002's files.`},
 		{name: "an agent that fails",
-			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
+			first: func(r *rig, ctx context.Context, dir string, tk agent.Task) error {
 				return errors.New("the model is out of tokens")
 			},
 			reason: `Recorded task T002 of wave 1 failed on attempt 1: the agent run failed: the model is out of tokens (log `},
 		{name: "a return that no longer applies",
-			first: func(r *rig, ctx context.Context, dir string, tk Task) error {
+			first: func(r *rig, ctx context.Context, dir string, tk agent.Task) error {
 				// Someone changes the task's file on the work branch while
 				// the task runs.
 				if err := os.WriteFile(filepath.Join(dir, "ratelimit-respond.txt"), nil, 0o644); err != nil {
@@ -242,7 +243,7 @@ func TestWaveTaskMisses(t *testing.T) {
 			t.Parallel()
 			r := wavesRig(t, files)
 			inner := r.agent
-			r.agent = func(ctx context.Context, dir string, tk Task) error {
+			r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
 				if tk.PlanTask == "T002" && strings.Contains(tk.Brief, "task: T002 | attempt 1 | ") {
 					return tc.first(r, ctx, dir, tk)
 				}
@@ -290,7 +291,7 @@ func BenchmarkWaveParallel(b *testing.B) {
 		rows := r.agent
 		var runs int
 		var mu sync.Mutex
-		r.agent = func(ctx context.Context, dir string, tk Task) error {
+		r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
 			if tk.PlanTask == "" {
 				return rows(ctx, dir, tk)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/google/go-cmp/cmp"
 )
@@ -34,7 +35,7 @@ func TestWorkflowExecutorRefusesUndeclaredInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := r.pass(func(o *Options) {
-		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
+		o.Executor = agent.WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
 	})
 	want := "workflow agent.yml in acme/api (on main) must declare the workflow_dispatch inputs control, ledger, branch, pending, iteration, round, model"
 	found := false
@@ -67,7 +68,7 @@ func TestWorkflowExecutorReviewRound(t *testing.T) {
 	h1 := r.head(work)
 	r.as("ci-bot").status(h1, "ci", "failure")
 	workflow := func(o *Options) {
-		o.Executor = WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
+		o.Executor = agent.WorkflowExecutor{GitHub: o.GitHub, Workflow: "agent.yml", Control: "acme/control"}
 	}
 	wantSubjects(t, r.pass(workflow), "loop: round 1 acme/api#1")
 	ds := r.gh.Dispatches("acme/api")

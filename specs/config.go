@@ -28,10 +28,6 @@ const (
 	ExecutorAider      = "aider"
 )
 
-// Presets are the executor kinds that run a known agent CLI; a spec's
-// harness: may name one of them (or command) to choose it for that spec.
-var Presets = []string{ExecutorClaudeCode, ExecutorCodex, ExecutorAider}
-
 // HarnessName resolves a spec's harness: to an executor kind: a preset,
 // command, or "" when the name is unknown. "claude" is claude-code, the
 // name the CLI's binary has.

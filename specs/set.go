@@ -122,14 +122,11 @@ func (s *Set) SpecPaths() []string {
 	return out
 }
 
-// Load parses every file of a snapshot and runs the cross-document rules
-// that need only specs and chains. One bad document never stops the others:
-// each is reported and the rest are loaded.
-func Load(cfg *Config, files []File) (*Set, parse.Diagnostics) {
-	return LoadWith(cfg, files, Parsers{})
-}
-
-// LoadWith is Load with the per-document parse steps ps; see Parsers.
+// LoadWith parses every file of a snapshot, with the per-document parse
+// steps ps (see Parsers; the zero Parsers parses each document afresh), and
+// runs the cross-document rules that need only specs and chains. One bad
+// document never stops the others: each is reported and the rest are
+// loaded.
 func LoadWith(cfg *Config, files []File, ps Parsers) (*Set, parse.Diagnostics) {
 	set := &Set{Config: cfg, Specs: map[string]*Spec{}, Invalid: map[string]bool{}, ChainOf: map[string]ChainPos{},
 		SpecDocs: map[string]*parse.Document{}, PlanErrors: map[string]bool{}, planStructure: map[string]bool{}}

@@ -137,9 +137,6 @@ type Spec struct {
 	Format Format `json:",omitempty"`
 }
 
-// Stem returns the spec's file name without .md.
-func (s *Spec) Stem() string { return Stem(s.Path) }
-
 // AC returns acceptance criterion n (1-based), or nil when there is none.
 func (s *Spec) AC(n int) *AC {
 	if n < 1 || n > len(s.ACs) {

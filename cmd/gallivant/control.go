@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/daemon"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
@@ -172,13 +173,13 @@ func (a *app) reconciler(ctx context.Context, control string, dryRun bool) (*wir
 // no pass can dispatch (exit 2).
 func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token string, apps *githubapi.AppTokens, control string, dryRun bool) (reconcile.Executor, error) {
 	log := a.logger()
-	var exec reconcile.Executor = reconcile.NoneExecutor{}
+	var exec reconcile.Executor = agent.NoneExecutor{}
 	switch cfg.Executor.Kind {
 	case specs.ExecutorCommand, specs.ExecutorClaudeCode, specs.ExecutorCodex, specs.ExecutorAider:
 		if cfg.Executor.RunAs != "" && os.Geteuid() != 0 && !dryRun {
 			// Refused before any pass: every dispatch would fail the same way.
 			return nil, &exitError{code: exitCannotRun, err: fmt.Errorf("%w (it runs as uid %d); run gallivant as root, or remove executor.run_as from %s to run the agent as gallivant's own user",
-				reconcile.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
+				agent.ErrRunAsNeedsRoot, os.Geteuid(), specs.ConfigFile)}
 		}
 		var stream io.Writer
 		if a.verbose {
@@ -188,7 +189,7 @@ func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token string, ap
 				stream = newJSONLines(a.io.Err)
 			}
 		}
-		ce := reconcile.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Progress: a.progress(), Timeout: cfg.Executor.Timeout, ReplayBudget: cfg.Executor.ReplayBudget, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
+		ce := agent.CommandExecutor{Kind: cfg.Executor.Kind, Argv: cfg.Executor.Command, Stream: stream, Progress: a.progress(), Timeout: cfg.Executor.Timeout, ReplayBudget: cfg.Executor.ReplayBudget, WorkDir: filepath.Join(a.cacheDir(), "work"), Token: token,
 			Env: cfg.Executor.Env, TokenEnv: cfg.GitHub.TokenEnv, RunAs: cfg.Executor.RunAs, Log: log}
 		if apps != nil {
 			ce.Tokens = apps
@@ -198,7 +199,7 @@ func (a *app) executor(cfg *specs.Config, gh *githubapi.Client, token string, ap
 			exec = daemon.TimedCommand{CommandExecutor: ce, Metrics: a.metrics}
 		}
 	case specs.ExecutorWorkflow:
-		exec = reconcile.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
+		exec = agent.WorkflowExecutor{GitHub: gh, Workflow: cfg.Executor.Workflow, Control: control}
 	}
 	return exec, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"
@@ -124,7 +125,7 @@ func (d *demo) run() error {
 		return err
 	}
 	people := newDemoPeople(d.gh)
-	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Token: d.gh.MainToken(), Agent: demoAgent}
+	exec := agent.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Token: d.gh.MainToken(), Agent: demoAgent}
 	// The legend: what the lines mean and where the words are explained.
 	fmt.Fprintf(d.a.io.Out, "gallivant demo: specs in a control repository driven through a scripted agent and a local GitHub; words like row, seed, cut, allowance, iteration: %s\n", glossary)
 	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")
@@ -320,9 +321,9 @@ func exec0(dir, name string, args ...string) (string, error) {
 }
 
 // demoAgent is the scripted agent, playing demoScript.
-var demoAgent = func() reconcile.AgentFunc {
-	agent := scripted.Agent(demoScript)
-	return func(ctx context.Context, dir string, t reconcile.Task) error { return agent(ctx, dir, t.Spec, t.Brief) }
+var demoAgent = func() agent.AgentFunc {
+	play := scripted.Agent(demoScript)
+	return func(ctx context.Context, dir string, t agent.Task) error { return play(ctx, dir, t.Spec, t.Brief) }
 }()
 
 // startControl serves the GitHub stand-in, writes the embedded control

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/scripted"
@@ -40,9 +41,9 @@ func (d *demo) runCoordinated() error {
 		return err
 	}
 	people := &coordPeople{ci: d.gh.Client("ci-bot"), rita: d.gh.Client("rita"), dana: d.gh.Client("dana"), failed: map[string]bool{}}
-	agent := scripted.Agent(func(string, int, string) scripted.Behavior { return scripted.Done })
-	exec := reconcile.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Token: d.gh.MainToken(),
-		Agent: func(ctx context.Context, dir string, t reconcile.Task) error { return agent(ctx, dir, t.Spec, t.Brief) }}
+	play := scripted.Agent(func(string, int, string) scripted.Behavior { return scripted.Done })
+	exec := agent.CommandExecutor{Timeout: 10 * time.Minute, WorkDir: filepath.Join(d.root, "work"), Token: d.gh.MainToken(),
+		Agent: func(ctx context.Context, dir string, t agent.Task) error { return play(ctx, dir, t.Spec, t.Brief) }}
 	fmt.Fprintf(d.a.io.Out, "gallivant demo --coordinated: one spec, two legs (acme/api and acme/web), one pull request per leg, labelled ready together and done when both are merged; words like leg, row, seed: %s\n", glossary)
 	fmt.Fprintln(d.a.io.Out, "legend: \"== pass N\" is one reconcile pass; each line under it is one loop: commit (spec, commit subject, what happened); other \"==\" lines are people acting between passes")
 	for pass := 1; pass <= 30; pass++ {

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/reconcile"
 )
 
@@ -68,7 +69,7 @@ func interruptible(ctx context.Context, listen func() (<-chan os.Signal, func())
 // finished after the first interrupt exits as any pass does.
 func interruptExit(w io.Writer, in interrupted, rep *reconcile.Report, err error, tokenVar string) error {
 	switch {
-	case in.ended && (errors.Is(err, reconcile.ErrEnded) || errors.Is(err, context.Canceled)):
+	case in.ended && (errors.Is(err, agent.ErrEnded) || errors.Is(err, context.Canceled)):
 		return &exitError{code: exitCannotRun, err: fmt.Errorf("interrupted twice: the pass was ended; what it pushed stands, and an agent it ended is settled or re-run at once by the next pass")}
 	case in.first && err == nil:
 		fmt.Fprintln(w, "gallivant: interrupted: the pass finished the work it had started; entries it did not reach are left for the next pass")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/reconcile"
 )
 
@@ -25,7 +26,7 @@ func TestInterruptible(t *testing.T) {
 		{"none", 0, interrupted{}, nil, nil},
 		{"one: the running work finishes", 1, interrupted{first: true}, nil,
 			[]string{"gallivant: interrupted: no new agent starts; a running agent may finish", "the pass finished the work it had started"}},
-		{"two: the pass and its agent are ended", 2, interrupted{first: true, ended: true}, reconcile.ErrEnded,
+		{"two: the pass and its agent are ended", 2, interrupted{first: true, ended: true}, agent.ErrEnded,
 			[]string{"interrupt again to end it now", "interrupted twice: the pass was ended; what it pushed stands, and an agent it ended is settled or re-run at once by the next pass"}},
 	}
 	for _, tt := range tests {
@@ -55,7 +56,7 @@ func TestInterruptible(t *testing.T) {
 				<-listening
 				second <- os.Interrupt
 				<-passCtx.Done()
-				return &reconcile.Report{}, errors.Join(passCtx.Err(), reconcile.ErrEnded)
+				return &reconcile.Report{}, errors.Join(passCtx.Err(), agent.ErrEnded)
 			})
 			if in != tt.want {
 				t.Errorf("interrupted = %+v; want %+v", in, tt.want)

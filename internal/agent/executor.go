@@ -120,24 +120,12 @@ type Outcome struct {
 	Unpushed bool
 }
 
-// Executor hands a dispatch to an agent. Run is called after the dispatch
-// is committed and pushed; a synchronous executor returns when the agent is
-// done, an asynchronous one as soon as the task is handed off.
-type Executor interface {
-	Run(ctx context.Context, t Task) (Outcome, error)
-}
-
 // NoneExecutor only records dispatches: an agent elsewhere reads the task
 // (`gallivant task`) and pushes its return.
 type NoneExecutor struct{}
 
 // Run returns at once; the run is never known to be over before the timeout.
 func (NoneExecutor) Run(context.Context, Task) (Outcome, error) { return Outcome{}, nil }
-
-// RecordOnly reports that this executor starts nothing, so a dispatch needs
-// no push of its own before it: the pass's final push publishes it, and an
-// agent can only read it from the control repository after that.
-func (NoneExecutor) RecordOnly() bool { return true }
 
 // workflowDispatcher is the part of the GitHub adapter the workflow
 // executor uses.
@@ -222,7 +210,9 @@ type AgentFunc func(ctx context.Context, dir string, t Task) error
 // talks to GitHub with the token, with hooks disabled.
 type CommandExecutor struct {
 	// Kind is the executor kind: command (Argv) or a preset
-	// (specs.Presets); empty is command. A task's Harness overrides it.
+	// (specs.ExecutorClaudeCode, specs.ExecutorCodex,
+	// specs.ExecutorAider); empty is command. A task's Harness overrides
+	// it.
 	Kind    string
 	Argv    []string
 	Timeout time.Duration

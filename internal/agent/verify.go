@@ -35,6 +35,9 @@ type VerifyResult struct {
 	NotRun     []string
 	// Budget is the ReplayBudget that was spent, when OverBudget.
 	Budget time.Duration
+	// Unsupported is set by an executor that holds no checkout to verify
+	// in (Placement other than Local): nothing ran, and Passed is false.
+	Unsupported bool
 }
 
 // Replay is one run of an evidence command by gallivant.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
-	"github.com/gallivant/gallivant/reconcile"
 )
 
 // WebhookSecretEnv holds the GitHub webhook secret. It is a GALLIVANT_
@@ -72,12 +72,12 @@ func ListenAddr(s string) (string, error) {
 // metrics; embedding keeps every other method of the executor (recovery,
 // verification) visible to the reconciler.
 type TimedCommand struct {
-	reconcile.CommandExecutor
+	agent.CommandExecutor
 	Metrics *Metrics
 }
 
 // Run runs the agent and observes the run.
-func (t TimedCommand) Run(ctx context.Context, task reconcile.Task) (reconcile.Outcome, error) {
+func (t TimedCommand) Run(ctx context.Context, task agent.Task) (agent.Outcome, error) {
 	defer t.Metrics.AgentRun()()
 	return t.CommandExecutor.Run(ctx, task)
 }

@@ -82,14 +82,6 @@ func (s *Server) InstallApp(appID int64, account string) int64 {
 	return id
 }
 
-// SetAppTokenTTL changes how long installation tokens minted from now on
-// live (DefaultAppTokenTTL otherwise), so that tests can watch them expire.
-func (s *Server) SetAppTokenTTL(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.appsLocked().ttl = d
-}
-
 // InstallationTokens returns how many installation tokens were minted.
 func (s *Server) InstallationTokens() int {
 	s.mu.Lock()

@@ -16,4 +16,12 @@
 // Its answers are checked against GitHub's OpenAPI description by the
 // package's contract test (TestContract); docs/sandbox.md states the
 // figures and what the stand-in does not model.
+//
+// The package is linked into the binary for `gallivant sandbox` and
+// `gallivant demo`. Its Server's controls that only tests of other
+// packages call — InjectFault, the Set…Delay, SetDraft, SetJobLog,
+// SetRemaining, SetScopes and ClearScopes knobs, AddWorkflowRun, Counts,
+// ResetLog and the InstallationToken… readers — stay exported because a
+// package's export_test.go reaches only its own tests; helpers only this
+// package's tests use live in its export_test.go.
 package ghstandin

@@ -102,9 +102,6 @@ func (s *Server) Faults() []Fault {
 	return out
 }
 
-// ClearFaults switches every fault off.
-func (s *Server) ClearFaults() { s.mu.Lock(); defer s.mu.Unlock(); s.faults = nil }
-
 func (s *Server) matchFault(method, path string, git bool) *activeFault {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -130,14 +130,6 @@ func (s *Server) AddHook(fullName, rawURL, secret string) (int64, error) {
 	return h.ID, s.save()
 }
 
-// Deliveries returns the webhook deliveries attempted so far, oldest
-// first.
-func (s *Server) Deliveries() []Delivery {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.deliveries)
-}
-
 func (s *Server) hookRoutes(mux *http.ServeMux, r string) {
 	mux.HandleFunc("GET "+r+"/hooks", s.handle(true, listHooks))
 	mux.HandleFunc("POST "+r+"/hooks", s.handle(true, createHook))
