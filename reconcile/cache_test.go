@@ -5,13 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/gallivant/gallivant/internal/store"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/store"
 )
 
 // openLogged opens the rig's control store with a logger whose output the

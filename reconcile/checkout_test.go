@@ -5,10 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/gallivant/gallivant/internal/agent"
-	"github.com/gallivant/gallivant/internal/ghstandin"
-	"github.com/gallivant/gallivant/internal/store"
-	"github.com/gallivant/gallivant/ledger"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +13,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gallivant/gallivant/internal/agent"
+	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/store"
+	"github.com/gallivant/gallivant/ledger"
 )
 
 // logged makes the rig's command executor log into buf.

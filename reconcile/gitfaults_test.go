@@ -1,15 +1,16 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/store"
-	"github.com/google/go-cmp/cmp"
 )
 
 // onStandin moves the rig's control repository onto the stand-in as

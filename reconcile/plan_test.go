@@ -1,12 +1,12 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 )
 

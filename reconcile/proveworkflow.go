@@ -1,11 +1,11 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"fmt"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Proof through the workflow (docs/verify.md): with the workflow executor

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gallivant/gallivant/audit"
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 )

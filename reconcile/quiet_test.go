@@ -2,17 +2,18 @@ package reconcile
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v66/github"
+
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/githubapi"
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-github/v66/github"
-	"os"
 )
 
 // daemonPasses runs passes of one reconciler, as a daemon does: its

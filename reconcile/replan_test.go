@@ -1,12 +1,13 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gallivant/gallivant/internal/agent"
 )
 
 // Issue 33: the `interrupted` stops the soak's person answered. A pass

@@ -1,12 +1,12 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
 )
 

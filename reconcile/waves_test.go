@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"github.com/gallivant/gallivant/internal/agent"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 )
 

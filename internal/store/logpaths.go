@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gallivant/gallivant/internal/gitpack"
 	"math/bits"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/gallivant/gallivant/internal/gitpack"
 )
 
 // HistoryReader reads the control history as it stood at one commit,
