@@ -52,6 +52,18 @@ type Executor interface {
 	// evidence commands, in a fresh checkout of t's head (exit
 	// verification, L-104; evidence replay, L-105).
 	Verify(ctx context.Context, t agent.Task, commands, replay []string) (agent.VerifyResult, error)
+
+	// Prove dispatches the workflow's prove task for head, whose result
+	// the pass admits (proveworkflow.go); only a Remote executor does,
+	// the others answer agent.ErrNotHere.
+	Prove(ctx context.Context, t agent.Task, head string) error
+	// RunsTasks reports whether the executor runs a plan's tasks, each in
+	// a checkout of its own, and ApplyCommit applies an admitted task
+	// commit to the work branch (waves.go); an executor that does not
+	// answers false and agent.ErrNotHere, and the spec is delivered by
+	// its rows.
+	RunsTasks(t agent.Task) bool
+	ApplyCommit(ctx context.Context, in agent.ApplyInput) (string, error)
 }
 
 // Each executor of package agent is an Executor.

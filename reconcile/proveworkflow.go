@@ -16,12 +16,6 @@ import (
 // result branch itself, created at the head before the dispatch; the
 // admitted result's branch is deleted.
 
-// workflowProver is implemented by the workflow executor: it dispatches
-// the workflow with a prove task for a head.
-type workflowProver interface {
-	Prove(ctx context.Context, t agent.Task, head string) error
-}
-
 // provesByWorkflow reports whether the entry's pull request is proved by
 // a prove dispatch of the workflow executor (gatekeep.WorkflowProves).
 func (p *passState) provesByWorkflow(e *entry) bool {
@@ -93,8 +87,7 @@ func (p *passState) proveByWorkflow(ctx context.Context, e *entry, pr gatekeep.P
 // takes the branch back, so that the next pass dispatches again.
 func (p *passState) dispatchProve(ctx context.Context, e *entry, repo, head string) (stepResult, error) {
 	branch := gatekeep.ProveBranch(head)
-	wp, ok := p.Executor.(workflowProver)
-	if !ok {
+	if p.Executor.Placement() != agent.Remote {
 		// Fail closed: without the dispatch nothing proves the head.
 		p.note(e.specPath, true, "executor.kind is workflow but this reconciler's executor cannot dispatch the workflow to prove %s; nothing proves the rows there", short(head))
 		return waitFor("nothing can prove %s", short(head)), nil
@@ -103,7 +96,7 @@ func (p *passState) dispatchProve(ctx context.Context, e *entry, repo, head stri
 		return progressed, err
 	}
 	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Iteration: e.l.Iterations, DefaultBranch: e.spec.Base}
-	if err := wp.Prove(ctx, t, head); err != nil {
+	if err := p.Executor.Prove(ctx, t, head); err != nil {
 		if derr := p.GitHub.DeleteBranch(ctx, repo, branch); derr != nil {
 			return progressed, fmt.Errorf("%w; and the branch %s it was to fill is not deleted: %v", err, branch, derr)
 		}

@@ -12,18 +12,11 @@ import (
 
 // A pass reads what each base branch requires once, however many pull
 // requests target it (docs/reconcile.md, "Request model"): the observer
-// splits GetChecks into the head's evidence and the base's requirements
-// when its client can. The base's requirements are asked under a key of
+// splits GetChecks into the head's evidence (CheckEvidence) and the base's
+// requirements (RequiredChecks). The base's requirements are asked under a key of
 // the base's head and the pass's gallivant.yaml, so that a branch
 // protection answered 404 (unprotected, or unreadable with the token,
 // which no ETag makes free) is asked again only when one of them changes.
-
-// checkSplitter is what an observer needs of its client to read a base's
-// requirements once per pass.
-type checkSplitter interface {
-	CheckEvidence(ctx context.Context, repo, sha string) (githubapi.Checks, error)
-	RequiredChecks(ctx context.Context, repo, base, key string) (githubapi.Required, error)
-}
 
 // requiredRead is one base's requirements, read once per pass.
 type requiredRead struct {
@@ -35,10 +28,7 @@ type requiredRead struct {
 // GetChecks reads the head's check runs and statuses, and what the base
 // requires once per pass.
 func (o *observer) GetChecks(ctx context.Context, repo, sha, base string) (githubapi.Checks, error) {
-	s, ok := o.GitHubClient.(checkSplitter)
-	if !ok {
-		return o.GitHubClient.GetChecks(ctx, repo, sha, base)
-	}
+	s := o.GitHubClient
 	ch, err := s.CheckEvidence(ctx, repo, sha)
 	if err != nil {
 		return ch, err
@@ -50,7 +40,7 @@ func (o *observer) GetChecks(ctx context.Context, repo, sha, base string) (githu
 
 // required returns what base requires in repo, read once per pass; a
 // failed read is not kept, so the next pull request asks again.
-func (o *observer) required(ctx context.Context, s checkSplitter, repo, base string) (githubapi.Required, error) {
+func (o *observer) required(ctx context.Context, s GitHubClient, repo, base string) (githubapi.Required, error) {
 	k := repo + " " + base
 	o.mu.Lock()
 	r := o.reqs[k]

@@ -25,15 +25,6 @@ import (
 // recorded with `loop: record task <id> done|failed`. When every task is
 // done the rows are delivered as for any entry.
 
-// taskRunner is what wave execution needs of an executor beyond Run: it
-// runs the task in a checkout of its own and applies an admitted commit
-// to the work branch. Only the command executor has it; a waves spec
-// under another executor is delivered by its rows.
-type taskRunner interface {
-	RunsTasks(t agent.Task) bool
-	ApplyCommit(ctx context.Context, in agent.ApplyInput) (string, error)
-}
-
 // taskBranch is the branch a task's attempt pushes its return to, beside
 // the work branch: `gallivant/<stem>--task-<id>-<attempt>`.
 func taskBranch(work string, t ledger.Task) string {
@@ -46,8 +37,7 @@ func (p *passState) waveStep(ctx context.Context, e *entry) (res stepResult, han
 	if len(e.l.Tasks) == 0 || e.leg != nil || p.DryRun {
 		return finished, false, nil
 	}
-	tr, ok := p.Executor.(taskRunner)
-	if !ok || !tr.RunsTasks(p.agentTask(e, ledger.Task{})) {
+	if !p.Executor.RunsTasks(p.agentTask(e, ledger.Task{})) {
 		return finished, false, nil
 	}
 	a := ledger.NextWave(e.l.Tasks, p.cfg.Executor.MaxParallel, e.l.Allowance)
@@ -63,7 +53,7 @@ func (p *passState) waveStep(ctx context.Context, e *entry) (res stepResult, han
 	}
 	// Over its budget the entry starts nothing more; what runs is settled.
 	if a.Kind == ledger.WaveDispatch && !over {
-		if err := p.dispatchTasks(ctx, e, tr, a.Dispatch); err != nil {
+		if err := p.dispatchTasks(ctx, e, p.Executor, a.Dispatch); err != nil {
 			return progressed, true, err
 		}
 	}
@@ -73,7 +63,7 @@ func (p *passState) waveStep(ctx context.Context, e *entry) (res stepResult, han
 		if t.Status != ledger.TaskPending {
 			continue
 		}
-		if res, done, err := p.settleTask(ctx, e, tr, t); !done || err != nil {
+		if res, done, err := p.settleTask(ctx, e, p.Executor, t); !done || err != nil {
 			return res, true, err
 		}
 	}
@@ -99,7 +89,7 @@ func taskKey(e *entry, t ledger.Task) string {
 
 // dispatchTasks writes the dispatch of each of ids ahead of its run, then
 // runs them all at once and keeps their outcomes for settling.
-func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr taskRunner, ids []string) error {
+func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr Executor, ids []string) error {
 	repo, base := p.member(e, specs.HomeMember)
 	branch := p.branch(e)
 	head, ok, err := p.GitHub.BranchHead(ctx, repo, branch)
@@ -238,7 +228,7 @@ func (p *passState) runTasks(ctx context.Context, e *entry, repo string, runs []
 // admitted and applied to the work branch, or the task is recorded failed
 // with why. done is false when t's agent still runs (its reconciler is
 // gone): the wave waits for it.
-func (p *passState) settleTask(ctx context.Context, e *entry, tr taskRunner, t ledger.Task) (stepResult, bool, error) {
+func (p *passState) settleTask(ctx context.Context, e *entry, tr Executor, t ledger.Task) (stepResult, bool, error) {
 	repo, _ := p.member(e, specs.HomeMember)
 	at := p.agentTask(e, t)
 	key := taskKey(e, t)
@@ -320,7 +310,7 @@ func (p *passState) taskReturn(ctx context.Context, repo, branch, from string) (
 // pass that applied it died before recording it, else a cherry-pick onto
 // the head. why is set, and nothing applied, when the commit conflicts
 // with what the branch changed since the task started.
-func (p *passState) applyTask(ctx context.Context, e *entry, tr taskRunner, t ledger.Task, from, commit string) (applied, why string, err error) {
+func (p *passState) applyTask(ctx context.Context, e *entry, tr Executor, t ledger.Task, from, commit string) (applied, why string, err error) {
 	repo, _ := p.member(e, specs.HomeMember)
 	branch := p.branch(e)
 	// Read now, not from the pass's snapshot: a task applied before, or

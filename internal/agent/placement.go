@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -88,3 +89,32 @@ func (WorkflowExecutor) Verify(context.Context, Task, []string, []string) (Verif
 
 // Placement reports Local.
 func (CommandExecutor) Placement() Placement { return Local }
+
+// ErrNotHere is what an executor answers for a capability its placement
+// does not serve (Prove of a local or recorded executor, ApplyCommit of
+// one that runs no plan tasks): the caller says so where a person reads
+// it instead of acting as if it had happened.
+var ErrNotHere = errors.New("this executor does not do that where its agents run")
+
+// Prove is not here: a local executor replays the evidence itself, and
+// a recorded one has nothing to dispatch; executor.proof_check proves
+// its heads.
+func (CommandExecutor) Prove(context.Context, Task, string) error { return ErrNotHere }
+
+// Prove is not here: the person's CI proves the head through
+// executor.proof_check.
+func (NoneExecutor) Prove(context.Context, Task, string) error { return ErrNotHere }
+
+// RunsTasks is false: a plan's tasks run only where gallivant runs the
+// agents, and the spec is delivered by its rows.
+func (NoneExecutor) RunsTasks(Task) bool { return false }
+
+// ApplyCommit is not here (RunsTasks is false).
+func (NoneExecutor) ApplyCommit(context.Context, ApplyInput) (string, error) { return "", ErrNotHere }
+
+// RunsTasks is false: a workflow run cannot hand a task's commit back
+// for gallivant to apply in order, so the spec is delivered by its rows.
+func (WorkflowExecutor) RunsTasks(Task) bool { return false }
+
+// ApplyCommit is not here (RunsTasks is false).
+func (WorkflowExecutor) ApplyCommit(context.Context, ApplyInput) (string, error) { return "", ErrNotHere }
