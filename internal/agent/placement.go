@@ -117,4 +117,6 @@ func (NoneExecutor) ApplyCommit(context.Context, ApplyInput) (string, error) { r
 func (WorkflowExecutor) RunsTasks(Task) bool { return false }
 
 // ApplyCommit is not here (RunsTasks is false).
-func (WorkflowExecutor) ApplyCommit(context.Context, ApplyInput) (string, error) { return "", ErrNotHere }
+func (WorkflowExecutor) ApplyCommit(context.Context, ApplyInput) (string, error) {
+	return "", ErrNotHere
+}
