@@ -17,10 +17,8 @@ import (
 // exported API, each with why. reconcile is the command's engine: its
 // Options take interfaces it declares, whose methods name the internal
 // adapters' types, and its package doc says its Go API is no contract.
-// reconcile/serve is the daemon's HTTP side, on its way under internal/.
 var engines = map[string]string{
-	module + "/reconcile":       "the command's engine (its package doc)",
-	module + "/reconcile/serve": "the daemon, moving under internal/",
+	module + "/reconcile": "the command's engine (its package doc)",
 }
 
 // public reports whether importPath is a package other modules can import:
