@@ -24,7 +24,7 @@ func TestExecutorTakesACurrentAppToken(t *testing.T) {
 	}
 	r.gh.RegisterApp(42, "shipper", &key.PublicKey)
 	r.gh.InstallApp(42, "acme")
-	apps, err := githubapi.NewAppTokens(githubapi.AppOptions{APIURL: r.gh.APIURL(), AppID: 42, Key: key, Repo: "acme/api", Now: r.clock.now,
+	apps, err := githubapi.NewAppTokens(githubapi.AppOptions{APIURL: r.gh.APIURL(), AppID: 42, Key: key, Repo: "acme/api", Now: r.clock.Now,
 		Repositories: []string{"acme/api"}})
 	if err != nil {
 		t.Fatal(err)

@@ -226,7 +226,7 @@ func TestLiveOrphanIsWaitedFor(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	r.clock.advance(2 * time.Hour)
+	r.clock.Advance(2 * time.Hour)
 	rep := r.pass()
 	if len(rep.Transitions) != 0 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0].Message, "still running") {
 		t.Fatalf("the pass did not wait for the live orphan: %v %+v", subjectsOf(rep), rep.Notes)
@@ -352,7 +352,7 @@ func TestInterruptedByAnotherCacheIsRerunByTheOwner(t *testing.T) {
 		return scripted(ctx, dir, task)
 	}
 	r.killedByAgent()
-	r.clock.advance(2 * time.Hour)
+	r.clock.Advance(2 * time.Hour)
 	other := t.TempDir()
 	if got := subjectsOf(r.pass(elsewhere(r, other))); !slices.Equal(got, []string{"loop: stop interrupted"}) {
 		t.Fatalf("the other cache's pass: %v, want the dispatch called over", got)

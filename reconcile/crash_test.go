@@ -38,7 +38,7 @@ func settleRig(t *testing.T, r *rig, crash func(string) error) {
 			continue
 		}
 		if l.Pending != nil {
-			r.clock.advance(36 * time.Minute) // executor.timeout and grace
+			r.clock.Advance(36 * time.Minute) // executor.timeout and grace
 			continue
 		}
 		if len(rep.Transitions) == 0 {

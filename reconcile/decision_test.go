@@ -51,7 +51,7 @@ func TestWhyDecidesWhatThePassDoes(t *testing.T) {
 		{"round due", func() { alice.review(1, "REQUEST_CHANGES", "Please also cover the zero case.", r.head(work)) }, gatekeep.LookJudged, gatekeep.StepRound, ""},
 		{"wait for the re-review", func() { ci.status(r.head(work), "ci", "success") }, gatekeep.LookJudged, gatekeep.StepWait, ""},
 		{"ready", func() { alice.review(1, "APPROVE", "", r.head(work)) }, gatekeep.LookJudged, gatekeep.StepReady, ""},
-		{"hold for the merge", func() { r.clock.advance(time.Minute) }, gatekeep.LookJudged, gatekeep.StepHoldReady, ""},
+		{"hold for the merge", func() { r.clock.Advance(time.Minute) }, gatekeep.LookJudged, gatekeep.StepHoldReady, ""},
 		{"stop closed", func() { alice.close(1) }, gatekeep.LookLive, gatekeep.StepStop, ledger.StopClosed},
 	}
 	for _, tt := range tests {

@@ -268,7 +268,7 @@ func TestDeliveryRoundsExhausted(t *testing.T) {
 	bob := r.as("bob")
 	bob.comment(1, "first thought")
 	wantSubjects(t, r.pass(), "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	bob.comment(1, "second thought")
 	wantSubjects(t, r.pass(), "loop: stop iterations")
 	msg := run(t, r.control, "git", "log", "-1", "--format=%B", "main")
@@ -307,19 +307,19 @@ func TestDeliveryReviewerSilentNudgeThenStop(t *testing.T) {
 	r.pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
 	wantSubjects(t, r.pass())
-	r.clock.advance(61 * time.Minute)
+	r.clock.Advance(61 * time.Minute)
 	wantSubjects(t, r.pass(), "loop: nudge acme/api#1")
-	r.clock.advance(time.Hour)
+	r.clock.Advance(time.Hour)
 	wantSubjects(t, r.pass()) // one nudge per head
 	cs := r.as("bob").comments(1)
 	if len(cs) != 1 || !strings.HasPrefix(cs[0], "@alice, `") {
 		t.Errorf("nudges %q", cs)
 	}
-	r.clock.advance(47 * time.Hour)
+	r.clock.Advance(47 * time.Hour)
 	wantSubjects(t, r.pass(), "loop: stop reviewer-silent")
 	r.request(ledgerPath, "resume | alice is back from leave")
 	wantSubjects(t, r.pass(), "loop: resume")
-	if asked := r.ledger(ledgerPath).Delivery.ReviewerAsked; !asked.Equal(r.clock.now()) {
+	if asked := r.ledger(ledgerPath).Delivery.ReviewerAsked; !asked.Equal(r.clock.Now()) {
 		t.Errorf("the reviewer clock did not restart: %s", asked)
 	}
 }
@@ -330,16 +330,16 @@ func TestDeliveryReviewerClockIsFloored(t *testing.T) {
 	t.Parallel()
 	r := newDelivery(t, "")
 	// The agent's commits carry today's date; the pass runs three days on.
-	r.clock.advance(72 * time.Hour)
+	r.clock.Advance(72 * time.Hour)
 	r.pass()
 	asked := r.ledger(ledgerPath).Delivery.ReviewerAsked
-	if want := r.clock.now().Add(-time.Hour); !asked.Equal(want) {
+	if want := r.clock.Now().Add(-time.Hour); !asked.Equal(want) {
 		t.Errorf("reviewer-asked %s, want now − rereview %s", asked, want)
 	}
 	r.as("ci-bot").status(r.head(work), "ci", "success")
 	// Neither a nudge due at once nor a stall for time nobody was asked.
 	wantSubjects(t, r.pass())
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	wantSubjects(t, r.pass(), "loop: nudge acme/api#1")
 }
 
@@ -583,7 +583,7 @@ func TestChainWaitsForEachMerge(t *testing.T) {
 		t.Errorf("the seed commit lacks its chain trailer:\n%s", msg)
 	}
 	wantSubjects(t, r.pass()) // a human review takes as long as it takes
-	r.clock.advance(72 * time.Hour)
+	r.clock.Advance(72 * time.Hour)
 	wantSubjects(t, r.pass())
 	alice := r.as("alice")
 	alice.merge(1)

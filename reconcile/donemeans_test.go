@@ -76,9 +76,9 @@ func TestNoChecksIsWaitingThenChecksSilent(t *testing.T) {
 	if !strings.Contains(noteOf(rep), "waits for a first check run or status") {
 		t.Errorf("note %q, want a wait for CI", noteOf(rep))
 	}
-	r.clock.advance(30 * time.Minute)
+	r.clock.Advance(30 * time.Minute)
 	wantSubjects(t, r.pass())
-	r.clock.advance(20 * time.Minute)
+	r.clock.Advance(20 * time.Minute)
 	wantSubjects(t, r.pass(), "loop: stop checks-silent")
 	stop := r.ledgerOf("specs/feature.md").Delivery.Stop.String()
 	if !strings.Contains(stop, "default Actions token") {

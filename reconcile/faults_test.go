@@ -161,7 +161,7 @@ func TestStoreInPlace(t *testing.T) {
 	}
 	gh, _ := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: quiet})
 	exec := agent.CommandExecutor{Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Agent: r.agent}
-	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, CloneURL: r.gh.GitURL, Log: quiet, MergePoll: time.Millisecond}).Pass(context.Background())
+	rep, err := New(Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.Now, CloneURL: r.gh.GitURL, Log: quiet, MergePoll: time.Millisecond}).Pass(context.Background())
 	if err != nil || len(rep.Transitions) != 5+len(delivered) {
 		t.Fatalf("in-place pass: %v %v", err, subjectsOf(rep))
 	}
@@ -181,7 +181,7 @@ func TestStoreInPlace(t *testing.T) {
 	if got := st2.Uncommitted(); len(got) != 1 || got[0] != "specs/feature.md" {
 		t.Errorf("Uncommitted() = %v, want [specs/feature.md] (untracked files are not listed)", got)
 	}
-	st2.Commit(context.Background(), "plans/x.md", []byte("x"), "loop: test", r.clock.now())
+	st2.Commit(context.Background(), "plans/x.md", []byte("x"), "loop: test", r.clock.Now())
 	if err := st2.Push(context.Background()); err != nil {
 		t.Fatalf("an unrelated edit blocked the pass: %v", err)
 	}
@@ -198,7 +198,7 @@ func TestStoreInPlace(t *testing.T) {
 	// the file, and the edit stays.
 	os.WriteFile(filepath.Join(local, "plans/x.md"), []byte("a person's x\n"), 0o644)
 	st3, _ := store.Open(context.Background(), store.Options{Control: local})
-	st3.Commit(context.Background(), "plans/x.md", []byte("y"), "loop: test", r.clock.now())
+	st3.Commit(context.Background(), "plans/x.md", []byte("y"), "loop: test", r.clock.Now())
 	err = st3.Push(context.Background())
 	if !errors.Is(err, store.ErrDirtyCheckout) || !strings.Contains(err.Error(), "plans/x.md") {
 		t.Errorf("Push = %v, want a refusal naming plans/x.md", err)
@@ -259,7 +259,7 @@ func TestInPlaceUpdatesNeverRevertAnEdit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st.Commit(context.Background(), "plans/x.md", []byte(fmt.Sprintf("pass %d\n", i)), "loop: test", r.clock.now())
+		st.Commit(context.Background(), "plans/x.md", []byte(fmt.Sprintf("pass %d\n", i)), "loop: test", r.clock.Now())
 		if err := st.Push(context.Background()); err != nil {
 			t.Fatalf("pass %d: %v", i, err)
 		}

@@ -67,12 +67,12 @@ func TestChecksSilentNamesHeldWorkflowRuns(t *testing.T) {
 			}
 			head := r.head(work)
 			tc.setup(t, r, head)
-			r.clock.advance(30 * time.Minute)
+			r.clock.Advance(30 * time.Minute)
 			wantSubjects(t, r.pass())
 			if n := r.runsReads(); n != 0 {
 				t.Errorf("%d workflow-run reads on passes that only wait, want 0", n)
 			}
-			r.clock.advance(20 * time.Minute)
+			r.clock.Advance(20 * time.Minute)
 			wantSubjects(t, r.pass(), "loop: stop checks-silent")
 			if n := r.runsReads(); n != 1 {
 				t.Errorf("%d workflow-run reads by the stop, want 1", n)

@@ -19,11 +19,11 @@ import (
 // see a dispatch in flight and wait, not stop it interrupted.
 func TestDispatchIsJudgedByItsOwnStart(t *testing.T) {
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
-	start := r.clock.now()
+	start := r.clock.Now()
 	scripted := r.agent
 	var second *Report
 	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
-		r.clock.advance(12 * time.Minute)
+		r.clock.Advance(12 * time.Minute)
 		if task.Pending.Target == 2 {
 			second = r.pass(func(o *Options) { o.Executor = agent.NoneExecutor{} })
 		}

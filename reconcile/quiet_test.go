@@ -41,7 +41,7 @@ func quietDelivery(t *testing.T) (r *rig, pass func() *Report) {
 	r.as("ci-bot").status(r.head(work), "ci", "success")
 	// Passes run minutes apart; a read in the same second as the last
 	// change leaves no mark.
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	rep := pass()
 	wantSubjects(t, rep)
 	if strings.Contains(noteOf(rep), "unchanged since") {
@@ -119,7 +119,7 @@ func TestQuietReviewChangedIsReadInFull(t *testing.T) {
 				t.Fatalf("no quiet mark before the change: %s", noteOf(rep))
 			}
 			tc.change(r)
-			r.clock.advance(time.Minute)
+			r.clock.Advance(time.Minute)
 			r.gh.ResetLog()
 			rep := pass()
 			if tc.want != nil {
@@ -138,7 +138,7 @@ func TestQuietReviewChangedIsReadInFull(t *testing.T) {
 		r, pass := quietDelivery(t)
 		pass()
 		h2 := r.personPush(work, "tweak.txt")
-		r.clock.advance(time.Minute)
+		r.clock.Advance(time.Minute)
 		pass()
 		if got := r.ledger(ledgerPath).Delivery.Head; got != h2 {
 			t.Errorf("head %s after a person's push, want %s", got, h2)
@@ -163,17 +163,17 @@ func TestQuietReviewClockRulesStillFire(t *testing.T) {
 	unchanged("t0+1m", true)
 	// A mark lives quietRefresh at most: the pass after that reads in
 	// full, and marks again.
-	r.clock.advance(34 * time.Minute)
+	r.clock.Advance(34 * time.Minute)
 	unchanged("t0+35m", false)
 	unchanged("t0+35m again", true)
-	r.clock.advance(26 * time.Minute)
+	r.clock.Advance(26 * time.Minute)
 	wantSubjects(t, pass(), "loop: nudge acme/api#1")
 	// The nudge moved updated_at; the pass after it marks again.
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	unchanged("after the nudge", false)
-	r.clock.advance(10 * time.Minute)
+	r.clock.Advance(10 * time.Minute)
 	unchanged("after the nudge, again", true)
-	r.clock.advance(47 * time.Hour)
+	r.clock.Advance(47 * time.Hour)
 	wantSubjects(t, pass(), "loop: stop reviewer-silent")
 }
 
@@ -186,7 +186,7 @@ func TestQuietReviewBaseMovedIsReadInFull(t *testing.T) {
 	if err := r.gh.PutFile("acme/api", "main", "other.txt", "someone else's change\n"); err != nil {
 		t.Fatal(err)
 	}
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	r.gh.ResetLog()
 	rep := pass()
 	if strings.Contains(noteOf(rep), "unchanged since") || len(detailReads(r)) == 0 {
@@ -243,11 +243,11 @@ func TestQuietReviewAcrossProcesses(t *testing.T) {
 	}
 	process()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	if rep := process(); strings.Contains(noteOf(rep), "unchanged since") {
 		t.Fatalf("the full read reported the pull request unchanged: %s", noteOf(rep))
 	}
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	r.gh.ResetLog()
 	rep := process()
 	wantSubjects(t, rep)
@@ -272,9 +272,9 @@ func TestQuietMarksForgottenOnChanged(t *testing.T) {
 	pass := daemonPasses(t, rec)
 	pass()
 	r.as("ci-bot").status(r.head(work), "ci", "success")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	pass()
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	// CI re-runs on the same head and fails: nothing GitHub lists moves.
 	r.as("ci-bot").status(r.head(work), "ci", "failure")
 	r.gh.ResetLog()
@@ -315,14 +315,14 @@ func TestQuietReadyReadsOnlyItsChecks(t *testing.T) {
 	t.Parallel()
 	r, pass := quietDelivery(t)
 	r.as("alice").review(1, "APPROVE", "", r.head(work))
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	if rep := pass(); strings.Contains(noteOf(rep), "unchanged since") {
 		t.Fatalf("the first pass after ready should read in full: %s", noteOf(rep))
 	}
 	for i := range 2 {
-		r.clock.advance(time.Minute)
+		r.clock.Advance(time.Minute)
 		r.gh.ResetLog()
 		rep := pass()
 		wantSubjects(t, rep)
@@ -340,7 +340,7 @@ func TestQuietReadyReadsOnlyItsChecks(t *testing.T) {
 		}
 	}
 	r.as("ci-bot").status(r.head(work), "ci", "failure")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	// The label comes off and the failure is answered by a round.
 	wantSubjects(t, pass(), "loop: unready acme/api#1", "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
 	if got := r.as("alice").labels(1); len(got) != 0 {
@@ -362,7 +362,7 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 		if rep := pass(); subjectsOf(rep)[len(subjectsOf(rep))-1] != "loop: open pr acme/api#1" {
 			t.Fatalf("got %v; notes %+v", subjectsOf(rep), rep.Notes)
 		}
-		r.clock.advance(time.Minute)
+		r.clock.Advance(time.Minute)
 		if rep := pass(); strings.Contains(noteOf(rep), "unchanged since") {
 			t.Fatalf("the full read reported unchanged: %s", noteOf(rep))
 		}
@@ -371,7 +371,7 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 	t.Run("idle", func(t *testing.T) {
 		t.Parallel()
 		r, pass := setup(t)
-		r.clock.advance(time.Minute)
+		r.clock.Advance(time.Minute)
 		r.gh.ResetLog()
 		rep := pass()
 		if !strings.Contains(noteOf(rep), "waits for a first check run or status") || !strings.Contains(noteOf(rep), "(unchanged since ") {
@@ -387,14 +387,14 @@ func TestQuietWaitForCIReadsOnlyItsChecks(t *testing.T) {
 	t.Run("checks.wait still fires", func(t *testing.T) {
 		t.Parallel()
 		r, pass := setup(t)
-		r.clock.advance(50 * time.Minute)
+		r.clock.Advance(50 * time.Minute)
 		wantSubjects(t, pass(), "loop: stop checks-silent")
 	})
 	t.Run("a check that reports is seen", func(t *testing.T) {
 		t.Parallel()
 		r, pass := setup(t)
 		r.as("ci-bot").status(r.head(work), "ci", "success")
-		r.clock.advance(time.Minute)
+		r.clock.Advance(time.Minute)
 		rep := pass()
 		if strings.Contains(noteOf(rep), "unchanged since") || strings.Contains(noteOf(rep), "waits for a first check run") {
 			t.Errorf("a reported check was not seen: %s", noteOf(rep))
@@ -416,25 +416,25 @@ func TestQuietReadyEditedCommentUnreadies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	wantSubjects(t, pass(), "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	r.greenAndApproved(r.head(work))
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	// The round's head is proved (evidence replay) before the label.
 	wantSubjects(t, pass(), "loop: verify", "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	pass() // the full read that leaves the ready mark
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	if rep := pass(); !strings.Contains(noteOf(rep), "(unchanged since ") {
 		t.Fatalf("want the ready mark to hold before the edit: %s", noteOf(rep))
 	}
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	if _, _, err := bob.c.Issues.EditComment(context.Background(), "acme", "api", c.GetID(),
 		&github.IssueComment{Body: github.String("please rename the helper, and drop the flag")}); err != nil {
 		t.Fatal(err)
 	}
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	rep := pass()
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: unready acme/api#1" {
 		// What a full read (a fresh adapter, no marks) does with the same state:
@@ -452,11 +452,11 @@ func TestQuietNoMarkWhenFeedbackUnreadable(t *testing.T) {
 	t.Parallel()
 	r, pass := quietDelivery(t)
 	r.as("bob").comment(1, "please rename the helper")
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	remove := r.gh.InjectFault(ghstandin.Fault{Method: "GET", Path: `/issues/1/comments$`, Kind: ghstandin.FaultStatus, Status: 502})
 	pass()
 	remove()
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	rep := pass()
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: round 1 acme/api#1" {
 		t.Errorf("bob's comment was not answered once readable: %v (note %q); a full read does %v",
@@ -478,13 +478,13 @@ func TestQuietWaitForCIEndsAtChecksWait(t *testing.T) {
 	if rep := pass(); subjectsOf(rep)[len(subjectsOf(rep))-1] != "loop: open pr acme/api#1" {
 		t.Fatalf("got %v; notes %s", subjectsOf(rep), noteOf(rep))
 	}
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	pass() // the full read that leaves the mark
-	r.clock.advance(time.Minute)
+	r.clock.Advance(time.Minute)
 	if rep := pass(); !strings.Contains(noteOf(rep), "(unchanged since ") {
 		t.Fatalf("want the CI-wait mark to hold: %s", noteOf(rep))
 	}
-	r.clock.advance(8 * time.Minute) // t0+10m: checks.wait is due; the mark is 9 minutes old
+	r.clock.Advance(8 * time.Minute) // t0+10m: checks.wait is due; the mark is 9 minutes old
 	wantSubjects(t, pass(), "loop: stop checks-silent")
 }
 

@@ -293,7 +293,7 @@ func reviewRig(b *testing.B, n, nRepos int, ci string, approve bool, stateDir st
 	// Passes run minutes apart: a full read of a pull request that changed
 	// in the same second as the read leaves no quiet mark (quiet.go).
 	for range 3 {
-		r.clock.advance(time.Minute)
+		r.clock.Advance(time.Minute)
 		if _, err := rec.Pass(context.Background()); err != nil {
 			b.Fatal(err)
 		}

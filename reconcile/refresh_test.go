@@ -31,15 +31,15 @@ func TestQuietRefreshCostsNothing(t *testing.T) {
 			pass := daemonPasses(t, r.reconciler())
 			pass()
 			r.as("ci-bot").status(r.head(work), "ci", "success")
-			r.clock.advance(time.Minute)
+			r.clock.Advance(time.Minute)
 			pass()
-			r.clock.advance(5 * time.Minute)
+			r.clock.Advance(5 * time.Minute)
 			if rep := pass(); !strings.Contains(noteOf(rep), "unchanged since") {
 				t.Fatalf("no quiet mark before the refresh: %s", noteOf(rep))
 			}
 			// One refresh: the reviewer's nudge (rereview_minutes: 60)
 			// falls due at the next.
-			r.clock.advance(quietRefresh)
+			r.clock.Advance(quietRefresh)
 			r.gh.ResetLog()
 			rep := pass()
 			wantSubjects(t, rep)
@@ -59,7 +59,7 @@ func TestQuietRefreshCostsNothing(t *testing.T) {
 				}
 				t.Errorf("the refresh made %d requests, %d answered 304, %d charged; want all 304: %q", c.Total, c.NotModified, c.Counted, got)
 			}
-			r.clock.advance(time.Minute)
+			r.clock.Advance(time.Minute)
 			if rep := pass(); !strings.Contains(noteOf(rep), "unchanged since") {
 				t.Errorf("the refresh left no mark: %s", noteOf(rep))
 			}

@@ -42,7 +42,7 @@ func TestBaseRequirementsOncePerBase(t *testing.T) {
 	type reads struct{ rules, protection, charged int }
 	step := func() reads {
 		t.Helper()
-		r.clock.advance(5 * time.Minute)
+		r.clock.Advance(5 * time.Minute)
 		r.gh.ResetLog()
 		rep := pass()
 		if strings.Contains(noteOf(rep), "checks-silent") {

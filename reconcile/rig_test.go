@@ -27,16 +27,6 @@ import (
 // quiet discards log output.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
 // rig is a control repository (a bare repo behind file://), the GitHub
 // stand-in with target repositories, and the settings to build reconcilers.
 type rig struct {
@@ -45,7 +35,7 @@ type rig struct {
 	control string // bare control repository
 	cache   string
 	work    string
-	clock   *clock
+	clock   *testserver.Clock // shared with the stand-in: one time for both
 	script  Script
 	agent   agent.AgentFunc
 	runs    []agent.Task // executor runs, in order
@@ -70,8 +60,8 @@ func newRig(t testing.TB, files map[string]string, repos ...string) *rig {
 	if len(repos) == 0 {
 		repos = []string{"acme/api"}
 	}
-	r := &rig{t: t, cache: t.TempDir(), work: t.TempDir(), clock: &clock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}}
-	r.gh = testserver.StartWith(t, ghstandin.Options{Clock: r.clock.now}, repos...)
+	r := &rig{t: t, cache: t.TempDir(), work: t.TempDir(), clock: testserver.NewClock(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))}
+	r.gh = testserver.StartWith(t, ghstandin.Options{Clock: r.clock.Now}, repos...)
 	r.script = func(string, int, string) Behavior { return Done }
 	r.agent = ScriptedAgent(func(target string, n int, model string) Behavior { return r.script(target, n, model) })
 	src := t.TempDir()
@@ -122,7 +112,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 		r.t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(&syncWriter{w: &r.log, mu: &r.mu}, nil))
-	gh, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: logger, Timeout: 5 * time.Second, Now: r.clock.now,
+	gh, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: logger, Timeout: 5 * time.Second, Now: r.clock.Now,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
 	if err != nil {
 		r.t.Fatal(err)
@@ -133,7 +123,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 		r.mu.Unlock()
 		return r.agent(ctx, dir, t)
 	}}
-	o := Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.now, Log: logger, CloneURL: r.gh.GitURL, MergePoll: time.Millisecond}
+	o := Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.Now, Log: logger, CloneURL: r.gh.GitURL, MergePoll: time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}

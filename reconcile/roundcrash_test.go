@@ -34,7 +34,7 @@ func TestCrashedRoundKeepsItsFeedback(t *testing.T) {
 	if got := subjectsOf(rep); len(got) == 0 || got[0] != "loop: resume" || has(got, "loop: ready acme/api#1") {
 		t.Fatalf("after the resume: %v", got)
 	}
-	r.clock.advance(time.Hour) // past executor.timeout and grace: the failed dispatch is over
+	r.clock.Advance(time.Hour) // past executor.timeout and grace: the failed dispatch is over
 	rep = r.pass()
 	got := subjectsOf(rep)
 	want := []string{"loop: empty round 1 acme/api#1", "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1"}

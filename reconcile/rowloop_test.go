@@ -449,11 +449,11 @@ func TestAsyncExecutor(t *testing.T) {
 	}
 	// Past the timeout but within the grace period the dispatch may still
 	// be in flight (another reconciler's clock, its final push).
-	r.clock.advance(31 * time.Minute)
+	r.clock.Advance(31 * time.Minute)
 	if got := subjectsOf(r.pass(none)); len(got) != 0 {
 		t.Errorf("within the grace period: got %v", got)
 	}
-	r.clock.advance(5 * time.Minute)
+	r.clock.Advance(5 * time.Minute)
 	if got := subjectsOf(r.pass(none)); !slices.Equal(got, []string{"loop: stop interrupted"}) {
 		t.Errorf("past the timeout and the grace period: got %v", got)
 	}

@@ -20,7 +20,7 @@ import (
 func (r *rig) stateAdapter(tb testing.TB, dir string) *githubapi.Client {
 	tb.Helper()
 	gh, err := githubapi.New(githubapi.Options{APIURL: r.gh.APIURL(), Token: r.gh.MainToken(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Timeout: 5 * time.Second, Now: r.clock.now, StateDir: dir, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
+		Timeout: 5 * time.Second, Now: r.clock.Now, StateDir: dir, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func BenchmarkGitHubStateSize(b *testing.B) {
 			r, rec, _ := reviewRig(b, n, max(1, n/5), "success", false, dir)
 			idle := stateBytes(b, dir)
 			// The marks expire: every pull request is read in full.
-			r.clock.advance(quietRefresh + time.Minute)
+			r.clock.Advance(quietRefresh + time.Minute)
 			if _, err := rec.Pass(context.Background()); err != nil {
 				b.Fatal(err)
 			}

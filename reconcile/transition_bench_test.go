@@ -111,7 +111,7 @@ func BenchmarkTransition(b *testing.B) {
 				for _, due := range []int{0, few, busy} {
 					b.StopTimer()
 					// An hour apart: the stand-in's rate limit is per hour.
-					r.clock.advance(time.Hour)
+					r.clock.Advance(time.Hour)
 					run(b, r.control, "git", "update-ref", "refs/heads/main", heads[due])
 					b.StartTimer()
 					c := measurePass(b, rec)
