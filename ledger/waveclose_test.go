@@ -204,3 +204,22 @@ func TestCloseByReplayRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A seed dispatched after rows were closed by replay carries them as they
+// are: its return template shows them done with their evidence, and only
+// the open rows are left for the agent to fill.
+func TestSeedTemplateCarriesClosedRows(t *testing.T) {
+	t.Parallel()
+	l, _, _ := closeFixture()
+	l.Rows[0].Status, l.Rows[0].Evidence = Done, "sh one.sh; replayed on 3f9c2e7 after the last wave: exit 0, 1 test"
+	got := returnTemplate(l, Pending{Target: SeedTarget, Member: "home", SHA: taskHead}, 0)
+	for _, want := range []string{
+		"| 1 | done | 0 | sh one.sh; replayed on 3f9c2e7 after the last wave: exit 0, 1 test |\n",
+		"| 2 | <open or done> | 0 |",
+		"seeded 3 rows",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the seed template does not hold %q:\n%s", want, got)
+		}
+	}
+}
