@@ -250,6 +250,12 @@ func returnTemplate(l *Ledger, pd Pending, attempts int) string {
 				continue
 			}
 			k++
+			if r.Status == Done {
+				// Closed already (by replay after a plan's last wave): the
+				// seed carries it as it is.
+				fmt.Fprintf(&b, "| %d | done | 0 | %s |\n", r.N, EscapeCell(r.Evidence))
+				continue
+			}
 			fmt.Fprintf(&b, "| %d | <open or done> | 0 | <check command>; <up to three result lines> |\n", r.N)
 		}
 		fmt.Fprintf(&b, "\nrow 0 done | seeded %d rows, closed <how many are done> on baseline | <first row to take>", k)

@@ -82,6 +82,9 @@ const (
 	// task <id> done` or `loop: task <id> failed` (docs/plans.md "Wave
 	// execution"); the reconciler records it with `loop: record task`.
 	KindTaskResult Kind = "task"
+	// KindCloseRows closes rows by their evidence replayed after a waves
+	// spec's last wave (ledger.CloseByReplay).
+	KindCloseRows Kind = "close rows by replay"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -214,6 +217,7 @@ var forms = func() []form {
 		{KindDispatchTask, "dispatch task <task>"},
 		{KindRecordTask, "record task <task> <status>"},
 		{KindTaskResult, "task <task> <status>"},
+		{KindCloseRows, "close rows by replay"},
 	}
 	out := make([]form, len(src))
 	for i, f := range src {

@@ -74,6 +74,7 @@ var subjectCases = []struct {
 	{"loop: record task T002 failed", Subject{Kind: KindRecordTask, Task: "T002", Status: Failed}},
 	{"loop: task T002 done", Subject{Kind: KindTaskResult, Task: "T002", Status: Done}},
 	{"loop: task 2.1 failed", Subject{Kind: KindTaskResult, Task: "2.1", Status: Failed}},
+	{"loop: close rows by replay", Subject{Kind: KindCloseRows}},
 	// A leg's transition that names no pull request names its leg.
 	{"loop: done leg web", Subject{Kind: KindDone, Leg: "web"}},
 	{"loop: write failed ready-label leg api", Subject{Kind: KindWriteFailed, Write: "ready-label", Leg: "api"}},

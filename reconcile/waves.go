@@ -23,7 +23,8 @@ import (
 // its return admitted (ledger.AdmitTask) and its commit applied on top of
 // the work branch (a cherry-pick; one that conflicts fails the task), and
 // recorded with `loop: record task <id> done|failed`. When every task is
-// done the rows are delivered as for any entry.
+// done the rows their evidence proves on the head are closed by replay
+// (waveclose.go), and the rest are delivered as for any entry.
 
 // taskBranch is the branch a task's attempt pushes its return to, beside
 // the work branch: `gallivant/<stem>--task-<id>-<attempt>`.
@@ -43,7 +44,9 @@ func (p *passState) waveStep(ctx context.Context, e *entry) (res stepResult, han
 	a := ledger.NextWave(e.l.Tasks, p.cfg.Executor.MaxParallel, e.l.Allowance)
 	switch a.Kind {
 	case ledger.WaveNone:
-		return finished, false, nil
+		// The last wave is in: close what the rows' evidence proves on
+		// the head before the row loop (waveclose.go).
+		return p.closeRowsStep(ctx, e)
 	case ledger.WaveStop:
 		return stopped, true, p.stop(e, ledger.StopAllowance, fmt.Sprintf("wave %d cannot finish: %s", a.Wave, a.Detail))
 	}
