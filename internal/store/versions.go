@@ -271,6 +271,20 @@ func (e treeItem) key() string {
 	return e.name
 }
 
+// rawTrees reads trees a and b raw into the walk's two scratch buffers,
+// which stay theirs until the next call.
+func (w *versionWalk) rawTrees(a, b plumbing.Hash) (ra, rb []byte, err error) {
+	if ra, err = w.rawTree(a, w.a); err != nil {
+		return nil, nil, err
+	}
+	w.a = ra
+	if rb, err = w.rawTree(b, w.b); err != nil {
+		return nil, nil, err
+	}
+	w.b = rb
+	return ra, rb, nil
+}
+
 // diff appends to out the wanted files under dir whose entry differs
 // between trees a and b, descending only into wanted directories whose ids
 // differ.
@@ -278,16 +292,10 @@ func (w *versionWalk) diff(a, b plumbing.Hash, dir string, out *[]string) error 
 	if a == b {
 		return nil
 	}
-	ra, err := w.rawTree(a, w.a)
+	ra, rb, err := w.rawTrees(a, b)
 	if err != nil {
 		return err
 	}
-	w.a = ra
-	rb, err := w.rawTree(b, w.b)
-	if err != nil {
-		return err
-	}
-	w.b = rb
 	subs, err := w.diffLevel(a, b, ra, rb, dir, out)
 	if err != nil {
 		return err

@@ -30,16 +30,10 @@ func (w *versionWalk) diffAll(a, b plumbing.Hash, dir string, out *[]treeChange)
 	if a == b {
 		return nil
 	}
-	ra, err := w.rawTree(a, w.a)
+	ra, rb, err := w.rawTrees(a, b)
 	if err != nil {
 		return err
 	}
-	w.a = ra
-	rb, err := w.rawTree(b, w.b)
-	if err != nil {
-		return err
-	}
-	w.b = rb
 	var subs []treeSub
 	var ea, eb treeItem
 	haveA, haveB := false, false
