@@ -173,7 +173,7 @@ func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if p.provesByWorkflow(e) {
 		return p.proveByWorkflow(ctx, e, pr, d)
 	}
-	repo, head := pr.Repo, d.HeadSHA
+	repo, head := p.pushRepo(e), d.HeadSHA
 	if !p.proves(e) || head == "" {
 		return finished, true, nil
 	}
