@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-github/v66/github"
 )
 
 // A fork's pull request that allows maintainer edits is adopted (issue
@@ -30,6 +32,7 @@ func TestAdoptForkWithMaintainerEdits(t *testing.T) {
 	r.openBobsPR("bob:feature/login", true)
 
 	got := subjectsOf(r.pass())
+	t.Logf("after the withdrawal: %q", got)
 	if len(got) == 0 || got[0] != "loop: adopt acme/api#1" {
 		t.Fatalf("want the adoption first, got %v", got)
 	}
@@ -61,6 +64,60 @@ func TestAdoptForkWithMaintainerEdits(t *testing.T) {
 	}
 	if pr := r.as("bob").pr(1); pr.GetHead().GetSHA() != head || !strings.Contains(pr.GetBody(), bobsBody) || !strings.Contains(pr.GetBody(), "<!-- gallivant:receipt -->") {
 		t.Errorf("the pull request is at %s with body:\n%s\nwant the fork's head %s, bob's text and the receipt", pr.GetHead().GetSHA(), pr.GetBody(), head)
+	}
+	verifyControl(t, r)
+}
+
+// An adopted fork whose author withdraws maintainer edits stops
+// not-pushable before the next dispatch, naming the withdrawal: a retry
+// of the row that stopped dispatches nothing, and nothing more is pushed
+// to the fork's branch.
+func TestAdoptForkMaintainerEditsWithdrawnStops(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": adoptSpec + specWith(2, "")})
+	r.script = func(target string, _ int, _ string) Behavior {
+		switch target {
+		case "seed":
+			return Baseline
+		case "2":
+			return Needs
+		}
+		return Done
+	}
+	fork, err := r.gh.Fork("acme/api", "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.personBranch(r.gh.RepoDir(fork), "feature/login", map[string]string{"rows/row-1.txt": "bob wrote this\n"})
+	r.openBobsPR("bob:feature/login", true)
+	first := subjectsOf(r.pass())
+
+	if len(first) == 0 || first[0] != "loop: adopt acme/api#1" || !slices.Contains(first, "loop: dispatch row 2") {
+		t.Fatalf("first pass: %v; want the adoption and row 2 dispatched", first)
+	}
+	forkDir := r.gh.RepoDir(fork)
+	head, runs := run(t, forkDir, "git", "rev-parse", "feature/login"), len(r.runs)
+
+	if _, _, err := r.as("bob").c.PullRequests.Edit(contextBG(), "acme", "api", 1, &github.PullRequest{MaintainerCanModify: github.Bool(false)}); err != nil {
+		t.Fatal(err)
+	}
+	r.request(ledgerPath, "retry 2 | the staging token is in place")
+	got := subjectsOf(r.pass())
+	t.Logf("after the withdrawal: %q", got)
+	if len(got) == 0 || got[len(got)-1] != "loop: stop not-pushable" || slices.Contains(got, "loop: dispatch row 2") {
+		t.Errorf("after the withdrawal and a retry: %v; want a stop not-pushable and no dispatch", got)
+	}
+	stop := r.ledger(ledgerPath).Delivery.Stop.String()
+	for _, want := range []string{"acme/api#1", "the fork bob/api", "no longer allows edits by maintainers"} {
+		if !strings.Contains(stop, want) {
+			t.Errorf("stop = %q; want it to name %q", stop, want)
+		}
+	}
+	if got := run(t, forkDir, "git", "rev-parse", "feature/login"); got != head {
+		t.Errorf("the fork's branch moved from %s to %s after the withdrawal", head, got)
+	}
+	if len(r.runs) != runs {
+		t.Errorf("%d executor runs after the withdrawal; want none", len(r.runs)-runs)
 	}
 	verifyControl(t, r)
 }
