@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/google/go-github/v66/github"
 )
 
@@ -32,7 +33,6 @@ func TestAdoptForkWithMaintainerEdits(t *testing.T) {
 	r.openBobsPR("bob:feature/login", true)
 
 	got := subjectsOf(r.pass())
-	t.Logf("after the withdrawal: %q", got)
 	if len(got) == 0 || got[0] != "loop: adopt acme/api#1" {
 		t.Fatalf("want the adoption first, got %v", got)
 	}
@@ -103,7 +103,6 @@ func TestAdoptForkMaintainerEditsWithdrawnStops(t *testing.T) {
 	}
 	r.request(ledgerPath, "retry 2 | the staging token is in place")
 	got := subjectsOf(r.pass())
-	t.Logf("after the withdrawal: %q", got)
 	if len(got) == 0 || got[len(got)-1] != "loop: stop not-pushable" || slices.Contains(got, "loop: dispatch row 2") {
 		t.Errorf("after the withdrawal and a retry: %v; want a stop not-pushable and no dispatch", got)
 	}
@@ -118,6 +117,55 @@ func TestAdoptForkMaintainerEditsWithdrawnStops(t *testing.T) {
 	}
 	if len(r.runs) != runs {
 		t.Errorf("%d executor runs after the withdrawal; want none", len(r.runs)-runs)
+	}
+	verifyControl(t, r)
+}
+
+// A review round of an adopted fork's pull request (issue 34) is worked
+// on the fork's branch: the round's task names bob/api, its commit lands
+// on the fork's head branch on top of the rows, acme/api still has no
+// branch of that name, and green CI on the round's head makes it ready.
+func TestAdoptForkRoundPushesToTheFork(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, map[string]string{"specs/feature.md": adoptSpec + specWith(2, "")})
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
+	r.script = func(target string, _ int, _ string) Behavior {
+		if target == "seed" {
+			return Baseline
+		}
+		return Done
+	}
+	fork, err := r.gh.Fork("acme/api", "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.personBranch(r.gh.RepoDir(fork), "feature/login", map[string]string{"rows/row-1.txt": "bob wrote this\n"})
+	r.openBobsPR("bob:feature/login", true)
+	if got := subjectsOf(r.pass()); !slices.Contains(got, "loop: open pr acme/api#1") {
+		t.Fatalf("first pass: %v; want the pull request recorded", got)
+	}
+	forkDir := r.gh.RepoDir(fork)
+	h1 := run(t, forkDir, "git", "rev-parse", "feature/login")
+	r.as("ci-bot").status(h1, "ci", "failure")
+	wantSubjects(t, r.pass(), "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
+	last := r.runs[len(r.runs)-1]
+	if last.Round != 1 || last.Repo != fork {
+		t.Errorf("the round's task: round %d in %s; want round 1 in %s", last.Round, last.Repo, fork)
+	}
+	h2 := run(t, forkDir, "git", "rev-parse", "feature/login")
+	if h2 == h1 {
+		t.Errorf("the round pushed nothing to the fork's branch")
+	}
+	run(t, forkDir, "git", "merge-base", "--is-ancestor", h1, h2)
+	if branches := run(t, r.gh.RepoDir("acme/api"), "git", "branch", "--list", "feature/login"); branches != "" {
+		t.Errorf("gallivant made a branch in acme/api: %s", branches)
+	}
+	if got := r.ledger(ledgerPath).Delivery.Head; got != h2 {
+		t.Errorf("the ledger's head is %s; want the fork's new head %s", got, h2)
+	}
+	r.as("ci-bot").status(h2, "ci", "success")
+	if got := subjectsOf(r.pass()); !slices.Contains(got, "loop: ready acme/api#1") {
+		t.Errorf("after green CI on the round's head: %v; want the pull request ready", got)
 	}
 	verifyControl(t, r)
 }

@@ -849,7 +849,7 @@ func (p *passState) roundPush(ctx context.Context, e *entry, pr gatekeep.PR) (re
 	case head == fixed:
 		return finished, false, nil
 	}
-	cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
+	cmp, err := p.GitHub.Compare(ctx, p.pushRepo(e), fixed, head)
 	if err != nil {
 		return progressed, false, err
 	}
