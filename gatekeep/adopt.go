@@ -48,10 +48,10 @@ func (f AdoptFacts) Fork() bool {
 // merged, or whose head branch gallivant cannot push to, retargeted for
 // one into another base than the spec's.
 //
-// A fork's branch is pushable only when the author allows maintainer
-// edits; and even then gallivant works rows only on a branch of the
-// spec's repository itself, so a fork's pull request is refused with
-// what to do instead (docs/delivery.md says so).
+// A fork's head branch is pushable only while the author allows edits by
+// maintainers: gallivant then works the rows on the fork's branch
+// (PushRepo), and stops not-pushable the first pass after the author
+// withdraws the permission (docs/requests.md "Adopting a pull request").
 func DecideAdopt(f AdoptFacts) Action {
 	stop := func(format string, args ...any) Action {
 		return Action{Step: StepStop, Reason: ledger.StopNotPushable, Detail: fmt.Sprintf(format, args...)}
@@ -65,16 +65,26 @@ func DecideAdopt(f AdoptFacts) Action {
 		return stop("the spec adopts %s, which is closed; reopen it, or remove pr:", f.PR)
 	case f.BaseRef != f.SpecBase:
 		return Action{Step: StepStop, Reason: ledger.StopRetargeted, Detail: fmt.Sprintf("the spec adopts %s, which targets %s; the spec delivers into %s", f.PR, f.BaseRef, f.SpecBase)}
+	case f.Fork() && !f.MaintainerCanModify && f.Branch != "":
+		return stop("the spec adopts %s, whose head branch %s is in the fork %s, which no longer allows edits by maintainers, so gallivant may not push to it any more; the author can tick \"Allow edits by maintainers\" again, then resume",
+			f.PR, f.HeadRef, f.HeadRepo)
 	case f.Fork() && !f.MaintainerCanModify:
 		return stop("the spec adopts %s, whose head branch %s is in the fork %s, which does not allow edits by maintainers, so gallivant may not push to it; the author can tick \"Allow edits by maintainers\", or push the branch to %s",
 			f.PR, f.HeadRef, f.HeadRepo, f.Repo)
-	case f.Fork():
-		return stop("the spec adopts %s, whose head branch %s is in the fork %s; it allows edits by maintainers, but gallivant works rows only on a branch of %s: push the branch to %s and point the pull request at it",
-			f.PR, f.HeadRef, f.HeadRepo, f.Repo, f.Repo)
 	case f.Branch != "" && f.HeadRef != f.Branch:
 		return stop("the spec adopts %s, which is now from %s, not from the branch %s its rows were worked on", f.PR, f.HeadRef, f.Branch)
 	}
 	return Action{Step: StepAdopt, Detail: f.HeadRef}
+}
+
+// PushRepo is the repository holding the branch an adoption works on: the
+// fork's when the pull request is a fork's (DecideAdopt lets that be only
+// while the fork allows edits by maintainers), else the spec's.
+func (f AdoptFacts) PushRepo() string {
+	if f.Fork() {
+		return f.HeadRepo
+	}
+	return f.Repo
 }
 
 // adoptWords says an adoption in words.

@@ -9,8 +9,8 @@ import (
 
 // TestDecideAdopt: the rule for adopting the pull request a spec names
 // (issue 34): gallivant adopts an open pull request into the spec's base
-// from a branch of the spec's repository; anything else is a stop that
-// names why.
+// from a branch of the spec's repository, or of a fork while the fork
+// allows edits by maintainers; anything else is a stop that names why.
 func TestDecideAdopt(t *testing.T) {
 	t.Parallel()
 	named := PR{Repo: "acme/shop", Number: 7}
@@ -38,8 +38,11 @@ func TestDecideAdopt(t *testing.T) {
 			Action{Step: StepStop, Reason: ledger.StopRetargeted, Detail: "the spec adopts acme/shop#7, which targets develop; the spec delivers into main"}},
 		{"a fork without maintainer edits", with(func(f *AdoptFacts) { f.HeadRepo = "bob/shop" }),
 			notPushable(`the spec adopts acme/shop#7, whose head branch feature/login is in the fork bob/shop, which does not allow edits by maintainers, so gallivant may not push to it; the author can tick "Allow edits by maintainers", or push the branch to acme/shop`)},
-		{"a fork with maintainer edits", with(func(f *AdoptFacts) { f.HeadRepo, f.MaintainerCanModify = "bob/shop", true }),
-			notPushable("the spec adopts acme/shop#7, whose head branch feature/login is in the fork bob/shop; it allows edits by maintainers, but gallivant works rows only on a branch of acme/shop: push the branch to acme/shop and point the pull request at it")},
+		{"a fork with maintainer edits", with(func(f *AdoptFacts) { f.HeadRepo, f.MaintainerCanModify = "bob/shop", true }), Action{Step: StepAdopt, Detail: "feature/login"}},
+		{"a fork with maintainer edits, still from the rows' branch", with(func(f *AdoptFacts) { f.HeadRepo, f.MaintainerCanModify, f.Branch = "bob/shop", true, "feature/login" }),
+			Action{Step: StepAdopt, Detail: "feature/login"}},
+		{"a fork whose author revoked maintainer edits after seeding", with(func(f *AdoptFacts) { f.HeadRepo, f.Branch = "bob/shop", "feature/login" }),
+			notPushable(`the spec adopts acme/shop#7, whose head branch feature/login is in the fork bob/shop, which no longer allows edits by maintainers, so gallivant may not push to it any more; the author can tick "Allow edits by maintainers" again, then resume`)},
 		{"moved to another branch after seeding", with(func(f *AdoptFacts) { f.Branch = "feature/old" }),
 			notPushable("the spec adopts acme/shop#7, which is now from feature/login, not from the branch feature/old its rows were worked on")},
 		{"a closed fork: closed first", with(func(f *AdoptFacts) { f.Open, f.HeadRepo = false, "bob/shop" }),
@@ -71,5 +74,29 @@ func TestDecideOpenAdopts(t *testing.T) {
 	}
 	if got, want := (Action{Step: StepAdopt, Detail: "feature/login"}).Words(), "adopt the pull request the spec names, working on its branch feature/login"; got != want {
 		t.Errorf("Words() = %q; want %q", got, want)
+	}
+}
+
+// TestAdoptPushRepo: an adopted fork's rows are pushed to the fork's
+// branch, any other adoption's to the spec's repository.
+func TestAdoptPushRepo(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		f    AdoptFacts
+		want string
+	}{
+		{"same repository", AdoptFacts{Repo: "acme/shop", HeadRepo: "acme/shop"}, "acme/shop"},
+		{"head repository omitted", AdoptFacts{Repo: "acme/shop"}, "acme/shop"},
+		{"another case", AdoptFacts{Repo: "acme/shop", HeadRepo: "ACME/shop"}, "acme/shop"},
+		{"a fork", AdoptFacts{Repo: "acme/shop", HeadRepo: "bob/shop", MaintainerCanModify: true}, "bob/shop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := tt.f.PushRepo(); got != tt.want {
+				t.Errorf("PushRepo() = %q; want %q", got, tt.want)
+			}
+		})
 	}
 }

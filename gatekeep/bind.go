@@ -1,6 +1,9 @@
 package gatekeep
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Block codes of the binding.
 const (
@@ -27,11 +30,17 @@ type Binding struct {
 	// Head is the ledger's head:, the head the loop last acted on; "" when
 	// none is recorded.
 	Head string
+	// Adopted: the spec adopts the ledger's pull request (pr: in its
+	// frontmatter), whose head branch may then be a fork's while the fork
+	// allows edits by maintainers (issue 34).
+	Adopted bool
 }
 
 // Bind checks that the pull request d is the one its identity block
 // claims (issue 11): in the entry's repository, from the entry's work
-// branch in that same repository (not a fork), and, when the ledger records
+// branch in that same repository (not a fork, unless the entry adopted
+// this fork's pull request and the fork still allows edits by
+// maintainers), and, when the ledger records
 // them, the ledger's pull request at the ledger's head. It returns one
 // block per mismatch, nil when the identity is bound to d. It reads only
 // plain values: the caller looked the binding up.
@@ -47,7 +56,7 @@ func Bind(d Digest, b Binding) []Block {
 	}
 	if d.HeadRef != b.Branch {
 		add("the identity block names an entry whose work branch is %s, but this pull request is from %s", b.Branch, d.HeadRef)
-	} else if d.HeadRepo != "" && d.HeadRepo != d.Repo {
+	} else if d.HeadRepo != "" && !strings.EqualFold(d.HeadRepo, d.Repo) && !(b.Adopted && b.PR == this && d.MaintainerCanModify) {
 		add("this pull request is from %s:%s, a fork, not the entry's work branch in %s", d.HeadRepo, d.HeadRef, d.Repo)
 	}
 	if b.PR != "" && b.PR != this {

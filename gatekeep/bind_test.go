@@ -27,6 +27,18 @@ func TestBind(t *testing.T) {
 			[]BlockCode{BlockUnbound, BlockUnbound}},
 		{"fork before a pull request is recorded", func(d Digest) Digest { d.HeadRepo = "mallory/api"; return d },
 			func(b Binding) Binding { b.PR, b.Head = "", ""; return b }, []BlockCode{BlockUnbound}},
+		// Issue 34: the fork's pull request the spec adopts is bound while
+		// the fork allows edits by maintainers, and only then.
+		{"the adopted fork's pull request allowing maintainer edits", func(d Digest) Digest { d.HeadRepo, d.MaintainerCanModify = "bob/api", true; return d },
+			func(b Binding) Binding { b.Adopted = true; return b }, nil},
+		{"the adopted fork's pull request without maintainer edits", func(d Digest) Digest { d.HeadRepo = "bob/api"; return d },
+			func(b Binding) Binding { b.Adopted = true; return b }, []BlockCode{BlockUnbound}},
+		{"a fork allowing maintainer edits, not adopted", func(d Digest) Digest { d.HeadRepo, d.MaintainerCanModify = "bob/api", true; return d }, nil,
+			[]BlockCode{BlockUnbound}},
+		{"an adopted fork's branch copied onto another fork's pull request", func(d Digest) Digest {
+			d.Number, d.HeadRepo, d.MaintainerCanModify = 7, "mallory/api", true
+			return d
+		}, func(b Binding) Binding { b.Adopted = true; return b }, []BlockCode{BlockUnbound, BlockUnbound}},
 		{"another repository", func(d Digest) Digest { d.Repo, d.HeadRepo = "acme/web", "acme/web"; return d }, nil,
 			[]BlockCode{BlockUnbound, BlockUnbound}},
 		{"the entry's pull request at a head the ledger has not attested", func(d Digest) Digest { d.HeadSHA = other; return d }, nil,

@@ -33,9 +33,12 @@ type Digest struct {
 	// HeadRepo is the repository holding the head branch (a fork's for a
 	// pull request from a fork); "" when unknown.
 	HeadRepo string `json:"head_repo,omitempty"`
-	HeadSHA  string `json:"head_sha"`
-	BaseRef  string `json:"base_ref"`
-	BaseSHA  string `json:"base_sha"`
+	// MaintainerCanModify: a fork's author lets the base repository's
+	// writers push to the head branch.
+	MaintainerCanModify bool   `json:"maintainer_can_modify,omitempty"`
+	HeadSHA             string `json:"head_sha"`
+	BaseRef             string `json:"base_ref"`
+	BaseSHA             string `json:"base_sha"`
 	// Mergeable is nil while GitHub computes it.
 	Mergeable *bool `json:"mergeable"`
 	// MergeState is GitHub's mergeable_state in lower case: clean, dirty,

@@ -41,7 +41,8 @@ func (p *passState) adoptFacts(ctx context.Context, e *entry, branch string) (ga
 
 // seedAdopted seeds the ledger of a spec that adopts a pull request: on
 // its head branch from its head (`loop: adopt`) when that pull request is
-// in the spec's repository, else as any seed; then, when gallivant may
+// in the spec's repository or a fork gallivant may push to, else as any
+// seed; then, when gallivant may
 // not adopt it, the entry stops naming why, so the rows are never worked
 // on a branch nobody will deliver.
 func (p *passState) seedAdopted(ctx context.Context, e *entry, in ledger.SeedInput) error {
@@ -56,7 +57,7 @@ func (p *passState) seedAdopted(ctx context.Context, e *entry, in ledger.SeedInp
 		return nil
 	}
 	n, c := ledger.Seed(in)
-	if f.Found && !f.Fork() && f.HeadSHA != "" {
+	if f.Found && f.HeadSHA != "" && (!f.Fork() || a.Step == gatekeep.StepAdopt) {
 		in.Bases = map[string]string{specs.HomeMember: f.HeadSHA}
 		n, c = ledger.Adopt(in, ledger.AdoptInput{PR: ledger.PullRef{Repo: f.PR.Repo, Number: f.PR.Number}, Branch: f.HeadRef})
 	}

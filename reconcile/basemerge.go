@@ -15,7 +15,13 @@ import (
 // runs update-branch in the background, so the merge gallivant asked for
 // usually lands after its answer and is first seen on a later pass.
 func (p *passState) observeMove(ctx context.Context, pr gatekeep.PR, old string, live githubapi.PullRequest) (gatekeep.HeadMove, error) {
-	cmp, err := p.GitHub.Compare(ctx, pr.Repo, old, live.HeadSHA)
+	// The head's commits are in the head repository: an adopted fork's
+	// (adoptfork.go), else the pull request's own.
+	headRepo := pr.Repo
+	if live.HeadRepo != "" {
+		headRepo = live.HeadRepo
+	}
+	cmp, err := p.GitHub.Compare(ctx, headRepo, old, live.HeadSHA)
 	if err != nil {
 		return gatekeep.HeadMove{}, err
 	}

@@ -115,6 +115,9 @@ func (p *passState) decide(ctx context.Context, e *entry) (Decision, bool, error
 		return Decision{}, false, nil
 	}
 	if ph := e.l.Phase(); ph == ledger.PhaseImplement || ph == ledger.PhaseVerify {
+		if err := p.resolvePush(ctx, e); err != nil {
+			return Decision{}, false, err
+		}
 		f, err := p.openFacts(ctx, e)
 		if err != nil {
 			return Decision{}, false, err

@@ -163,7 +163,7 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 // openFacts observes the work branch for gatekeep.DecideOpen: its head and,
 // when it exists, its comparison with the base.
 func (p *passState) openFacts(ctx context.Context, e *entry) (gatekeep.OpenFacts, error) {
-	f := gatekeep.OpenFacts{Repo: p.repoOf(e), Branch: p.branch(e), Base: e.spec.Base,
+	f := gatekeep.OpenFacts{Repo: p.pushRepo(e), Branch: p.branch(e), Base: e.spec.Base,
 		HadPR: !e.l.Delivery.PR.IsZero(), AnyDone: anyDone(e.l.ViewRows()), Adopts: !e.spec.PR.IsZero() && e.leg == nil}
 	var err error
 	if f.Head, f.Exists, err = p.GitHub.BranchHead(ctx, f.Repo, f.Branch); err != nil || !f.Exists {
@@ -537,7 +537,7 @@ func (p *passState) mergeBase(ctx context.Context, e *entry, pr gatekeep.PR, d g
 	if err != nil {
 		return p.writeFailed(ctx, e, gatekeep.WriteUpdateBranch, pr.String(), err)
 	}
-	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, p.branch(e))
+	head, ok, err := p.GitHub.BranchHead(ctx, p.pushRepo(e), p.branch(e))
 	if err != nil {
 		return progressed, err
 	}
@@ -736,7 +736,7 @@ func (p *passState) round(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 // recoverRound finds a round's agent whose reconciler died, through the
 // run record its executor keeps (recoverTask).
 func (p *passState) recoverRound(ctx context.Context, e *entry, pr gatekeep.PR, k int) (agent.Recovery, error) {
-	return p.recoverTask(ctx, e, agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
+	return p.recoverTask(ctx, e, agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: p.pushRepo(e), Branch: p.branch(e), Round: k, Iteration: e.l.Iterations,
 		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)})
 }
 
@@ -757,10 +757,10 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		Branch: p.branch(e), Base: e.spec.Base, Head: d.HeadSHA, Round: k, MaxRounds: p.cfg.Defaults.MaxRounds,
 		Verification: e.l.Verification, Findings: fs, Ledger: e.l, Lessons: bl})
 	brief += p.ciSection(ctx, e, pr, d)
-	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: pr.Repo, Branch: p.branch(e), Base: d.HeadSHA, Round: k,
+	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: p.pushRepo(e), Branch: p.branch(e), Base: d.HeadSHA, Round: k,
 		Iteration: e.l.Iterations, Brief: brief, DefaultBranch: e.spec.Base, Harness: e.spec.Harness, DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if p.CloneURL != nil {
-		task.CloneURL = p.CloneURL(pr.Repo)
+		task.CloneURL = p.CloneURL(task.Repo)
 	}
 	if err := p.pushIntended(ctx, task); err != nil {
 		return err
@@ -840,7 +840,7 @@ func (p *passState) settleRound(ctx context.Context, e *entry, pr gatekeep.PR) (
 // boundary stop).
 func (p *passState) roundPush(ctx context.Context, e *entry, pr gatekeep.PR) (res stepResult, pushed bool, err error) {
 	fixed, branch := e.l.Delivery.Head, p.branch(e)
-	head, ok, err := p.GitHub.BranchHead(ctx, pr.Repo, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, p.pushRepo(e), branch)
 	switch {
 	case err != nil:
 		return progressed, false, err
@@ -849,7 +849,7 @@ func (p *passState) roundPush(ctx context.Context, e *entry, pr gatekeep.PR) (re
 	case head == fixed:
 		return finished, false, nil
 	}
-	cmp, err := p.GitHub.Compare(ctx, pr.Repo, fixed, head)
+	cmp, err := p.GitHub.Compare(ctx, p.pushRepo(e), fixed, head)
 	if err != nil {
 		return progressed, false, err
 	}

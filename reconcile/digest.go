@@ -93,7 +93,7 @@ func FetchDigest(ctx context.Context, c DigestReader, pr gatekeep.PR, since time
 // digestOf converts the pull request itself.
 func digestOf(p githubapi.PullRequest) gatekeep.Digest {
 	return gatekeep.Digest{Repo: p.Repo, Number: p.Number, State: p.State, Merged: p.Merged, MergeCommit: p.MergeCommitSHA,
-		Draft: p.Draft, Title: p.Title, Body: p.Body, Author: p.Author, HeadRef: p.HeadRef, HeadRepo: p.HeadRepo, HeadSHA: p.HeadSHA,
+		Draft: p.Draft, Title: p.Title, Body: p.Body, Author: p.Author, HeadRef: p.HeadRef, HeadRepo: p.HeadRepo, MaintainerCanModify: p.MaintainerCanModify, HeadSHA: p.HeadSHA,
 		BaseRef: p.BaseRef, BaseSHA: p.BaseSHA, Mergeable: p.Mergeable, MergeState: p.MergeableState, Labels: p.Labels}
 }
 

@@ -75,6 +75,10 @@ type entry struct {
 	l          *ledger.Ledger // nil before seeding
 	// leg is set on one member's view of a coordinated entry (legs.go).
 	leg *legOf
+	// push is an adopted fork's repository, holding the work branch
+	// (adoptfork.go); pushRead: it was read this pass.
+	push     string
+	pushRead bool
 }
 
 func (p *passState) entries() []*entry {
@@ -284,6 +288,9 @@ func (p *passState) entry(ctx context.Context, e *entry) error {
 	}
 	if p.pausedHold(e) {
 		return nil
+	}
+	if err := p.resolvePush(ctx, e); err != nil {
+		return err
 	}
 	for step := 0; step < maxSteps; step++ {
 		res, err := p.step(ctx, e)
@@ -575,6 +582,9 @@ func (p *passState) step(ctx context.Context, e *entry) (stepResult, error) {
 // member returns a member's repository and base commit.
 func (p *passState) member(e *entry, m string) (repo, base string) {
 	repo, _ = e.spec.MemberRepo(m)
+	if e.push != "" && m == specs.HomeMember {
+		repo = e.push
+	}
 	base = e.l.Base
 	if mm, ok := e.l.MemberMeta(m); ok {
 		base = mm.Base

@@ -173,7 +173,7 @@ func (p *passState) prove(ctx context.Context, e *entry, pr gatekeep.PR, d gatek
 	if p.provesByWorkflow(e) {
 		return p.proveByWorkflow(ctx, e, pr, d)
 	}
-	repo, head := pr.Repo, d.HeadSHA
+	repo, head := p.pushRepo(e), d.HeadSHA
 	if !p.proves(e) || head == "" {
 		return finished, true, nil
 	}
@@ -225,7 +225,9 @@ func (p *passState) repairVerification(ctx context.Context, e *entry, repo, bran
 		return stopped, false, p.stop(e, ledger.StopVerifyFailed, fmt.Sprintf("the verification fails on %s: `%s`%s, and its one repair is spent", short(head), last.Command, p.whose(e, last.Command)))
 	}
 	n, c := gatekeep.VerifyRepairStarted(e.l, head, p.clock())
-	bl, err := p.repairLessons(e, repo, last.Command)
+	// Lessons are the pull request's repository's, never an adopted
+	// fork's (adoptfork.go): repo may be the fork.
+	bl, err := p.repairLessons(e, p.repoOf(e), last.Command)
 	if err != nil {
 		return progressed, false, err
 	}

@@ -247,7 +247,8 @@ func gateBinding(d gatekeep.Digest, repo *ledger.Repo) (gatekeep.Binding, bool) 
 	if !ok {
 		member = sp.Repo
 	}
-	return gatekeep.Binding{Repo: member, Branch: l.WorkBranch(), PR: l.Delivery.PRText(), Head: l.Delivery.Head}, true
+	adopted := !sp.PR.IsZero() && sp.PR.String() == l.Delivery.PRText()
+	return gatekeep.Binding{Repo: member, Branch: l.WorkBranch(), PR: l.Delivery.PRText(), Head: l.Delivery.Head, Adopted: adopted}, true
 }
 
 // gateInput builds the completion gate's input for a pull request whose

@@ -1,6 +1,7 @@
 package ghstandin_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,9 +94,10 @@ func TestForkPullRequests(t *testing.T) {
 	}
 	git(t, fork, "checkout", "--quiet", "-b", "editable")
 	commitAndPush(t, fork, "origin", "editable", "e.txt")
-	if st, v := call(t, s, "mallory", "POST", "/repos/acme/api/pulls", map[string]any{"title": "Editable", "head": "mallory:editable", "base": "main",
-		"maintainer_can_modify": true}); st != 201 || field(v, "maintainer_can_modify") != true {
-		t.Fatalf("pull request allowing maintainer edits: %d %v", st, v)
+	st, editable := call(t, s, "mallory", "POST", "/repos/acme/api/pulls", map[string]any{"title": "Editable", "head": "mallory:editable", "base": "main",
+		"maintainer_can_modify": true})
+	if st != 201 || field(editable, "maintainer_can_modify") != true {
+		t.Fatalf("pull request allowing maintainer edits: %d %v", st, editable)
 	}
 	if err := os.WriteFile(filepath.Join(fork, "m.txt"), []byte("m\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -107,6 +109,16 @@ func TestForkPullRequests(t *testing.T) {
 	}
 	if out, ok := gitTry(t, fork, "push", "--quiet", asBot, "HEAD:refs/heads/other"); ok {
 		t.Errorf("a maintainer pushed to a fork branch that heads no pull request: %s", out)
+	}
+	// The author withdraws the permission (PATCH maintainer_can_modify):
+	// the maintainer's next push is refused.
+	en := fmt.Sprint(field(editable, "number"))
+	if st, v := call(t, s, "mallory", "PATCH", "/repos/acme/api/pulls/"+en, map[string]any{"maintainer_can_modify": false}); st != 200 || field(v, "maintainer_can_modify") != false {
+		t.Fatalf("withdraw maintainer edits: %d %v", st, v)
+	}
+	git(t, fork, "commit", "--quiet", "--allow-empty", "-m", "after the withdrawal")
+	if out, ok := gitTry(t, fork, "push", "--quiet", asBot, "HEAD:refs/heads/editable"); ok || !strings.Contains(out, "denied to "+ghstandin.DefaultLogin) {
+		t.Errorf("a maintainer pushed after the author withdrew maintainer edits: %v %s", ok, out)
 	}
 
 	// refs/pull/* is GitHub's own.

@@ -886,7 +886,8 @@ func createPull(c *ctx) {
 	writeJSON(c.w, 201, c.pullJSON(p, true))
 }
 
-// updatePull edits a pull request's title, body, base or state, after
+// updatePull edits a pull request's title, body, base, state or (for a
+// fork's) maintainer_can_modify, after
 // checking the whole edit as GitHub does.
 func updatePull(c *ctx) {
 	c.sync()
@@ -914,6 +915,11 @@ func updatePull(c *ctx) {
 	if in.State != nil && !p.Merged {
 		c.setPullState(p, *in.State)
 	}
+	if in.MaintainerCanModify != nil && p.HeadRepo != "" {
+		// Only a fork's pull request has the setting; its author may
+		// withdraw it (or grant it) at any time.
+		p.MaintainerCanModify = *in.MaintainerCanModify
+	}
 	p.UpdatedAt = c.s.now()
 	writeJSON(c.w, 200, c.pullJSON(p, true))
 }
@@ -921,6 +927,7 @@ func updatePull(c *ctx) {
 // pullUpdate is the body of a pull request edit: the fields it sets.
 type pullUpdate struct {
 	Title, Body, State, Base *string
+	MaintainerCanModify      *bool `json:"maintainer_can_modify"`
 }
 
 // updateRefusal is the field, error code and message of an edit of p

@@ -13,7 +13,9 @@ import (
 // branch, with gallivant's identity block copied into its body (issue 30
 // item 7): gallivant never adopts it — no transition names it, nothing is
 // pushed to the fork — and gatekeep blocks it as a fork's pull request,
-// while gallivant's own pull request keeps its ready label.
+// while gallivant's own pull request keeps its ready label. Allowing
+// maintainer edits changes nothing (issue 34): only a fork's pull request
+// the spec names (pr:) is adopted, and this spec names none.
 func TestForkPullRequestIsNeverAdopted(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -87,12 +89,36 @@ func TestForkPullRequestIsNeverAdopted(t *testing.T) {
 		t.Errorf("the fork's pull request has labels %v", got)
 	}
 
-	gitIn(t, src, "pull", "--quiet", "--rebase", "origin", "main")
-	cmd := exec.Command(bin, "gatekeep", "--control", src, "acme/api#2")
-	cmd.Env = w.env
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if ok := errors.As(err, &ee); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "this pull request is from mallory/api:gallivant/feature, a fork, not the entry's work branch in acme/api") {
-		t.Errorf("gatekeep acme/api#2: %v\n%s", err, out)
+	gatekeep := func(when string) {
+		t.Helper()
+		gitIn(t, src, "pull", "--quiet", "--rebase", "origin", "main")
+		cmd := exec.Command(bin, "gatekeep", "--control", src, "acme/api#2")
+		cmd.Env = w.env
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if ok := errors.As(err, &ee); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "this pull request is from mallory/api:gallivant/feature, a fork, not the entry's work branch in acme/api") {
+			t.Errorf("gatekeep acme/api#2 %s: %v\n%s", when, err, out)
+		}
 	}
+	gatekeep("without maintainer edits")
+
+	// Allowing maintainer edits changes nothing: gallivant adopts only the
+	// pull request a spec names (pr:), and this spec names none.
+	var edited struct {
+		MaintainerCanModify bool `json:"maintainer_can_modify"`
+	}
+	mallory.send("PATCH", "repos/acme/api/pulls/2", map[string]any{"maintainer_can_modify": true}, &edited)
+	if !edited.MaintainerCanModify {
+		t.Fatalf("the fork's pull request does not allow maintainer edits after the edit")
+	}
+	w.settle()
+	for _, s := range w.performed {
+		if strings.Contains(s, "acme/api#2") {
+			t.Errorf("gallivant acted on the fork's pull request allowing maintainer edits: %q", s)
+		}
+	}
+	if got := strings.Fields(gitIn(t, dir, "ls-remote", fork.CloneURL, "refs/heads/gallivant/feature")); len(got) == 0 || got[0] != forkHead {
+		t.Errorf("the fork's branch is %v after allowing maintainer edits, want it untouched at %s", got, forkHead)
+	}
+	gatekeep("with maintainer edits")
 }
