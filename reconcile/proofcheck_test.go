@@ -38,7 +38,7 @@ func TestProofCheckHoldsTheReadyLabel(t *testing.T) {
 				t.Errorf("the pass does not say what is missing (%q):\n%s", tc.note, note)
 			}
 			// L-104: the spec's Verify commands are not skipped silently.
-			if note, want := noteOf(rep), "the verification `test -d rows` is not run by gallivant: executor.kind workflow holds no checkout to run it in"; !strings.Contains(note, want) {
+			if note, want := noteOf(rep), "the verification `test -d rows` is not run by gallivant: executor.kind "+tc.kind+" holds no checkout to run it in"; !strings.Contains(note, want) {
 				t.Errorf("the pass does not say that the Verify commands did not run (%q):\n%s", want, note)
 			}
 			if why := r.why("specs/feature.md"); !strings.Contains(why, tc.why) {
