@@ -10,16 +10,15 @@ import (
 
 // Claude Code is told what is left of a dollar budget (--max-budget-usd):
 // the whole budget on the seed, then the budget less what the admitted
-// returns reported (the stand-in reports $0.0123 a run); codex, which has
-// no such flag, gets none. (A token-only budget and aider are covered by
-// TestInvocation and ledger.TestRemainingDollars, without a pass.)
+// returns reported (the stand-in reports $0.0123 a run). (A token-only
+// budget, and codex and aider, which have no such flag, are covered by
+// agent.TestInvocation and ledger.TestRemainingDollars, without a pass.)
 func TestMaxBudgetUSDFromRemainingBudget(t *testing.T) {
 	tests := []struct {
 		name, kind, budget string
 		want               []string
 	}{
 		{"claude, tokens and dollars", "claude-code", "100000 tokens, $0.5", []string{"--max-budget-usd 0.5 ", "--max-budget-usd 0.4877 "}},
-		{"codex", "codex", "$1", []string{"", ""}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,12 +84,12 @@ func TestPresetsReachAdmittedRows(t *testing.T) {
 }
 
 // The escalated attempt passes the escalation model through the CLI's
-// model flag; the plain attempt passes none.
+// model flag; the plain attempt passes none. Each kind's model flag is
+// agent.TestInvocation's ("claude escalated", "codex escalated", "aider
+// escalated"); one kind proves the pass hands the model to the executor.
 func TestPresetEscalationModel(t *testing.T) {
 	tests := []struct{ kind, flag string }{
 		{"claude-code", "--model big-model"},
-		{"codex", "--model big-model"},
-		{"aider", "--model big-model"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {

@@ -61,21 +61,15 @@ func newRig(t testing.TB, files map[string]string, repos ...string) *rig {
 		repos = []string{"acme/api"}
 	}
 	r := &rig{t: t, cache: t.TempDir(), work: t.TempDir(), clock: testserver.NewClock(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))}
-	r.gh = testserver.StartWith(t, ghstandin.Options{Clock: r.clock.Now}, repos...)
+	// The stand-in's repositories and the control repository are copies of
+	// templates built once per package run (rigtemplate_test.go).
+	r.gh = testserver.StartWith(t, ghstandin.Options{Clock: r.clock.Now, Dir: standinTemplate(t, r.clock.Now(), repos)}, repos...)
 	r.script = func(string, int, string) Behavior { return Done }
 	r.agent = ScriptedAgent(func(target string, n int, model string) Behavior { return r.script(target, n, model) })
-	src := t.TempDir()
-	run(t, src, "git", "init", "--quiet", "--initial-branch=main")
 	if _, ok := files["gallivant.yaml"]; !ok {
 		files["gallivant.yaml"] = rigConfig
 	}
-	for p, s := range files {
-		writeFile(t, filepath.Join(src, p), s)
-	}
-	run(t, src, "git", "add", "-A")
-	run(t, src, "git", "commit", "--quiet", "-m", "Approve specs")
-	r.control = filepath.Join(t.TempDir(), "control.git")
-	run(t, src, "git", "clone", "--quiet", "--bare", src, r.control)
+	r.control = filepath.Join(controlTemplate(t, files), "control.git")
 	return r
 }
 
@@ -91,15 +85,21 @@ func writeFile(t testing.TB, p, s string) {
 
 func run(t testing.TB, dir string, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
-		"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com")
-	out, err := cmd.CombinedOutput()
+	out, err := rigCommand(dir, name, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// rigCommand is a command run in dir with the rig's git environment: no
+// user or system configuration, and a fixed person as author and committer.
+func rigCommand(dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
+		"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com")
+	return cmd
 }
 
 type rigOption func(*Options)
