@@ -55,7 +55,11 @@ func cmdHTTPGet(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Stdout().Write(body)
 			return
 		}
-		if !errors.Is(err, syscall.ECONNREFUSED) || time.Now().After(deadline) {
+		// A server still starting refuses the connection, or resets one
+		// its listener accepted before it was serving; a GET is safe to
+		// ask again.
+		starting := errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+		if !starting || time.Now().After(deadline) {
 			ts.Fatalf("httpget: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
