@@ -246,7 +246,7 @@ func TestRealCLISeedToPullRequest(t *testing.T) {
 				}
 			}
 			opt := func(o *Options) {
-				o.Executor = CommandExecutor{Kind: tc.kind, Timeout: 2 * time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Env: envNames, RunAs: tc.runAs}
+				o.Executor = agent.CommandExecutor{Kind: tc.kind, Timeout: 2 * time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Env: envNames, RunAs: tc.runAs}
 			}
 			rep := r.pass(opt)
 			want := andDelivered(
@@ -308,7 +308,7 @@ func TestRealCLIAuthFailureNamed(t *testing.T) {
 			srv.Refuse(&modelserver.Refusal{Status: 401, Message: "invalid x-api-key"})
 			r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
 			opt := func(o *Options) {
-				o.Executor = CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Env: envNames}
+				o.Executor = agent.CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Env: envNames}
 			}
 			rep := r.pass(opt)
 			keepLogs(t, r.work, kind+"-401")
