@@ -920,11 +920,23 @@ func (p *passState) observeStopped(ctx context.Context, e *entry) error {
 		return p.apply(e, n, c)
 	}
 	why := resolvedOnGitHub(reason, pr, live, e.spec.Base)
-	if why == "" {
+	if why == "" || !stopNames(e, pr) {
 		return nil
 	}
 	n, c := gatekeep.Resumed(e.l, pr, why)
 	return p.apply(e, n, c)
+}
+
+// stopNames reports whether e's stop is about pr. A coordinated entry's
+// stop is shared by its legs and names the leg pull request it is about;
+// another leg's pull request being open, free of conflicts or on its base
+// resolves nothing. An entry of one pull request is always about it.
+func stopNames(e *entry, pr gatekeep.PR) bool {
+	if e.leg == nil {
+		return true
+	}
+	_, detail, _ := e.l.Stop()
+	return strings.Contains(detail, pr.String())
 }
 
 // resolvedOnGitHub says how a person resolved a pull-request stop on

@@ -281,6 +281,26 @@ func TestLegsClosedThenResumeReopens(t *testing.T) {
 	}
 }
 
+// A stop naming one leg's closed pull request holds while that pull
+// request stays closed: the other leg's open pull request is no sign that
+// a person reopened anything, so an idle pass commits nothing (before, each
+// one committed a resume "acme/api#1 was reopened" and the stop again).
+func TestLegsClosedLegStaysStoppedWhileIdle(t *testing.T) {
+	t.Parallel()
+	r := newLegs(t, "", legsSpec)
+	r.pass()
+	r.on("acme/web", "alice").close(1)
+	wantSubjects(t, r.pass(), "loop: stop closed")
+	for i := 0; i < 2; i++ {
+		if got := subjectsOf(r.pass()); len(got) != 0 {
+			t.Fatalf("idle pass %d committed %v", i+1, got)
+		}
+	}
+	if reason, _, stopped := r.ledger(legsLedger).Stop(); !stopped || reason != ledger.StopClosed {
+		t.Errorf("stop %v %v, want closed", reason, stopped)
+	}
+}
+
 // A leg whose rows are all cut gets no pull request: that leg is done with
 // nothing to deliver and the entry is done when the other leg merges. An
 // AC in no leg's scope is home's; home's repository is the api leg's, so
