@@ -358,6 +358,17 @@ func RecordTask(l *Ledger, id string, status TaskStatus, commit, reason string) 
 	return n, Commit{Subject: sub.String(), Sentence: sentence}, nil
 }
 
+// waveStopped reports whether the entry's current wave cannot finish: a
+// task of it has used the shared allowance (NextWave's WaveStop), which is
+// what an allowance stop of a waves entry is about.
+func (l *Ledger) waveStopped() (WaveAction, bool) {
+	if l == nil {
+		return WaveAction{}, false
+	}
+	a := NextWave(l.Tasks, len(l.Tasks), l.Allowance)
+	return a, a.Kind == WaveStop
+}
+
 // WithdrawTask takes back pending task id's dispatch when its agent could
 // not run for a reason about its environment, not about the task (why, the
 // typed failure's message), as Withdraw does for a row: the attempt is not
