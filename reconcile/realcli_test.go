@@ -3,6 +3,8 @@
 package reconcile
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,6 +57,10 @@ var (
 	probeRE   = regexp.MustCompile(`probe: git (writable|read-only)`)
 	targetRE  = regexp.MustCompile(`(?m)^target: (\S+)`)
 	seedRowRE = regexp.MustCompile(`(?m)^- row ([0-9]+):`)
+	// taskRE and taskFileRE read a wave task's brief: the filled-in task:
+	// line of its return contract and the first path of its Files list.
+	taskRE     = regexp.MustCompile(`(?m)^task: (\S+) \| attempt [0-9]+ \| [0-9a-f]{40}$`)
+	taskFileRE = regexp.MustCompile(`(?m)^(?:Create|Modify): (\S+)$`)
 )
 
 // modelScript answers like a model: it reads the brief in the prompt,
@@ -63,6 +69,21 @@ var (
 // write them — a natural-language seed decision, tabs in the evidence,
 // markdown around the lines.
 func modelScript(turn modelserver.Turn) modelserver.Step {
+	if m := taskRE.FindStringSubmatch(turn.Prompt); m != nil {
+		// A wave's task: write its file, look, and answer with a status
+		// and a decision in prose and markdown.
+		file := "tasks/" + m[1] + ".txt"
+		if f := taskFileRE.FindStringSubmatch(turn.Prompt); f != nil {
+			file = f[1]
+		}
+		switch len(turn.Results) {
+		case 0:
+			return modelserver.Step{Shell: fmt.Sprintf("mkdir -p \"$(dirname %s)\" && printf '// task %s\\n' > %s", file, m[1], file)}
+		case 1:
+			return modelserver.Step{Shell: "test -f " + file + " && echo written"}
+		}
+		return modelserver.Step{Final: fmt.Sprintf("Task %s is in place.\n\n- **status:** done\n- decision: wrote %s\t|\ttake the next task\n", m[1], file)}
+	}
 	target := ""
 	if m := targetRE.FindStringSubmatch(turn.Prompt); m != nil {
 		target = m[1]
@@ -336,6 +357,44 @@ func TestRealCLIAuthFailureNamed(t *testing.T) {
 			if got := countSubjects(rep, "loop: record home seed"); got != 1 || countSubjects(rep, "loop: stop") != 0 {
 				t.Errorf("once the API answers: %q, want the seed recorded and no stop", subjectsOf(rep))
 			}
+		})
+	}
+}
+
+// A waves spec's tasks run under each real CLI: the wave's two tasks at
+// once, then the next wave, each CLI ending with a status and a decision
+// that the preset completes into the task's return (docs/plans.md "Wave
+// execution"), admitted and applied to the work branch in plan order.
+func TestRealCLIWaveTasks(t *testing.T) {
+	bin := realCLIs(t)
+	srv := modelserver.Start(t, modelScript)
+	envNames := realCLIEnv(t, bin, srv, t.TempDir())
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			r := wavesRig(t, nil)
+			opt := func(o *Options) {
+				o.Executor = agent.CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Env: envNames}
+			}
+			rep, err := r.reconciler(opt, func(o *Options) { o.Crash = rowsStart }).Pass(context.Background())
+			if !errors.Is(err, errRowsStart) {
+				t.Fatalf("the pass ended with %v before the rows started\nnotes: %s\n%s", err, noteOf(rep), sentencesOf(rep))
+			}
+			keepLogs(t, r.work, kind+"-waves")
+			l := r.ledger("plans/001-rate-limit-ledger.md")
+			for _, id := range []string{"T001", "T002", "T003"} {
+				if tk, _ := l.Task(id); tk.Status != ledger.TaskDone || tk.Attempts != 1 {
+					t.Errorf("task %s is %s after %d attempts, want done after 1\n%s", id, tk.Status, tk.Attempts, sentencesOf(rep))
+				}
+			}
+			work := r.gh.RepoDir("acme/api")
+			for id, file := range map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"} {
+				msg := run(t, work, "git", "log", "--format=%B", "-1", "--grep=^task: "+id+" | attempt 1 | ", "gallivant/001-rate-limit")
+				if !strings.HasPrefix(msg, "loop: task "+id+" done\n\ntask: "+id+" | attempt 1 | ") || !strings.Contains(msg, "\n\nwrote "+file+"\n") || !strings.Contains(msg, "\ntokens: ") {
+					t.Errorf("task %s's commit on the work branch:\n%s", id, msg)
+				}
+			}
+			verifyControl(t, r)
 		})
 	}
 }

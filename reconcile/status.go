@@ -451,10 +451,10 @@ func (s *Snapshot) explainWaves(spec string, l *ledger.Ledger) (out []string, ok
 }
 
 // runsTasks reports whether an executor of this kind runs a plan's tasks:
-// the command executor does; a preset CLI, a workflow and none do not
+// the command executor and the preset CLIs do; a workflow and none do not
 // (agent.Executor.RunsTasks, which the pass asks).
 func runsTasks(kind string) bool {
-	return kind == "" || kind == specs.ExecutorCommand
+	return kind != specs.ExecutorWorkflow && kind != specs.ExecutorNone
 }
 
 // joinInts writes 1, 2 and 3 as "1, 2, 3".

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/gallivant/gallivant/internal/agent"
+	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -488,4 +489,43 @@ func TestWaveTaskEnvironmentFailureIsWithdrawn(t *testing.T) {
 		t.Errorf("unavailable: %q survived the next dispatch", l.Delivery.Unavailable)
 	}
 	verifyControl(t, r)
+}
+
+// Under a preset CLI (Claude Code, codex) a wave's tasks run too: the CLI
+// leaves its changes and ends with a status and a decision, and the preset
+// completes them into the task's one return — `loop: task <id> done`, the
+// brief's task: line, the decision's first part as the summary — which is
+// admitted and applied as any task's (docs/plans.md "Wave execution").
+func TestWavesUnderPresetCLI(t *testing.T) {
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			bin := agentstandin.Write(t)
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			r := wavesRig(t, nil)
+			opt := func(o *Options) {
+				o.Executor = agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+			}
+			rep := r.pass(opt)
+			got := subjectsOf(rep)
+			for _, want := range []string{"loop: record task T001 done", "loop: record task T002 done", "loop: record task T003 done"} {
+				if !slices.Contains(got, want) {
+					t.Fatalf("no %q in %q\nnotes: %s\n%s", want, got, noteOf(rep), sentencesOf(rep))
+				}
+			}
+			if i, j := slices.Index(got, "loop: record task T002 done"), slices.Index(got, "loop: dispatch task T003"); j < i {
+				t.Errorf("wave 2 was dispatched before wave 1 was in: %q", got)
+			}
+			work := r.gh.RepoDir("acme/api")
+			for id, file := range map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"} {
+				msg := run(t, work, "git", "log", "--format=%B", "-1", "--grep=^task: "+id+" | attempt 1 | ", "gallivant/001-rate-limit")
+				if !strings.HasPrefix(msg, "loop: task "+id+" done\n\ntask: "+id+" | attempt 1 | ") || !strings.Contains(msg, "\n\nwrote "+file+"\n") {
+					t.Errorf("task %s's commit on the work branch:\n%s", id, msg)
+				}
+				if body := run(t, work, "git", "show", "gallivant/001-rate-limit:"+file); body != "task "+id {
+					t.Errorf("%s on the work branch holds %q", file, body)
+				}
+			}
+			verifyControl(t, r)
+		})
+	}
 }

@@ -112,10 +112,9 @@ func quoteAll(ps []string) []string {
 }
 
 // RunsTasks reports whether the executor runs plan tasks for t's spec
-// (docs/plans.md "Wave execution"): an agent that commits its own return,
-// as a command or an in-process agent does. A preset CLI's result file
-// completes a row's return, so a preset harness's spec is delivered by its
-// rows.
-func (e CommandExecutor) RunsTasks(t Task) bool {
-	return e.Agent != nil || !isPreset(e.kind(t))
+// (docs/plans.md "Wave execution"): always, on this machine. A command or
+// an in-process agent commits its own task return; a preset CLI's result
+// (status and decision) is completed into one (Result.TaskMessage).
+func (e CommandExecutor) RunsTasks(Task) bool {
+	return true
 }

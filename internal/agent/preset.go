@@ -130,7 +130,8 @@ result, plain text, one "key: value" per line:
     decision: <what happened> | <next step or blocker>
 
 For a seed dispatch give one "row <n>: open|done | <evidence>" line per row
-instead of status, evidence and decision. (You may instead write these lines to
+instead of status, evidence and decision; for a plan task (its brief has a
+"task: <id> | attempt <n> | <head>" line) give status and decision only. (You may instead write these lines to
 the file named by the GALLIVANT_RESULT environment variable, inside the checkout.)
 gallivant commits your changes with the return message built from them.
 
@@ -522,6 +523,10 @@ func agentReturned(run func(args ...string) (string, error), t Task, status stri
 	if status == "" && n == 1 && t.Round == 0 {
 		subject, _ := run("log", "-1", "--format=%s")
 		body, _ := run("log", "-1", "--format=%b")
+		if t.PlanTask != "" {
+			_, err := ledger.ParseTaskReturn(subject, body)
+			return err == nil
+		}
 		if _, err := ledger.ParseReturn(subject, body); err == nil {
 			return true
 		}
@@ -548,6 +553,16 @@ func returnMessage(t Task, data []byte, source string, u Usage) (msg string, ok 
 	}
 	if empty {
 		return "", false, nil
+	}
+	if t.PlanTask != "" {
+		r, err := ParseTaskResult(data)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: %w", source, err)
+		}
+		if msg, err = r.TaskMessage(t, u.trailers()); err != nil {
+			return "", false, fmt.Errorf("%s: %w", source, err)
+		}
+		return msg, true, nil
 	}
 	r, err := ParseResult(data)
 	if err != nil {

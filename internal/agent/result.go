@@ -101,6 +101,45 @@ func unwrap(s, q string) string {
 // the agent wrote itself. Every refusal names the line, what is wrong and
 // an accepted example. It never panics.
 func ParseResult(data []byte) (Result, error) {
+	r, err := readResultLines(data)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkResult(r); err != nil {
+		return Result{}, err
+	}
+	return r, nil
+}
+
+// taskResultExample is an accepted result of a plan task's dispatch.
+const taskResultExample = "status: done / decision: wrote the window counter | next task"
+
+// ParseTaskResult reads the result of a plan task's dispatch (docs/plans.md
+// "Wave execution"): status done or failed and a decision, whose first
+// part becomes the return's summary; an evidence line may be given and is
+// not used (gallivant proves the rows after the last wave), row lines are
+// a seed's and refused. Lines read as ParseResult reads them.
+func ParseTaskResult(data []byte) (Result, error) {
+	r, err := readResultLines(data)
+	if err != nil {
+		return Result{}, err
+	}
+	switch {
+	case len(r.Rows) > 0:
+		return Result{}, fmt.Errorf("the dispatch is a plan task: give status: and decision: lines, not row <n>: lines, e.g. %q", taskResultExample)
+	case r.Status == "":
+		return Result{}, fmt.Errorf("the result needs a status: line (done or failed) for the task, e.g. %q", taskResultExample)
+	case r.Decision == "":
+		return Result{}, fmt.Errorf("the result has no decision: line; e.g. %q", taskResultExample)
+	case !strings.Contains(r.Decision, " | "):
+		return Result{}, fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. %q", clip(r.Decision), taskResultExample)
+	}
+	return r, nil
+}
+
+// readResultLines reads a result's lines without judging whether they are
+// whole.
+func readResultLines(data []byte) (Result, error) {
 	var r Result
 	if len(data) > MaxResult {
 		return r, fmt.Errorf("the result is %d bytes; it is at most %d", len(data), MaxResult)
@@ -119,9 +158,6 @@ func ParseResult(data []byte) (Result, error) {
 		if err := readResultLine(&r, i+1, line, seen); err != nil {
 			return Result{}, err
 		}
-	}
-	if err := checkResult(r); err != nil {
-		return Result{}, err
 	}
 	return r, nil
 }
@@ -254,6 +290,42 @@ func (r Result) Message(t Task, attempts int, trailers []string) (string, error)
 		fmt.Fprintf(&b, "| %d | %s | %d | %s |\n\n", n, r.Status, attempts+1, escapePipes(r.Evidence))
 		fmt.Fprintf(&b, "row %d %s | %s\n", n, r.Status, r.Decision)
 	}
+	if len(trailers) > 0 {
+		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")
+	}
+	return b.String(), nil
+}
+
+// taskTupleRE finds the filled-in `task:` line of a task brief's return
+// contract (ledger.TaskBrief): id, attempt and the head it starts from.
+var taskTupleRE = regexp.MustCompile(`(?m)^task: (\S+ \| attempt [0-9]{1,6} \| [0-9a-f]{40})$`)
+
+// maxTaskSummary is the task return's summary bound (ledger.ParseTaskReturn).
+const maxTaskSummary = 200
+
+// TaskMessage builds the return commit message of plan task dispatch t
+// from r: `loop: task <id> done|failed`, the brief's `task:` line, the
+// summary (the decision's first part, one line, at most 200 characters),
+// then trailers.
+func (r Result) TaskMessage(t Task, trailers []string) (string, error) {
+	m := taskTupleRE.FindStringSubmatch(t.Brief)
+	if m == nil {
+		return "", fmt.Errorf("the brief of task %s has no `task: <id> | attempt <n> | <head>` line to answer", t.PlanTask)
+	}
+	if id, _, _ := strings.Cut(m[1], " "); id != t.PlanTask {
+		return "", fmt.Errorf("the brief answers task %s, not task %s", id, t.PlanTask)
+	}
+	what, _, _ := strings.Cut(r.Decision, " | ")
+	summary := strings.Join(strings.Fields(what), " ")
+	if rs := []rune(summary); len(rs) > maxTaskSummary {
+		summary = string(rs[:maxTaskSummary-1]) + "…"
+	}
+	if summary == "" {
+		summary = "no summary given"
+	}
+	var b strings.Builder
+	b.WriteString(ledger.Subject{Kind: ledger.KindTaskResult, Task: t.PlanTask, Status: ledger.Status(r.Status)}.String())
+	fmt.Fprintf(&b, "\n\ntask: %s\n\n%s\n", m[1], summary)
 	if len(trailers) > 0 {
 		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")
 	}

@@ -162,3 +162,80 @@ func TestExtractResult(t *testing.T) {
 		})
 	}
 }
+
+const taskBriefTail = "```text\nloop: task T002 <done or failed>\n\ntask: T002 | attempt 2 | 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\n\n<one summary line, at most 200 characters>\n```\n"
+
+// A plan task's result is a status and a decision; the preset makes of it
+// the one task return admission parses (ledger.ParseTaskReturn), and
+// refuses what is not one.
+func TestTaskResult(t *testing.T) {
+	t.Parallel()
+	task := Task{PlanTask: "T002", Brief: "# Task\n\n" + taskBriefTail}
+	tests := []struct {
+		name, data string
+		want       string // the built message, or the error's words
+		wantErr    bool
+	}{
+		{"done", "status: done\ndecision: wrote the window counter | next task\n",
+			"loop: task T002 done\n\ntask: T002 | attempt 2 | 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\n\nwrote the window counter\n", false},
+		{"failed, with evidence and form around it", "- **status:** failed\nevidence: go test ./ratelimit; FAIL\ndecision: the\tcounter   races | needs a lock\n",
+			"loop: task T002 failed\n\ntask: T002 | attempt 2 | 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\n\nthe counter races\n", false},
+		{"a long summary is cut", "status: done\ndecision: " + strings.Repeat("x", 300) + " | next\n",
+			"loop: task T002 done\n\ntask: T002 | attempt 2 | 3f9c2e7a0b1d4c5e6f708192a3b4c5d6e7f80912\n\n" + strings.Repeat("x", 199) + "…\n", false},
+		{"no status", "decision: a | b\n", "needs a status: line", true},
+		{"no decision", "status: done\n", "no decision: line", true},
+		{"seed rows", "row 1: open | test -f a; FAIL\n", "not row <n>: lines", true},
+		{"a decision without its two parts", "status: done\ndecision: wrote it\n", "<what happened> | <next step or blocker>", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ParseTaskResult([]byte(tc.data))
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("ParseTaskResult = %v; want an error saying %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, err := r.TaskMessage(task, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, msg); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+			subject, body, _ := strings.Cut(msg, "\n\n")
+			if _, err := ledger.ParseTaskReturn(subject, body); err != nil {
+				t.Errorf("admission refuses the built return: %v", err)
+			}
+		})
+	}
+	r, _ := ParseTaskResult([]byte("status: done\ndecision: a | b\n"))
+	if _, err := r.TaskMessage(Task{PlanTask: "T003", Brief: taskBriefTail}, nil); err == nil || !strings.Contains(err.Error(), "answers task T002, not task T003") {
+		t.Errorf("a brief of another task: %v", err)
+	}
+	if _, err := r.TaskMessage(Task{PlanTask: "T002", Brief: "no contract"}, nil); err == nil {
+		t.Error("a brief without a task: line built a message")
+	}
+}
+
+func FuzzParseTaskResult(f *testing.F) {
+	f.Add([]byte("status: done\ndecision: a | b\n"))
+	f.Add([]byte("status: failed\nevidence: x; FAIL\ndecision: " + strings.Repeat("é", 250) + " | b\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseTaskResult(data)
+		if err != nil {
+			return
+		}
+		msg, err := r.TaskMessage(Task{PlanTask: "T002", Brief: taskBriefTail}, []string{"tokens: 12"})
+		if err != nil {
+			t.Fatalf("an accepted task result builds no message: %v", err)
+		}
+		subject, body, _ := strings.Cut(msg, "\n\n")
+		if _, err := ledger.ParseTaskReturn(subject, body); err != nil {
+			t.Errorf("admission refuses the return built from %q: %v\n%s", data, err, msg)
+		}
+	})
+}

@@ -76,11 +76,17 @@ target=$(printf '%s\n' "$prompt" | sed -n 's/^target: //p' | head -n 1)
 round=$(printf '%s\n' "$prompt" | sed -n 's/^round: //p' | head -n 1)
 printf '%s | target=%s model=%s prompt=%s\n' "$cli $*" "$target" "$model" "$(printf '%s' "$prompt" | wc -c | tr -d ' ')" >> "$here/calls.log"
 if [ -f "$here/sleep" ]; then sleep "$(cat "$here/sleep")"; fi
-if [ -n "$round" ] || [ -z "$target" ]; then
+task=$(printf '%s\n' "$prompt" | sed -n 's/^task: \([^ |]*\) | attempt [0-9]* | [0-9a-f]*$/\1/p' | head -n 1)
+if [ -n "$task" ]; then
+  # A wave's task: write the first file the brief's Files list names.
+  file=$(printf '%s\n' "$prompt" | sed -n 's/^\(Create\|Modify\): //p' | head -n 1)
+  [ -n "$file" ] || file="tasks/$task.txt"
+  mkdir -p "$(dirname "$file")" && echo "task $task" > "$file"
+  printf 'status: done\ndecision: wrote %s | take the next task\n' "$file" > "$GALLIVANT_RESULT"
+elif [ -n "$round" ] || [ -z "$target" ]; then
   mkdir -p fixes && echo "fix" > "fixes/round-$round.txt"
   exit 0
-fi
-if [ "$target" = seed ]; then
+elif [ "$target" = seed ]; then
   rows=$(printf '%s\n' "$prompt" | sed -n 's/^- row \([0-9][0-9]*\):.*/\1/p')
   : > "$GALLIVANT_RESULT"
   n=0; first=none
