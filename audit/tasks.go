@@ -44,7 +44,7 @@ func replayDispatchTask(s *step) []outcome {
 	if due.Kind != ledger.WaveDispatch || !slices.Contains(due.Dispatch, id) {
 		return refuse(SectionTasks, "task %s is not due: wave %d is current and its tasks to dispatch are %v", id, due.Wave, due.Dispatch)
 	}
-	want, c, err := ledger.DispatchTask(s.parent, id, s.c.trailer(ledger.TrailerHead))
+	want, c, err := ledger.DispatchTask(s.parent, id, s.c.trailer(ledger.TrailerHead), s.child.Delivery.DispatchedAt)
 	if err != nil {
 		return refuse(SectionTasks, "%v", err)
 	}

@@ -3,6 +3,7 @@ package audit
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -11,6 +12,9 @@ import (
 
 // TestTaskTransitionsReplay: `gallivant verify` replays wave execution's
 // task dispatches and records, and refuses forgeries of them.
+// taskNow is when the tests' task dispatches are made.
+var taskNow = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
 func TestTaskTransitionsReplay(t *testing.T) {
 	t.Parallel()
 	head, admitted := strings.Repeat("a", 40), strings.Repeat("b", 40)
@@ -27,8 +31,8 @@ func TestTaskTransitionsReplay(t *testing.T) {
 		}
 		return l, c
 	}
-	one, oneCommit := must(ledger.DispatchTask(base, "T001", head))
-	two, twoCommit := must(ledger.DispatchTask(one, "T002", head))
+	one, oneCommit := must(ledger.DispatchTask(base, "T001", head, taskNow))
+	two, twoCommit := must(ledger.DispatchTask(one, "T002", head, taskNow))
 	done, doneCommit := must(ledger.RecordTask(two, "T001", ledger.TaskDone, admitted, ""))
 	missed, missedCommit := must(ledger.RecordTask(two, "T002", ledger.TaskFailed, "", "the return touched go.mod, outside the task's files"))
 	early := base.Clone()

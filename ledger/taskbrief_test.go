@@ -25,7 +25,7 @@ func TestTaskBrief(t *testing.T) {
 	sp, plan := repo.Specs["specs/webhooks.md"], repo.PlanFor("specs/webhooks.md")
 	l := repo.Ledgers["specs/webhooks.md"].Clone()
 	l.Tasks = TasksOf(plan)
-	d, _, err := DispatchTask(l, "2", taskHead)
+	d, _, err := DispatchTask(l, "2", taskHead, taskNow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
@@ -306,7 +307,7 @@ func NextWave(tasks []Task, maxParallel, allowance int) WaveAction {
 // DispatchTask writes a task's dispatch ahead of its agent run: the task
 // becomes pending from head with one more attempt, and the entry's
 // iteration count grows by one.
-func DispatchTask(l *Ledger, id, head string) (*Ledger, Commit, error) {
+func DispatchTask(l *Ledger, id, head string, now time.Time) (*Ledger, Commit, error) {
 	n := l.Clone()
 	t, ok := n.Task(id)
 	if !ok {
@@ -319,9 +320,11 @@ func DispatchTask(l *Ledger, id, head string) (*Ledger, Commit, error) {
 		return nil, Commit{}, fmt.Errorf("task %s is dispatched from %s, not a 40-hex head", id, quote(head))
 	}
 	n.Iterations++
-	if n.Delivery != nil {
-		n.Delivery.Unavailable = "" // a withdrawn dispatch is replaced
-	}
+	// dispatched-at dates the newest task dispatch: while it is within
+	// the executor's timeout and grace, a pending task this machine knows
+	// nothing of may be another reconciler's, still running.
+	n.delivery().DispatchedAt = Stamp(now)
+	n.delivery().Unavailable = "" // a withdrawn dispatch is replaced
 	t.Status, t.SHA = TaskPending, head
 	t.Attempts++
 	sentence := fmt.Sprintf("Dispatched task %s of wave %d as attempt %d (iteration %d) from %s.", id, t.Wave, t.Attempts, n.Iterations, short(head))
@@ -354,8 +357,23 @@ func RecordTask(l *Ledger, id string, status TaskStatus, commit, reason string) 
 		return nil, Commit{}, fmt.Errorf("a task is recorded done or failed, not %s", quote(string(status)))
 	}
 	t.Status = status
+	n.tasksSettled()
 	sub := Subject{Kind: KindRecordTask, Task: id, Status: Status(status)}
 	return n, Commit{Subject: sub.String(), Sentence: sentence}, nil
+}
+
+// tasksSettled clears dispatched-at once no task is pending: the clock of
+// a wave's dispatches ends with the last of them settled, and the row
+// loop's first dispatch starts its own.
+func (l *Ledger) tasksSettled() {
+	for _, t := range l.Tasks {
+		if t.Status == TaskPending {
+			return
+		}
+	}
+	if l.Pending == nil && l.Delivery != nil {
+		l.Delivery.DispatchedAt = time.Time{}
+	}
 }
 
 // waveStopped reports whether the entry's current wave cannot finish: a
@@ -399,6 +417,7 @@ func WithdrawTask(l *Ledger, id, why string) (*Ledger, Commit, error) {
 		why = "the agent could not run"
 	}
 	n.delivery().Unavailable = fmt.Sprintf("iteration %d: %s", l.Iterations, why)
+	n.tasksSettled()
 	return n, Commit{
 		Subject: Subject{Kind: KindWithdrawTask, Task: id}.String(),
 		Sentence: fmt.Sprintf("Withdrew the dispatch of task %s of wave %d (iteration %d): %s; it is dispatched again in a later pass without a new attempt.",

@@ -18,6 +18,9 @@ const (
 	taskCommit = "0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5"
 )
 
+// taskNow is when the tests' task dispatches are made.
+var taskNow = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
 func TestParseTask(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -153,7 +156,7 @@ func TestDispatchAndRecordTask(t *testing.T) {
 	t.Parallel()
 	l := taskLedger(t, "task T001 | wave 1 | open | 0 | -", "task T002 | wave 1 | failed | 1 | "+taskCommit, "task T003 | wave 2 | open | 0 | -")
 
-	d, c, err := DispatchTask(l, "T002", taskHead)
+	d, c, err := DispatchTask(l, "T002", taskHead, taskNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,9 +201,9 @@ func TestDispatchAndRecordTask(t *testing.T) {
 		do   func() error
 		want string
 	}{
-		{"dispatch of an unknown task", func() error { _, _, err := DispatchTask(l, "T009", taskHead); return err }, "no task"},
-		{"dispatch of a pending task", func() error { _, _, err := DispatchTask(d, "T002", taskHead); return err }, "is pending"},
-		{"dispatch of a done task", func() error { _, _, err := DispatchTask(done, "T002", taskHead); return err }, "is done"},
+		{"dispatch of an unknown task", func() error { _, _, err := DispatchTask(l, "T009", taskHead, taskNow); return err }, "no task"},
+		{"dispatch of a pending task", func() error { _, _, err := DispatchTask(d, "T002", taskHead, taskNow); return err }, "is pending"},
+		{"dispatch of a done task", func() error { _, _, err := DispatchTask(done, "T002", taskHead, taskNow); return err }, "is done"},
 		{"record of an open task", func() error { _, _, err := RecordTask(l, "T001", TaskDone, taskCommit, ""); return err }, "only a pending task"},
 		{"record done without a commit", func() error { _, _, err := RecordTask(d, "T002", TaskDone, "abc", ""); return err }, "40-hex"},
 		{"record as open", func() error { _, _, err := RecordTask(d, "T002", TaskOpen, "", ""); return err }, "done or failed"},
@@ -400,7 +403,7 @@ func TestValidateTasks(t *testing.T) {
 func TestWithdrawTask(t *testing.T) {
 	t.Parallel()
 	l := taskLedger(t, "task T001 | wave 1 | open | 0 | -", "task T002 | wave 1 | failed | 1 | "+taskCommit)
-	first, _, err := DispatchTask(l, "T001", taskHead)
+	first, _, err := DispatchTask(l, "T001", taskHead, taskNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +420,7 @@ func TestWithdrawTask(t *testing.T) {
 	if c.Subject != "loop: withdraw task T001" || !strings.Contains(c.Sentence, "without a new attempt") {
 		t.Errorf("withdraw commit %+v", c)
 	}
-	later, _, err := DispatchTask(l, "T002", taskHead)
+	later, _, err := DispatchTask(l, "T002", taskHead, taskNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +431,7 @@ func TestWithdrawTask(t *testing.T) {
 	if diff := cmp.Diff(Task{ID: "T002", Wave: 1, Status: TaskFailed, Attempts: 1, SHA: taskHead}, w2.Tasks[1]); diff != "" {
 		t.Errorf("withdrawn second attempt (-want +got):\n%s", diff)
 	}
-	again, _, err := DispatchTask(w, "T001", taskHead)
+	again, _, err := DispatchTask(w, "T001", taskHead, taskNow)
 	if err != nil {
 		t.Fatal(err)
 	}

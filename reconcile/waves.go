@@ -108,7 +108,7 @@ func (p *passState) dispatchTasks(ctx context.Context, e *entry, tr Executor, id
 	plan := p.repo.PlanFor(e.specPath)
 	var runs []agent.Task
 	for _, id := range ids {
-		n, c, err := ledger.DispatchTask(e.l, id, head)
+		n, c, err := ledger.DispatchTask(e.l, id, head, p.clock())
 		if err != nil {
 			return err
 		}
@@ -236,6 +236,7 @@ func (p *passState) settleTask(ctx context.Context, e *entry, tr Executor, t led
 	at := p.agentTask(e, t)
 	key := taskKey(e, t)
 	out, known := p.outcomes[key]
+	unknown := false // no process or record on this machine knows the run
 	if !known {
 		rc, err := p.recoverTask(ctx, e, at)
 		if err != nil {
@@ -244,12 +245,19 @@ func (p *passState) settleTask(ctx context.Context, e *entry, tr Executor, t led
 		if rc.Running > 0 {
 			return waitFor("waiting for task %s: its agent (pid %d) outlived the reconciler that started it and is still running", t.ID, rc.Running), false, nil
 		}
+		unknown = !rc.Known
 	}
 	delete(p.outcomes, key)
 	p.moved(repo, at.Branch)
 	commits, touched, err := p.taskReturn(ctx, repo, at.Branch, t.SHA)
 	if err != nil {
 		return progressed, false, err
+	}
+	if dt := e.l.Delivery.DispatchedAt; unknown && len(commits) == 0 && !dt.IsZero() && p.inFlight(dt) {
+		// No return yet, and dispatched by a reconciler whose cache is
+		// not this one: its agent may still be at work and push it.
+		return waitFor("waiting for task %s: dispatched at %s by a reconciler this machine has no record of; its agent may still run until executor.timeout and executor.grace have passed",
+			t.ID, ledger.TimeText(dt)), false, nil
 	}
 	var files []specs.PlanFile
 	if pt := planTask(p.repo.PlanFor(e.specPath), t.ID); pt != nil {

@@ -529,3 +529,55 @@ func TestWavesUnderPresetCLI(t *testing.T) {
 		})
 	}
 }
+
+// A pending task this machine has no record of — dispatched by another
+// reconciler, on another cache, whose agent may still run — is waited for
+// while its dispatch is within executor.timeout and executor.grace, rather
+// than settled as a miss and run a second time; once the window has passed
+// with no return on its branch, it is a miss and runs again.
+func TestWaveTaskOfAnotherReconcilerIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
+	r := wavesRig(t, files)
+	gone := errors.New("the other machine is gone")
+	// Machine A dispatches wave 1 and is gone before its agents run.
+	_, err := r.reconciler(func(o *Options) {
+		o.Crash = func(point string) error {
+			if point == "tasks:before" {
+				return gone
+			}
+			return nil
+		}
+	}).Pass(context.Background())
+	if !errors.Is(err, gone) {
+		t.Fatalf("machine A's pass ended with %v", err)
+	}
+	l := r.ledger("plans/001-rate-limit-ledger.md")
+	if tk, _ := l.Task("T001"); tk.Status != ledger.TaskPending || l.Delivery.DispatchedAt.IsZero() {
+		t.Fatalf("after machine A: T001 is %s, dispatched-at %v; want pending with a dispatch time", tk.Status, l.Delivery.DispatchedAt)
+	}
+	// Machine B, with a cache of its own, finds the tasks pending.
+	otherMachine := func(o *Options) {
+		exec := o.Executor.(agent.CommandExecutor)
+		exec.WorkDir = t.TempDir()
+		o.Executor = exec
+	}
+	rep := r.pass(otherMachine)
+	if got := countSubjects(rep, "loop: record task"); got != 0 {
+		t.Fatalf("machine B settled a task another reconciler may still run: %q", subjectsOf(rep))
+	}
+	if n := noteOf(rep); !strings.Contains(n, "waiting for task T001: dispatched at ") || !strings.Contains(n, "no record of") {
+		t.Errorf("machine B does not say what it waits for: %s", n)
+	}
+	// Past the window with no return, the attempt is a miss and the task
+	// runs again.
+	r.clock.Advance(2 * time.Hour)
+	rep = r.pass(otherMachine)
+	sentences := sentencesOf(rep)
+	for _, want := range []string{"Recorded task T001 of wave 1 failed on attempt 1", "Dispatched task T001 of wave 1 as attempt 2", "Recorded task T001 of wave 1 done"} {
+		if !strings.Contains(sentences, want) {
+			t.Errorf("after the window machine B did not say %q:\n%s\nnotes: %s", want, sentences, noteOf(rep))
+		}
+	}
+	verifyControl(t, r)
+}
