@@ -193,6 +193,8 @@ func (e CommandExecutor) stream(t Task) *prefixWriter {
 // label names t's dispatch briefly: row <n>, seed, or round <k>.
 func label(t Task) string {
 	switch {
+	case t.Learn:
+		return "learn"
 	case t.Round > 0:
 		return fmt.Sprintf("round %d", t.Round)
 	case t.Pending.Target == ledger.SeedTarget:
