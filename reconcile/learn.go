@@ -168,7 +168,7 @@ func (p *passState) learn(ctx context.Context, e *entry) (stepResult, error) {
 	switch a.Step {
 	case gatekeep.LearnStepNothing:
 		if a.Why != "" && f.Enabled && f.Feedback > 0 {
-			p.noteOnce(e.specPath, true, "%s", a.Why)
+			p.noteOnce(e.specPath, false, "%s", a.Why)
 		}
 		return finished, nil
 	case gatekeep.LearnStepHeld, gatekeep.LearnStepWait, gatekeep.LearnStepWatch:

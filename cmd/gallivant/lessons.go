@@ -93,13 +93,14 @@ func (a *app) newLessonsCmd() *cobra.Command {
 	opts := &lessonsOptions{}
 	cmd := &cobra.Command{
 		Use:   "lessons [REPO] [--format text|json]",
-		Short: "List the lessons of each target repository and how often briefs carried them",
+		Short: "List the lessons of each target repository, how often briefs carried them, and the lessons proposals",
 		Long: `lessons lists the lessons files of the control branch
 (lessons/<owner>/<name>.md): each lesson's title, scope and sources, and
 how many dispatches carried each version of the file, counted from the
 Gallivant-Lessons trailers of the control history, and the feedback of
 delivered work (the Gallivant-Feedback trailers of loop: done commits) that
-no lesson cites yet. REPO (owner/name)
+no lesson cites yet, and the lessons pull requests learn tasks opened on
+the control repository that are open or were declined. REPO (owner/name)
 limits the listing to that target repository. A file with grammar errors
 is listed as not carried; gallivant check says why. docs/learning.md
 describes lessons.
