@@ -117,7 +117,9 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 	var fb doneFeedback
 	switch lr.State {
 	case "":
-		if !f.Enabled {
+		if !f.Enabled || e.l.Delivery.Round == 0 {
+			// Without a round there is no feedback to learn from, and
+			// nothing to read.
 			return f, fb, nil
 		}
 		var err error

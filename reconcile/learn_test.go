@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,6 +242,39 @@ func TestLearnRefusesAReturnWithLessonsErrors(t *testing.T) {
 	}
 	if _, _, err := r.gh.Client("alice").PullRequests.Get(context.Background(), "acme", "control", 1); err == nil {
 		t.Error("a refused return was proposed")
+	}
+	verifyControl(t, r)
+}
+
+// A learn return that touches anything but the lessons file — here, it
+// also rewrites gallivant.yaml on the lessons branch — is refused naming
+// the file, nothing is proposed, and the pass keeps reading its
+// configuration from the control branch alone.
+func TestLearnRefusesAReturnBeyondTheLessonsFile(t *testing.T) {
+	t.Parallel()
+	r := newLearnRig(t, learnConfig)
+	scripted := r.agent
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
+		if !task.Learn {
+			return scripted(ctx, dir, task)
+		}
+		writeFile(t, filepath.Join(dir, "gallivant.yaml"), "executor:\n  kind: none\n")
+		writeFile(t, filepath.Join(dir, "lessons/acme/api.md"), "## Never log the request body\nsources: acme/api#1\n\nText.\n")
+		run(t, dir, "git", "add", "-A")
+		run(t, dir, "git", "commit", "--quiet", "-m", "lessons and a config change")
+		return nil
+	}
+	r.pass()
+	wantSubjects(t, r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body."),
+		"loop: done acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1")
+	if msg := commitMessage(t, r, "loop: refuse lessons acme/api#1"); !strings.Contains(msg, `> a learn task's return changes only lessons/acme/api.md; this one also changes "gallivant.yaml"`) {
+		t.Errorf("the refusal does not name the other file:\n%s", msg)
+	}
+	if _, _, err := r.gh.Client("alice").PullRequests.Get(context.Background(), "acme", "control", 1); err == nil {
+		t.Error("a return beyond the lessons file was proposed")
+	}
+	if got := run(t, r.control, "git", "show", "main:gallivant.yaml"); strings.Contains(got, "kind: none") {
+		t.Errorf("the lessons branch's gallivant.yaml reached the control branch:\n%s", got)
 	}
 	verifyControl(t, r)
 }
