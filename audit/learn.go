@@ -31,8 +31,11 @@ func learnFrom(s *step, want ...ledger.LearnState) []outcome {
 
 func replayLearn(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
-		if bad := learnFrom(s, ""); bad != nil {
+		if bad := learnFrom(s, "", ledger.LearnRefused); bad != nil {
 			return bad
+		}
+		if lr := s.parent.Delivery.Learn; lr.State == ledger.LearnRefused && lr.Final() {
+			return refuse(SectionDelivery, "the learn task was refused on its last attempt (%d of %d)", lr.Attempts(), ledger.MaxLearnAttempts)
 		}
 		return one(gatekeep.LearnDispatched(s.parent, p, s.child.Delivery.Learn.At))
 	})(s)

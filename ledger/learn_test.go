@@ -16,6 +16,8 @@ func TestParseLearn(t *testing.T) {
 		{State: LearnDispatched, At: at},
 		{State: LearnNone},
 		{State: LearnRefused},
+		{State: LearnDispatched, At: at, Attempt: 2},
+		{State: LearnRefused, Attempt: 2},
 		{State: LearnProposed, PR: PullRef{Repo: "acme/control", Number: 3}, Candidates: []string{"3fa85f6457c2", "0a1b2c3d4e5f"}},
 		{State: LearnMerged, PR: PullRef{Repo: "acme/control", Number: 3}},
 		{State: LearnDeclined, PR: PullRef{Repo: "acme/control", Number: 3}, Candidates: []string{"3fa85f6457c2"}},
@@ -31,7 +33,7 @@ func TestParseLearn(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "dispatched", "dispatched yesterday", "none extra", "proposed", "proposed acme/control", "proposed acme/control#3 XYZ",
-		"merged acme/control#3 3fa85f6457c", "learning", "declined acme/control#0", "proposed acme/control#3 " + strings.Repeat("3fa85f6457c2 ", MaxLearnCandidates+1)} {
+		"merged acme/control#3 3fa85f6457c", "learning", "declined acme/control#0", "refused attempt", "refused attempt 1", "refused attempt 3", "refused try 2", "dispatched 2026-11-29T10:00:00Z attempt 02", "proposed acme/control#3 " + strings.Repeat("3fa85f6457c2 ", MaxLearnCandidates+1)} {
 		if _, err := ParseLearn(bad); err == nil || !strings.Contains(err.Error(), "must be") {
 			t.Errorf("ParseLearn(%q) = %v, want a refusal saying what it must be", bad, err)
 		}
@@ -57,4 +59,21 @@ func FuzzParseLearn(f *testing.F) {
 			t.Fatalf("%q does not read back (-first +again):\n%s", v, diff)
 		}
 	})
+}
+
+// A refused first attempt is dispatched once more; the second refusal is
+// final, as are none, merged and declined.
+func TestLearnFinal(t *testing.T) {
+	for _, tt := range []struct {
+		l     Learn
+		final bool
+	}{
+		{Learn{}, false}, {Learn{State: LearnDispatched}, false}, {Learn{State: LearnProposed}, false},
+		{Learn{State: LearnRefused}, false}, {Learn{State: LearnRefused, Attempt: 2}, true},
+		{Learn{State: LearnNone}, true}, {Learn{State: LearnMerged}, true}, {Learn{State: LearnDeclined}, true},
+	} {
+		if got := tt.l.Final(); got != tt.final {
+			t.Errorf("%q.Final() = %v, want %v", tt.l.String(), got, tt.final)
+		}
+	}
 }

@@ -67,6 +67,14 @@ func (p *passState) feedbackOf(ctx context.Context, e *entry, pr gatekeep.PR) (d
 			out.refs = append(out.refs, f)
 		}
 	}
+	out.collected = quotedLines(msg)
+	return out, nil
+}
+
+// quotedLines are the lines of a gallivant commit message that quote data
+// (`> `), with the blank lines between them: the feedback of a `loop:
+// done`, the refusal of a `loop: refuse lessons`.
+func quotedLines(msg string) string {
 	var quoted []string
 	for _, ln := range strings.Split(msg, "\n") {
 		if ln == ">" || strings.HasPrefix(ln, "> ") {
@@ -75,8 +83,7 @@ func (p *passState) feedbackOf(ctx context.Context, e *entry, pr gatekeep.PR) (d
 			quoted = append(quoted, ln)
 		}
 	}
-	out.collected = strings.TrimSpace(strings.Join(quoted, "\n"))
-	return out, nil
+	return strings.TrimSpace(strings.Join(quoted, "\n"))
 }
 
 // newestCommit is the message and commit of the newest commit of the
@@ -116,8 +123,8 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 		Local: p.Executor.Placement() == agent.Local && p.cfg.Executor.Kind == specs.ExecutorCommand, Draining: p.r.draining.Load()}
 	var fb doneFeedback
 	switch lr.State {
-	case "":
-		if !f.Enabled || e.l.Delivery.Round == 0 {
+	case "", ledger.LearnRefused:
+		if !f.Enabled || e.l.Delivery.Round == 0 || lr.Final() {
 			// Without a round there is no feedback to learn from, and
 			// nothing to read.
 			return f, fb, nil
@@ -221,8 +228,16 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 		return progressed, err
 	}
 	base := p.Store.Tip()
+	refused := ""
+	if e.l.Delivery.Learn.Attempts() > 1 {
+		msg, _, err := p.newestCommit(ctx, e, ledger.Subject{Kind: ledger.KindRefuseLessons, PR: pr.Ref()}.String())
+		if err != nil {
+			return progressed, err
+		}
+		refused = quotedLines(msg)
+	}
 	brief := gatekeep.LearnBrief(gatekeep.LearnBriefInput{Spec: e.specPath, Ledger: e.ledgerPath, PR: pr, Repo: pr.Repo, ControlRepo: control, Branch: branch, Base: base,
-		Collected: fb.collected, Feedback: fb.refs, Current: current, HasCurrent: has})
+		Collected: fb.collected, Feedback: fb.refs, Current: current, HasCurrent: has, Refused: refused})
 	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: control, Branch: branch, Base: base, Brief: brief, DefaultBranch: p.cfg.Control.Branch,
 		DispatchedAt: ledger.TimeText(n.Delivery.Learn.At), Control: base, Learn: true}
 	if p.CloneURL != nil {
@@ -260,7 +275,7 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 	}
 	if base == "" {
 		n, c := gatekeep.LessonsRefused(e.l, pr, "the control history holds no `loop: learn` commit to start the return from")
-		return finished, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
 	ret := gatekeep.LessonsReturn{Repo: pr.Repo}
 	p.reread(control, branch)
@@ -275,7 +290,7 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		}
 		if cmp.Status != githubapi.CompareAhead {
 			n, c := gatekeep.LessonsRefused(e.l, pr, fmt.Sprintf("the lessons branch %s no longer starts from %s, the control commit the task was dispatched at", branch, short(base)))
-			return finished, p.apply(e, n, c)
+			return progressed, p.apply(e, n, c)
 		}
 		for _, cm := range cmp.Commits {
 			ret.Commits = append(ret.Commits, cm.SHA)
@@ -312,8 +327,9 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		n, c := gatekeep.NoLessons(e.l, pr, v.Why)
 		return finished, p.apply(e, n, c)
 	case gatekeep.AdmitRefused:
+		// A first attempt's refusal is dispatched again at once.
 		n, c := gatekeep.LessonsRefused(e.l, pr, v.Why)
-		return finished, p.apply(e, n, c)
+		return progressed, p.apply(e, n, c)
 	}
 	proposal, err := p.openProposal(ctx, e, pr, control, branch, v.Candidates)
 	if err != nil {

@@ -223,7 +223,9 @@ func TestLearnNeedsLearningInTheConfig(t *testing.T) {
 }
 
 // A learn return that breaks the lessons grammar is refused, and the
-// refusal quotes the positioned diagnostic; nothing is proposed.
+// refusal quotes the positioned diagnostic, to people in its commit and to
+// the agent in the brief of its one more attempt; a second refusal is
+// final, and nothing is proposed.
 func TestLearnRefusesAReturnWithLessonsErrors(t *testing.T) {
 	t.Parallel()
 	r := newLearnRig(t, learnConfig)
@@ -235,10 +237,22 @@ func TestLearnRefusesAReturnWithLessonsErrors(t *testing.T) {
 	}
 	r.pass()
 	wantSubjects(t, r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body."),
-		"loop: done acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1")
+		"loop: done acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1")
+	const diagnostic = "> lessons/acme/api.md no longer passes gallivant check:\n> lessons/acme/api.md:3:4: error: lessons/sources: the lesson \"Never log the request body\" names no sources"
 	msg := commitMessage(t, r, "loop: refuse lessons acme/api#1")
-	if !strings.Contains(msg, "> lessons/acme/api.md no longer passes gallivant check:\n> lessons/acme/api.md:3:4: error: lessons/sources: the lesson \"Never log the request body\" names no sources") {
+	if !strings.Contains(msg, diagnostic) || !strings.Contains(msg, "that was its last attempt") {
 		t.Errorf("the refusal does not quote the positioned diagnostic:\n%s", msg)
+	}
+	learns := r.learnBriefs()
+	if len(learns) != 2 || strings.Contains(learns[0].Brief, "last return was refused") || !strings.Contains(learns[1].Brief, "## Your last return was refused\n") ||
+		!strings.Contains(learns[1].Brief, diagnostic) {
+		t.Fatalf("the second attempt's brief does not quote the refusal (%d learn tasks):\n%v", len(learns), learns)
+	}
+	if l := r.ledger(ledgerPath); l.Delivery.Learn.String() != "refused attempt 2" {
+		t.Errorf("learn: %q, want refused attempt 2", l.Delivery.Learn.String())
+	}
+	if rep := r.pass(); len(rep.Transitions) != 0 {
+		t.Errorf("a third attempt: %v", subjectsOf(rep))
 	}
 	if _, _, err := r.gh.Client("alice").PullRequests.Get(context.Background(), "acme", "control", 1); err == nil {
 		t.Error("a refused return was proposed")
@@ -266,7 +280,7 @@ func TestLearnRefusesAReturnBeyondTheLessonsFile(t *testing.T) {
 	}
 	r.pass()
 	wantSubjects(t, r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body."),
-		"loop: done acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1")
+		"loop: done acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1", "loop: learn acme/api#1", "loop: refuse lessons acme/api#1")
 	if msg := commitMessage(t, r, "loop: refuse lessons acme/api#1"); !strings.Contains(msg, `> a learn task's return changes only lessons/acme/api.md; this one also changes "gallivant.yaml"`) {
 		t.Errorf("the refusal does not name the other file:\n%s", msg)
 	}

@@ -169,7 +169,10 @@ func lessonsStatus(l *ledger.Ledger) *LessonsStatus {
 	case ledger.LearnNone:
 		ls.Words = "the learn task proposed no lessons"
 	case ledger.LearnRefused:
-		ls.Words = "the learn task's return was refused"
+		ls.Words = "the learn task's return was refused; it is dispatched once more"
+		if lr.Final() {
+			ls.Words = fmt.Sprintf("the learn task's return was refused on its last attempt (%d of %d)", lr.Attempts(), ledger.MaxLearnAttempts)
+		}
 	case ledger.LearnProposed:
 		ls.Words = fmt.Sprintf("%s proposed in %s, waiting for a person to merge or close it", countOf(len(lr.Candidates), "lesson"), lr.PR)
 	case ledger.LearnMerged:
