@@ -143,9 +143,8 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 		_, f.RanHere = p.outcomes[learnKey(e)]
 		f.Overdue = !p.inFlight(lr.At)
 	case ledger.LearnProposed:
-		if f.ControlRepo == "" {
-			return f, fb, nil
-		}
+		// The proposal is read where it was opened, whatever the
+		// configuration says now.
 		live, err := p.GitHub.GetPullRequest(ctx, lr.PR.Repo, lr.PR.Number)
 		if err != nil {
 			return f, fb, err

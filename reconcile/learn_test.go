@@ -9,6 +9,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/ghstandin"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-github/v66/github"
 )
@@ -130,6 +131,18 @@ func TestLearnProposesLessonsOnTheControlRepository(t *testing.T) {
 	l := r.ledger(ledgerPath)
 	if got := l.Delivery.Learn; got.State != ledger.LearnProposed || got.PR.String() != "acme/control#1" || len(got.Candidates) != 2 {
 		t.Errorf("learn: %q, want proposed acme/control#1 with 2 candidates", got.String())
+	}
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls := snap.Status("specs/feature.md").Lessons; ls == nil || ls.Proposal != "acme/control#1" || ls.Candidates != 2 ||
+		ls.Words != "2 lessons proposed in acme/control#1, waiting for a person to merge or close it" {
+		t.Errorf("status lessons: %+v", ls)
 	}
 
 	// gallivant waits on the proposal and never merges it.
