@@ -124,6 +124,7 @@ var rules = []rule{
 	{kind: "request", of: of(ledger.KindRequest), replay: replayCommand},
 	{kind: "dispatch task", of: of(ledger.KindDispatchTask), replay: replayDispatchTask},
 	{kind: "record task", of: of(ledger.KindRecordTask), replay: replayRecordTask},
+	{kind: "withdraw task", of: of(ledger.KindWithdrawTask), replay: replayWithdrawTask},
 	{kind: "close rows by replay", of: of(ledger.KindCloseRows), replay: replayCloseRows},
 	{kind: "learn", of: of(ledger.KindLearn), replay: replayLearn},
 	{kind: "learn return", of: of(ledger.KindProposeLessons, ledger.KindNoLessons, ledger.KindRefuseLessons), replay: replayLearnReturn},

@@ -74,7 +74,10 @@ var (
 // recommendation, so that what a stop says and what clears it cannot drift
 // apart (a test pastes each recommendation as a request and applies it).
 var stopTable = map[StopReason]stopInfo{
-	StopAllowance: {row: true, clears: rowClears, recommend: func(_ *Ledger, t int) string {
+	StopAllowance: {row: true, clears: rowClears, recommend: func(l *Ledger, t int) string {
+		if w, ok := l.waveStopped(); ok {
+			return fmt.Sprintf("rows +1 | <why> - wave %d cannot finish (%s); raising the allowance every task and row shares runs the wave again", w.Wave, w.Detail)
+		}
 		return fmt.Sprintf("retry %d | <hint> - one more attempt for row %d with guidance; rows +N raises every row's allowance instead", t, t)
 	}},
 	StopStagnation: {row: true, clears: retryClears, recommend: func(l *Ledger, t int) string {

@@ -78,6 +78,10 @@ const (
 	// execution"): `loop: dispatch task T002`, `loop: record task T002 done`.
 	KindDispatchTask Kind = "dispatch task"
 	KindRecordTask   Kind = "record task"
+	// KindWithdrawTask takes back a task's dispatch whose agent could not
+	// run in its environment (ledger.WithdrawTask): `loop: withdraw task
+	// T002`.
+	KindWithdrawTask Kind = "withdraw task"
 	// KindTaskResult is an agent's result commit for a plan task, `loop:
 	// task <id> done` or `loop: task <id> failed` (docs/plans.md "Wave
 	// execution"); the reconciler records it with `loop: record task`.
@@ -229,6 +233,7 @@ var forms = func() []form {
 		{KindRequest, "request <word> from <pr> by <login>"},
 		{KindDispatchTask, "dispatch task <task>"},
 		{KindRecordTask, "record task <task> <status>"},
+		{KindWithdrawTask, "withdraw task <task>"},
 		{KindTaskResult, "task <task> <status>"},
 		{KindCloseRows, "close rows by replay"},
 		{KindLearn, "learn <pr>"},

@@ -72,6 +72,8 @@ var subjectCases = []struct {
 	{"loop: dispatch task 2.1", Subject{Kind: KindDispatchTask, Task: "2.1"}},
 	{"loop: record task 3 done", Subject{Kind: KindRecordTask, Task: "3", Status: Done}},
 	{"loop: record task T002 failed", Subject{Kind: KindRecordTask, Task: "T002", Status: Failed}},
+	{"loop: withdraw task T002", Subject{Kind: KindWithdrawTask, Task: "T002"}},
+	{"loop: withdraw task 1.2", Subject{Kind: KindWithdrawTask, Task: "1.2"}},
 	{"loop: task T002 done", Subject{Kind: KindTaskResult, Task: "T002", Status: Done}},
 	{"loop: task 2.1 failed", Subject{Kind: KindTaskResult, Task: "2.1", Status: Failed}},
 	{"loop: close rows by replay", Subject{Kind: KindCloseRows}},

@@ -319,6 +319,9 @@ func DispatchTask(l *Ledger, id, head string) (*Ledger, Commit, error) {
 		return nil, Commit{}, fmt.Errorf("task %s is dispatched from %s, not a 40-hex head", id, quote(head))
 	}
 	n.Iterations++
+	if n.Delivery != nil {
+		n.Delivery.Unavailable = "" // a withdrawn dispatch is replaced
+	}
 	t.Status, t.SHA = TaskPending, head
 	t.Attempts++
 	sentence := fmt.Sprintf("Dispatched task %s of wave %d as attempt %d (iteration %d) from %s.", id, t.Wave, t.Attempts, n.Iterations, short(head))
@@ -353,6 +356,54 @@ func RecordTask(l *Ledger, id string, status TaskStatus, commit, reason string) 
 	t.Status = status
 	sub := Subject{Kind: KindRecordTask, Task: id, Status: Status(status)}
 	return n, Commit{Subject: sub.String(), Sentence: sentence}, nil
+}
+
+// waveStopped reports whether the entry's current wave cannot finish: a
+// task of it has used the shared allowance (NextWave's WaveStop), which is
+// what an allowance stop of a waves entry is about.
+func (l *Ledger) waveStopped() (WaveAction, bool) {
+	if l == nil {
+		return WaveAction{}, false
+	}
+	a := NextWave(l.Tasks, len(l.Tasks), l.Allowance)
+	return a, a.Kind == WaveStop
+}
+
+// WithdrawTask takes back pending task id's dispatch when its agent could
+// not run for a reason about its environment, not about the task (why, the
+// typed failure's message), as Withdraw does for a row: the attempt is not
+// spent — the task is open again when it had no attempt before, failed
+// (from the head of the withdrawn dispatch) when it had — the iteration
+// stays counted, and the reason is kept under `unavailable:` until the
+// next dispatch. The next pass dispatches the task again.
+func WithdrawTask(l *Ledger, id, why string) (*Ledger, Commit, error) {
+	n := l.Clone()
+	t, ok := n.Task(id)
+	if !ok {
+		return nil, Commit{}, fmt.Errorf("the ledger lists no task %s", quote(id))
+	}
+	if t.Status != TaskPending {
+		return nil, Commit{}, fmt.Errorf("task %s is %s; only a pending task is withdrawn", id, t.Status)
+	}
+	t.Attempts--
+	if t.Attempts == 0 {
+		t.Status, t.SHA = TaskOpen, ""
+	} else {
+		t.Status = TaskFailed
+	}
+	why = strings.TrimSuffix(strings.TrimSpace(cleanEvidence(why)), ".")
+	if r := []rune(why); len(r) > maxUnavailable {
+		why = string(r[:maxUnavailable]) + "…"
+	}
+	if why == "" {
+		why = "the agent could not run"
+	}
+	n.delivery().Unavailable = fmt.Sprintf("iteration %d: %s", l.Iterations, why)
+	return n, Commit{
+		Subject: Subject{Kind: KindWithdrawTask, Task: id}.String(),
+		Sentence: fmt.Sprintf("Withdrew the dispatch of task %s of wave %d (iteration %d): %s; it is dispatched again in a later pass without a new attempt.",
+			id, t.Wave, l.Iterations, why),
+	}, nil
 }
 
 // TaskReturnOutside returns the paths of a task's return that lie outside

@@ -3,8 +3,10 @@ package ledger
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -388,5 +390,94 @@ func TestValidateTasks(t *testing.T) {
 				t.Errorf("diagnostics (-want +got):\n%s\n%s", diff, Format(n))
 			}
 		})
+	}
+}
+
+// WithdrawTask gives a pending task's attempt back: open again after its
+// first, failed from the withdrawn head after a later one; the iteration
+// stays counted and the reason is kept under unavailable: until the next
+// dispatch clears it.
+func TestWithdrawTask(t *testing.T) {
+	t.Parallel()
+	l := taskLedger(t, "task T001 | wave 1 | open | 0 | -", "task T002 | wave 1 | failed | 1 | "+taskCommit)
+	first, _, err := DispatchTask(l, "T001", taskHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, c, err := WithdrawTask(first, "T001", "the agent could not authenticate: 401 \"bad key\"\nmore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Task{ID: "T001", Wave: 1, Status: TaskOpen}, w.Tasks[0]); diff != "" {
+		t.Errorf("withdrawn first attempt (-want +got):\n%s", diff)
+	}
+	if w.Iterations != first.Iterations || w.Delivery.Unavailable != fmt.Sprintf("iteration %d: the agent could not authenticate: 401 \"bad key\" more", first.Iterations) {
+		t.Errorf("iterations %d, unavailable %q", w.Iterations, w.Delivery.Unavailable)
+	}
+	if c.Subject != "loop: withdraw task T001" || !strings.Contains(c.Sentence, "without a new attempt") {
+		t.Errorf("withdraw commit %+v", c)
+	}
+	later, _, err := DispatchTask(l, "T002", taskHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, _, err := WithdrawTask(later, "T002", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Task{ID: "T002", Wave: 1, Status: TaskFailed, Attempts: 1, SHA: taskHead}, w2.Tasks[1]); diff != "" {
+		t.Errorf("withdrawn second attempt (-want +got):\n%s", diff)
+	}
+	again, _, err := DispatchTask(w, "T001", taskHead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Delivery.Unavailable != "" || again.Tasks[0].Attempts != 1 {
+		t.Errorf("the next dispatch: attempts %d, unavailable %q", again.Tasks[0].Attempts, again.Delivery.Unavailable)
+	}
+	for _, n := range []*Ledger{w, w2, again} {
+		b := Format(n)
+		back, ds := Parse("x", b)
+		if Fatal(ds) || string(Format(back)) != string(b) {
+			t.Errorf("a withdrawal wrote a ledger that does not round-trip: %v\n%s", ds, b)
+		}
+	}
+	if _, _, err := WithdrawTask(l, "T001", "x"); err == nil || !strings.Contains(err.Error(), "only a pending task") {
+		t.Errorf("withdrawing an open task: %v", err)
+	}
+}
+
+// An allowance stop of a waves entry is its wave's: the stop recommends
+// raising the shared allowance, which runs the wave again, and refuses a
+// row's retry, which would stop the entry again at once.
+func TestWaveAllowanceStopIsClearedByRows(t *testing.T) {
+	t.Parallel()
+	l := taskLedger(t, "task T001 | wave 1 | done | 1 | "+taskCommit, "task T002 | wave 1 | failed | 3 | "+taskHead, "task T003 | wave 2 | open | 0 | -")
+	if a := NextWave(l.Tasks, 4, l.Allowance); a.Kind != WaveStop {
+		t.Fatalf("fixture: NextWave = %+v, want a stop", a)
+	}
+	stopped, _ := Stop(l, StopAllowance, "wave 1 cannot finish: task T002 used 3 of 3 attempts", 0)
+	rec := Recommendation(stopped, StopAllowance, 0)
+	if want := "rows +1 | <why> - wave 1 cannot finish (task T002 used 3 of 3 attempts); "; !strings.HasPrefix(rec, want) {
+		t.Errorf("recommendation %q, want it to begin %q", rec, want)
+	}
+	retry, err := ParseRequest("retry 1 | try harder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ApplyRequest(stopped, retry, time.Time{}); err == nil || !strings.Contains(err.Error(), "the stop is wave 1's, not a row's") {
+		t.Errorf("retry at a wave stop: %v; want it refused as the wave's", err)
+	}
+	req, _, _ := strings.Cut(rec, " - ")
+	rows, err := ParseRequest(strings.Replace(req, "<why>", "T002 gets one more", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := ApplyRequest(stopped, rows, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := NextWave(n.Tasks, 4, n.Allowance); a.Kind != WaveDispatch || !slices.Equal(a.Dispatch, []string{"T002"}) {
+		t.Errorf("after %q NextWave = %+v, want T002 dispatched", rows.Line, a)
 	}
 }

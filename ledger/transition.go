@@ -251,6 +251,11 @@ func ApplyRequest(l *Ledger, r Request, now time.Time) (*Ledger, Commit, error) 
 	if !clears(reason, r.Kind) {
 		return refuse("a %s stop is cleared by %s, not %s", reason, strings.Join(ClearingRequests(reason), " or "), r.Kind)
 	}
+	if w, ok := l.waveStopped(); ok && reason == StopAllowance && r.Kind == RequestRetry {
+		// A retry grants one row an attempt; the wave's task would stop
+		// the entry again at once.
+		return refuse("the stop is wave %d's, not a row's (%s); rows +N raises the allowance the tasks share, and the wave runs again", w.Wave, w.Detail)
+	}
 	n := l.Clone()
 	n.removeRequest(r.Line)
 	n.clearStop()

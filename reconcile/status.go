@@ -411,6 +411,11 @@ func (s *Snapshot) ExplainDecided(spec string, d *Decision, from string) []strin
 func (s *Snapshot) explainNext(spec string, l *ledger.Ledger, d *Decision, from string) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	waves, ok := s.explainWaves(spec, l)
+	if ok {
+		return waves
+	}
+	out = append(out, waves...)
 	settings := ledger.Settings{EscalateAfter: s.Config.Defaults.EscalateAfter, EscalationModel: s.Config.Executor.EscalationModel, Allowance: s.Config.Defaults.Allowance}
 	a := ledger.Next(l, settings)
 	switch a.Kind {
@@ -444,6 +449,65 @@ func (s *Snapshot) explainNext(spec string, l *ledger.Ledger, d *Decision, from 
 		}
 	}
 	return out
+}
+
+// explainWaves says what the next pass does with a waves entry whose
+// tasks come before its rows (waves.go): the current wave's dispatch, the
+// tasks it waits for, its stop, or the rows the last wave's tests close
+// by replay. ok is false when the rows come next: the entry has no task
+// left to run, or the executor runs no tasks (its tasks stay open and the
+// rows are delivered as for any spec, which the line before says).
+func (s *Snapshot) explainWaves(spec string, l *ledger.Ledger) (out []string, ok bool) {
+	if _, _, stopped := l.Stop(); len(l.Tasks) == 0 || stopped || l.Phase() == ledger.PhaseDone {
+		return nil, false
+	}
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	a := ledger.NextWave(l.Tasks, s.Config.Executor.MaxParallel, l.Allowance)
+	if a.Kind != ledger.WaveNone && !runsTasks(s.Config.Executor.Kind) {
+		add("tasks: executor.kind %s runs no plan tasks; they stay open and the rows are delivered as for any spec", s.Config.Executor.Kind)
+		return out, false
+	}
+	last := l.Tasks[len(l.Tasks)-1].Wave
+	switch a.Kind {
+	case ledger.WaveNone:
+		if l.Pending != nil {
+			return nil, false
+		}
+		checks := ledger.CloseChecks(l, s.Repo.Specs[spec], s.Repo.PlanFor(spec))
+		if len(checks) == 0 {
+			return nil, false
+		}
+		for _, c := range checks {
+			add("next: close rows by replay: %s on the work branch's head for row %s (the last wave is in)", "`"+c.Command+"`", joinInts(c.Rows))
+		}
+		add("then: the rows whose replay fails or selects no test go to the row loop")
+	case ledger.WaveStop:
+		add("next: stop allowance (wave %d cannot finish: %s)", a.Wave, a.Detail)
+	case ledger.WaveSettle:
+		add("waits for: the returns of task %s (wave %d of %d); then each is admitted and applied in plan order", strings.Join(a.Pending, ", "), a.Wave, last)
+	case ledger.WaveDispatch:
+		if len(a.Pending) > 0 {
+			add("waits for: the returns of task %s (wave %d of %d)", strings.Join(a.Pending, ", "), a.Wave, last)
+		}
+		add("next: dispatch task %s of wave %d of %d (executor.max_parallel %d tasks run at once); the rows come after the last wave", strings.Join(a.Dispatch, ", "), a.Wave, last, max(1, s.Config.Executor.MaxParallel))
+	}
+	return out, true
+}
+
+// runsTasks reports whether an executor of this kind runs a plan's tasks:
+// the command executor does; a preset CLI, a workflow and none do not
+// (agent.Executor.RunsTasks, which the pass asks).
+func runsTasks(kind string) bool {
+	return kind == "" || kind == specs.ExecutorCommand
+}
+
+// joinInts writes 1, 2 and 3 as "1, 2, 3".
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // explainDelivery says where an entry whose rows are all closed stands in

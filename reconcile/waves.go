@@ -255,6 +255,18 @@ func (p *passState) settleTask(ctx context.Context, e *entry, tr Executor, t led
 	if pt := planTask(p.repo.PlanFor(e.specPath), t.ID); pt != nil {
 		files = pt.Files
 	}
+	if known && out.Err != nil && len(commits) == 0 && agent.IsEnvironment(out.Err) {
+		// The agent could not run where it is (no login, no quota, no
+		// API): the machine's problem, not the task's. Take the dispatch
+		// back without spending the attempt and start no more agents this
+		// pass (envfail.go), as for a row.
+		p.holdAgents(out.Err, fmt.Sprintf("the agent of task %s for %s (log %s)", t.ID, e.specPath, out.Log))
+		n, c, err := ledger.WithdrawTask(e.l, t.ID, out.Err.Error())
+		if err != nil {
+			return progressed, false, err
+		}
+		return progressed, true, p.apply(e, n, c)
+	}
 	if known && out.Err != nil && len(commits) == 0 {
 		// The agent could not answer: say why rather than that no commit
 		// came back.

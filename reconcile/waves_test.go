@@ -429,3 +429,63 @@ func rowsStart(point string) error {
 	}
 	return nil
 }
+
+// A task's agent that fails because of its environment (here its quota is
+// spent) is the pass's one problem, as for a row: its dispatch is
+// withdrawn without spending the attempt (`loop: withdraw task`, replayed
+// by verify), no further agent starts in the pass, and the next pass
+// dispatches the task again as the same attempt.
+func TestWaveTaskEnvironmentFailureIsWithdrawn(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
+	r := wavesRig(t, files)
+	inner := r.agent
+	failed := 0
+	r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
+		if tk.PlanTask == "T002" && failed == 0 {
+			failed++
+			return &agent.Failure{Kind: agent.FailureQuota, Status: 429, Cause: "insufficient_quota: you exceeded your current quota"}
+		}
+		return inner(ctx, dir, tk)
+	}
+	rep := r.pass()
+	got := subjectsOf(rep)
+	want := []string{"loop: seed ledger", "loop: dispatch task T001", "loop: dispatch task T002", "loop: record task T001 done", "loop: withdraw task T002"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("first pass (-want +got):\n%s\nnotes: %s\n%s", diff, noteOf(rep), sentencesOf(rep))
+	}
+	if s := sentencesOf(rep); !strings.Contains(s, "Withdrew the dispatch of task T002 of wave 1 (iteration 2): ") || !strings.Contains(s, "insufficient_quota") ||
+		!strings.Contains(s, "it is dispatched again in a later pass without a new attempt.") {
+		t.Errorf("the withdrawal does not say why:\n%s", s)
+	}
+	if n := noteOf(rep); !strings.Contains(n, "insufficient_quota") {
+		t.Errorf("no note names the environment failure: %s", n)
+	}
+	l := r.ledger("plans/001-rate-limit-ledger.md")
+	if tk, _ := l.Task("T002"); tk.Status != ledger.TaskOpen || tk.Attempts != 0 {
+		t.Errorf("after the withdrawal task T002 is %s after %d attempts, want open after 0", tk.Status, tk.Attempts)
+	}
+	if !strings.HasPrefix(l.Delivery.Unavailable, "iteration 2: ") {
+		t.Errorf("unavailable: %q, want the withdrawn iteration 2", l.Delivery.Unavailable)
+	}
+	verifyControl(t, r)
+
+	// The next pass, with the agent working again, runs T002 as attempt 1.
+	rep, err := r.reconciler(func(o *Options) { o.Crash = rowsStart }).Pass(context.Background())
+	if !errors.Is(err, errRowsStart) {
+		t.Fatalf("the second pass ended with %v before the rows started\nnotes: %s\n%s", err, noteOf(rep), sentencesOf(rep))
+	}
+	if s := sentencesOf(rep); !strings.Contains(s, "Dispatched task T002 of wave 1 as attempt 1 (iteration 3)") {
+		t.Errorf("task T002 is not dispatched again as attempt 1:\n%s", s)
+	}
+	l = r.ledger("plans/001-rate-limit-ledger.md")
+	for _, id := range []string{"T001", "T002", "T003"} {
+		if tk, _ := l.Task(id); tk.Status != ledger.TaskDone || tk.Attempts != 1 {
+			t.Errorf("task %s is %s after %d attempts, want done after 1", id, tk.Status, tk.Attempts)
+		}
+	}
+	if l.Delivery.Unavailable != "" {
+		t.Errorf("unavailable: %q survived the next dispatch", l.Delivery.Unavailable)
+	}
+	verifyControl(t, r)
+}

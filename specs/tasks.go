@@ -15,6 +15,10 @@ var (
 	kiroTaskRE = regexp.MustCompile(`^([0-9]{1,4}(?:\.[0-9]{1,4})*)\.?\s+(\S.*)$`)
 	kiroReqRE  = regexp.MustCompile(`^_?Requirements?:\s*(.*?)_?$`)
 	kiroIDRE   = regexp.MustCompile(`^[0-9]{1,4}\.[0-9]{1,4}$`)
+	// testsRE is a task's `Tests:` detail line, as a person writes it
+	// in either tool's list style: `- Tests: `go test ./x -run TestY``,
+	// `_Tests: `pytest tests/test_y.py`_` or `**Tests:** …`.
+	testsRE = regexp.MustCompile(`^[_*]{0,2}[Tt]ests:[_*]{0,2}\s*`)
 	// pathRE finds a file path in a task's text: a slash path ending in a
 	// file name with an extension (src/models/user.py), or the content of
 	// a code span holding no space and at least one dot or slash.
@@ -127,6 +131,7 @@ func (tp *tasksParser) specKitTask(it *parse.Item, label string) {
 		tp.errorf(it.TextPos(), "task %s has no description", t.ID)
 	}
 	tp.files(t, it)
+	tp.tests(t, it)
 	tp.add(t, label, t.Parallel && len(t.Files) > 0)
 }
 
@@ -171,6 +176,7 @@ func (tp *tasksParser) kiroList(l *parse.List) {
 		t := &Task{ID: m[1], Pos: it.Pos, Title: normalizeSpace(m[2] + " " + joinRest(it.Lines[1:]))}
 		t.N = len(tp.p.Tasks()) + 1
 		tp.files(t, it)
+		tp.tests(t, it)
 		for _, line := range detailLines(it.Blocks) {
 			rm := kiroReqRE.FindStringSubmatchIndex(strings.TrimSpace(line.Text))
 			if rm == nil {
@@ -235,6 +241,9 @@ func (tp *tasksParser) files(t *Task, it *parse.Item) {
 	}
 	lines := append(append([]parse.Line{}, it.Lines...), detailLines(it.Blocks)...)
 	for _, l := range lines {
+		if testsRE.MatchString(strings.TrimSpace(l.Text)) {
+			continue // a test command's paths are what it runs, not what the task writes
+		}
 		for _, s := range spansOf(l) {
 			if !strings.ContainsAny(s.Text, " \t") && strings.ContainsAny(s.Text, "./") {
 				add(s.Text, s.Pos)
@@ -247,6 +256,36 @@ func (tp *tasksParser) files(t *Task, it *parse.Item) {
 	if len(t.Files) > 0 {
 		t.HasFiles = true
 		t.FilesPos = t.Files[0].Pos
+	}
+}
+
+// tests reads the task's `Tests:` detail lines: each code span on one is
+// a command that proves the task, the form a gallivant task's `**Tests:**`
+// bullet has. The tools themselves write no commands, so the line is
+// optional; one that names none is a `plan/tests-block` error.
+func (tp *tasksParser) tests(t *Task, it *parse.Item) {
+	for _, l := range detailLines(it.Blocks) {
+		text := strings.TrimLeft(l.Text, " ")
+		m := testsRE.FindStringIndex(text)
+		if m == nil {
+			continue
+		}
+		off := len(l.Text) - len(text)
+		rest := parse.Line{Text: l.Text[off+m[1]:], Pos: colAt(l, off+m[1])}
+		if !t.HasTests {
+			t.HasTests, t.TestsPos, t.TestsPlaced = true, colAt(l, off), true
+		}
+		spans := spansOf(rest)
+		if len(spans) == 0 {
+			tp.ds.Errorf(tp.doc.Path, colAt(l, off), RulePlanTestsBlock, "task %s's Tests: line names no command; write each command as a code span, like - Tests: `go test ./ratelimit -run TestWindow`", t.ID)
+			continue
+		}
+		for _, s := range spans {
+			if s.Text == "" {
+				continue
+			}
+			t.Tests = append(t.Tests, PlanTest{Kind: "command", Text: s.Text, Pos: s.Pos})
+		}
 	}
 }
 
@@ -298,8 +337,28 @@ func (ck *planCheck) checkTasks() {
 			}
 		}
 	}
+	for _, t := range ck.p.Tasks() {
+		for _, b := range t.Tests {
+			ck.taskCommand(t, b)
+		}
+	}
 	ck.citations()
 	ck.placeholders()
+}
+
+// taskCommand checks one command of a spec-kit or Kiro task's `Tests:`
+// line: the shell forms a gallivant plan refuses stay refused, and a `;`,
+// which ends an evidence command, would cut the command gallivant replays.
+func (ck *planCheck) taskCommand(t *Task, b PlanTest) {
+	for _, u := range unsupported {
+		if strings.Contains(b.Text, u) {
+			ck.errorf(b.Pos, RulePlanTestsBlock, "task %s's test command %s uses %q, which a test command may not; run the test tool directly, like `go test ./ratelimit -run TestWindow`", t.ID, quoteText(b.Text, 60), strings.TrimSpace(u))
+			return
+		}
+	}
+	if strings.ContainsAny(b.Text, ";\n") {
+		ck.errorf(b.Pos, RulePlanTestsBlock, "task %s's test command %s holds a `;`; join commands with && or give each its own code span", t.ID, quoteText(b.Text, 60))
+	}
 }
 
 // citations resolves each task's cited criteria against the spec and

@@ -202,3 +202,25 @@ func TestProgressToldOfRun(t *testing.T) {
 		t.Errorf("events %q lack %q", p.events, want)
 	}
 }
+
+// Each dispatch is named on the board by what it works on; a wave's tasks,
+// which run at once for one spec, each have a name (and so a key) of their
+// own rather than all reading as the seed.
+func TestRunLabel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		task Task
+		want string
+	}{
+		{Task{Pending: ledger.Pending{Target: 2}}, "row 2"},
+		{Task{Pending: ledger.Pending{Target: ledger.SeedTarget}}, "seed"},
+		{Task{Round: 3, Pending: ledger.Pending{Target: ledger.SeedTarget}}, "round 3"},
+		{Task{PlanTask: "T002", Pending: ledger.Pending{Target: ledger.SeedTarget}}, "task T002"},
+		{Task{PlanTask: "1.2", Pending: ledger.Pending{Target: ledger.SeedTarget}}, "task 1.2"},
+	}
+	for _, tt := range tests {
+		if got := label(tt.task); got != tt.want {
+			t.Errorf("label(%+v) = %q, want %q", tt.task.Pending, got, tt.want)
+		}
+	}
+}
