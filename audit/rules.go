@@ -126,6 +126,9 @@ var rules = []rule{
 	{kind: "record task", of: of(ledger.KindRecordTask), replay: replayRecordTask},
 	{kind: "withdraw task", of: of(ledger.KindWithdrawTask), replay: replayWithdrawTask},
 	{kind: "close rows by replay", of: of(ledger.KindCloseRows), replay: replayCloseRows},
+	{kind: "learn", of: of(ledger.KindLearn), replay: replayLearn},
+	{kind: "learn return", of: of(ledger.KindProposeLessons, ledger.KindNoLessons, ledger.KindRefuseLessons), replay: replayLearnReturn},
+	{kind: "lessons decided", of: of(ledger.KindLessonsMerged, ledger.KindLessonsDeclined), replay: replayProposalDecided},
 }
 
 // KindAccept is the kind of `loop: accept`, which makes the hand edits of

@@ -63,6 +63,9 @@ type DashboardEntry struct {
 	// it came from (the ledger, a pull-request comment, this issue), ""
 	// when none was.
 	LastRequest string
+	// Lessons says where a done entry's learn task stands (its lessons
+	// proposal on the control repository), "" without one.
+	Lessons string
 }
 
 // DashboardBox is one box read from the body.
@@ -339,6 +342,9 @@ func RenderDashboard(in DashboardRender) string {
 			}
 			if e.LastRequest != "" {
 				fmt.Fprintf(&b, "  last request: %s\n", CodeSpan(e.LastRequest))
+			}
+			if e.Lessons != "" {
+				fmt.Fprintf(&b, "  lessons: %s\n", CodeSpan(e.Lessons))
 			}
 			if strings.Contains(strconv.Quote(e.Spec), "-->") || e.Spec == "" {
 				continue

@@ -36,3 +36,18 @@ func TestDashboardShowsLastRequest(t *testing.T) {
 		})
 	}
 }
+
+// A done entry's learn task is one line under it, quoted as a code span,
+// and adds no box.
+func TestDashboardShowsLessonsProposal(t *testing.T) {
+	t.Parallel()
+	e := []DashboardEntry{{Spec: "specs/a.md", Phase: "done", Status: "rows: 2 of 2 done, acme/api#1",
+		Lessons: "2 lessons proposed in acme/control#7, waiting for a person to merge or close it"}}
+	body := RenderDashboard(DashboardRender{Entries: e, NewID: ids(10)})
+	if !strings.Contains(body, "- `specs/a.md`: `rows: 2 of 2 done, acme/api#1`\n  lessons: `2 lessons proposed in acme/control#7, waiting for a person to merge or close it`\n") {
+		t.Errorf("the body lacks the lessons line:\n%s", body)
+	}
+	if boxes := ParseDashboard(body); len(boxes) != 0 {
+		t.Errorf("boxes read back: %+v", boxes)
+	}
+}

@@ -45,6 +45,7 @@ const (
 	KeyNotify        = "notify"         // notifications owed: <target>/<event>/<stamp>/<tries> ...
 	KeyNotifyFailed  = "notify-failed"  // the last notification given up: <target>/<event>/<stamp> | <last error>
 	KeyPaused        = "paused"         // @<login> <owner/name>#<n>: who paused the entry from which pull request
+	// KeyLearn ("learn", learn.go) is the done entry's learn task.
 )
 
 // Phase is where an entry is in its delivery.
@@ -89,6 +90,9 @@ type Delivery struct {
 	Notify        []Owed       // notify: the notifications owed, in order
 	NotifyFailed  NotifyFailure
 	Paused        Pause // paused: set by /gallivant pause, cleared by unpause
+	// Learn is a done entry's learn task (learn.go); zero before one is
+	// dispatched.
+	Learn Learn
 
 	// PullState is the entry's own pull-request state: the whole state of
 	// a single-member entry, the entry-level phase of a coordinated one.
@@ -141,6 +145,7 @@ func (d *Delivery) Clone() *Delivery {
 	c := *d
 	c.PullState = d.PullState.clone()
 	c.Notify = append([]Owed(nil), d.Notify...)
+	c.Learn = d.Learn.clone()
 	if d.PerMember != nil {
 		c.PerMember = make(map[string]*PullState, len(d.PerMember))
 		for m, p := range d.PerMember {

@@ -89,6 +89,19 @@ const (
 	// KindCloseRows closes rows by their evidence replayed after a waves
 	// spec's last wave (ledger.CloseByReplay).
 	KindCloseRows Kind = "close rows by replay"
+	// The learn task of a done entry (docs/learning.md "The learn task"):
+	// KindLearn writes its dispatch ahead of the agent run, naming the
+	// delivered pull request; KindProposeLessons records the lessons pull
+	// request opened on the control repository, KindNoLessons a return
+	// that proposed nothing and KindRefuseLessons one that broke the
+	// learn contract; KindLessonsMerged and KindLessonsDeclined record a
+	// person's merge or close of the proposal.
+	KindLearn           Kind = "learn"
+	KindProposeLessons  Kind = "propose lessons"
+	KindNoLessons       Kind = "no lessons"
+	KindRefuseLessons   Kind = "refuse lessons"
+	KindLessonsMerged   Kind = "lessons merged"
+	KindLessonsDeclined Kind = "lessons declined"
 )
 
 // Writes the subject vocabulary spells specially: `announced round <n>`
@@ -223,6 +236,12 @@ var forms = func() []form {
 		{KindWithdrawTask, "withdraw task <task>"},
 		{KindTaskResult, "task <task> <status>"},
 		{KindCloseRows, "close rows by replay"},
+		{KindLearn, "learn <pr>"},
+		{KindProposeLessons, "propose lessons <pr>"},
+		{KindNoLessons, "no lessons <pr>"},
+		{KindRefuseLessons, "refuse lessons <pr>"},
+		{KindLessonsMerged, "lessons merged <pr>"},
+		{KindLessonsDeclined, "lessons declined <pr>"},
 	}
 	out := make([]form, len(src))
 	for i, f := range src {

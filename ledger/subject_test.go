@@ -77,6 +77,12 @@ var subjectCases = []struct {
 	{"loop: task T002 done", Subject{Kind: KindTaskResult, Task: "T002", Status: Done}},
 	{"loop: task 2.1 failed", Subject{Kind: KindTaskResult, Task: "2.1", Status: Failed}},
 	{"loop: close rows by replay", Subject{Kind: KindCloseRows}},
+	{"loop: learn acme/api#1", Subject{Kind: KindLearn, PR: PullRef{Repo: "acme/api", Number: 1}}},
+	{"loop: propose lessons acme/control#3", Subject{Kind: KindProposeLessons, PR: PullRef{Repo: "acme/control", Number: 3}}},
+	{"loop: no lessons acme/api#1", Subject{Kind: KindNoLessons, PR: PullRef{Repo: "acme/api", Number: 1}}},
+	{"loop: refuse lessons acme/api#1", Subject{Kind: KindRefuseLessons, PR: PullRef{Repo: "acme/api", Number: 1}}},
+	{"loop: lessons merged acme/control#3", Subject{Kind: KindLessonsMerged, PR: PullRef{Repo: "acme/control", Number: 3}}},
+	{"loop: lessons declined acme/control#3", Subject{Kind: KindLessonsDeclined, PR: PullRef{Repo: "acme/control", Number: 3}}},
 	// A leg's transition that names no pull request names its leg.
 	{"loop: done leg web", Subject{Kind: KindDone, Leg: "web"}},
 	{"loop: write failed ready-label leg api", Subject{Kind: KindWriteFailed, Write: "ready-label", Leg: "api"}},

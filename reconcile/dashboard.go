@@ -243,6 +243,11 @@ func dashboardEntries(entries []*entry, last map[string]string) []gatekeep.Dashb
 			}
 			d.Offers = gatekeep.DashboardOffers(l)
 			d.LastRequest = last[e.specPath]
+			if l.Delivery != nil {
+				if ls := lessonsStatus(l); ls != nil {
+					d.Lessons = ls.Words
+				}
+			}
 		}
 		out = append(out, d)
 	}

@@ -31,6 +31,8 @@ func (p *passState) deliver(ctx context.Context, e *entry) (stepResult, error) {
 		return p.openPR(ctx, e)
 	case ledger.PhaseReview, ledger.PhaseReady:
 		return p.review(ctx, e)
+	case ledger.PhaseDone:
+		return p.learn(ctx, e) // learn.go
 	}
 	return finished, nil
 }

@@ -94,6 +94,10 @@ type GitHubClient interface {
 	// DeleteBranch deletes a branch, that one once its result is admitted.
 	ProveResult(ctx context.Context, repo, head string) (githubapi.ProveReturn, error)
 	DeleteBranch(ctx context.Context, repo, branch string) error
+	// FileAt reads one file of repo at ref, at most limit bytes: a learn
+	// task's return on the control repository's lessons branch
+	// (learn.go).
+	FileAt(ctx context.Context, repo, path, ref string, limit int) (data []byte, ok bool, err error)
 	// CheckEvidence reads a head's check runs and statuses without the
 	// base's requirements, and RequiredChecks what a base requires, asked
 	// under key (the base's head and the pass's gallivant.yaml) so that an

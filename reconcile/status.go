@@ -138,6 +138,49 @@ type EntryStatus struct {
 	// Waves are a planned entry's `## Tasks` by wave, one line a wave
 	// (ledger.WaveLines); empty without tasks.
 	Waves []string `json:"waves,omitempty"`
+	// Lessons is a done entry's learn task (docs/learning.md "The learn
+	// task"); nil before one is dispatched.
+	Lessons *LessonsStatus `json:"lessons,omitempty"`
+}
+
+// LessonsStatus is where a done entry's learn task stands: its state
+// (ledger.LearnState), the lessons pull request on the control repository
+// and how many candidate lessons it proposes, and the state in words.
+type LessonsStatus struct {
+	State      string `json:"state"`
+	Proposal   string `json:"proposal,omitempty"`
+	Candidates int    `json:"candidates,omitempty"`
+	Words      string `json:"words"`
+}
+
+// lessonsStatus says a ledger's learn task, nil without one.
+func lessonsStatus(l *ledger.Ledger) *LessonsStatus {
+	lr := l.Delivery.Learn
+	if lr.IsZero() {
+		return nil
+	}
+	ls := &LessonsStatus{State: string(lr.State), Candidates: len(lr.Candidates)}
+	if !lr.PR.IsZero() {
+		ls.Proposal = lr.PR.String()
+	}
+	switch lr.State {
+	case ledger.LearnDispatched:
+		ls.Words = "learn task dispatched " + ledger.TimeText(lr.At)
+	case ledger.LearnNone:
+		ls.Words = "the learn task proposed no lessons"
+	case ledger.LearnRefused:
+		ls.Words = "the learn task's return was refused; it is dispatched once more"
+		if lr.Final() {
+			ls.Words = fmt.Sprintf("the learn task's return was refused on its last attempt (%d of %d)", lr.Attempts(), ledger.MaxLearnAttempts)
+		}
+	case ledger.LearnProposed:
+		ls.Words = fmt.Sprintf("%s proposed in %s, waiting for a person to merge or close it", countOf(len(lr.Candidates), "lesson"), lr.PR)
+	case ledger.LearnMerged:
+		ls.Words = fmt.Sprintf("%s approved in %s", countOf(len(lr.Candidates), "lesson"), lr.PR)
+	case ledger.LearnDeclined:
+		ls.Words = fmt.Sprintf("%s declined in %s, never proposed again", countOf(len(lr.Candidates), "lesson"), lr.PR)
+	}
+	return ls
 }
 
 // Statuses returns every entry's status, sorted by spec path.
@@ -213,6 +256,7 @@ func (s *Snapshot) Status(spec string) EntryStatus {
 		es.Paused = pause.Describe()
 	}
 	es.Requests = requestStatuses(l)
+	es.Lessons = lessonsStatus(l)
 	return es
 }
 

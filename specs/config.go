@@ -63,6 +63,10 @@ type Config struct {
 	// each pass, whose boxes steer entries (docs/requests.md); off by
 	// default.
 	DashboardIssue bool
+	// Learning is nil unless gallivant.yaml has a `learning:` key: only
+	// then does a delivered entry dispatch a learn task
+	// (docs/learning.md "The learn task").
+	Learning *LearningConfig
 	// Unreadable is true when gallivant.yaml is not YAML at all (bad
 	// encoding or syntax): every value is its default, and the documents
 	// leave out diagnostics that only a missing default would cause, such
@@ -114,6 +118,37 @@ type ReviewerConfig struct {
 	Login           string
 	RereviewMinutes int
 	StallHours      int
+}
+
+// LearningConfig is the `learning:` section: which target repositories'
+// delivered entries dispatch a learn task, and where the lessons pull
+// requests open.
+type LearningConfig struct {
+	// ControlRepo is the control repository on GitHub (owner/name) the
+	// lessons pull requests open on; "" takes the one the control URL (or
+	// $GITHUB_REPOSITORY) names.
+	ControlRepo string
+	// Repos limits learning to these target repositories; empty learns
+	// from every one.
+	Repos []string
+}
+
+// Learns reports whether a delivered entry of target repository repo
+// dispatches a learn task: learning is configured and, when it lists
+// repositories, lists repo.
+func (c *Config) Learns(repo string) bool {
+	if c == nil || c.Learning == nil {
+		return false
+	}
+	if len(c.Learning.Repos) == 0 {
+		return true
+	}
+	for _, r := range c.Learning.Repos {
+		if strings.EqualFold(r, repo) {
+			return true
+		}
+	}
+	return false
 }
 
 // LabelsConfig names the labels gallivant writes.
@@ -339,6 +374,24 @@ func ParseConfig(path string, data []byte) (*Config, parse.Diagnostics) {
 					d.errorf(n, "config/invalid", "checks.none lists %q; each entry is a target repository owner/name", r)
 				}
 			}
+		},
+		"learning": func(n *yaml.Node) {
+			lc := &LearningConfig{}
+			d.mapping(n, "learning", map[string]func(*yaml.Node){
+				"control_repo": d.str(&lc.ControlRepo, repoRef),
+				"repos":        d.strings(&lc.Repos),
+			})
+			if n.Kind != yaml.MappingNode && n.Tag != "!!null" {
+				return
+			}
+			if n := find(n, "repos"); n != nil {
+				for i, r := range lc.Repos {
+					if !ValidRepo(r) && i < len(n.Content) {
+						d.errorf(n.Content[i], "config/invalid", "learning.repos lists %q; each entry is a target repository owner/name", r)
+					}
+				}
+			}
+			cfg.Learning = lc
 		},
 		"schedule":        d.str(&cfg.Schedule, cronSpec),
 		"notify":          d.notify(&cfg.Notify),

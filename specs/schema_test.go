@@ -75,6 +75,8 @@ func TestSchemaAcceptsValidConfigs(t *testing.T) {
 		"durations":             []byte("executor:\n  timeout: 1h30m\n  grace: 90s\n  replay_budget: 2m\nchecks:\n  wait: 1.5h\n"),
 		"numeric run_as":        []byte("executor:\n  run_as: \"1001\"\n"),
 		"reviewer with a login": []byte("reviewer:\n  login: bob\n"),
+		"learning":              []byte("learning:\n  control_repo: acme/control\n  repos: [acme/api]\n"),
+		"learning on its own":   []byte("learning:\n"),
 		"notify targets":        []byte("notify:\n  - name: chat\n    url_env: SLACK_URL\n    format: slack\n    on: [stops, ready]\n  - name: hook\n    url: https://hooks.example.com/g\n    on: [done]\n"),
 	}
 	for _, p := range []string{"testdata/config-full.yaml", "../docs/examples/control/gallivant.yaml", "../cmd/gallivant/demo/gallivant.yaml"} {
@@ -120,6 +122,10 @@ func TestSchemaRejectsStructurallyInvalidConfigs(t *testing.T) {
 		{"max_rounds a float", "defaults:\n  max_rounds: 2.5\n", "config/type"},
 		{"reviewer without login", "reviewer:\n  stall_hours: 4\n", "config/invalid"},
 		{"reviewer null", "reviewer:\n", "config/invalid"},
+		{"learning unknown key", "learning:\n  enabled: true\n", "config/unknown-key"},
+		{"learning control_repo not owner/name", "learning:\n  control_repo: control\n", "config/invalid"},
+		{"learning repos not owner/name", "learning:\n  repos: [api]\n", "config/invalid"},
+		{"learning a scalar", "learning: yes\n", "config/type"},
 		{"executor kind unknown", "executor:\n  kind: robot\n", "config/invalid"},
 		{"command without argv", "executor:\n  kind: command\n", "config/invalid"},
 		{"command with empty argv", "executor:\n  kind: command\n  command: []\n", "config/invalid"},

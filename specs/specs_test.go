@@ -311,6 +311,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"escaping dir", "control:\n  specs: [../x]\n", "config/invalid", parse.Pos{Line: 2, Col: 11}},
 		{"duplicate", "schedule: '@daily'\nschedule: '@hourly'\n", "config/duplicate-key", parse.Pos{Line: 2, Col: 1}},
 		{"reviewer without login", "reviewer:\n  stall_hours: 3\n", "config/invalid", parse.Pos{Line: 2, Col: 3}},
+		{"learning control_repo", "learning:\n  control_repo: control\n", "config/invalid", parse.Pos{Line: 2, Col: 17}},
+		{"learning repos entry", "learning:\n  repos: [acme/api, api]\n", "config/invalid", parse.Pos{Line: 2, Col: 21}},
+		{"learning unknown key", "learning:\n  enable: true\n", "config/unknown-key", parse.Pos{Line: 2, Col: 3}},
 		// Issue 11: executor.env never passes a credential to the agent.
 		{"env passes the token variable", "executor:\n  env: [PATH, BOT_TOKEN]\ngithub:\n  token_env: BOT_TOKEN\n", "config/invalid", parse.Pos{Line: 2, Col: 15}},
 		{"env passes GH_TOKEN", "executor:\n  env: [GH_TOKEN]\n", "config/invalid", parse.Pos{Line: 2, Col: 9}},

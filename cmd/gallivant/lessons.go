@@ -38,6 +38,29 @@ type lessonsRepoJSON struct {
 	// trailers of loop: done commits) that no lesson of the file cites
 	// yet: what a person may still write lessons from.
 	Feedback []feedbackJSON `json:"feedback"`
+	// Proposals are the lessons pull requests learn tasks opened on the
+	// control repository that are still open or were declined
+	// (docs/learning.md "The learn task"), oldest first.
+	Proposals []proposalJSON `json:"proposals"`
+}
+
+// proposalJSON is one lessons pull request on the control repository, as
+// the control history records it.
+type proposalJSON struct {
+	PR string `json:"pr"`
+	// State is open or declined.
+	State string `json:"state"`
+	Spec  string `json:"spec"`
+	// Delivered is the target pull request the lessons were learned from.
+	Delivered  string          `json:"delivered"`
+	Candidates []candidateJSON `json:"candidates"`
+	// Proposed is the loop: propose lessons commit.
+	Proposed string `json:"proposed"`
+}
+
+type candidateJSON struct {
+	Fingerprint string `json:"fingerprint"`
+	Title       string `json:"title"`
 }
 
 // feedbackJSON is one piece of feedback a delivered entry's rounds
@@ -70,13 +93,14 @@ func (a *app) newLessonsCmd() *cobra.Command {
 	opts := &lessonsOptions{}
 	cmd := &cobra.Command{
 		Use:   "lessons [REPO] [--format text|json]",
-		Short: "List the lessons of each target repository and how often briefs carried them",
+		Short: "List the lessons of each target repository, how often briefs carried them, and the lessons proposals",
 		Long: `lessons lists the lessons files of the control branch
 (lessons/<owner>/<name>.md): each lesson's title, scope and sources, and
 how many dispatches carried each version of the file, counted from the
 Gallivant-Lessons trailers of the control history, and the feedback of
 delivered work (the Gallivant-Feedback trailers of loop: done commits) that
-no lesson cites yet. REPO (owner/name)
+no lesson cites yet, and the lessons pull requests learn tasks opened on
+the control repository that are open or were declined. REPO (owner/name)
 limits the listing to that target repository. A file with grammar errors
 is listed as not carried; gallivant check says why. docs/learning.md
 describes lessons.
@@ -115,13 +139,16 @@ func (a *app) lessonsRun(cmd *cobra.Command, opts *lessonsOptions) error {
 		return &exitError{code: exitCannotRun, err: err}
 	}
 	var messages []string
-	var done []doneFeedback
+	var done, learned []doneFeedback
 	err = st.History(cmd.Context(), "", nil, func(c audit.Commit) error {
 		if strings.Contains(c.Message, ledger.TrailerLessons+": ") {
 			messages = append(messages, c.Message)
 		}
 		if strings.Contains(c.Message, gatekeep.TrailerFeedback+": ") {
 			done = append(done, doneFeedback{SHA: c.SHA, Message: c.Message})
+		}
+		if learnRecord(c.Message) {
+			learned = append(learned, doneFeedback{SHA: c.SHA, Message: c.Message})
 		}
 		return cmd.Context().Err()
 	})
@@ -130,6 +157,7 @@ func (a *app) lessonsRun(cmd *cobra.Command, opts *lessonsOptions) error {
 	}
 	repos := lessonsListing(files, messages, opts.Repo)
 	repos = withFeedback(repos, done, opts.Repo)
+	repos = withProposals(repos, learned, opts.Repo)
 	if opts.Format == "json" {
 		return a.encodeJSON(repos)
 	}
@@ -158,7 +186,7 @@ func lessonsListing(files []specs.File, messages []string, repo string) []lesson
 			continue
 		}
 		lf, ds := lessons.Parse(f.Path, f.Data)
-		j := &lessonsRepoJSON{Repo: r, Path: f.Path, Blob: f.ID, Errors: ds.HasErrors(), Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}}
+		j := &lessonsRepoJSON{Repo: r, Path: f.Path, Blob: f.ID, Errors: ds.HasErrors(), Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}}
 		for _, l := range lf.Lessons {
 			lj := lessonJSON{Title: l.Title, Scope: []string{}, Sources: []string{}}
 			for _, p := range l.Scope {
@@ -195,7 +223,7 @@ func lessonsListing(files []specs.File, messages []string, repo string) []lesson
 		j, ok := byPath[p]
 		if !ok {
 			r, _ := lessons.RepoOf(p)
-			j = &lessonsRepoJSON{Repo: r, Path: p, Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}}
+			j = &lessonsRepoJSON{Repo: r, Path: p, Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}}
 			byPath[p] = j
 		}
 		for blob, n := range bs {
@@ -255,6 +283,16 @@ func writeLessonsText(w io.Writer, repos []lessonsRepoJSON) {
 		}
 		for _, f := range r.Feedback {
 			fmt.Fprintf(w, "  feedback no lesson cites: %s by @%s (round %d, answered by %s; loop: done %s)\n", f.URL, f.Author, f.Round, f.Range, shortSHA(f.Done))
+		}
+		for _, pj := range r.Proposals {
+			what := "open, waiting for a person to merge or close it"
+			if pj.State == "declined" {
+				what = "declined: never proposed again"
+			}
+			fmt.Fprintf(w, "  proposal %s %s (from %s, %s; loop: propose lessons %s)\n", pj.PR, what, pj.Delivered, pj.Spec, shortSHA(pj.Proposed))
+			for _, c := range pj.Candidates {
+				fmt.Fprintf(w, "    candidate %s: %s\n", c.Fingerprint, c.Title)
+			}
 		}
 	}
 }
@@ -318,12 +356,98 @@ func withFeedback(repos []lessonsRepoJSON, done []doneFeedback, repo string) []l
 			}
 			i, ok := byRepo[strings.ToLower(s.Repo)]
 			if !ok {
-				repos = append(repos, lessonsRepoJSON{Repo: s.Repo, Path: lessons.PathFor(s.Repo), Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}})
+				repos = append(repos, lessonsRepoJSON{Repo: s.Repo, Path: lessons.PathFor(s.Repo), Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}})
 				i = len(repos) - 1
 				byRepo[strings.ToLower(s.Repo)] = i
 			}
 			repos[i].Feedback = append(repos[i].Feedback, feedbackJSON{URL: f.URL, Author: f.Author, Round: f.Round, Range: f.From + ".." + f.To, Done: d.SHA})
 		}
+	}
+	sort.Slice(repos, func(a, b int) bool { return repos[a].Path < repos[b].Path })
+	return repos
+}
+
+// learnRecord reports whether a control commit records a lessons
+// proposal being opened, merged or declined.
+func learnRecord(message string) bool {
+	subject, _, _ := strings.Cut(message, "\n")
+	sub, err := ledger.ParseSubject(subject)
+	if err != nil {
+		return false
+	}
+	switch sub.Kind {
+	case ledger.KindProposeLessons, ledger.KindLessonsMerged, ledger.KindLessonsDeclined:
+		return true
+	}
+	return false
+}
+
+// withProposals adds to the listing the lessons pull requests learn tasks
+// opened on the control repository, read off the control history, oldest
+// first: each `loop: propose lessons <proposal>` commit (its candidates
+// from the `- candidate <fingerprint>: <title>` lines gallivant writes,
+// its target repository from its Gallivant-PR trailer), declined by a
+// later `loop: lessons declined <proposal>` and dropped once `loop:
+// lessons merged <proposal>` says its lessons are in the file. Limited to
+// repo when it is set.
+func withProposals(repos []lessonsRepoJSON, learned []doneFeedback, repo string) []lessonsRepoJSON {
+	byRepo := map[string]int{}
+	for i, r := range repos {
+		byRepo[strings.ToLower(r.Repo)] = i
+	}
+	type at struct{ repo, index int }
+	open := map[string]at{}
+	for _, c := range learned {
+		subject, body, _ := strings.Cut(c.Message, "\n")
+		sub, err := ledger.ParseSubject(subject)
+		if err != nil {
+			continue
+		}
+		pr := sub.PR.String()
+		switch sub.Kind {
+		case ledger.KindLessonsMerged, ledger.KindLessonsDeclined:
+			where, ok := open[pr]
+			if !ok {
+				continue
+			}
+			delete(open, pr)
+			ps := repos[where.repo].Proposals
+			if sub.Kind == ledger.KindLessonsMerged {
+				repos[where.repo].Proposals = append(ps[:where.index:where.index], ps[where.index+1:]...)
+				for k, w := range open {
+					if w.repo == where.repo && w.index > where.index {
+						open[k] = at{w.repo, w.index - 1}
+					}
+				}
+				continue
+			}
+			ps[where.index].State = "declined"
+			continue
+		}
+		ts := ledger.ParseTrailers(c.Message)
+		delivered, err := ledger.ParsePullRef(ledger.TrailerValue(ts, ledger.TrailerPR))
+		if err != nil || (repo != "" && !strings.EqualFold(delivered.Repo, repo)) {
+			continue
+		}
+		pj := proposalJSON{PR: pr, State: "open", Spec: ledger.TrailerValue(ts, ledger.TrailerSpec), Delivered: delivered.String(), Candidates: []candidateJSON{}, Proposed: c.SHA}
+		for _, ln := range strings.Split(body, "\n") {
+			rest, ok := strings.CutPrefix(ln, "- candidate ")
+			if !ok {
+				continue
+			}
+			if fp, title, ok := strings.Cut(rest, ": "); ok {
+				pj.Candidates = append(pj.Candidates, candidateJSON{Fingerprint: fp, Title: oneLineOf(title)})
+			}
+		}
+		i, ok := byRepo[strings.ToLower(delivered.Repo)]
+		if !ok {
+			repos = append(repos, lessonsRepoJSON{Repo: delivered.Repo, Path: lessons.PathFor(delivered.Repo), Lessons: []lessonJSON{}, Carried: []carriedVersion{},
+				Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}})
+			i = len(repos) - 1
+			byRepo[strings.ToLower(delivered.Repo)] = i
+		}
+		repos[i].Proposals = append(repos[i].Proposals, pj)
+		open[pr] = at{i, len(repos[i].Proposals) - 1}
 	}
 	sort.Slice(repos, func(a, b int) bool { return repos[a].Path < repos[b].Path })
 	return repos

@@ -26,9 +26,9 @@ func TestLessonsListing(t *testing.T) {
 	got := lessonsListing(files, messages, "")
 	want := []lessonsRepoJSON{
 		{Repo: "acme/api", Path: "lessons/acme/api.md", Blob: b2, Lessons: []lessonJSON{{Title: "Cents", Scope: []string{"billing/**"}, Sources: []string{"acme/api#1"}}},
-			Carried: []carriedVersion{{Blob: b2, Dispatches: 2, Current: true}, {Blob: b1, Dispatches: 1}}, Feedback: []feedbackJSON{}},
-		{Repo: "acme/gone", Path: "lessons/acme/gone.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{{Blob: b1, Dispatches: 1}}, Feedback: []feedbackJSON{}},
-		{Repo: "acme/web", Path: "lessons/acme/web.md", Blob: b3, Errors: true, Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}},
+			Carried: []carriedVersion{{Blob: b2, Dispatches: 2, Current: true}, {Blob: b1, Dispatches: 1}}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}},
+		{Repo: "acme/gone", Path: "lessons/acme/gone.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{{Blob: b1, Dispatches: 1}}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}},
+		{Repo: "acme/web", Path: "lessons/acme/web.md", Blob: b3, Errors: true, Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lessonsListing (-want +got):\n%s", diff)
@@ -71,9 +71,9 @@ func TestLessonsListingFeedback(t *testing.T) {
 	got := withFeedback(lessonsListing(files, nil, ""), commits, "")
 	want := []lessonsRepoJSON{
 		{Repo: "acme/api", Path: "lessons/acme/api.md", Blob: b2, Lessons: []lessonJSON{{Title: "Cents", Scope: []string{}, Sources: []string{"acme/api#1", api1 + "#pullrequestreview-4"}}},
-			Carried: []carriedVersion{}, Feedback: []feedbackJSON{{URL: api1 + "#issuecomment-8", Author: "bob", Round: 1, Range: "1f430b0..358e461", Done: strings.Repeat("a", 40)}}},
+			Carried: []carriedVersion{}, Feedback: []feedbackJSON{{URL: api1 + "#issuecomment-8", Author: "bob", Round: 1, Range: "1f430b0..358e461", Done: strings.Repeat("a", 40)}}, Proposals: []proposalJSON{}},
 		{Repo: "acme/web", Path: "lessons/acme/web.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{},
-			Feedback: []feedbackJSON{{URL: "https://github.com/acme/web/pull/3#discussion_r9", Author: "carol", Round: 1, Range: "1f430b0..358e461", Done: strings.Repeat("c", 40)}}},
+			Feedback: []feedbackJSON{{URL: "https://github.com/acme/web/pull/3#discussion_r9", Author: "carol", Round: 1, Range: "1f430b0..358e461", Done: strings.Repeat("c", 40)}}, Proposals: []proposalJSON{}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("withFeedback (-want +got):\n%s", diff)
@@ -90,5 +90,60 @@ func TestLessonsListingFeedback(t *testing.T) {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("the listing lacks %q:\n%s", line, text.String())
 		}
+	}
+}
+
+// The lessons proposals of the control history are listed under the
+// target repository they learned from: an open one with its candidates, a
+// declined one as declined, a merged one not at all (its lessons are in
+// the file); a commit of any other kind proposes nothing.
+func TestLessonsListingProposals(t *testing.T) {
+	t.Parallel()
+	msg := func(subject, text, delivered string) string {
+		return (ledger.Commit{Subject: subject, Sentence: "s.", Text: text, Trailers: []ledger.Trailer{{Key: ledger.TrailerSpec, Value: "specs/a.md"}, {Key: ledger.TrailerPR, Value: delivered}}}).Message()
+	}
+	sha := func(c string) string { return strings.Repeat(c, 40) }
+	learned := []doneFeedback{
+		{SHA: sha("a"), Message: msg("loop: propose lessons acme/control#1", "- candidate 3fa85f6457c2: Round to whole cents\n- candidate 0a1b2c3d4e5f: Never log bodies", "acme/api#1")},
+		{SHA: sha("b"), Message: msg("loop: propose lessons acme/control#2", "- candidate 111111111111: Escape output", "acme/web#4")},
+		{SHA: sha("c"), Message: msg("loop: lessons declined acme/control#2", "", "acme/web#4")},
+		{SHA: sha("d"), Message: msg("loop: propose lessons acme/control#3", "- candidate 222222222222: Merged one", "acme/api#2")},
+		{SHA: sha("e"), Message: msg("loop: lessons merged acme/control#3", "", "acme/api#2")},
+		{SHA: sha("f"), Message: msg("loop: lessons declined acme/control#9", "", "acme/api#2")},
+	}
+	for _, c := range learned {
+		if !learnRecord(c.Message) {
+			t.Errorf("learnRecord(%q) = false", c.Message)
+		}
+	}
+	if learnRecord(msg("loop: learn acme/api#1", "", "acme/api#1")) || learnRecord("a person's commit\n") {
+		t.Error("learnRecord takes a commit that records no proposal")
+	}
+	got := withProposals(nil, learned, "")
+	want := []lessonsRepoJSON{
+		{Repo: "acme/api", Path: "lessons/acme/api.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{
+			{PR: "acme/control#1", State: "open", Spec: "specs/a.md", Delivered: "acme/api#1", Proposed: sha("a"),
+				Candidates: []candidateJSON{{Fingerprint: "3fa85f6457c2", Title: "Round to whole cents"}, {Fingerprint: "0a1b2c3d4e5f", Title: "Never log bodies"}}}}},
+		{Repo: "acme/web", Path: "lessons/acme/web.md", Lessons: []lessonJSON{}, Carried: []carriedVersion{}, Feedback: []feedbackJSON{}, Proposals: []proposalJSON{
+			{PR: "acme/control#2", State: "declined", Spec: "specs/a.md", Delivered: "acme/web#4", Proposed: sha("b"), Candidates: []candidateJSON{{Fingerprint: "111111111111", Title: "Escape output"}}}}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("withProposals (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want[1:], withProposals(nil, learned, "acme/web")); diff != "" {
+		t.Errorf("withProposals for acme/web (-want +got):\n%s", diff)
+	}
+	var text strings.Builder
+	writeLessonsText(&text, got)
+	for _, line := range []string{
+		"  proposal acme/control#1 open, waiting for a person to merge or close it (from acme/api#1, specs/a.md; loop: propose lessons aaaaaaa)\n    candidate 3fa85f6457c2: Round to whole cents\n",
+		"  proposal acme/control#2 declined: never proposed again (from acme/web#4, specs/a.md; loop: propose lessons bbbbbbb)\n",
+	} {
+		if !strings.Contains(text.String(), line) {
+			t.Errorf("the listing lacks %q:\n%s", line, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "Merged one") {
+		t.Errorf("a merged proposal is listed:\n%s", text.String())
 	}
 }

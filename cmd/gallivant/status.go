@@ -133,6 +133,9 @@ func (a *app) printStatus(es reconcile.EntryStatus) {
 	if es.Paused != "" {
 		fmt.Fprintf(a.io.Out, "  %s\n", es.Paused)
 	}
+	if es.Lessons != nil {
+		fmt.Fprintf(a.io.Out, "  lessons: %s\n", es.Lessons.Words)
+	}
 	if es.Stop != nil {
 		fmt.Fprintf(a.io.Out, "  stopped: %s: %s\n", es.Stop.Reason, es.Stop.Detail)
 		if len(es.Stop.Clear) > 0 {

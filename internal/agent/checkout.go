@@ -265,5 +265,9 @@ func (e CommandExecutor) checkoutDir(t Task) string {
 		// A plan task's own checkout, beside the entry's.
 		dir += "--task-" + t.PlanTask
 	}
+	if t.Learn {
+		// A learn task's checkout of the control repository.
+		dir += "--learn"
+	}
 	return dir
 }

@@ -71,11 +71,18 @@ type Task struct {
 	// (docs/plans.md "Wave execution"), "" for a row or a round. The tasks
 	// of a wave run at once, each in a checkout of its own.
 	PlanTask string
+	// Learn is set for a done entry's learn task (docs/learning.md "The
+	// learn task"): Repo is then the control repository, Branch its
+	// lessons branch and Base the control commit the task starts from.
+	Learn bool
 }
 
 // Name is the task's file name stem: the spec stem and the iteration, or
 // the round.
 func (t Task) Name() string {
+	if t.Learn {
+		return specs.Stem(t.Spec) + "-learn"
+	}
 	if t.Round > 0 {
 		return fmt.Sprintf("%s-round-%d", specs.Stem(t.Spec), t.Round)
 	}
@@ -84,6 +91,9 @@ func (t Task) Name() string {
 
 // What describes the task in logs.
 func (t Task) What() string {
+	if t.Learn {
+		return "learn task"
+	}
 	if t.Round > 0 {
 		return fmt.Sprintf("round %d", t.Round)
 	}

@@ -190,9 +190,12 @@ func (e CommandExecutor) stream(t Task) *prefixWriter {
 	return &prefixWriter{w: e.Stream, prefix: "[" + t.Spec + " " + label(t) + "] "}
 }
 
-// label names t's dispatch briefly: row <n>, seed, round <k> or task <id>.
+// label names t's dispatch briefly: row <n>, seed, round <k>, task <id>
+// or learn.
 func label(t Task) string {
 	switch {
+	case t.Learn:
+		return "learn"
 	case t.PlanTask != "":
 		// A wave's tasks run at once for one spec: each needs a key of
 		// its own on the board, and none of them is the seed.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
 )
 
@@ -86,6 +87,9 @@ type page struct {
 	Filtered bool
 	// Live are the entry's running agents (the entry page).
 	Live []LiveRun
+	// Proposals are the entries whose lessons proposal on the control
+	// repository is open (the index; docs/learning.md).
+	Proposals []Entry
 }
 
 type passBadge struct{ Class, Label, Title string }
@@ -240,6 +244,9 @@ func (s *server) index(w http.ResponseWriter, r *http.Request) {
 			counts[e.Phase]++
 			if e.Stop != nil {
 				stopped++
+			}
+			if e.Lessons != nil && e.Lessons.State == string(ledger.LearnProposed) {
+				p.Proposals = append(p.Proposals, e)
 			}
 		}
 		p.Phases = append(p.Phases, phaseCount{"entries", len(v.Entries)}, phaseCount{"stopped", stopped})

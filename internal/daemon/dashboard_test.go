@@ -87,3 +87,37 @@ func TestDashboardPages(t *testing.T) {
 		})
 	}
 }
+
+// Issue 35: the index lists the open lesson proposals on the control
+// repository, each linked, and a done entry's card says where its learn
+// task stands; a merged proposal is no longer listed as open.
+func TestDashboardLessonProposals(t *testing.T) {
+	t.Parallel()
+	state := &State{}
+	ts := httptest.NewServer(Handler(HandlerOptions{State: state}))
+	defer ts.Close()
+	v := ownedView()
+	v.Captured = time.Now()
+	v.Entries = []Entry{
+		{EntryStatus: reconcile.EntryStatus{Spec: "specs/e.md", Ledger: "plans/e-ledger.md", Status: "active", Phase: "done", PR: "acme/api#3",
+			Lessons: &reconcile.LessonsStatus{State: "proposed", Proposal: "acme/control#5", Candidates: 2, Words: "2 lessons proposed in acme/control#5, waiting for a person to merge or close it"}},
+			PRURL: "https://github.com/acme/api/pull/3", LessonsURL: "https://github.com/acme/control/pull/5"},
+		{EntryStatus: reconcile.EntryStatus{Spec: "specs/f.md", Ledger: "plans/f-ledger.md", Status: "active", Phase: "done", PR: "acme/api#4",
+			Lessons: &reconcile.LessonsStatus{State: "merged", Proposal: "acme/control#6", Candidates: 1, Words: "1 lesson approved in acme/control#6"}},
+			PRURL: "https://github.com/acme/api/pull/4", LessonsURL: "https://github.com/acme/control/pull/6"},
+	}
+	state.SetView(v)
+	state.RecordPass(PassRecord{Ended: time.Now(), Result: ResultOK})
+	_, body := get(t, ts.URL+"/")
+	for _, w := range []string{"<h2>Open lesson proposals</h2>",
+		`<a class="pr" href="https://github.com/acme/control/pull/5">acme/control#5</a>: 2 candidate lessons learned from <a class="pr" href="https://github.com/acme/api/pull/3">acme/api#3</a>`,
+		`<dt>lessons</dt><dd><a class="pr" href="https://github.com/acme/control/pull/5">acme/control#5</a>: 2 lessons proposed in acme/control#5, waiting for a person to merge or close it</dd>`,
+		"1 lesson approved in acme/control#6"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the index lacks %q:\n%s", w, body)
+		}
+	}
+	if strings.Contains(body, "acme/control#6</a>: 1 candidate") {
+		t.Errorf("a merged proposal is listed as open:\n%s", body)
+	}
+}

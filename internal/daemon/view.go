@@ -41,6 +41,9 @@ type Entry struct {
 	reconcile.EntryStatus
 	// PRURL is the pull request's web address, "" without one.
 	PRURL string
+	// LessonsURL is the web address of the entry's lessons proposal on
+	// the control repository, "" without one.
+	LessonsURL string
 	// Repo is the target repository of the work branch.
 	Repo   string
 	Branch string
@@ -241,6 +244,11 @@ func (v *View) pullLinks(e *Entry, web string) {
 	if e.PR != "" {
 		v.prs[strings.ToLower(e.PR)] = true
 		e.PRURL = prURL(e.PR)
+	}
+	if ls := e.Lessons; ls != nil && ls.Proposal != "" {
+		// A lessons proposal's merge or close triggers a pass too.
+		v.prs[strings.ToLower(ls.Proposal)] = true
+		e.LessonsURL = prURL(ls.Proposal)
 	}
 	for _, leg := range e.Legs {
 		link := LegLink{LegStatus: leg}

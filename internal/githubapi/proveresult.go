@@ -83,3 +83,32 @@ func (g *Client) DeleteBranch(ctx context.Context, repo, branch string) error {
 	}
 	return err
 }
+
+// FileAt reads the file p of repo at ref; ok is false when there is no
+// such file, and a file larger than limit bytes is an error. A learn
+// task's return is read this way from the lessons branch of the control
+// repository (docs/learning.md).
+func (g *Client) FileAt(ctx context.Context, repo, p, ref string, limit int) (data []byte, ok bool, err error) {
+	o, n := splitRepo(repo)
+	op := "read " + p + " of " + repo + " at " + ref
+	fc, _, _, err := g.c.Repositories.GetContents(ctx, o, n, p, &github.RepositoryContentGetOptions{Ref: ref})
+	if err != nil {
+		err = classify(op, err)
+		var nf *NotFoundError
+		if errors.As(err, &nf) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	if fc == nil {
+		return nil, false, nil // a directory of that name
+	}
+	if fc.GetSize() > limit {
+		return nil, true, fmt.Errorf("%s: %d bytes, over the %d read", op, fc.GetSize(), limit)
+	}
+	content, err := fc.GetContent()
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", op, err)
+	}
+	return []byte(content), true, nil
+}

@@ -74,6 +74,8 @@ func Agent(script Script) func(ctx context.Context, dir, spec, brief string) err
 		switch target {
 		case "round":
 			return d.round(b)
+		case "learn":
+			return d.learn(b, brief)
 		case "seed":
 			return d.seed(b, brief)
 		}
@@ -132,6 +134,79 @@ func (d *dispatch) round(b Behavior) error {
 		return err
 	}
 	return d.commit(fmt.Sprintf("Answer review round %s", d.kv["round"]), false)
+}
+
+// learn answers a learn task (docs/learning.md "The learn task"): for
+// Done, one commit that adds to the lessons file the brief names one
+// lesson per piece of quoted feedback — its first line as title and text,
+// its URL as the source — skipping titles the file already has; for
+// Malformed, a lesson without sources; for TwoCommits, the lessons and a
+// second commit; NoCommit and Dirty as for a row.
+func (d *dispatch) learn(b Behavior, brief string) error {
+	file := d.kv["lessons"]
+	switch b {
+	case NoCommit:
+		return nil
+	case Dirty:
+		return d.write(file, "half a lesson\n")
+	}
+	old, err := os.ReadFile(filepath.Join(d.dir, file))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	text := string(old)
+	if text == "" {
+		text = "# Lessons for " + d.kv["repo"] + "\n"
+	}
+	for _, f := range quotedFeedback(brief) {
+		if strings.Contains(text, "\n## "+f.title+"\n") {
+			continue
+		}
+		sources := "sources: " + f.url + "\n"
+		if b == Malformed {
+			sources = ""
+		}
+		text = strings.TrimRight(text, "\n") + "\n\n## " + f.title + "\n" + sources + "\n" + f.title + ".\n"
+	}
+	if err := d.write(file, text); err != nil {
+		return err
+	}
+	if err := d.commit("Propose lessons from the review", false); err != nil {
+		return err
+	}
+	if b == TwoCommits {
+		if err := d.write(file, text+"\nMore.\n"); err != nil {
+			return err
+		}
+		return d.commit("More lessons", false)
+	}
+	return nil
+}
+
+// feedbackPiece is one piece of feedback a learn brief quotes.
+type feedbackPiece struct{ url, title string }
+
+var quotedURLRE = regexp.MustCompile(`^> (https://\S+)$`)
+
+// quotedFeedback reads the feedback a learn brief quotes: each piece's
+// URL line and the first line of its quoted text.
+func quotedFeedback(brief string) []feedbackPiece {
+	var out []feedbackPiece
+	lines := strings.Split(brief, "\n")
+	for i, ln := range lines {
+		m := quotedURLRE.FindStringSubmatch(ln)
+		if m == nil {
+			continue
+		}
+		for j := i + 1; j < len(lines) && j < i+6; j++ {
+			if strings.HasPrefix(lines[j], "> ```") && j+1 < len(lines) {
+				title := strings.TrimSuffix(strings.TrimPrefix(lines[j+1], "> "), ".")
+				out = append(out, feedbackPiece{url: m[1], title: title})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // seed answers a seed dispatch: every row of the brief open, as b says.

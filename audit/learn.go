@@ -1,0 +1,80 @@
+package audit
+
+import (
+	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/ledger"
+)
+
+// The learn task's transitions (docs/learning.md "The learn task"), each
+// replayed on the parent ledger with gatekeep's transition as the oracle.
+// The dispatch instant and the candidates' fingerprints are inputs the
+// control repository cannot know; they are read from the child's `learn:`
+// line, the only key these transitions set.
+
+// learnFrom refuses a learn transition whose parent is not in the state
+// it starts from.
+func learnFrom(s *step, want ...ledger.LearnState) []outcome {
+	if s.parent.Delivery == nil || s.parent.Delivery.Phase != ledger.PhaseDone {
+		return refuse(SectionDelivery, "only a done entry has a learn task")
+	}
+	got := s.parent.Delivery.Learn.State
+	for _, w := range want {
+		if got == w {
+			return nil
+		}
+	}
+	if got == "" {
+		got = "no learn task"
+	}
+	return refuse(SectionDelivery, "the learn task is %s; this transition starts from %s", got, want[0])
+}
+
+func replayLearn(s *step) []outcome {
+	return withPR(func(s *step, p gatekeep.PR) []outcome {
+		if bad := learnFrom(s, "", ledger.LearnRefused); bad != nil {
+			return bad
+		}
+		if lr := s.parent.Delivery.Learn; lr.State == ledger.LearnRefused && lr.Final() {
+			return refuse(SectionDelivery, "the learn task was refused on its last attempt (%d of %d)", lr.Attempts(), ledger.MaxLearnAttempts)
+		}
+		return one(gatekeep.LearnDispatched(s.parent, p, s.child.Delivery.Learn.At))
+	})(s)
+}
+
+func replayLearnReturn(s *step) []outcome {
+	if bad := learnFrom(s, ledger.LearnDispatched); bad != nil {
+		return bad
+	}
+	switch s.sub.Kind {
+	case ledger.KindProposeLessons:
+		p, err := gatekeep.ParsePR(s.sub.PR.String(), "")
+		if err != nil {
+			return refuse(SectionSubject, "%v", err)
+		}
+		var cands []gatekeep.LessonCandidate
+		for _, fp := range s.child.Delivery.Learn.Candidates {
+			cands = append(cands, gatekeep.LessonCandidate{Fingerprint: fp})
+		}
+		return one(gatekeep.LessonsProposed(s.parent, p, cands))
+	case ledger.KindNoLessons:
+		return withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.NoLessons(s.parent, p, "")) })(s)
+	}
+	return withPR(func(s *step, p gatekeep.PR) []outcome { return one(gatekeep.LessonsRefused(s.parent, p, "")) })(s)
+}
+
+func replayProposalDecided(s *step) []outcome {
+	if bad := learnFrom(s, ledger.LearnProposed); bad != nil {
+		return bad
+	}
+	p, err := gatekeep.ParsePR(s.sub.PR.String(), "")
+	if err != nil {
+		return refuse(SectionSubject, "%v", err)
+	}
+	if own := s.parent.Delivery.Learn.PR; own != p.Ref() {
+		return refuse(SectionSubject, "the subject names %s but the entry's lessons proposal is %s", p, own)
+	}
+	if s.sub.Kind == ledger.KindLessonsMerged {
+		return one(gatekeep.LessonsMerged(s.parent, p))
+	}
+	return one(gatekeep.LessonsDeclined(s.parent, p))
+}
