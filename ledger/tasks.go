@@ -409,13 +409,7 @@ func WithdrawTask(l *Ledger, id, why string) (*Ledger, Commit, error) {
 	} else {
 		t.Status = TaskFailed
 	}
-	why = strings.TrimSuffix(strings.TrimSpace(cleanEvidence(why)), ".")
-	if r := []rune(why); len(r) > maxUnavailable {
-		why = string(r[:maxUnavailable]) + "…"
-	}
-	if why == "" {
-		why = "the agent could not run"
-	}
+	why = unavailable(why)
 	n.delivery().Unavailable = fmt.Sprintf("iteration %d: %s", l.Iterations, why)
 	n.tasksSettled()
 	return n, Commit{

@@ -27,6 +27,18 @@ func Withdraw(l *Ledger, why string) (*Ledger, Commit, error) {
 	n.Pending = nil
 	n.delivery().DispatchedAt = time.Time{}
 	n.delivery().Reruns = 0
+	why = unavailable(why)
+	n.delivery().Unavailable = fmt.Sprintf("iteration %d: %s", l.Iterations, why)
+	return n, Commit{
+		Subject: Subject{Kind: KindWithdraw, Row: target}.String(),
+		Sentence: fmt.Sprintf("Withdrew the dispatch of %s (iteration %d): %s; it is dispatched again in a later pass without a new attempt.",
+			describeTarget(target), l.Iterations, why),
+	}, nil
+}
+
+// unavailable is the recorded reason of a withdrawal: the typed failure's
+// message (untrusted CLI text) on one line, bounded, never empty.
+func unavailable(why string) string {
 	why = strings.TrimSuffix(strings.TrimSpace(cleanEvidence(why)), ".")
 	if r := []rune(why); len(r) > maxUnavailable {
 		why = string(r[:maxUnavailable]) + "…"
@@ -34,10 +46,5 @@ func Withdraw(l *Ledger, why string) (*Ledger, Commit, error) {
 	if why == "" {
 		why = "the agent could not run"
 	}
-	n.delivery().Unavailable = fmt.Sprintf("iteration %d: %s", l.Iterations, why)
-	return n, Commit{
-		Subject: Subject{Kind: KindWithdraw, Row: target}.String(),
-		Sentence: fmt.Sprintf("Withdrew the dispatch of %s (iteration %d): %s; it is dispatched again in a later pass without a new attempt.",
-			describeTarget(target), l.Iterations, why),
-	}, nil
+	return why
 }

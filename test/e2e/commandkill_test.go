@@ -34,6 +34,23 @@ func awaitHeld(t *testing.T, file string, p *exec.Cmd, exited <-chan struct{}, o
 	}
 }
 
+// startPass starts one `gallivant reconcile --format json` process of w
+// in the background, to be killed: exited closes when it has ended, and
+// out collects what it printed.
+func (w *cacheWorld) startPass() (*exec.Cmd, <-chan struct{}, *bytes.Buffer) {
+	w.t.Helper()
+	cmd := exec.Command(bin, "reconcile", "--control", w.control, "--format", "json")
+	cmd.Env = w.env
+	out := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	return cmd, exited, out
+}
+
 // requestCommits returns the control branch's commits that name comment
 // id in their trailers, as "subject" lines.
 func requestCommits(t *testing.T, src, id string) []string {
@@ -80,16 +97,8 @@ func TestCommandAnswerAfterKill(t *testing.T) {
 
 	// The pass commits the request, pushes it and reacts: the sandbox
 	// holds the reaction and the pass is killed while it waits.
-	cmd := exec.Command(bin, "reconcile", "--control", w.control, "--format", "json")
-	cmd.Env = w.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	if got, want := awaitHeld(t, held, cmd, exited, &out), "POST /repos/acme/api/issues/comments/"+id+"/reactions"; got != want {
+	cmd, exited, out := w.startPass()
+	if got, want := awaitHeld(t, held, cmd, exited, out), "POST /repos/acme/api/issues/comments/"+id+"/reactions"; got != want {
 		t.Fatalf("the sandbox holds %q, want %q", got, want)
 	}
 	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {

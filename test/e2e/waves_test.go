@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,15 +75,7 @@ func TestWaveKilledMidRun(t *testing.T) {
 			cfg := strings.Replace(cacheConfig, "  timeout: 30s\n", "  timeout: 30s\n  max_parallel: 2\n", 1) + "formats:\n  spec_kit: [specs]\n"
 			controlEdit(t, src, map[string]string{"gallivant.yaml": cfg, "specs/001-rate-limit/spec.md": wavesSpec, "specs/001-rate-limit/tasks.md": wavesTasks})
 
-			cmd := exec.Command(bin, "reconcile", "--control", w.control, "--format", "json")
-			cmd.Env = w.env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { cmd.Wait(); close(exited) }()
+			cmd, exited, out := w.startPass()
 			within(t, 3*time.Minute, "both tasks of wave 1 to run", func() bool {
 				data, _ := os.ReadFile(runlog)
 				return strings.Contains(string(data), "task-start T001 1\n") && strings.Contains(string(data), "task-start T002 1\n")
