@@ -190,6 +190,11 @@ func (n *gqlNode) ToLabel() (*gqlLabel, bool) { return nodeAs[*gqlLabel](n) }
 // ToPullRequestReview is the node as a PullRequestReview.
 func (n *gqlNode) ToPullRequestReview() (*gqlReview, bool) { return nodeAs[*gqlReview](n) }
 
+// ToPullRequestReviewComment is the node as a PullRequestReviewComment.
+func (n *gqlNode) ToPullRequestReviewComment() (*gqlReviewComment, bool) {
+	return nodeAs[*gqlReviewComment](n)
+}
+
 // gqlConn is a connection: one page of nodes and the total.
 type gqlConn[T any] struct {
 	nodes []T
@@ -270,6 +275,9 @@ func (r *gqlRepo) DatabaseID() *int32 { id := int32(r.r.ID); return &id }
 
 // DefaultBranchRef is the default branch.
 func (r *gqlRepo) DefaultBranchRef() *gqlRef {
+	if ref := r.Ref(struct{ QualifiedName string }{"refs/heads/" + r.r.DefaultBranch}); ref != nil {
+		return ref
+	}
 	return &gqlRef{id: "REF_" + r.full + ":" + r.r.DefaultBranch, name: r.r.DefaultBranch}
 }
 
@@ -400,8 +408,52 @@ func pullState(p *pull) string {
 	return "OPEN"
 }
 
-// gqlRef is a Ref (a branch).
-type gqlRef struct{ id, name string }
+// Ref is the branch a qualified name (refs/heads/<branch>) names, with
+// its head as target; null when there is no such branch.
+func (r *gqlRepo) Ref(args struct{ QualifiedName string }) *gqlRef {
+	name, ok := strings.CutPrefix(args.QualifiedName, "refs/heads/")
+	if !ok || name == "" {
+		return nil
+	}
+	var out *gqlRef
+	r.q.view(r.full, func(c *ctx) {
+		heads, err := c.git.branches()
+		if sha, found := heads[name]; err == nil && found {
+			out = &gqlRef{id: "REF_" + c.full + ":" + name, name: name, full: c.full, sha: sha, q: r.q}
+		}
+	})
+	return out
+}
+
+// gqlRef is a Ref (a branch); sha is its head, "" when the branch does
+// not exist (a default branch not pushed yet).
+type gqlRef struct {
+	id, name string
+	full     string
+	sha      string
+	q        *gqlReq
+}
+
+// Target is the branch's head commit; null when the ref was not resolved
+// with its head.
+func (r *gqlRef) Target() *gqlGitObject {
+	if r.sha == "" {
+		return nil
+	}
+	return &gqlGitObject{&gqlCommit{q: r.q, full: r.full, sha: r.sha}}
+}
+
+// gqlGitObject is the GitObject interface; the stand-in's are commits.
+type gqlGitObject struct{ c *gqlCommit }
+
+// ID is the object's global ID.
+func (o *gqlGitObject) ID() graphqlgo.ID { return o.c.ID() }
+
+// Oid is the object's SHA.
+func (o *gqlGitObject) Oid() gqlText { return o.c.Oid() }
+
+// ToCommit is the object as a Commit.
+func (o *gqlGitObject) ToCommit() (*gqlCommit, bool) { return o.c, true }
 
 // ID is the ref's global ID.
 func (r *gqlRef) ID() graphqlgo.ID { return graphqlgo.ID(r.id) }
@@ -1057,6 +1109,9 @@ func (c *gqlComment) CreatedAt() gqlTime { return timeOf(c.ic.CreatedAt) }
 // DatabaseID is the REST id.
 func (c *gqlComment) DatabaseID() *int32 { id := int32(c.ic.ID); return &id }
 
+// FullDatabaseID is the REST id as a BigInt.
+func (c *gqlComment) FullDatabaseID() *gqlBigInt { return &gqlBigInt{c.ic.ID} }
+
 // ID is REST's node_id.
 func (c *gqlComment) ID() graphqlgo.ID { return graphqlgo.ID("IC_" + strconv.FormatInt(c.ic.ID, 10)) }
 
@@ -1122,6 +1177,48 @@ func (r *gqlReview) AuthorAssociation() string { return "MEMBER" }
 
 // Body is the review's text.
 func (r *gqlReview) Body() string { return r.rv.Body }
+
+// Comments are the review's inline comments, oldest first.
+func (r *gqlReview) Comments(cx context.Context, a pageArgs) (*gqlConn[*gqlReviewComment], error) {
+	var all []*gqlReviewComment
+	r.q.view(r.full, func(c *ctx) {
+		for _, rc := range c.repo.ReviewCmts {
+			if rc.ReviewID == r.rv.ID && rc.Number == r.rv.Number {
+				all = append(all, &gqlReviewComment{q: r.q, rc: *rc})
+			}
+		}
+	})
+	return connOf(cx, "comments", all, a)
+}
+
+// gqlReviewComment is a PullRequestReviewComment.
+type gqlReviewComment struct {
+	q  *gqlReq
+	rc reviewComment
+}
+
+// Author is who wrote it.
+func (c *gqlReviewComment) Author() *gqlUser { return c.q.user(c.rc.User) }
+
+// Body is the text.
+func (c *gqlReviewComment) Body() string { return c.rc.Body }
+
+// DatabaseID is the REST id.
+func (c *gqlReviewComment) DatabaseID() *int32 { id := int32(c.rc.ID); return &id }
+
+// FullDatabaseID is the REST id as a BigInt.
+func (c *gqlReviewComment) FullDatabaseID() *gqlBigInt { return &gqlBigInt{c.rc.ID} }
+
+// ID is REST's node_id.
+func (c *gqlReviewComment) ID() graphqlgo.ID {
+	return graphqlgo.ID("PRRC_" + strconv.FormatInt(c.rc.ID, 10))
+}
+
+// Path is the file commented on.
+func (c *gqlReviewComment) Path() string { return c.rc.Path }
+
+// UpdatedAt is the last edit.
+func (c *gqlReviewComment) UpdatedAt() gqlTime { return timeOf(c.rc.UpdatedAt) }
 
 // Commit is the commit reviewed.
 func (r *gqlReview) Commit() *gqlCommit {
