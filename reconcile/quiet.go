@@ -62,10 +62,13 @@ type quietMark struct {
 	// or turns red on the same head moves neither updated_at nor the
 	// head, and a ready label must come off at once (docs/reconcile.md).
 	Checks string `json:"checks,omitempty"`
-	// Required, set with Checks, is what the base required at the full
-	// read: the GraphQL read of the checks does not read it again (the
-	// REST one does, once per base per pass).
-	Required []string `json:"required,omitempty"`
+	// Protection, set with Checks, is what the base's classic branch
+	// protection required at the full read (githubapi.Required's
+	// Protection): the GraphQL read of the checks reads the base's
+	// rulesets again but not its protection, which GitHub shows only to
+	// administrators (the REST read asks it once per base per pass,
+	// unless its 404 is remembered).
+	Protection []string `json:"protection,omitempty"`
 	// Feedback, set with Checks, is feedbackSum of the comments updated
 	// since the feedback cursor: an edited comment is new feedback that
 	// moves no pull request's updated_at.
@@ -301,7 +304,7 @@ func checksSum(cs []gatekeep.Check, required []string) string {
 // else, that the pull request can be skipped until it changes or until.
 // With withChecks the mark carries the head's checks (quietMark.Checks),
 // which then need not be final; without, they must be.
-func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks bool) {
+func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks bool) {
 	if q == nil || p.DryRun {
 		return
 	}
@@ -316,7 +319,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		Sum: q.sum, Seen: p.now, Until: until, Why: a.Detail, Step: a.Step}
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
-		m.Required = slices.Clone(d.Required)
+		m.Protection = q.o.protectionOf(ctx, q.pr.Repo, q.base)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
 	}
 	writeMark(q.o, q.pr.Repo, q.pr.Number, m)

@@ -15,9 +15,9 @@ import (
 // through REST, that is four conditional requests per pull request. A
 // pass instead asks, at its start, one GraphQL query per repository for
 // every pull request whose mark watches them and that its repository's
-// list shows unchanged (githubapi.PullRequestRollups), with the heads of
-// the repository's base branches, which the pass then does not read
-// again through REST. A mark the answer confirms holds with no other
+// list shows unchanged (githubapi.PullRequestRollups), with the heads and
+// ruleset rules of the repository's base branches; the pass then does not
+// read those heads again through REST. A mark the answer confirms holds with no other
 // request; one it does not confirm (no answer, GraphQL refused, a page
 // too short to hold everything, or a difference) is read through REST as
 // before, and REST decides: GraphQL only ever saves requests, it never
@@ -101,8 +101,9 @@ func (o *observer) prefetchRollups(ctx context.Context, entries []*entry, now ti
 
 // rollupHolds reports whether the repository's rollup answer confirms
 // that the CI evidence and the comments a mark recorded are what GitHub
-// reports now: it read the mark's head, all of its checks and all of its
-// comments, and they hash as the mark's.
+// reports now: it read the mark's head, all of its checks, all of its
+// comments and its base's rules, and they hash as the mark's, with what
+// the base's classic protection required at the full read.
 func (o *observer) rollupHolds(repo string, e *entry, m quietMark) bool {
 	pr, ok := prOf(e.l)
 	if !ok {
@@ -118,9 +119,19 @@ func (o *observer) rollupHolds(repo string, e *entry, m quietMark) bool {
 	if !ok || r.HeadSHA != m.Head || r.ChecksSHA != m.Head || !r.ChecksComplete || !r.CommentsComplete {
 		return false
 	}
+	rules, ok := rr.r.BaseRules[m.Base]
+	if !ok {
+		return false
+	}
+	required := slices.Clone(rules)
+	for _, name := range m.Protection {
+		if !slices.Contains(required, name) {
+			required = append(required, name)
+		}
+	}
 	ch := r.Checks
-	ch.Required = m.Required
-	if checksSum(checksOf(ch), m.Required) != m.Checks {
+	ch.Required = required
+	if checksSum(checksOf(ch), required) != m.Checks {
 		return false
 	}
 	since := gatekeep.Since(e.l.Delivery.Since).FetchFrom()

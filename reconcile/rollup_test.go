@@ -144,3 +144,32 @@ func TestQuietRollupFallsBackToREST(t *testing.T) {
 func statusName(status int) string {
 	return map[int]string{404: "not found", 502: "bad gateway"}[status]
 }
+
+// The GraphQL query reads the base's rulesets too: a ruleset that starts
+// requiring a check the ready pull request lacks is seen at the next
+// pass, with no webhook, which reads the pull request in full and waits
+// for the check (classic protection, which GitHub shows administrators
+// only, is what the full read saw; a change to it is seen at the
+// 30-minute refresh).
+func TestQuietReadyRulesetChangeSeen(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.Advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.Advance(time.Minute)
+	pass()
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
+	}
+	wantIdleCost(t, r, rep, 1)
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: true})
+	r.clock.Advance(time.Minute)
+	rep = pass()
+	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
+		t.Errorf("a ruleset now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
+	}
+}

@@ -190,6 +190,9 @@ func (n *gqlNode) ToLabel() (*gqlLabel, bool) { return nodeAs[*gqlLabel](n) }
 // ToPullRequestReview is the node as a PullRequestReview.
 func (n *gqlNode) ToPullRequestReview() (*gqlReview, bool) { return nodeAs[*gqlReview](n) }
 
+// ToRepositoryRule is the node as a RepositoryRule.
+func (n *gqlNode) ToRepositoryRule() (*gqlRule, bool) { return nodeAs[*gqlRule](n) }
+
 // ToPullRequestReviewComment is the node as a PullRequestReviewComment.
 func (n *gqlNode) ToPullRequestReviewComment() (*gqlReviewComment, bool) {
 	return nodeAs[*gqlReviewComment](n)
@@ -442,6 +445,110 @@ func (r *gqlRef) Target() *gqlGitObject {
 	}
 	return &gqlGitObject{&gqlCommit{q: r.q, full: r.full, sha: r.sha}}
 }
+
+// Rules are the ruleset rules that apply to the branch, as REST's
+// GET /repos/{o}/{r}/rules/branches/{branch} lists them (branchRules):
+// classic branch protection is not a rule.
+func (r *gqlRef) Rules(cx context.Context, a pageArgs) (*gqlConn[*gqlRule], error) {
+	var all []*gqlRule
+	r.q.view(r.full, func(c *ctx) {
+		p := c.repo.Protection[r.name]
+		if p == nil || !p.Ruleset {
+			return
+		}
+		rule := func(typ string, params *gqlRuleParams) {
+			all = append(all, &gqlRule{id: "RRU_" + c.full + ":" + r.name + ":" + typ, typ: typ, params: params})
+		}
+		if !p.AllowForcePushes {
+			rule("DELETION", nil)
+			rule("NON_FAST_FORWARD", nil)
+		}
+		if p.RequiredReviews > 0 {
+			rule("PULL_REQUEST", &gqlRuleParams{reviews: &gqlPullRequestParams{n: p.RequiredReviews}})
+		}
+		if len(p.RequiredContexts) > 0 {
+			rule("REQUIRED_STATUS_CHECKS", &gqlRuleParams{checks: &gqlChecksParams{contexts: slices.Clone(p.RequiredContexts), strict: p.Strict}})
+		}
+	})
+	return connOf(cx, "rules", all, a)
+}
+
+// gqlRule is a RepositoryRule.
+type gqlRule struct {
+	id, typ string
+	params  *gqlRuleParams
+}
+
+// ID is the rule's global ID.
+func (r *gqlRule) ID() graphqlgo.ID { return graphqlgo.ID(r.id) }
+
+// Type is the rule's type.
+func (r *gqlRule) Type() string { return r.typ }
+
+// Parameters are the rule's parameters; null for rules that take none.
+func (r *gqlRule) Parameters() *gqlRuleParams { return r.params }
+
+// gqlRuleParams is the RuleParameters union.
+type gqlRuleParams struct {
+	reviews *gqlPullRequestParams
+	checks  *gqlChecksParams
+}
+
+// ToPullRequestParameters is the parameters of a pull_request rule.
+func (p *gqlRuleParams) ToPullRequestParameters() (*gqlPullRequestParams, bool) {
+	return p.reviews, p.reviews != nil
+}
+
+// ToRequiredStatusChecksParameters is the parameters of a
+// required_status_checks rule.
+func (p *gqlRuleParams) ToRequiredStatusChecksParameters() (*gqlChecksParams, bool) {
+	return p.checks, p.checks != nil
+}
+
+// gqlPullRequestParams is PullRequestParameters.
+type gqlPullRequestParams struct{ n int }
+
+// DismissStaleReviewsOnPush is false, as the stand-in's rulesets have it.
+func (p *gqlPullRequestParams) DismissStaleReviewsOnPush() bool { return false }
+
+// RequireCodeOwnerReview is false.
+func (p *gqlPullRequestParams) RequireCodeOwnerReview() bool { return false }
+
+// RequireLastPushApproval is false.
+func (p *gqlPullRequestParams) RequireLastPushApproval() bool { return false }
+
+// RequiredApprovingReviewCount is how many approvals the rule requires.
+func (p *gqlPullRequestParams) RequiredApprovingReviewCount() int32 { return int32(p.n) }
+
+// RequiredReviewThreadResolution is false.
+func (p *gqlPullRequestParams) RequiredReviewThreadResolution() bool { return false }
+
+// gqlChecksParams is RequiredStatusChecksParameters.
+type gqlChecksParams struct {
+	contexts []string
+	strict   bool
+}
+
+// RequiredStatusChecks are the contexts required.
+func (p *gqlChecksParams) RequiredStatusChecks() []*gqlCheckConfig {
+	out := make([]*gqlCheckConfig, 0, len(p.contexts))
+	for _, c := range p.contexts {
+		out = append(out, &gqlCheckConfig{c})
+	}
+	return out
+}
+
+// StrictRequiredStatusChecksPolicy is whether the head must be up to date.
+func (p *gqlChecksParams) StrictRequiredStatusChecksPolicy() bool { return p.strict }
+
+// gqlCheckConfig is a StatusCheckConfiguration.
+type gqlCheckConfig struct{ context string }
+
+// Context is the required context.
+func (c *gqlCheckConfig) Context() string { return c.context }
+
+// IntegrationID is null: the stand-in's rules take a check from any app.
+func (c *gqlCheckConfig) IntegrationID() *int32 { return nil }
 
 // gqlGitObject is the GitObject interface; the stand-in's are commits.
 type gqlGitObject struct{ c *gqlCommit }

@@ -26,7 +26,8 @@ import (
 // requests at once, with the heads of their base branches: each pull
 // request's last commit with its statusCheckRollup (check runs and commit
 // statuses), the times its conversation and inline comments were last
-// updated. GraphQL answers are never 304 and are paid from GraphQL's own
+// updated, and for each base its head and the checks its rulesets
+// require. GraphQL answers are never 304 and are paid from GraphQL's own
 // budget (points, 5,000 an hour), not the REST one; the meter counts them
 // apart (RequestStats.GraphQL).
 //
@@ -45,6 +46,7 @@ const (
 	rollupComments       = 100
 	rollupReviews        = 30
 	rollupReviewComments = 30
+	rollupRules          = 100
 	// rollupMaxBody bounds an answer: 20 pull requests of full pages
 	// are about 2 MiB of JSON.
 	rollupMaxBody = 8 << 20
@@ -80,6 +82,11 @@ type Rollups struct {
 	// BaseHeads are the heads of the base branches asked for, keyed by
 	// branch name; "" for a branch that does not exist.
 	BaseHeads map[string]string
+	// BaseRules are the check names the rulesets on each base require
+	// (its required_status_checks rules, as RequiredChecks reads them
+	// through REST; classic branch protection is not a rule), for each
+	// existing base whose rules fit one page.
+	BaseRules map[string][]string
 }
 
 // GraphQLError is a GraphQL answer that carries errors: GitHub parsed the
@@ -108,7 +115,7 @@ var ErrRollupAnswer = errors.New("the answer does not match the query")
 // An error in any answer is the call's error: the caller then reads
 // through REST.
 func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string) (Rollups, error) {
-	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}}
+	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{}}
 	numbers = slices.Compact(slices.Sorted(slices.Values(numbers)))
 	bases = slices.Compact(slices.Sorted(slices.Values(bases)))
 	for first := true; first || len(numbers) > 0; first = false {
@@ -137,6 +144,9 @@ func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []
 		for b, h := range r.BaseHeads {
 			out.BaseHeads[b] = h
 		}
+		for b, rs := range r.BaseRules {
+			out.BaseRules[b] = rs
+		}
 	}
 	return out, nil
 }
@@ -158,7 +168,8 @@ func rollupQuery(repo string, numbers []int, bases []string) (string, map[string
 	params.WriteString("$owner: String!, $name: String!")
 	for i, b := range bases {
 		fmt.Fprintf(&params, ", $b%d: String!", i)
-		fmt.Fprintf(&body, "    b%d: ref(qualifiedName: $b%d) { target { oid } }\n", i, i)
+		fmt.Fprintf(&body, "    b%d: ref(qualifiedName: $b%d) { target { oid } rules(first: %d) { totalCount nodes { type parameters {\n"+
+			"      __typename ... on RequiredStatusChecksParameters { requiredStatusChecks { context } } } } } }\n", i, i, rollupRules)
 		vars[fmt.Sprintf("b%d", i)] = "refs/heads/" + b
 	}
 	for i, num := range numbers {
@@ -250,10 +261,20 @@ type (
 		Comments   *rollupConn[rollupComment] `json:"comments"`
 		Reviews    *rollupConn[rollupReview]  `json:"reviews"`
 	}
+	rollupRule struct {
+		Type       string `json:"type"`
+		Parameters *struct {
+			Typename             string `json:"__typename"`
+			RequiredStatusChecks *[]*struct {
+				Context string `json:"context"`
+			} `json:"requiredStatusChecks"`
+		} `json:"parameters"`
+	}
 	rollupRef struct {
 		Target *struct {
 			Oid string `json:"oid"`
 		} `json:"target"`
+		Rules *rollupConn[rollupRule] `json:"rules"`
 	}
 )
 
@@ -278,7 +299,7 @@ func ParseRollups(data []byte, numbers []int, bases []string) (Rollups, error) {
 	if want := len(numbers) + len(bases); len(top.Repository) != want {
 		return Rollups{}, bad("data.repository", "%d fields, want %d", len(top.Repository), want)
 	}
-	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}}
+	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{}}
 	for i, b := range bases {
 		where := fmt.Sprintf("data.repository.b%d", i)
 		raw, ok := top.Repository[fmt.Sprintf("b%d", i)]
@@ -296,6 +317,13 @@ func ParseRollups(data []byte, numbers []int, bases []string) (Rollups, error) {
 			return Rollups{}, bad(where+".target.oid", "not an object id")
 		default:
 			out.BaseHeads[b] = ref.Target.Oid
+			rules, complete, err := rulesOf(ref.Rules)
+			if err != nil {
+				return Rollups{}, bad(where+".rules", "%v", err)
+			}
+			if complete {
+				out.BaseRules[b] = rules
+			}
 		}
 	}
 	for i, num := range numbers {
@@ -370,6 +398,34 @@ func rollupOf(pr *rollupPR, num int, where string) (PullRequestRollup, error) {
 		out.ReviewComments = append(out.ReviewComments, cs...)
 	}
 	return out, nil
+}
+
+// rulesOf reads the check names a base's rules require, in their order,
+// each once; complete is false when the rules did not fit the page.
+func rulesOf(c *rollupConn[rollupRule]) (names []string, complete bool, err error) {
+	if err := connOK(c, rollupRules); err != nil {
+		return nil, false, err
+	}
+	for j, r := range c.Nodes {
+		if r.Type == "" {
+			return nil, false, fmt.Errorf("nodes[%d]: no type", j)
+		}
+		if r.Type != "REQUIRED_STATUS_CHECKS" {
+			continue
+		}
+		if r.Parameters == nil || r.Parameters.Typename != "RequiredStatusChecksParameters" || r.Parameters.RequiredStatusChecks == nil {
+			return nil, false, fmt.Errorf("nodes[%d]: a REQUIRED_STATUS_CHECKS rule without its checks", j)
+		}
+		for k, x := range *r.Parameters.RequiredStatusChecks {
+			if x == nil || x.Context == "" {
+				return nil, false, fmt.Errorf("nodes[%d].parameters.requiredStatusChecks[%d]: no context", j, k)
+			}
+			if !slices.Contains(names, x.Context) {
+				names = append(names, x.Context)
+			}
+		}
+	}
+	return names, *c.TotalCount == len(c.Nodes), nil
 }
 
 // connOK checks a connection's page: present, counted, no more nodes than

@@ -56,6 +56,7 @@ func TestPullRequestRollupsMatchREST(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	s.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "build"}, Ruleset: true})
 	before := g.Requests()
 	got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number, quiet.Number}, []string{"main", "gone"})
 	if err != nil {
@@ -70,6 +71,13 @@ func TestPullRequestRollupsMatchREST(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"main": main, "gone": ""}, got.BaseHeads); diff != "" {
 		t.Errorf("base heads (-want +got):\n%s", diff)
+	}
+	req, err := g.RequiredChecks(ctx, "acme/api", "main", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string][]string{"main": req.Checks}, got.BaseRules); diff != "" || len(req.Protection) != 0 {
+		t.Errorf("base rules against REST's %+v (-rest +rollup):\n%s", req, diff)
 	}
 	r := got.PullRequests[pr.Number]
 	if r.HeadSHA != sha || r.ChecksSHA != sha || !r.ChecksComplete || !r.CommentsComplete {
@@ -168,6 +176,15 @@ func TestParseRollupsRefusesOtherShapes(t *testing.T) {
 			`"comments":{"totalCount":0,"nodes":[]},"reviews":{"totalCount":0,"nodes":[]}}}}`
 	}
 	good := `{"__typename":"CheckRun","name":"ci","status":"COMPLETED","conclusion":"FAILURE","detailsUrl":null}`
+	rules := func(nodes string) string {
+		return `{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[` + nodes + `]}}}}`
+	}
+	if r, err := ParseRollups([]byte(rules(`{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}`)), nil, []string{"main"}); err != nil || len(r.BaseRules["main"]) != 1 {
+		t.Fatalf("a base's rules: %+v, %v", r, err)
+	}
+	if _, err := ParseRollups([]byte(rules(`{"type":"REQUIRED_STATUS_CHECKS","parameters":null}`)), nil, []string{"main"}); !errors.Is(err, ErrRollupAnswer) || !strings.Contains(err.Error(), "data.repository.b0.rules") {
+		t.Errorf("a required_status_checks rule without checks: %v", err)
+	}
 	if r, err := ParseRollups([]byte(pr(good)), []int{7}, nil); err != nil || r.PullRequests[7].Checks.Runs[0].Conclusion != "failure" {
 		t.Fatalf("a good answer: %+v, %v", r, err)
 	}
@@ -191,12 +208,15 @@ func TestParseRollupsRefusesOtherShapes(t *testing.T) {
 // bounds.
 func FuzzParseRollups(f *testing.F) {
 	head := strings.Repeat("b", 40)
-	f.Add([]byte(`{"repository":{"b0":{"target":{"oid":"` + head + `"}},"p0":{"number":1,"headRefOid":"` + head + `","commits":{"totalCount":1,"nodes":[{"commit":{"oid":"` + head + `","statusCheckRollup":null}}]},"comments":{"totalCount":1,"nodes":[{"fullDatabaseId":"12","updatedAt":"2026-12-01T10:00:00Z"}]},"reviews":{"totalCount":1,"nodes":[{"comments":{"totalCount":0,"nodes":[]}}]}}}}`))
+	f.Add([]byte(`{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}]}},"p0":{"number":1,"headRefOid":"` + head + `","commits":{"totalCount":1,"nodes":[{"commit":{"oid":"` + head + `","statusCheckRollup":null}}]},"comments":{"totalCount":1,"nodes":[{"fullDatabaseId":"12","updatedAt":"2026-12-01T10:00:00Z"}]},"reviews":{"totalCount":1,"nodes":[{"comments":{"totalCount":0,"nodes":[]}}]}}}}`))
 	f.Add([]byte(`{"repository":{"b0":null,"p0":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRollups(data, []int{1}, []string{"main"})
 		if err != nil {
 			return
+		}
+		if len(r.BaseRules["main"]) > 0 && r.BaseHeads["main"] == "" {
+			t.Errorf("rules of a base with no head: %+v", r)
 		}
 		p := r.PullRequests[1]
 		if len(p.IssueComments) > rollupComments || len(p.ReviewComments) > rollupReviews*rollupReviewComments || len(p.Checks.Runs)+len(p.Checks.Statuses) > rollupContexts {
