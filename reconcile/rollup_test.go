@@ -12,50 +12,72 @@ import (
 )
 
 // Issue 33: 20 pull requests in 4 repositories, in review, ready and
-// waiting for CI, cost 8 requests per idle pass, as a daemon runs them
-// every 5 minutes for an hour: per repository its list, answered 304, and
-// one GraphQL query for the checks, comments and base heads of its
-// watched pull requests (paid from GraphQL's budget). Nothing is charged
-// to the REST budget in the hour, the 30-minute refresh's full reads
-// included (all 304), and the refresh leaves marks the next pass holds.
+// waiting for CI, cost 8 requests per idle pass over an hour at the
+// default schedules: a daemon's passes every 5 minutes with one adapter,
+// and one-shot CI runs every 10 minutes, each a new process that starts
+// from the GitHub cache's state file. Per repository a pass asks its
+// list, answered 304, and one GraphQL query for the checks, comments and
+// bases of its watched pull requests (paid from GraphQL's budget).
+// Nothing is charged to the REST budget in the hour, the 30-minute
+// refresh's full reads included (all 304), and the refresh leaves marks
+// the next pass holds.
 func TestIdlePullRequestsCostTwoRequestsPerRepository(t *testing.T) {
 	t.Parallel()
-	r, rec, repos := reviewRig(t, 20, 4, mixedState, "")
-	charged, graphql, refreshes := 0, 0, 0
-	for i := range 12 {
-		r.clock.Advance(5 * time.Minute)
-		r.gh.ResetLog()
-		rep, err := rec.Pass(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rep.Transitions) != 0 {
-			t.Fatalf("pass %d at +%d min committed %v", i+1, 5*(i+1), subjectsOf(rep))
-		}
-		c := r.gh.Counts()
-		charged += c.Counted - c.GraphQL
-		graphql += c.GraphQL
-		if c.Total > 2*len(repos) {
-			// The marks expire every quietRefresh: those pull
-			// requests are read in full, conditionally.
-			refreshes++
-			if c.NotModified+c.GraphQL != c.Total {
-				t.Errorf("pass %d refreshed with %d requests, %d answered 304, %d GraphQL; want the rest 304", i+1, c.Total, c.NotModified, c.GraphQL)
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+		ci    bool
+	}{
+		{"daemon every 5 minutes", 5 * time.Minute, false},
+		{"one-shot CI every 10 minutes", 10 * time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := ""
+			if tc.ci {
+				dir = t.TempDir()
 			}
-			continue
-		}
-		if c.Total != 2*len(repos) || c.GraphQL != len(repos) || c.NotModified != len(repos) {
-			t.Errorf("idle pass %d: %d requests, %d answered 304, %d GraphQL; want %d: a 304 list and a GraphQL query per repository",
-				i+1, c.Total, c.NotModified, c.GraphQL, 2*len(repos))
-		}
+			r, rec, repos := reviewRig(t, 20, 4, mixedState, dir)
+			charged, graphql, refreshes, passes := 0, 0, 0, int(time.Hour/tc.every)
+			for i := range passes {
+				r.clock.Advance(tc.every)
+				if tc.ci {
+					rec = r.reconciler(func(o *Options) { o.Log = quiet; o.GitHub = r.stateAdapter(t, dir) })
+				}
+				r.gh.ResetLog()
+				rep, err := rec.Pass(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rep.Transitions) != 0 {
+					t.Fatalf("pass %d at +%v committed %v", i+1, tc.every*time.Duration(i+1), subjectsOf(rep))
+				}
+				c := r.gh.Counts()
+				charged += c.Counted - c.GraphQL
+				graphql += c.GraphQL
+				if c.Total > 2*len(repos) {
+					// The marks expire every quietRefresh: those pull
+					// requests are read in full, conditionally.
+					refreshes++
+					if c.NotModified+c.GraphQL != c.Total {
+						t.Errorf("pass %d refreshed with %d requests, %d answered 304, %d GraphQL; want the rest 304", i+1, c.Total, c.NotModified, c.GraphQL)
+					}
+					continue
+				}
+				if c.Total != 2*len(repos) || c.GraphQL != len(repos) || c.NotModified != len(repos) {
+					t.Errorf("idle pass %d: %d requests, %d answered 304, %d GraphQL; want %d: a 304 list and a GraphQL query per repository",
+						i+1, c.Total, c.NotModified, c.GraphQL, 2*len(repos))
+				}
+			}
+			if charged != 0 {
+				t.Errorf("an hour of passes every %v charged %d requests to the REST budget, want 0", tc.every, charged)
+			}
+			if refreshes > 2 {
+				t.Errorf("%d of %d passes read pull requests in full; the marks refresh every %v", refreshes, passes, quietRefresh)
+			}
+			t.Logf("an hour of %d passes: %d refreshes, %d GraphQL queries, %d charged", passes, refreshes, graphql, charged)
+		})
 	}
-	if charged != 0 {
-		t.Errorf("an hour of passes every 5 minutes charged %d requests to the REST budget, want 0", charged)
-	}
-	if refreshes > 2 {
-		t.Errorf("%d of 12 passes read pull requests in full; the marks refresh every %v", refreshes, quietRefresh)
-	}
-	t.Logf("an hour of passes: %d refreshes, %d GraphQL queries, %d charged", refreshes, graphql, charged)
 }
 
 // A check re-run on the same head that turns red moves neither the pull
