@@ -16,7 +16,8 @@ import (
 // answered 304 and free of rate limit, however many specs it holds. Pull
 // requests in delivery are listed once per repository per pass, and one
 // that did not change since its last full read is not read again
-// (quiet.go).
+// (quiet.go); the checks and comments of those whose marks watch them
+// are read in one GraphQL query per repository (rollup.go).
 
 // workBranchPrefix is the prefix every default work branch carries
 // (specs.Branch): one matching-refs read of it lists them all.
@@ -40,9 +41,13 @@ type observer struct {
 	bases map[string]baseHead             // repo + " " + branch
 	prs   map[prKey]githubapi.PullRequest // pull requests read this pass, mergeability known
 
-	lists  map[string]*prList // per repository, read once per pass
-	wrote  map[prKey]bool     // pull requests the pass wrote to
-	pushed map[string]bool    // repositories whose work branches the pass moved
+	lists map[string]*prList // per repository, read once per pass
+	// rollups holds each repository's rollup answer, asked at the start
+	// of the pass for the pull requests whose marks watch their checks
+	// (rollup.go).
+	rollups map[string]*rollupRead
+	wrote   map[prKey]bool  // pull requests the pass wrote to
+	pushed  map[string]bool // repositories whose work branches the pass moved
 	// created holds the work branches the pass created, at the commit it
 	// created them on, until the pass moves them again (moved): reading
 	// one back would only tell the pass what it just wrote.
@@ -79,7 +84,7 @@ type baseHead struct {
 func observe(c GitHubClient) *observer {
 	return &observer{GitHubClient: c, snaps: map[string]*branchSnapshot{}, used: map[string]bool{}, stale: map[string]bool{}, bases: map[string]baseHead{}, prs: map[prKey]githubapi.PullRequest{},
 		lists: map[string]*prList{}, wrote: map[prKey]bool{}, pushed: map[string]bool{}, created: map[string]string{},
-		reqs: map[string]*requiredRead{}, recreated: map[string]string{}}
+		reqs: map[string]*requiredRead{}, recreated: map[string]string{}, rollups: map[string]*rollupRead{}}
 }
 
 // prefetch reads the work-branch snapshots of repos concurrently, at most
@@ -248,6 +253,7 @@ func (p *passState) observe(ctx context.Context, entries []*entry) {
 	}
 	o.prefetch(ctx, repos, observeWidth)
 	o.prefetchPulls(ctx, reviewed, observeWidth)
+	o.prefetchRollups(ctx, entries, p.now, observeWidth)
 }
 
 // moved tells the pass's observer that the pass itself may have pushed

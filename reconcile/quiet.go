@@ -1,11 +1,13 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,11 +57,18 @@ type quietMark struct {
 	Step gatekeep.Step `json:"step,omitempty"`
 	// Checks, set on the mark of a ready pull request or of one waiting
 	// for CI, is checksSum of the CI evidence on Head, read again every
-	// pass (with the comments, five or six conditional requests): a check
-	// that reports or turns red on the same head moves neither updated_at
-	// nor the head, and a ready label must come off at once
-	// (docs/reconcile.md).
+	// pass (rollup.go: one GraphQL query per repository, or four
+	// conditional REST requests per pull request): a check that reports
+	// or turns red on the same head moves neither updated_at nor the
+	// head, and a ready label must come off at once (docs/reconcile.md).
 	Checks string `json:"checks,omitempty"`
+	// Protection, set with Checks, is what the base's classic branch
+	// protection required at the full read (githubapi.Required's
+	// Protection): the GraphQL read of the checks reads the base's
+	// rulesets again but not its protection, which GitHub shows only to
+	// administrators (the REST read asks it once per base per pass,
+	// unless its 404 is remembered).
+	Protection []string `json:"protection,omitempty"`
 	// Feedback, set with Checks, is feedbackSum of the comments updated
 	// since the feedback cursor: an edited comment is new feedback that
 	// moves no pull request's updated_at.
@@ -223,6 +232,13 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 	if m.Checks == "" {
 		return e.l.Phase() != ledger.PhaseReady
 	}
+	// The repository's rollup query answers it when it read everything
+	// the mark compares and finds it the same; anything else (no answer,
+	// a page that did not hold it all, a difference) is asked again
+	// through REST, which decides.
+	if o.rollupHolds(repo, e, m) {
+		return true
+	}
 	ch, err := o.GetChecks(ctx, repo, m.Head, m.Base)
 	if err != nil || checksSum(checksOf(ch), ch.Required) != m.Checks {
 		return false
@@ -240,20 +256,39 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 			return false
 		}
 		for _, c := range cs {
-			ids = append(ids, fmt.Sprintf("%v %d %s", inline, c.ID, c.UpdatedAt.UTC().Format(time.RFC3339Nano)))
+			ids = append(ids, commentID(inline, c.ID, c.UpdatedAt))
 		}
 	}
 	return feedbackSum(ids) == m.Feedback
 }
 
-// feedbackSum hashes which comments were updated since the cursor, and when.
+// commentID spells one comment for feedbackSum: whether it is inline, its
+// id and when it was last updated, to the second, as GitHub keeps it
+// (and as GraphQL reports it).
+func commentID(inline bool, id int64, updated time.Time) string {
+	return fmt.Sprintf("%v %d %s", inline, id, updated.UTC().Truncate(time.Second).Format(time.RFC3339))
+}
+
+// feedbackSum hashes which comments were updated since the cursor, and
+// when, in no particular order: REST and GraphQL list them differently.
 func feedbackSum(ids []string) string {
+	ids = slices.Sorted(slices.Values(ids))
 	h := sha256.Sum256([]byte(fmt.Sprint(ids)))
 	return hex.EncodeToString(h[:])
 }
 
-// checksSum hashes a head's CI evidence as the gate reads it.
+// checksSum hashes a head's CI evidence as the gate reads it, in no
+// particular order: REST and GraphQL list checks differently.
 func checksSum(cs []gatekeep.Check, required []string) string {
+	cs = slices.Clone(cs)
+	slices.SortFunc(cs, func(a, b gatekeep.Check) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Status, b.Status),
+			cmp.Compare(a.Conclusion, b.Conclusion), cmp.Compare(a.URL, b.URL))
+	})
+	if len(required) == 0 {
+		required = nil
+	}
+	required = slices.Sorted(slices.Values(required))
 	data, err := json.Marshal(struct {
 		Checks   []gatekeep.Check
 		Required []string
@@ -269,7 +304,7 @@ func checksSum(cs []gatekeep.Check, required []string) string {
 // else, that the pull request can be skipped until it changes or until.
 // With withChecks the mark carries the head's checks (quietMark.Checks),
 // which then need not be final; without, they must be.
-func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks bool) {
+func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks bool) {
 	if q == nil || p.DryRun {
 		return
 	}
@@ -284,6 +319,7 @@ func (p *passState) markQuiet(q *quietView, e *entry, live githubapi.PullRequest
 		Sum: q.sum, Seen: p.now, Until: until, Why: a.Detail, Step: a.Step}
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
+		m.Protection = q.o.protectionOf(ctx, q.pr.Repo, q.base)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
 	}
 	writeMark(q.o, q.pr.Repo, q.pr.Number, m)
@@ -329,7 +365,7 @@ func commentIDs(cs []gatekeep.Comment) []string {
 	for _, inline := range []bool{false, true} {
 		for _, c := range cs {
 			if c.Inline == inline {
-				ids = append(ids, fmt.Sprintf("%v %d %s", inline, c.ID, c.UpdatedAt.UTC().Format(time.RFC3339Nano)))
+				ids = append(ids, commentID(inline, c.ID, c.UpdatedAt))
 			}
 		}
 	}

@@ -117,6 +117,13 @@ type GitHubClient interface {
 	// ForgetMarks drops a repository's marks when a webhook reports
 	// activity in it (quiet.go).
 	DiscoverPullRequests(ctx context.Context, repo string) ([]githubapi.PullRequest, error)
+	// PullRequestRollups reads, in one GraphQL query per repository (per
+	// 20 pull requests), the heads, checks and comment times of the pull
+	// requests whose quiet marks watch their checks, and the heads of
+	// bases (rollup.go). GraphQL is not optional here but may fail, as on
+	// a GitHub Enterprise that refuses it: the pass then reads the same
+	// through REST.
+	PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string) (githubapi.Rollups, error)
 	Mark(repo string, number int) (json.RawMessage, bool)
 	SetMark(repo string, number int, m json.RawMessage)
 	ForgetMarks(repo string)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"sync"
 
 	"github.com/gallivant/gallivant/internal/githubapi"
@@ -73,4 +74,15 @@ func (o *observer) required(ctx context.Context, s GitHubClient, repo, base stri
 func configKey(docs map[string][]byte) string {
 	h := sha256.Sum256(docs[specs.ConfigFile])
 	return hex.EncodeToString(h[:8])
+}
+
+// protectionOf returns what base's classic protection requires, from the
+// pass's one read of the base's requirements: a mark is recorded only
+// after a full read that read them, so this asks GitHub nothing then.
+func (o *observer) protectionOf(ctx context.Context, repo, base string) []string {
+	req, err := o.required(ctx, o.GitHubClient, repo, base)
+	if err != nil {
+		return nil
+	}
+	return slices.Clone(req.Protection)
 }

@@ -59,7 +59,7 @@ func BenchmarkGitHubStateSize(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("prs=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
-			r, rec, _ := reviewRig(b, n, max(1, n/5), "success", false, dir)
+			r, rec, _ := reviewRig(b, n, max(1, n/5), func(int) (string, bool) { return "success", false }, dir)
 			idle := stateBytes(b, dir)
 			// The marks expire: every pull request is read in full.
 			r.clock.Advance(quietRefresh + time.Minute)

@@ -8,13 +8,17 @@ import (
 )
 
 // requestsLine says what a pass asked GitHub: requests sent, answered 304
-// (free), charged against the rate limit, and the budget GitHub last
-// reported. "" when the pass did not count.
+// (free), charged against the rate limit, GraphQL queries among them
+// when there were any (never 304, paid from GraphQL's own budget), and
+// the budget GitHub last reported. "" when the pass did not count.
 func requestsLine(s *githubapi.RequestStats) string {
 	if s == nil {
 		return ""
 	}
 	line := fmt.Sprintf("github: %s, %d answered 304, %d charged", plural(s.Requests, "request", "requests"), s.NotModified, s.RateLimited)
+	if s.GraphQL > 0 {
+		line += fmt.Sprintf(", %d GraphQL", s.GraphQL)
+	}
 	if s.Remaining >= 0 && s.Limit > 0 {
 		line += fmt.Sprintf("; %d of %d left", s.Remaining, s.Limit)
 		if !s.Reset.IsZero() {
@@ -27,7 +31,7 @@ func requestsLine(s *githubapi.RequestStats) string {
 // requestsAttrs are requestsLine's numbers as log attributes, for
 // --log-format json.
 func requestsAttrs(s *githubapi.RequestStats) []any {
-	out := []any{"requests", s.Requests, "not_modified", s.NotModified, "charged", s.RateLimited}
+	out := []any{"requests", s.Requests, "not_modified", s.NotModified, "charged", s.RateLimited, "graphql", s.GraphQL}
 	if s.Remaining >= 0 && s.Limit > 0 {
 		out = append(out, "remaining", s.Remaining, "limit", s.Limit)
 		if !s.Reset.IsZero() {

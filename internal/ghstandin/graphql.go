@@ -167,6 +167,29 @@ func timePtr(t *time.Time) *gqlTime {
 	return &gqlTime{*t}
 }
 
+// gqlBigInt is the BigInt scalar, which GitHub writes as a string.
+type gqlBigInt struct{ n int64 }
+
+// ImplementsGraphQLType binds gqlBigInt to BigInt.
+func (gqlBigInt) ImplementsGraphQLType(name string) bool { return name == "BigInt" }
+
+// UnmarshalGraphQL reads a BigInt argument: a string of digits.
+func (b *gqlBigInt) UnmarshalGraphQL(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("BigInt: want a string, got %T", v)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("BigInt: %w", err)
+	}
+	b.n = n
+	return nil
+}
+
+// MarshalJSON writes the number as a string, as GitHub does.
+func (b gqlBigInt) MarshalJSON() ([]byte, error) { return json.Marshal(strconv.FormatInt(b.n, 10)) }
+
 // gqlText is the string scalars URI and GitObjectID.
 type gqlText string
 

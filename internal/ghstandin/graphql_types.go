@@ -190,6 +190,14 @@ func (n *gqlNode) ToLabel() (*gqlLabel, bool) { return nodeAs[*gqlLabel](n) }
 // ToPullRequestReview is the node as a PullRequestReview.
 func (n *gqlNode) ToPullRequestReview() (*gqlReview, bool) { return nodeAs[*gqlReview](n) }
 
+// ToRepositoryRule is the node as a RepositoryRule.
+func (n *gqlNode) ToRepositoryRule() (*gqlRule, bool) { return nodeAs[*gqlRule](n) }
+
+// ToPullRequestReviewComment is the node as a PullRequestReviewComment.
+func (n *gqlNode) ToPullRequestReviewComment() (*gqlReviewComment, bool) {
+	return nodeAs[*gqlReviewComment](n)
+}
+
 // gqlConn is a connection: one page of nodes and the total.
 type gqlConn[T any] struct {
 	nodes []T
@@ -270,6 +278,9 @@ func (r *gqlRepo) DatabaseID() *int32 { id := int32(r.r.ID); return &id }
 
 // DefaultBranchRef is the default branch.
 func (r *gqlRepo) DefaultBranchRef() *gqlRef {
+	if ref := r.Ref(struct{ QualifiedName string }{"refs/heads/" + r.r.DefaultBranch}); ref != nil {
+		return ref
+	}
 	return &gqlRef{id: "REF_" + r.full + ":" + r.r.DefaultBranch, name: r.r.DefaultBranch}
 }
 
@@ -400,8 +411,156 @@ func pullState(p *pull) string {
 	return "OPEN"
 }
 
-// gqlRef is a Ref (a branch).
-type gqlRef struct{ id, name string }
+// Ref is the branch a qualified name (refs/heads/<branch>) names, with
+// its head as target; null when there is no such branch.
+func (r *gqlRepo) Ref(args struct{ QualifiedName string }) *gqlRef {
+	name, ok := strings.CutPrefix(args.QualifiedName, "refs/heads/")
+	if !ok || name == "" {
+		return nil
+	}
+	var out *gqlRef
+	r.q.view(r.full, func(c *ctx) {
+		heads, err := c.git.branches()
+		if sha, found := heads[name]; err == nil && found {
+			out = &gqlRef{id: "REF_" + c.full + ":" + name, name: name, full: c.full, sha: sha, q: r.q}
+		}
+	})
+	return out
+}
+
+// gqlRef is a Ref (a branch); sha is its head, "" when the branch does
+// not exist (a default branch not pushed yet).
+type gqlRef struct {
+	id, name string
+	full     string
+	sha      string
+	q        *gqlReq
+}
+
+// Target is the branch's head commit; null when the ref was not resolved
+// with its head.
+func (r *gqlRef) Target() *gqlGitObject {
+	if r.sha == "" {
+		return nil
+	}
+	return &gqlGitObject{&gqlCommit{q: r.q, full: r.full, sha: r.sha}}
+}
+
+// Rules are the ruleset rules that apply to the branch, as REST's
+// GET /repos/{o}/{r}/rules/branches/{branch} lists them (branchRules):
+// classic branch protection is not a rule.
+func (r *gqlRef) Rules(cx context.Context, a pageArgs) (*gqlConn[*gqlRule], error) {
+	var all []*gqlRule
+	r.q.view(r.full, func(c *ctx) {
+		p := c.repo.Protection[r.name]
+		if p == nil || !p.Ruleset {
+			return
+		}
+		rule := func(typ string, params *gqlRuleParams) {
+			all = append(all, &gqlRule{id: "RRU_" + c.full + ":" + r.name + ":" + typ, typ: typ, params: params})
+		}
+		if !p.AllowForcePushes {
+			rule("DELETION", nil)
+			rule("NON_FAST_FORWARD", nil)
+		}
+		if p.RequiredReviews > 0 {
+			rule("PULL_REQUEST", &gqlRuleParams{reviews: &gqlPullRequestParams{n: p.RequiredReviews}})
+		}
+		if len(p.RequiredContexts) > 0 {
+			rule("REQUIRED_STATUS_CHECKS", &gqlRuleParams{checks: &gqlChecksParams{contexts: slices.Clone(p.RequiredContexts), strict: p.Strict}})
+		}
+	})
+	return connOf(cx, "rules", all, a)
+}
+
+// gqlRule is a RepositoryRule.
+type gqlRule struct {
+	id, typ string
+	params  *gqlRuleParams
+}
+
+// ID is the rule's global ID.
+func (r *gqlRule) ID() graphqlgo.ID { return graphqlgo.ID(r.id) }
+
+// Type is the rule's type.
+func (r *gqlRule) Type() string { return r.typ }
+
+// Parameters are the rule's parameters; null for rules that take none.
+func (r *gqlRule) Parameters() *gqlRuleParams { return r.params }
+
+// gqlRuleParams is the RuleParameters union.
+type gqlRuleParams struct {
+	reviews *gqlPullRequestParams
+	checks  *gqlChecksParams
+}
+
+// ToPullRequestParameters is the parameters of a pull_request rule.
+func (p *gqlRuleParams) ToPullRequestParameters() (*gqlPullRequestParams, bool) {
+	return p.reviews, p.reviews != nil
+}
+
+// ToRequiredStatusChecksParameters is the parameters of a
+// required_status_checks rule.
+func (p *gqlRuleParams) ToRequiredStatusChecksParameters() (*gqlChecksParams, bool) {
+	return p.checks, p.checks != nil
+}
+
+// gqlPullRequestParams is PullRequestParameters.
+type gqlPullRequestParams struct{ n int }
+
+// DismissStaleReviewsOnPush is false, as the stand-in's rulesets have it.
+func (p *gqlPullRequestParams) DismissStaleReviewsOnPush() bool { return false }
+
+// RequireCodeOwnerReview is false.
+func (p *gqlPullRequestParams) RequireCodeOwnerReview() bool { return false }
+
+// RequireLastPushApproval is false.
+func (p *gqlPullRequestParams) RequireLastPushApproval() bool { return false }
+
+// RequiredApprovingReviewCount is how many approvals the rule requires.
+func (p *gqlPullRequestParams) RequiredApprovingReviewCount() int32 { return int32(p.n) }
+
+// RequiredReviewThreadResolution is false.
+func (p *gqlPullRequestParams) RequiredReviewThreadResolution() bool { return false }
+
+// gqlChecksParams is RequiredStatusChecksParameters.
+type gqlChecksParams struct {
+	contexts []string
+	strict   bool
+}
+
+// RequiredStatusChecks are the contexts required.
+func (p *gqlChecksParams) RequiredStatusChecks() []*gqlCheckConfig {
+	out := make([]*gqlCheckConfig, 0, len(p.contexts))
+	for _, c := range p.contexts {
+		out = append(out, &gqlCheckConfig{c})
+	}
+	return out
+}
+
+// StrictRequiredStatusChecksPolicy is whether the head must be up to date.
+func (p *gqlChecksParams) StrictRequiredStatusChecksPolicy() bool { return p.strict }
+
+// gqlCheckConfig is a StatusCheckConfiguration.
+type gqlCheckConfig struct{ context string }
+
+// Context is the required context.
+func (c *gqlCheckConfig) Context() string { return c.context }
+
+// IntegrationID is null: the stand-in's rules take a check from any app.
+func (c *gqlCheckConfig) IntegrationID() *int32 { return nil }
+
+// gqlGitObject is the GitObject interface; the stand-in's are commits.
+type gqlGitObject struct{ c *gqlCommit }
+
+// ID is the object's global ID.
+func (o *gqlGitObject) ID() graphqlgo.ID { return o.c.ID() }
+
+// Oid is the object's SHA.
+func (o *gqlGitObject) Oid() gqlText { return o.c.Oid() }
+
+// ToCommit is the object as a Commit.
+func (o *gqlGitObject) ToCommit() (*gqlCommit, bool) { return o.c, true }
 
 // ID is the ref's global ID.
 func (r *gqlRef) ID() graphqlgo.ID { return graphqlgo.ID(r.id) }
@@ -1057,6 +1216,9 @@ func (c *gqlComment) CreatedAt() gqlTime { return timeOf(c.ic.CreatedAt) }
 // DatabaseID is the REST id.
 func (c *gqlComment) DatabaseID() *int32 { id := int32(c.ic.ID); return &id }
 
+// FullDatabaseID is the REST id as a BigInt.
+func (c *gqlComment) FullDatabaseID() *gqlBigInt { return &gqlBigInt{c.ic.ID} }
+
 // ID is REST's node_id.
 func (c *gqlComment) ID() graphqlgo.ID { return graphqlgo.ID("IC_" + strconv.FormatInt(c.ic.ID, 10)) }
 
@@ -1122,6 +1284,48 @@ func (r *gqlReview) AuthorAssociation() string { return "MEMBER" }
 
 // Body is the review's text.
 func (r *gqlReview) Body() string { return r.rv.Body }
+
+// Comments are the review's inline comments, oldest first.
+func (r *gqlReview) Comments(cx context.Context, a pageArgs) (*gqlConn[*gqlReviewComment], error) {
+	var all []*gqlReviewComment
+	r.q.view(r.full, func(c *ctx) {
+		for _, rc := range c.repo.ReviewCmts {
+			if rc.ReviewID == r.rv.ID && rc.Number == r.rv.Number {
+				all = append(all, &gqlReviewComment{q: r.q, rc: *rc})
+			}
+		}
+	})
+	return connOf(cx, "comments", all, a)
+}
+
+// gqlReviewComment is a PullRequestReviewComment.
+type gqlReviewComment struct {
+	q  *gqlReq
+	rc reviewComment
+}
+
+// Author is who wrote it.
+func (c *gqlReviewComment) Author() *gqlUser { return c.q.user(c.rc.User) }
+
+// Body is the text.
+func (c *gqlReviewComment) Body() string { return c.rc.Body }
+
+// DatabaseID is the REST id.
+func (c *gqlReviewComment) DatabaseID() *int32 { id := int32(c.rc.ID); return &id }
+
+// FullDatabaseID is the REST id as a BigInt.
+func (c *gqlReviewComment) FullDatabaseID() *gqlBigInt { return &gqlBigInt{c.rc.ID} }
+
+// ID is REST's node_id.
+func (c *gqlReviewComment) ID() graphqlgo.ID {
+	return graphqlgo.ID("PRRC_" + strconv.FormatInt(c.rc.ID, 10))
+}
+
+// Path is the file commented on.
+func (c *gqlReviewComment) Path() string { return c.rc.Path }
+
+// UpdatedAt is the last edit.
+func (c *gqlReviewComment) UpdatedAt() gqlTime { return timeOf(c.rc.UpdatedAt) }
 
 // Commit is the commit reviewed.
 func (r *gqlReview) Commit() *gqlCommit {

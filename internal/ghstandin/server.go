@@ -668,10 +668,11 @@ func (s *Server) Requests() []Request {
 }
 
 // Counts summarizes the request log.
-type Counts struct{ Total, Counted, NotModified int }
+type Counts struct{ Total, Counted, NotModified, GraphQL int }
 
-// Counts returns how many requests were served, consumed rate limit, and
-// were answered 304.
+// Counts returns how many requests were served, consumed rate limit (the
+// GraphQL budget's included), were answered 304, and were GraphQL
+// requests (POST /api/graphql, never 304).
 func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -683,6 +684,9 @@ func (s *Server) Counts() Counts {
 		}
 		if r.NotModified {
 			c.NotModified++
+		}
+		if r.Path == "/api/graphql" {
+			c.GraphQL++
 		}
 	}
 	return c

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -882,7 +883,7 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 	if err != nil {
 		return out, err
 	}
-	out.Required, out.RequiredApprovals, err = g.requiredChecks(ctx, repo, base, "")
+	out.Required, out.RequiredApprovals, _, err = g.requiredChecks(ctx, repo, base, "")
 	return out, err
 }
 
@@ -897,7 +898,7 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 // key is the caller's name for what a hidden protection's answer depends
 // on (RequiredChecks): an answer of 403 or 404 is not asked again while
 // the key is the same.
-func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (out []string, approvals int, err error) {
+func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (out []string, approvals int, prot []string, err error) {
 	o, n := splitRepo(repo)
 	seen := map[string]bool{}
 	add := func(name string) {
@@ -916,7 +917,7 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (ou
 		return rs, resp, err
 	}, nil)
 	if err != nil && !refused(err) {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	for _, r := range rules {
 		if r.Parameters == nil {
@@ -944,31 +945,37 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (ou
 	// never free, so such an answer is remembered while its key holds; it
 	// only means "nothing more to learn here".
 	if g.protectionStillHidden(repo, base, key) {
-		return out, approvals, nil
+		return out, approvals, prot, nil
 	}
-	prot, _, err := g.c.Repositories.GetBranchProtection(ctx, o, n, base)
+	bp, _, err := g.c.Repositories.GetBranchProtection(ctx, o, n, base)
 	switch {
 	case err == nil:
 		g.unhideProtection(repo, base)
-		if req := prot.GetRequiredStatusChecks(); req != nil {
+		if req := bp.GetRequiredStatusChecks(); req != nil {
 			for _, c := range req.GetContexts() {
 				add(c)
+				if !slices.Contains(prot, c) {
+					prot = append(prot, c)
+				}
 			}
 			for _, c := range req.GetChecks() {
 				add(c.Context)
+				if !slices.Contains(prot, c.Context) {
+					prot = append(prot, c.Context)
+				}
 			}
 		}
-		if rv := prot.GetRequiredPullRequestReviews(); rv != nil {
+		if rv := bp.GetRequiredPullRequestReviews(); rv != nil {
 			approvals = max(approvals, rv.RequiredApprovingReviewCount)
 		}
 	default:
 		err = classify("read the protection of branch "+base+" in "+repo, err)
 		if !refused(err) {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		g.hideProtection(repo, base, key)
 	}
-	return out, approvals, nil
+	return out, approvals, prot, nil
 }
 
 // refused reports a classified error that says "not for this token" or "not

@@ -314,12 +314,15 @@ func (c *etagCache) storeLocked(e *cacheEntry) {
 // included: Requests sent, how many GitHub answered 304 (free), and how
 // many were RateLimited (charged against the primary limit: every answer
 // but a 304 or a 5xx, and but a GraphQL answer, which GraphQL's own budget
-// pays for). Remaining and Limit are the primary budget GitHub
-// last reported, with its Reset; -1 when no answer said.
+// pays for). GraphQL counts the requests that were GraphQL queries or
+// mutations (among Requests; never 304, paid from GraphQL's budget of
+// points). Remaining and Limit are the primary budget GitHub last
+// reported, with its Reset; -1 when no answer said.
 type RequestStats struct {
 	Requests    int       `json:"requests"`
 	NotModified int       `json:"not_modified"`
 	RateLimited int       `json:"rate_limited"`
+	GraphQL     int       `json:"graphql"`
 	Remaining   int       `json:"remaining"`
 	Limit       int       `json:"limit"`
 	Reset       time.Time `json:"reset,omitzero"`
@@ -330,6 +333,7 @@ func (s RequestStats) Sub(earlier RequestStats) RequestStats {
 	s.Requests -= earlier.Requests
 	s.NotModified -= earlier.NotModified
 	s.RateLimited -= earlier.RateLimited
+	s.GraphQL -= earlier.GraphQL
 	return s
 }
 
@@ -350,6 +354,9 @@ func (m *meter) RoundTrip(r *http.Request) (*http.Response, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.s.Requests++
+	if strings.HasSuffix(r.URL.Path, "/graphql") {
+		m.s.GraphQL++
+	}
 	if err != nil {
 		return resp, err
 	}

@@ -30,6 +30,11 @@ type Required struct {
 	Checks []string
 	// Approvals is how many approving reviews are required (Checks.RequiredApprovals).
 	Approvals int
+	// Protection are the names among Checks that classic branch
+	// protection requires, as read (none when it is unreadable or
+	// absent); the rest come from the base's rulesets, which GraphQL
+	// reads too (PullRequestRollups' BaseRules).
+	Protection []string
 }
 
 // CheckEvidence is GetChecks without the base branch's requirements: the
@@ -60,8 +65,8 @@ func (g *Client) CheckEvidence(ctx context.Context, repo, sha string) (Checks, e
 // protectionHiddenTTL, is not asked again (a different key, or "" after
 // one was given, asks).
 func (g *Client) RequiredChecks(ctx context.Context, repo, base, key string) (Required, error) {
-	checks, approvals, err := g.requiredChecks(ctx, repo, base, key)
-	return Required{Checks: checks, Approvals: approvals}, err
+	checks, approvals, prot, err := g.requiredChecks(ctx, repo, base, key)
+	return Required{Checks: checks, Approvals: approvals, Protection: prot}, err
 }
 
 func hiddenKey(repo, base string) string { return repo + "|" + base }

@@ -119,7 +119,7 @@ func TestReadableProtectionNotHidden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(Required{Checks: []string{"ci"}}, req); diff != "" {
+		if diff := cmp.Diff(Required{Checks: []string{"ci"}, Protection: []string{"ci"}}, req); diff != "" {
 			t.Errorf("read %d under a new key (-want +got):\n%s", i, diff)
 		}
 	}

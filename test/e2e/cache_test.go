@@ -42,6 +42,7 @@ type cachePass struct {
 		Requests    int `json:"requests"`
 		NotModified int `json:"not_modified"`
 		RateLimited int `json:"rate_limited"`
+		GraphQL     int `json:"graphql"`
 		Remaining   int `json:"remaining"`
 		Limit       int `json:"limit"`
 	}
@@ -221,7 +222,10 @@ func (w *cacheWorld) noToken() {
 }
 
 // allNotModified fails the test unless the pass did nothing and asked
-// GitHub only conditional questions that were all answered 304.
+// GitHub only conditional REST questions that were all answered 304, and
+// GraphQL queries (issue 33: one per repository whose pull requests are
+// ready or wait for CI), which are never 304 and which GraphQL's own
+// budget pays for, not the REST one the sandbox charged.
 func allNotModified(t *testing.T, name string, p cachePass) {
 	t.Helper()
 	if len(p.Transitions) != 0 {
@@ -231,9 +235,9 @@ func allNotModified(t *testing.T, name string, p cachePass) {
 	if r.Requests == 0 {
 		t.Errorf("%s asked GitHub nothing; the quiet state has pull requests to observe", name)
 	}
-	if r.RateLimited != 0 || p.charged != 0 || r.NotModified != r.Requests {
-		t.Errorf("%s: %d requests, %d answered 304, %d rate-limited, %d charged by the sandbox; want every request answered 304 and 0 charged",
-			name, r.Requests, r.NotModified, r.RateLimited, p.charged)
+	if r.RateLimited != 0 || p.charged != 0 || r.NotModified+r.GraphQL != r.Requests || r.GraphQL > 2 {
+		t.Errorf("%s: %d requests, %d answered 304, %d GraphQL, %d rate-limited, %d charged by the sandbox; want every REST request answered 304, at most one GraphQL query per repository and 0 charged",
+			name, r.Requests, r.NotModified, r.GraphQL, r.RateLimited, p.charged)
 	}
 }
 

@@ -1,0 +1,197 @@
+package reconcile
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v66/github"
+
+	"github.com/gallivant/gallivant/internal/ghstandin"
+)
+
+// Issue 33: 20 pull requests in 4 repositories, in review, ready and
+// waiting for CI, cost 8 requests per idle pass over an hour at the
+// default schedules: a daemon's passes every 5 minutes with one adapter,
+// and one-shot CI runs every 10 minutes, each a new process that starts
+// from the GitHub cache's state file. Per repository a pass asks its
+// list, answered 304, and one GraphQL query for the checks, comments and
+// bases of its watched pull requests (paid from GraphQL's budget).
+// Nothing is charged to the REST budget in the hour, the 30-minute
+// refresh's full reads included (all 304), and the refresh leaves marks
+// the next pass holds.
+func TestIdlePullRequestsCostTwoRequestsPerRepository(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+		ci    bool
+	}{
+		{"daemon every 5 minutes", 5 * time.Minute, false},
+		{"one-shot CI every 10 minutes", 10 * time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := ""
+			if tc.ci {
+				dir = t.TempDir()
+			}
+			r, rec, repos := reviewRig(t, 20, 4, mixedState, dir)
+			charged, graphql, refreshes, passes := 0, 0, 0, int(time.Hour/tc.every)
+			for i := range passes {
+				r.clock.Advance(tc.every)
+				if tc.ci {
+					rec = r.reconciler(func(o *Options) { o.Log = quiet; o.GitHub = r.stateAdapter(t, dir) })
+				}
+				r.gh.ResetLog()
+				rep, err := rec.Pass(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rep.Transitions) != 0 {
+					t.Fatalf("pass %d at +%v committed %v", i+1, tc.every*time.Duration(i+1), subjectsOf(rep))
+				}
+				c := r.gh.Counts()
+				charged += c.Counted - c.GraphQL
+				graphql += c.GraphQL
+				if c.Total > 2*len(repos) {
+					// The marks expire every quietRefresh: those pull
+					// requests are read in full, conditionally.
+					refreshes++
+					if c.NotModified+c.GraphQL != c.Total {
+						t.Errorf("pass %d refreshed with %d requests, %d answered 304, %d GraphQL; want the rest 304", i+1, c.Total, c.NotModified, c.GraphQL)
+					}
+					continue
+				}
+				if c.Total != 2*len(repos) || c.GraphQL != len(repos) || c.NotModified != len(repos) {
+					t.Errorf("idle pass %d: %d requests, %d answered 304, %d GraphQL; want %d: a 304 list and a GraphQL query per repository",
+						i+1, c.Total, c.NotModified, c.GraphQL, 2*len(repos))
+				}
+			}
+			if charged != 0 {
+				t.Errorf("an hour of passes every %v charged %d requests to the REST budget, want 0", tc.every, charged)
+			}
+			if refreshes > 2 {
+				t.Errorf("%d of %d passes read pull requests in full; the marks refresh every %v", refreshes, passes, quietRefresh)
+			}
+			t.Logf("an hour of %d passes: %d refreshes, %d GraphQL queries, %d charged", passes, refreshes, graphql, charged)
+		})
+	}
+}
+
+// A check re-run on the same head that turns red moves neither the pull
+// request's updated_at nor its head: the ready label still comes off at
+// the next pass, seen by the repository's GraphQL query, with no webhook.
+func TestQuietReadyRerunOnSameHeadUnreadies(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, "")
+	pass := daemonPasses(t, r.reconciler())
+	pass()
+	ci := r.gh.Client("ci-bot")
+	run := func(conclusion string) {
+		t.Helper()
+		if _, _, err := ci.Checks.CreateCheckRun(context.Background(), "acme", "api", github.CreateCheckRunOptions{Name: "ci", HeadSHA: r.head(work),
+			Status: github.String("completed"), Conclusion: github.String(conclusion)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("success")
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.Advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.Advance(time.Minute)
+	pass() // the full read that leaves the ready mark
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
+	}
+	wantIdleCost(t, r, rep, 1)
+	run("failure") // the re-run
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	wantSubjects(t, pass(), "loop: unready acme/api#1", "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
+	if c := r.gh.Counts(); c.GraphQL != 1 {
+		t.Errorf("the pass that saw the re-run made %d GraphQL queries, want 1", c.GraphQL)
+	}
+	if got := r.as("alice").labels(1); len(got) != 0 {
+		t.Errorf("labels after a re-run turned red on the same head: %v", got)
+	}
+}
+
+// GraphQL refused (a GitHub Enterprise that answers its endpoint 404, or
+// a 502): the pass reads the watched pull request's checks and comments
+// through REST, four conditional requests and its base's requirements
+// (rules and protection) and head, all 304 when nothing changed, and a check that turns red is still seen at the
+// next pass.
+func TestQuietRollupFallsBackToREST(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{404, 502} {
+		t.Run(statusName(status), func(t *testing.T) {
+			t.Parallel()
+			r, pass := quietDelivery(t)
+			r.as("alice").review(1, "APPROVE", "", r.head(work))
+			r.clock.Advance(time.Minute)
+			wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+			r.clock.Advance(time.Minute)
+			pass()
+			defer r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `^/api/graphql$`, Kind: ghstandin.FaultStatus, Status: status})()
+			r.clock.Advance(time.Minute)
+			r.gh.ResetLog()
+			rep := pass()
+			if !strings.Contains(noteOf(rep), "is ready; waits for a person to merge it (unchanged since ") {
+				t.Errorf("with GraphQL refused the ready mark did not hold: %s", noteOf(rep))
+			}
+			var rest []string
+			c := r.gh.Counts()
+			for _, q := range r.gh.Requests() {
+				if q.Path != "/api/graphql" {
+					rest = append(rest, q.Method+" "+q.Path)
+				}
+			}
+			// The list, the base head, check runs, combined status,
+			// the base's rules and protection, both comment lists.
+			if c.GraphQL != 1 || c.NotModified != c.Total-1 || len(rest) != 8 {
+				t.Errorf("with GraphQL answering %d: %d requests, %d answered 304, %d GraphQL; want 1 GraphQL and 8 REST, all 304: %q", status, c.Total, c.NotModified, c.GraphQL, rest)
+			}
+			r.as("ci-bot").status(r.head(work), "ci", "failure")
+			r.clock.Advance(time.Minute)
+			wantSubjects(t, pass(), "loop: unready acme/api#1", "loop: round 1 acme/api#1", "loop: pushed round 1 acme/api#1", "loop: announced round 1 acme/api#1")
+		})
+	}
+}
+
+func statusName(status int) string {
+	return map[int]string{404: "not found", 502: "bad gateway"}[status]
+}
+
+// The GraphQL query reads the base's rulesets too: a ruleset that starts
+// requiring a check the ready pull request lacks is seen at the next
+// pass, with no webhook, which reads the pull request in full and waits
+// for the check (classic protection, which GitHub shows administrators
+// only, is what the full read saw; a change to it is seen at the
+// 30-minute refresh).
+func TestQuietReadyRulesetChangeSeen(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.Advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.Advance(time.Minute)
+	pass()
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
+	}
+	wantIdleCost(t, r, rep, 1)
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: true})
+	r.clock.Advance(time.Minute)
+	rep = pass()
+	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
+		t.Errorf("a ruleset now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
+	}
+}
