@@ -276,6 +276,9 @@ dashboard_issue: false         # true: one issue in the control repository, its 
 #   kiro: [.kiro/specs]        # <root>/<feature>/requirements.md and tasks.md
 #   success_criteria: false    # spec-kit: SC-### success criteria are criteria too
 #   verify: []                 # commands for a spec without ## Verify
+# learning:                    # review feedback becomes proposed lessons (docs/learning.md)
+#   control_repo: acme/control # where the lessons pull requests open; default: the control URL's
+#   repos: []                  # learn only from these targets; default: every target
 `
 
 const exampleSpec = `---
