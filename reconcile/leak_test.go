@@ -11,7 +11,8 @@ import (
 
 // TestMain fails the package's tests when a goroutine outlives them, and
 // removes the rig's templates (rigtemplate_test.go) after them. The tests'
-// git uses a template of one empty hooks directory (gitTemplate).
+// git uses a template of one empty hooks directory and runs no automatic
+// maintenance (gitTemplate).
 func TestMain(m *testing.M) {
 	tmpl, err := gitTemplate()
 	if err != nil {
@@ -39,5 +40,18 @@ func gitTemplate() (string, error) {
 	if err := os.Mkdir(filepath.Join(dir, "hooks"), 0o755); err != nil {
 		return dir, err
 	}
-	return dir, os.Setenv("GIT_TEMPLATE_DIR", dir)
+	if err := os.Setenv("GIT_TEMPLATE_DIR", dir); err != nil {
+		return dir, err
+	}
+	// Nor does a commit or a fetch start git maintenance run --auto
+	// (a process each, with never any work in a test's repositories).
+	// gallivant's own git sets its configuration in its environment and
+	// keeps its maintenance (internal/agent); this reaches the rest: the
+	// rig's, the agents', the stand-in's plumbing.
+	for k, v := range map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "maintenance.auto", "GIT_CONFIG_VALUE_0": "false"} {
+		if err := os.Setenv(k, v); err != nil {
+			return dir, err
+		}
+	}
+	return dir, nil
 }
