@@ -116,8 +116,17 @@ func controlTemplate(t testing.TB, files map[string]string) string {
 				return err
 			}
 		}
+		bare := filepath.Join(dir, "control.git")
 		for _, args := range [][]string{{"add", "-A"}, {"commit", "--quiet", "-m", "Approve specs"},
-			{"clone", "--quiet", "--bare", src, filepath.Join(dir, "control.git")}} {
+			{"clone", "--quiet", "--bare", src, bare},
+			// One pack instead of a file per object, in the template and
+			// for every push a test makes: each file is an inode to
+			// create and, on a busy ext4, that is most of a test's time.
+			{"-C", bare, "repack", "-a", "-d", "-q"},
+			{"-C", bare, "config", "receive.unpackLimit", "1"},
+			// No git gc --auto after every push: it never has work in
+			// a test's few pushes, and it is a process each time.
+			{"-C", bare, "config", "receive.autogc", "false"}} {
 			if err := templateGit(src, args...); err != nil {
 				return err
 			}
@@ -139,6 +148,13 @@ func standinTemplate(t testing.TB, now time.Time, repos []string) string {
 		for _, r := range repos {
 			if err := s.CreateRepo(r, "main"); err != nil {
 				return err
+			}
+			// Pushes arrive as one pack and start no gc, as for the
+			// control repository.
+			for _, kv := range [][2]string{{"receive.unpackLimit", "1"}, {"receive.autogc", "false"}} {
+				if err := templateGit(dir, "-C", s.RepoDir(r), "config", kv[0], kv[1]); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -547,7 +547,7 @@ func (s *Server) PutFile(fullName, branch, path, content string) error {
 	if r == nil {
 		return fmt.Errorf("ghstandin: no repository %s", fullName)
 	}
-	g := gitRepo{dir: s.RepoDir(full)}
+	g := s.repoGit(full)
 	bs, err := g.branches()
 	if err != nil {
 		return err

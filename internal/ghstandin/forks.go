@@ -103,7 +103,7 @@ func (c *ctx) headBranches(p *pull, bs map[string]string) map[string]string {
 	if r == nil {
 		return map[string]string{}
 	}
-	fbs, _ := gitRepo{dir: c.s.RepoDir(p.HeadRepo)}.branches()
+	fbs, _ := c.s.repoGit(p.HeadRepo).branches()
 	return fbs
 }
 
@@ -132,7 +132,7 @@ func (c *ctx) pullRef(p *pull) { c.pullRefAt(p, p.HeadSHA) }
 // head is in first. The caller holds s.mu.
 func (c *ctx) pullRefAt(p *pull, sha string) {
 	ref := "refs/pull/" + strconv.Itoa(p.Number) + "/head"
-	if cur, err := c.git.exec(nil, nil, "rev-parse", "--verify", "--quiet", ref); err == nil && strings.TrimSpace(cur) == sha {
+	if cur, ok := c.lookupRef(ref); ok && cur == sha {
 		return
 	}
 	if p.HeadRepo != "" {
@@ -172,7 +172,7 @@ func (c *ctx) forkHead(head string, bs map[string]string) (fork, branch, sha str
 	if r == nil || !strings.EqualFold(r.Parent, c.full) {
 		return "", branch, "", false
 	}
-	fbs, _ := gitRepo{dir: c.s.RepoDir(name)}.branches()
+	fbs, _ := c.s.repoGit(name).branches()
 	sha, ok = fbs[branch]
 	return name, branch, sha, ok
 }
@@ -224,7 +224,7 @@ func (c *ctx) compareSide(side string) (string, bool) {
 	if r == nil || !strings.EqualFold(r.Parent, c.full) {
 		return "", false
 	}
-	sha, ok := gitRepo{dir: c.s.RepoDir(name)}.resolve(ref)
+	sha, ok := c.s.repoGit(name).resolve(ref)
 	if !ok {
 		return "", false
 	}

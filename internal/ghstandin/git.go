@@ -12,10 +12,23 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// gitRepo runs the real git binary in one bare repository.
-type gitRepo struct{ dir string }
+// gitRepo runs the real git binary in one bare repository, and reads its
+// objects in process when objs is set (objects.go).
+type gitRepo struct {
+	dir  string
+	objs *objectStore
+}
+
+// answered reports whether err, from the in-process reader, is its answer
+// (nil, or an object that is not there) rather than a query it leaves to
+// git: errObjectModel, or a read that failed for another reason.
+func answered(err error) bool {
+	return err == nil || errors.Is(err, plumbing.ErrObjectNotFound)
+}
 
 // gitEnv isolates git from the machine's configuration so that the stand-in
 // behaves the same everywhere.
@@ -182,6 +195,14 @@ func parseLog(s string) []commitInfo {
 }
 
 func (g gitRepo) commit(sha string) (commitInfo, error) {
+	if g.objs != nil {
+		if ci, err := g.objs.commit(sha); answered(err) {
+			if err != nil {
+				return commitInfo{}, errors.New("commit not found")
+			}
+			return ci, nil
+		}
+	}
 	s, err := g.run(nil, nil, "show", "-s", "--format="+logFormat, sha)
 	if err != nil {
 		return commitInfo{}, err
@@ -195,6 +216,9 @@ func (g gitRepo) commit(sha string) (commitInfo, error) {
 
 // commitsBetween returns base..head, oldest first.
 func (g gitRepo) commitsBetween(base, head string) ([]commitInfo, error) {
+	if cs, ok, err := g.chainBetween(base, head); ok {
+		return cs, err
+	}
 	s, err := g.run(nil, nil, "log", "--reverse", "--format="+logFormat, base+".."+head)
 	if err != nil {
 		return nil, err
@@ -202,7 +226,62 @@ func (g gitRepo) commitsBetween(base, head string) ([]commitInfo, error) {
 	return parseLog(s), nil
 }
 
+// chainBetween is commitsBetween in process, when those commits form one
+// line of descent: their order is then the only one git can print. ok is
+// false when git is to be asked (a merge inside the range, where git
+// orders by dates).
+func (g gitRepo) chainBetween(base, head string) (cs []commitInfo, ok bool, err error) {
+	if g.objs == nil {
+		return nil, false, nil
+	}
+	nodes, err := g.objs.only(base, head)
+	if !answered(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, fmt.Errorf("git log %s..%s: %w", base, head, err)
+	}
+	in := map[string]*commitNode{}
+	for _, n := range nodes {
+		in[n.info.SHA] = n
+	}
+	if len(nodes) > 0 && nodes[0].info.SHA != head {
+		return nil, false, nil
+	}
+	// Highest generation first: on a line of descent, each commit's one
+	// parent in the range is the next.
+	for i, n := range nodes {
+		var next, want *commitNode
+		for _, p := range n.info.Parents {
+			if pn := in[p]; pn != nil {
+				if next != nil {
+					return nil, false, nil
+				}
+				next = pn
+			}
+		}
+		if i+1 < len(nodes) {
+			want = nodes[i+1]
+		}
+		if next != want {
+			return nil, false, nil
+		}
+	}
+	for i := len(nodes) - 1; i >= 0; i-- {
+		cs = append(cs, nodes[i].info)
+	}
+	return cs, true, nil
+}
+
 func (g gitRepo) count(rng string) int {
+	if base, head, ok := strings.Cut(rng, ".."); ok && g.objs != nil {
+		if nodes, err := g.objs.only(base, head); answered(err) {
+			if err != nil {
+				return 0
+			}
+			return len(nodes)
+		}
+	}
 	s, err := g.out("rev-list", "--count", rng)
 	if err != nil {
 		return 0
@@ -213,11 +292,26 @@ func (g gitRepo) count(rng string) int {
 }
 
 func (g gitRepo) mergeBase(a, b string) (string, bool) {
+	if g.objs != nil {
+		// More than one best common ancestor is left to git, which
+		// prints the one its walk finds first.
+		if bases, err := g.objs.mergeBases(a, b); answered(err) && len(bases) <= 1 {
+			if err != nil || len(bases) == 0 {
+				return "", false
+			}
+			return bases[0], true
+		}
+	}
 	s, err := g.out("merge-base", a, b)
 	return s, err == nil && s != ""
 }
 
 func (g gitRepo) isAncestor(a, b string) bool {
+	if g.objs != nil {
+		if yes, err := g.objs.ancestor(a, b); answered(err) {
+			return yes
+		}
+	}
 	_, err := g.out("merge-base", "--is-ancestor", a, b)
 	return err == nil
 }
@@ -229,24 +323,30 @@ type fileChange struct {
 	PreviousFilename, Patch string
 }
 
-// diff returns the files changed between two commits.
+// diff returns the files changed between two commits: one git process,
+// whose answer any repository holding both commits shares (sharedRun).
 func (g gitRepo) diff(base, head string) ([]fileChange, error) {
-	s, err := g.out("diff", "--numstat", "-z", "--no-renames", base, head)
+	s, err := g.sharedRun([]string{base, head}, "diff", "--raw", "--numstat", "-z", "--no-renames", base, head)
 	if err != nil {
 		return nil, err
 	}
-	st, err := g.out("diff", "--name-status", "--no-renames", base, head)
-	if err != nil {
-		return nil, err
-	}
+	// -z: raw records are ":modes ids status" NUL path NUL; numstat
+	// records "added TAB deleted TAB path" NUL, after all raw records.
 	status := map[string]string{}
-	for _, line := range strings.Split(st, "\n") {
-		if k, name, ok := strings.Cut(line, "\t"); ok {
-			status[name] = map[string]string{"A": "added", "D": "removed", "M": "modified"}[k[:1]]
-		}
-	}
 	var out []fileChange
-	for _, rec := range strings.Split(s, "\x00") {
+	recs := strings.Split(s, "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if strings.HasPrefix(rec, ":") {
+			if i+1 < len(recs) {
+				f := strings.Fields(rec)
+				if len(f) > 0 {
+					status[recs[i+1]] = map[string]string{"A": "added", "D": "removed", "M": "modified"}[f[len(f)-1][:1]]
+				}
+			}
+			i++
+			continue
+		}
 		f := strings.SplitN(rec, "\t", 3)
 		if len(f) != 3 {
 			continue
@@ -263,18 +363,97 @@ func (g gitRepo) diff(base, head string) ([]fileChange, error) {
 	return out, nil
 }
 
+// sharedAnswers memoizes, across repositories, answers that depend only on
+// the commits named: a diff or a merge between two commits is the same in
+// every repository that holds both. The stand-in's many repositories (one
+// set per test, built from the same templates) ask the same ones.
+var sharedAnswers = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// sharedRun is run, memoized across repositories when every commit in
+// commits is a full id this repository holds (read in process).
+func (g gitRepo) sharedRun(commits []string, args ...string) (string, error) {
+	key := ""
+	if g.objs != nil {
+		key = strings.Join(args, "\x00")
+		for _, c := range commits {
+			if sha, err := g.objs.resolveID(c); err != nil || sha != c {
+				key = ""
+				break
+			}
+		}
+	}
+	if key != "" {
+		sharedAnswers.Lock()
+		out, ok := sharedAnswers.m[key]
+		sharedAnswers.Unlock()
+		if ok {
+			return out, nil
+		}
+	}
+	out, err := g.run(nil, nil, args...)
+	if key != "" && err == nil {
+		sharedAnswers.Lock()
+		if len(sharedAnswers.m) >= maxObjectAnswers {
+			clear(sharedAnswers.m)
+		}
+		sharedAnswers.m[key] = out
+		sharedAnswers.Unlock()
+	}
+	return out, err
+}
+
 // mergeTree merges head into base without touching any ref. It returns the
 // merged tree, or conflict when the merge does not apply cleanly.
 func (g gitRepo) mergeTree(base, head string) (tree string, conflict bool, err error) {
+	// A conflict, or a merged tree this repository already holds, is
+	// the same answer in every repository that holds both commits; a
+	// tree it does not hold yet is written by running git.
+	key := "merge-tree\x00" + base + "\x00" + head
+	shared := false
+	if g.objs != nil {
+		a, errA := g.objs.resolveID(base)
+		b, errB := g.objs.resolveID(head)
+		shared = errA == nil && errB == nil && a == base && b == head
+	}
+	if shared {
+		sharedAnswers.Lock()
+		t, ok := sharedAnswers.m[key]
+		sharedAnswers.Unlock()
+		if ok && t == "" {
+			return "", true, nil
+		}
+		if ok {
+			if typ, err := g.objs.typeOf(t); err == nil && typ == "tree" {
+				return t, false, nil
+			}
+		}
+	}
 	s, err := g.run(nil, nil, "merge-tree", "--write-tree", "--no-messages", base, head)
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+			if shared {
+				sharedAnswers.Lock()
+				sharedAnswers.m[key] = ""
+				sharedAnswers.Unlock()
+			}
 			return "", true, nil
 		}
 		return "", false, err
 	}
-	return strings.TrimSpace(strings.SplitN(s, "\n", 2)[0]), false, nil
+	tree = strings.TrimSpace(strings.SplitN(s, "\n", 2)[0])
+	if shared {
+		sharedAnswers.Lock()
+		if len(sharedAnswers.m) >= maxObjectAnswers {
+			clear(sharedAnswers.m)
+		}
+		sharedAnswers.m[key] = tree
+		sharedAnswers.Unlock()
+	}
+	return tree, false, nil
 }
 
 // updateRef moves a branch with compare-and-swap on its old value.
@@ -311,11 +490,21 @@ func parseTree(s, dir string) []treeEntry {
 // entry returns the tree entry at path in a commit; the root is a tree.
 func (g gitRepo) entry(commit, path string) (treeEntry, bool) {
 	if path == "" {
+		if g.objs != nil {
+			if ci, err := g.objs.commit(commit); answered(err) {
+				return treeEntry{Type: "tree", SHA: ci.Tree}, err == nil
+			}
+		}
 		sha, err := g.out("rev-parse", commit+"^{tree}")
 		return treeEntry{Type: "tree", SHA: sha}, err == nil
 	}
 	if strings.HasPrefix(path, "-") || strings.Contains(path, "..") {
 		return treeEntry{}, false
+	}
+	if g.objs != nil {
+		if e, ok, err := g.objs.entry(commit, path); answered(err) {
+			return e, ok
+		}
 	}
 	s, err := g.run(nil, nil, "ls-tree", "-z", "-l", "--full-tree", commit, "--", path)
 	if err != nil {
@@ -331,6 +520,14 @@ func (g gitRepo) entry(commit, path string) (treeEntry, bool) {
 
 // list returns a directory's entries.
 func (g gitRepo) list(commit, dir string) ([]treeEntry, error) {
+	if g.objs != nil {
+		if es, err := g.objs.list(commit, dir); answered(err) {
+			if err != nil {
+				return nil, fmt.Errorf("git ls-tree %s:%s: %w", commit, dir, err)
+			}
+			return es, nil
+		}
+	}
 	s, err := g.run(nil, nil, "ls-tree", "-z", "-l", commit+":"+dir)
 	if err != nil {
 		return nil, err
@@ -338,8 +535,35 @@ func (g gitRepo) list(commit, dir string) ([]treeEntry, error) {
 	return parseTree(s, dir), nil
 }
 
+// typeOf returns an object's type as git cat-file -t names it.
+func (g gitRepo) typeOf(sha string) (string, error) {
+	if g.objs != nil {
+		if t, err := g.objs.typeOf(sha); answered(err) {
+			return t, err
+		}
+	}
+	t, err := g.exec(nil, nil, "cat-file", "-t", sha)
+	return strings.TrimSpace(t), err
+}
+
 // blob returns a blob's bytes.
 func (g gitRepo) blob(sha string) ([]byte, error) {
+	if g.objs != nil {
+		name := sha
+		if ref, path, ok := strings.Cut(sha, ":"); ok && !hexID.MatchString(ref) {
+			// ref:path: the ref resolved as rev-parse would, then the
+			// path read in process.
+			if c, found := g.resolve(ref); found {
+				name = c + ":" + path
+			}
+		}
+		if data, err := g.objs.blob(name); answered(err) {
+			if err != nil {
+				return nil, fmt.Errorf("git cat-file blob %s: %w", sha, err)
+			}
+			return data, nil
+		}
+	}
 	s, err := g.run(nil, nil, "cat-file", "blob", sha)
 	return []byte(s), err
 }

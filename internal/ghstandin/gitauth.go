@@ -120,12 +120,17 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 	var c *ctx
 	if push && r.Method == http.MethodPost {
 		s.mu.Lock()
-		c = &ctx{s: s, repo: rp, full: name, git: gitRepo{dir: s.RepoDir(name)}, login: login}
+		c = &ctx{s: s, repo: rp, full: name, git: s.repoGit(name), login: login}
 		before = c.mark()
 		s.mu.Unlock()
 	}
 	h := *s.git
 	h.Env = append(slices.Clone(h.Env), "STANDIN_RULES="+rules)
+	if rules == "" {
+		// No rule applies: the hook would decline nothing and print
+		// nothing, so git runs none (a shell, awk and git per ref less).
+		h.Env = append(h.Env, "GIT_CONFIG_VALUE_0=/dev/null")
+	}
 	var out http.ResponseWriter = w
 	var rec *recorder
 	if f != nil {
@@ -202,7 +207,7 @@ func (s *Server) pushRulesOf(body *os.File, r *http.Request, rp *repo, name, log
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &ctx{s: s, repo: rp, full: name, git: gitRepo{dir: s.RepoDir(name)}, login: login}
+	c := &ctx{s: s, repo: rp, full: name, git: s.repoGit(name), login: login}
 	return c.pushRules(cmds), 0, nil
 }
 

@@ -312,7 +312,7 @@ func (q *gqlReq) view(full string, f func(c *ctx)) bool {
 	if r == nil {
 		return false
 	}
-	f(&ctx{s: q.s, login: q.login, repo: r, full: name, git: gitRepo{dir: q.s.RepoDir(name)}})
+	f(&ctx{s: q.s, login: q.login, repo: r, full: name, git: q.s.repoGit(name)})
 	if q.s.dirty {
 		q.s.dirty = false
 		_ = q.s.save()

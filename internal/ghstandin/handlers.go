@@ -38,7 +38,7 @@ func (s *Server) handle(needRepo bool, fn func(c *ctx)) http.HandlerFunc {
 				writeError(w, http.StatusNotFound, "Not Found")
 				return
 			}
-			c.git = gitRepo{dir: s.RepoDir(c.full)}
+			c.git = s.repoGit(c.full)
 			before := c.mark()
 			c.runUpdates()
 			defer c.announce(before)
@@ -278,7 +278,7 @@ func nonNil(s []string) []string {
 func (c *ctx) fullRefJSON(ref, sha string) map[string]any {
 	typ, path := "commit", "/git/commits/"
 	if strings.HasPrefix(ref, "refs/tags/") {
-		if t, err := c.git.exec(nil, nil, "cat-file", "-t", sha); err == nil && strings.TrimSpace(t) == "tag" {
+		if t, err := c.git.typeOf(sha); err == nil && t == "tag" {
 			typ, path = "tag", "/git/tags/"
 		}
 	}
@@ -329,8 +329,8 @@ func createRef(c *ctx) {
 	found := false
 	if strings.HasPrefix(full, "refs/tags/") {
 		// A tag may name any object (an annotated tag's object too).
-		t, err := c.git.exec(nil, nil, "cat-file", "-t", in.SHA)
-		found = err == nil && strings.TrimSpace(t) != ""
+		t, err := c.git.typeOf(in.SHA)
+		found = err == nil && t != ""
 	} else {
 		sha, found = c.git.resolve(in.SHA)
 	}

@@ -115,12 +115,18 @@ func (g gitRepo) branches() (map[string]string, error) {
 	return out, nil
 }
 
-// resolve returns the commit a ref or SHA names. A full object id and a
-// name that git would take for a branch are answered without git; anything
-// else (an abbreviated id, a tag, ref^ syntax) asks git rev-parse.
+// resolve returns the commit a ref or SHA names. A full object id, a full
+// ref name and a name that git would take for a branch are answered
+// without git; anything else (an abbreviated id, a short tag name, ref^
+// syntax) asks git rev-parse.
 func (g gitRepo) resolve(ref string) (string, bool) {
 	if strings.HasPrefix(ref, "-") || ref == "" {
 		return "", false
+	}
+	if g.objs != nil && hexID.MatchString(ref) {
+		if sha, err := g.objs.resolveID(ref); answered(err) {
+			return sha, err == nil
+		}
 	}
 	if !hexID.MatchString(ref) && !strings.ContainsAny(ref, "^~:@{}") {
 		if refs, err := readRefs(g.dir); err == nil {
@@ -136,6 +142,13 @@ func (g gitRepo) resolve(ref string) (string, bool) {
 			}
 			if sha, ok := refs[ref]; ok && strings.HasPrefix(ref, "refs/heads/") {
 				return sha, true
+			}
+			if sha, ok := refs[ref]; ok && strings.HasPrefix(ref, "refs/") && g.objs != nil {
+				// A full ref name (a tag, refs/pull/N/head): its object,
+				// peeled in process.
+				if c, err := g.objs.resolveID(sha); answered(err) {
+					return c, err == nil
+				}
 			}
 		}
 	}

@@ -51,7 +51,7 @@ func (s *Server) AddWorkflowRun(fullName string, run WorkflowRun) (int64, error)
 	if r == nil {
 		return 0, fmt.Errorf("ghstandin: no repository %s", fullName)
 	}
-	sha, ok := gitRepo{dir: s.RepoDir(full)}.resolve(run.HeadSHA)
+	sha, ok := s.repoGit(full).resolve(run.HeadSHA)
 	if !ok {
 		return 0, fmt.Errorf("ghstandin: %s: no commit %q", fullName, run.HeadSHA)
 	}

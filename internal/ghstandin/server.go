@@ -75,6 +75,12 @@ type Server struct {
 	// once it is answered; deliveries records those sent (webhooks.go).
 	outbox     []outgoing
 	deliveries []Delivery
+
+	// objs are the repositories' in-process object readers
+	// (objects.go), one per repository directory, kept for the server's
+	// life: objects never change.
+	objsMu sync.Mutex
+	objs   map[string]*objectStore
 }
 
 // state is everything that persists in state.json.
@@ -402,6 +408,23 @@ func (s *Server) GitURLWithToken(fullName, token string) string {
 // RepoDir returns the bare repository's directory, for file:// remotes.
 func (s *Server) RepoDir(fullName string) string {
 	return filepath.Join(s.dir, "repos", filepath.FromSlash(fullName)+".git")
+}
+
+// repoGit is the git of a repository by its full name, with the
+// repository's in-process object reader.
+func (s *Server) repoGit(fullName string) gitRepo {
+	dir := s.RepoDir(fullName)
+	s.objsMu.Lock()
+	defer s.objsMu.Unlock()
+	if s.objs == nil {
+		s.objs = map[string]*objectStore{}
+	}
+	o := s.objs[dir]
+	if o == nil {
+		o = openObjects(dir)
+		s.objs[dir] = o
+	}
+	return gitRepo{dir: dir, objs: o}
 }
 
 // Token returns the token of login, creating the user when it is new.
