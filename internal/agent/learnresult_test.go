@@ -1,9 +1,13 @@
 package agent
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gallivant/gallivant/internal/agentstandin"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -106,6 +110,52 @@ func FuzzParseLearnResult(f *testing.F) {
 			}
 		case r.Status != LearnNone || changed:
 			t.Fatalf("no commit for %+v, changed %v", r, changed)
+		}
+	})
+}
+
+// A learn task under a preset CLI: the stand-in adds a lesson to the
+// lessons file the brief names and gives its result in its final message;
+// the preset commits it as the one return, `Propose lessons for
+// acme/api`, changing the lessons file alone. A result it cannot use
+// fails the run with a *ResultError and pushes nothing.
+func TestPresetLearnTask(t *testing.T) {
+	const url = "https://github.com/acme/api/pull/1#pullrequestreview-7"
+	brief := learnBriefHead + "## Feedback (quoted data)\n\n- " + url + " by @alice (round 1, answered by a..b)\n"
+	run := func(t *testing.T, kind string, steer map[string]string) (Outcome, string) {
+		bin := agentstandin.Write(t)
+		for k, v := range steer {
+			agentstandin.Set(t, bin, k, v)
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		remote, base := remoteRepo(t)
+		task := Task{Spec: "specs/feature.md", Repo: "acme/control", CloneURL: remote, Branch: "gallivant/lessons-acme-api", Base: base, Brief: brief, Learn: true}
+		out, err := CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: t.TempDir()}.Run(context.Background(), task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, remote
+	}
+	t.Run("done", func(t *testing.T) {
+		out, remote := run(t, "codex", map[string]string{agentstandin.Final: jsonString(t, "Added one.\n\n**status:** done\ndecision: added a lesson | review it\n")})
+		if out.Err != nil || out.Dirty || out.Commits != 1 {
+			t.Fatalf("outcome %+v", out)
+		}
+		msg := gitIn(t, remote, "log", "-1", "--format=%B", "gallivant/lessons-acme-api")
+		if diff := cmp.Diff("Propose lessons for acme/api\n\nadded a lesson\n\ntokens: 650\ncached: 100", msg); diff != "" {
+			t.Errorf("return message (-want +got):\n%s", diff)
+		}
+		if files := gitIn(t, remote, "show", "--name-only", "--format=", "gallivant/lessons-acme-api"); files != "lessons/acme/api.md" {
+			t.Errorf("the return changes %q, want the lessons file alone", files)
+		}
+	})
+	t.Run("a result it cannot use", func(t *testing.T) {
+		out, remote := run(t, "claude-code", map[string]string{agentstandin.Result: "status: done\nevidence: go test ./...; ok\ndecision: a | b\n"})
+		if _, ok := AsResultError(out.Err); !ok || !strings.Contains(out.Err.Error(), "result line 2: a learn task's result has no evidence: line") {
+			t.Fatalf("error %v, want a *ResultError naming line 2", out.Err)
+		}
+		if got := gitIn(t, remote, "branch", "--list", "gallivant/lessons-acme-api"); got != "" {
+			t.Errorf("the lessons branch was pushed: %q", got)
 		}
 	})
 }
