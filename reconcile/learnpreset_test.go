@@ -144,3 +144,27 @@ func TestLearnUnderPresetCLIRefusesAResultItCannotUse(t *testing.T) {
 		})
 	}
 }
+
+// The workflow and none executors run no agent on this machine, so they
+// dispatch no learn task, and the pass says why once: here learning: is
+// turned on after the delivery, and the pass that would learn from it runs
+// with each of them.
+func TestLearnNotDispatchedWithoutALocalAgent(t *testing.T) {
+	t.Parallel()
+	for name, exec := range map[string]Executor{"workflow": agent.WorkflowExecutor{Workflow: "agent.yml"}, "none": agent.NoneExecutor{}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newLearnRig(t, strings.TrimSuffix(learnConfig, "learning:\n  control_repo: acme/control\n"))
+			r.pass()
+			wantSubjects(t, r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body."), "loop: done acme/api#1")
+			r.edit("gallivant.yaml", func(string) string { return learnConfig })
+			rep := r.pass(func(o *Options) { o.Executor = exec })
+			if len(rep.Transitions) != 0 || !strings.Contains(noteOf(rep), "learning: is on but the executor runs no agent on this machine") {
+				t.Errorf("a pass with the %s executor: %v\nnotes: %s", name, subjectsOf(rep), noteOf(rep))
+			}
+			if n := len(r.learnBriefs()); n != 0 {
+				t.Errorf("%d learn tasks ran", n)
+			}
+		})
+	}
+}
