@@ -94,6 +94,14 @@ func RepoOf(p string) (string, bool) {
 	return repo, true
 }
 
+// ReturnSubject is the subject of a learn task's return commit on the
+// control repository's lessons branch (docs/learning.md "The learn task"):
+// `Propose lessons for <owner>/<name>`. Admission does not read it; it is
+// what a person sees on the lessons pull request's commit, and it is not a
+// `loop:` subject, so the control history's replay passes it by once the
+// pull request is merged.
+func ReturnSubject(repo string) string { return "Propose lessons for " + repo }
+
 // IsLessonsPath reports whether p lies under the lessons directory.
 func IsLessonsPath(p string) bool { return strings.HasPrefix(p, Dir+"/") }
 

@@ -120,7 +120,7 @@ func (p *passState) sameRepoLedgers(e *entry, repo string) map[string]*ledger.Le
 func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (gatekeep.LearnFacts, doneFeedback, error) {
 	lr := e.l.Delivery.Learn
 	f := gatekeep.LearnFacts{Enabled: p.cfg.Learns(pr.Repo), ControlRepo: p.learnControlRepo(), Phase: e.l.Phase(), Learn: lr,
-		Local: p.Executor.Placement() == agent.Local && p.cfg.Executor.Kind == specs.ExecutorCommand, Draining: p.r.draining.Load()}
+		Local: p.Executor.Placement() == agent.Local, Draining: p.r.draining.Load()}
 	var fb doneFeedback
 	switch lr.State {
 	case "", ledger.LearnRefused:
@@ -300,6 +300,13 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 				return progressed, err
 			}
 		}
+	}
+	if re, ok := agent.AsResultError(out.Err); ok && len(ret.Commits) == 0 && ranHere {
+		// A preset's result that could not be completed into a return
+		// is refused with its reason, which the next attempt's brief
+		// quotes.
+		n, c := gatekeep.LessonsRefused(e.l, pr, "the learn task's result could not be completed into a return: "+redact.URLs(re.Error()))
+		return progressed, p.apply(e, n, c)
 	}
 	if len(ret.Commits) == 0 && ranHere && out.Err != nil {
 		n, c := gatekeep.NoLessons(e.l, pr, "the learn task's agent failed: "+redact.URLs(out.Err.Error()))

@@ -61,6 +61,10 @@ var (
 	// line of its return contract and the first path of its Files list.
 	taskRE     = regexp.MustCompile(`(?m)^task: (\S+) \| attempt [0-9]+ \| [0-9a-f]{40}$`)
 	taskFileRE = regexp.MustCompile(`(?m)^(?:Create|Modify): (\S+)$`)
+	// learnFileRE and learnURLRE read a learn task's brief: the lessons
+	// file of its header and the first feedback URL it lists.
+	learnFileRE = regexp.MustCompile(`(?m)^lessons: (lessons/\S+\.md)$`)
+	learnURLRE  = regexp.MustCompile(`(?m)^- (https://\S+) by @`)
 )
 
 // modelScript answers like a model: it reads the brief in the prompt,
@@ -89,6 +93,24 @@ func modelScript(turn modelserver.Turn) modelserver.Step {
 		target = m[1]
 	}
 	switch {
+	case target == "learn":
+		// A learn task: add a lesson citing the first feedback URL the
+		// brief lists to the lessons file it names, look, and answer with
+		// a status and a decision in prose and markdown.
+		file, url := "lessons/unknown.md", "https://github.com/unknown/unknown/pull/1#issuecomment-1"
+		if m := learnFileRE.FindStringSubmatch(turn.Prompt); m != nil {
+			file = m[1]
+		}
+		if m := learnURLRE.FindStringSubmatch(turn.Prompt); m != nil {
+			url = m[1]
+		}
+		switch len(turn.Results) {
+		case 0:
+			return modelserver.Step{Shell: fmt.Sprintf("mkdir -p \"$(dirname %s)\" && { test -s %s || printf '# Lessons for acme/api\\n' > %s; } && printf '\\n## Round to whole cents before adding tax\\nsources: %s\\n\\nRound each amount to whole cents before tax is added.\\n' >> %s", file, file, file, url, file)}
+		case 1:
+			return modelserver.Step{Shell: "grep -c '^## ' " + file}
+		}
+		return modelserver.Step{Final: "One piece of feedback generalises, so I added it as a lesson.\n\n- **status:** done\n- decision: added a lesson on rounding before tax\t|\ta person reviews the proposal\n"}
 	case target == "seed":
 		if len(turn.Results) == 0 {
 			return modelserver.Step{Shell: "ls rows 2>&1; echo checked"}
@@ -393,6 +415,50 @@ func TestRealCLIWaveTasks(t *testing.T) {
 				if !strings.HasPrefix(msg, "loop: task "+id+" done\n\ntask: "+id+" | attempt 1 | ") || !strings.Contains(msg, "\n\nwrote "+file+"\n") || !strings.Contains(msg, "\ntokens: ") {
 					t.Errorf("task %s's commit on the work branch:\n%s", id, msg)
 				}
+			}
+			verifyControl(t, r)
+		})
+	}
+}
+
+// A done entry's learn task runs under each real CLI (docs/learning.md
+// "The learn task"): the CLI edits the lessons file in its checkout of the
+// control repository with its own shell tool and ends with a status and a
+// decision in prose and markdown, which the preset completes into the one
+// return commit; it is admitted and opened as a pull request on the control
+// repository, its candidate citing the review the CLI chose. The delivery
+// before it is the scripted agent's.
+func TestRealCLILearnTask(t *testing.T) {
+	bin := realCLIs(t)
+	srv := modelserver.Start(t, modelScript)
+	envNames := realCLIEnv(t, bin, srv, t.TempDir())
+	for _, kind := range []string{"claude-code", "codex"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			r := newLearnRig(t, learnConfig)
+			r.options = append(r.options, func(o *Options) {
+				o.Executor = learnVia{CommandExecutor: o.Executor.(agent.CommandExecutor), r: r,
+					learn: agent.CommandExecutor{Kind: kind, Timeout: 2 * time.Minute, WorkDir: filepath.Join(r.work, "preset"), Token: r.gh.MainToken(), Env: envNames}}
+			})
+			r.pass()
+			rep := r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body.")
+			keepLogs(t, filepath.Join(r.work, "preset"), kind+"-learn")
+			if got := subjectsOf(rep); !cmp.Equal(got, []string{"loop: done acme/api#1", "loop: learn acme/api#1", "loop: propose lessons acme/control#1"}) {
+				t.Fatalf("the merge pass: %q\nnotes: %s\n%s", got, noteOf(rep), sentencesOf(rep))
+			}
+			reviewURL := "https://github.com/acme/api/pull/1#pullrequestreview-" + strconv.FormatInt(r.as("alice").reviewID(1, "Round to whole cents"), 10)
+			msg := run(t, r.gh.RepoDir("acme/control"), "git", "log", "-1", "--format=%B", "gallivant/lessons-acme-api")
+			if !strings.HasPrefix(msg, "Propose lessons for acme/api\n\nadded a lesson on rounding before tax\n") || !strings.Contains(msg, "\ntokens: ") {
+				t.Errorf("the return the preset built:\n%s", msg)
+			}
+			body := r.controlPR(1).GetBody()
+			for _, want := range []string{"### Round to whole cents before adding tax\n", "- " + reviewURL + "\n"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("the proposal's body lacks %q:\n%s", want, body)
+				}
+			}
+			if l := r.ledger(ledgerPath); l.Delivery.Learn.State != ledger.LearnProposed || len(l.Delivery.Learn.Candidates) != 1 {
+				t.Errorf("learn: %q, want proposed with 1 candidate", l.Delivery.Learn.String())
 			}
 			verifyControl(t, r)
 		})

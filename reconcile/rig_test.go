@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,6 +40,8 @@ type rig struct {
 	script  Script
 	agent   agent.AgentFunc
 	runs    []agent.Task // executor runs, in order
+	// options apply to every pass's Options, before a pass's own.
+	options []rigOption
 	mu      sync.Mutex
 	log     bytes.Buffer
 }
@@ -124,7 +127,7 @@ func (r *rig) reconciler(opts ...rigOption) *Reconciler {
 		return r.agent(ctx, dir, t)
 	}}
 	o := Options{Store: st, GitHub: gh, Executor: exec, Clock: r.clock.Now, Log: logger, CloneURL: r.gh.GitURL, MergePoll: time.Millisecond}
-	for _, f := range opts {
+	for _, f := range append(slices.Clone(r.options), opts...) {
 		f(&o)
 	}
 	return New(o)

@@ -131,7 +131,10 @@ result, plain text, one "key: value" per line:
 
 For a seed dispatch give one "row <n>: open|done | <evidence>" line per row
 instead of status, evidence and decision; for a plan task (its brief has a
-"task: <id> | attempt <n> | <head>" line) give status and decision only. (You may instead write these lines to
+"task: <id> | attempt <n> | <head>" line) give status and decision only; for a
+learn task (its brief says "target: learn") give "status: done" when you changed
+the lessons file or "status: none" when no lesson generalises, and a decision,
+nothing else. (You may instead write these lines to
 the file named by the GALLIVANT_RESULT environment variable, inside the checkout.)
 gallivant commits your changes with the return message built from them.
 
@@ -486,7 +489,13 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 	if agentReturned(run, t, status, n) {
 		return false, nil
 	}
-	msg, ok, err := returnMessage(t, data, source, u)
+	var msg string
+	var ok bool
+	if t.Learn {
+		msg, ok, err = learnReturn(t, data, source, u, learnChanged(status, n))
+	} else {
+		msg, ok, err = returnMessage(t, data, source, u)
+	}
 	if err != nil || !ok {
 		return false, err
 	}
@@ -518,8 +527,13 @@ func takeResult(resultPath string, u Usage) (data []byte, source string, err err
 // agentReturned reports whether the agent's own commits (n of them since
 // the run began, with the checkout's status) already are the return: one
 // admissible return for a first run, at most one commit and a clean
-// checkout for a review round.
+// checkout for a review round or a learn task.
 func agentReturned(run func(args ...string) (string, error), t Task, status string, n int) bool {
+	if t.Learn {
+		// A learn return's message is not admission's to read: one commit
+		// and a clean checkout are the agent's own return.
+		return status == "" && n == 1
+	}
 	if status == "" && n == 1 && t.Round == 0 {
 		subject, _ := run("log", "-1", "--format=%s")
 		body, _ := run("log", "-1", "--format=%b")

@@ -101,7 +101,7 @@ func unwrap(s, q string) string {
 // the agent wrote itself. Every refusal names the line, what is wrong and
 // an accepted example. It never panics.
 func ParseResult(data []byte) (Result, error) {
-	r, err := readResultLines(data)
+	r, err := readResultLines(data, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -120,7 +120,7 @@ const taskResultExample = "status: done / decision: wrote the window counter | n
 // not used (gallivant proves the rows after the last wave), row lines are
 // a seed's and refused. Lines read as ParseResult reads them.
 func ParseTaskResult(data []byte) (Result, error) {
-	r, err := readResultLines(data)
+	r, err := readResultLines(data, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -138,8 +138,8 @@ func ParseTaskResult(data []byte) (Result, error) {
 }
 
 // readResultLines reads a result's lines without judging whether they are
-// whole.
-func readResultLines(data []byte) (Result, error) {
+// whole; learn reads a learn task's (ParseLearnResult).
+func readResultLines(data []byte, learn bool) (Result, error) {
 	var r Result
 	if len(data) > MaxResult {
 		return r, fmt.Errorf("the result is %d bytes; it is at most %d", len(data), MaxResult)
@@ -155,7 +155,7 @@ func readResultLines(data []byte) (Result, error) {
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		if err := readResultLine(&r, i+1, line, seen); err != nil {
+		if err := readResultLine(&r, i+1, line, seen, learn); err != nil {
 			return Result{}, err
 		}
 	}
@@ -163,12 +163,22 @@ func readResultLines(data []byte) (Result, error) {
 }
 
 // readResultLine reads line n of a result into r: a seed's row line or a
-// `key: value` line; seen holds the keys (and rows) read before it.
-func readResultLine(r *Result, n int, line string, seen map[string]bool) error {
-	if col, c, bad := ledger.ControlAt(line); bad {
-		return fmt.Errorf("result line %d: character %d is %s, a control character; a result line is plain text, for example %q", n, col, ledger.RuneName(c), resultExample)
+// `key: value` line; seen holds the keys (and rows) read before it. A
+// learn task's result (learn) has a status of done or none and a decision,
+// nothing else.
+func readResultLine(r *Result, n int, line string, seen map[string]bool, learn bool) error {
+	example := resultExample
+	if learn {
+		example = learnResultExample
 	}
-	if m := resultRowRE.FindStringSubmatch(line); m != nil {
+	if col, c, bad := ledger.ControlAt(line); bad {
+		return fmt.Errorf("result line %d: character %d is %s, a control character; a result line is plain text, for example %q", n, col, ledger.RuneName(c), example)
+	}
+	m := resultRowRE.FindStringSubmatch(line)
+	if m != nil && learn {
+		return fmt.Errorf("result line %d: the dispatch is a learn task: give status: and decision: lines, not row <n>: lines, e.g. %q", n, learnResultExample)
+	}
+	if m != nil {
 		row, _ := strconv.Atoi(m[1])
 		key := "row " + m[1]
 		if seen[key] {
@@ -180,7 +190,7 @@ func readResultLine(r *Result, n int, line string, seen map[string]bool) error {
 	}
 	key, val, ok := strings.Cut(line, ": ")
 	if !ok || val == "" {
-		return fmt.Errorf("result line %d is not `key: value`: %q; expected e.g. %q", n, clip(line), resultExample)
+		return fmt.Errorf("result line %d is not `key: value`: %q; expected e.g. %q", n, clip(line), example)
 	}
 	key = strings.ToLower(key)
 	if seen[key] {
@@ -190,15 +200,28 @@ func readResultLine(r *Result, n int, line string, seen map[string]bool) error {
 	switch key {
 	case "status":
 		v := strings.ToLower(strings.TrimSuffix(val, "."))
+		if learn {
+			if v != string(ledger.Done) && v != LearnNone {
+				return fmt.Errorf("result line %d: a learn task's status is done (you changed the lessons file) or none (no lesson generalises), got %q; e.g. \"status: none\"", n, clip(val))
+			}
+			r.Status = v
+			break
+		}
 		if v != string(ledger.Done) && v != string(ledger.Failed) {
 			return fmt.Errorf("result line %d: status is done or failed, got %q; e.g. \"status: done\"", n, clip(val))
 		}
 		r.Status = v
 	case "evidence":
+		if learn {
+			return fmt.Errorf("result line %d: a learn task's result has no evidence: line (admission checks the lessons file); give status: and decision: only, e.g. %q", n, learnResultExample)
+		}
 		r.Evidence = ledger.NormalizeEvidence(val)
 	case "decision":
 		r.Decision = val
 	default:
+		if learn {
+			return fmt.Errorf("result line %d: unknown key %q; a learn task's result has status and decision, e.g. %q", n, clip(key), learnResultExample)
+		}
 		if strings.HasPrefix(key, "row ") {
 			return fmt.Errorf("result line %d is not `row <n>: open|done | <evidence>`: %q; e.g. \"row 1: open | go test ./calc; FAIL\"", n, clip(line))
 		}

@@ -44,6 +44,12 @@ const (
 	// LoggedOut makes `claude auth status` report no credential (exit 1),
 	// as the real CLI does without a key or a login.
 	LoggedOut = "logged-out"
+	// LearnNone makes a learn task change nothing and answer status: none.
+	LearnNone = "learn-none"
+	// LastLearnPrompt holds the prompt of the last learn task the
+	// stand-in answered (a learn task adds one lesson citing the first
+	// feedback URL its brief lists, or answers none when it lists none).
+	LastLearnPrompt = "last-learn-prompt"
 	// Preflights is the log of the cheap checks (`--version`, `claude
 	// auth status`): one line per call, "<cli> <args…>".
 	Preflights = "preflight.log"
@@ -83,6 +89,21 @@ if [ -n "$task" ]; then
   [ -n "$file" ] || file="tasks/$task.txt"
   mkdir -p "$(dirname "$file")" && echo "task $task" > "$file"
   printf 'status: done\ndecision: wrote %s | take the next task\n' "$file" > "$GALLIVANT_RESULT"
+elif [ "$target" = learn ]; then
+  # A learn task: add one lesson citing the first feedback URL the brief
+  # quotes, or answer none when it quotes none.
+  printf '%s\n' "$prompt" > "$here/last-learn-prompt"
+  file=$(printf '%s\n' "$prompt" | sed -n 's/^lessons: //p' | head -n 1)
+  repo=$(printf '%s\n' "$prompt" | sed -n 's/^repo: //p' | head -n 1)
+  url=$(printf '%s\n' "$prompt" | sed -n 's/^- \(https:[^ ]*\) by @.*/\1/p' | head -n 1)
+  if [ -z "$url" ] || [ -f "$here/learn-none" ]; then
+    printf 'status: none\ndecision: nothing generalises beyond this change | nothing to propose\n' > "$GALLIVANT_RESULT"
+  else
+    mkdir -p "$(dirname "$file")"
+    [ -s "$file" ] || printf '# Lessons for %s\n' "$repo" > "$file"
+    printf '\n## Answer every review comment\nsources: %s\n\nAnswer every review comment before asking for another review.\n' "$url" >> "$file"
+    printf 'status: done\ndecision: added a lesson citing %s | a person reviews the proposal\n' "$url" > "$GALLIVANT_RESULT"
+  fi
 elif [ -n "$round" ] || [ -z "$target" ]; then
   mkdir -p fixes && echo "fix" > "fixes/round-$round.txt"
   exit 0

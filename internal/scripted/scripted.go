@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/gallivant/gallivant/ledger"
+	"github.com/gallivant/gallivant/lessons"
 )
 
 // Behavior is what the scripted agent does with one dispatch.
@@ -171,7 +172,7 @@ func (d *dispatch) learn(b Behavior, brief string) error {
 	if err := d.write(file, text); err != nil {
 		return err
 	}
-	if err := d.commit("Propose lessons from the review", false); err != nil {
+	if err := d.commit(lessons.ReturnSubject(d.kv["repo"]), false); err != nil {
 		return err
 	}
 	if b == TwoCommits {
