@@ -29,13 +29,8 @@ func ParseLearnResult(data []byte) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	switch {
-	case r.Status == "":
-		return Result{}, fmt.Errorf("the result needs a status: line, done (you changed the lessons file) or none (no lesson generalises), e.g. %q", learnResultExample)
-	case r.Decision == "":
-		return Result{}, fmt.Errorf("the result has no decision: line; e.g. %q", learnResultExample)
-	case !strings.Contains(r.Decision, " | "):
-		return Result{}, fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. %q", clip(r.Decision), learnResultExample)
+	if err := statusAndDecision(r, "done (you changed the lessons file) or none (no lesson generalises)", learnResultExample); err != nil {
+		return Result{}, err
 	}
 	return r, nil
 }

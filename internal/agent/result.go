@@ -124,17 +124,27 @@ func ParseTaskResult(data []byte) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	switch {
-	case len(r.Rows) > 0:
+	if len(r.Rows) > 0 {
 		return Result{}, fmt.Errorf("the dispatch is a plan task: give status: and decision: lines, not row <n>: lines, e.g. %q", taskResultExample)
-	case r.Status == "":
-		return Result{}, fmt.Errorf("the result needs a status: line (done or failed) for the task, e.g. %q", taskResultExample)
-	case r.Decision == "":
-		return Result{}, fmt.Errorf("the result has no decision: line; e.g. %q", taskResultExample)
-	case !strings.Contains(r.Decision, " | "):
-		return Result{}, fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. %q", clip(r.Decision), taskResultExample)
+	}
+	if err := statusAndDecision(r, "done or failed", taskResultExample); err != nil {
+		return Result{}, err
 	}
 	return r, nil
+}
+
+// statusAndDecision checks what a task's and a learn task's results both
+// need: a status (statuses says which) and a two-part decision.
+func statusAndDecision(r Result, statuses, example string) error {
+	switch {
+	case r.Status == "":
+		return fmt.Errorf("the result needs a status: line, %s, e.g. %q", statuses, example)
+	case r.Decision == "":
+		return fmt.Errorf("the result has no decision: line; e.g. %q", example)
+	case !strings.Contains(r.Decision, " | "):
+		return fmt.Errorf("the decision is `<what happened> | <next step or blocker>`, got %q; e.g. %q", clip(r.Decision), example)
+	}
+	return nil
 }
 
 // readResultLines reads a result's lines without judging whether they are
