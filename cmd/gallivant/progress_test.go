@@ -89,7 +89,10 @@ func TestProgressLiveAtTerminal(t *testing.T) {
 		select {
 		case b, ok := <-chunks:
 			if !ok {
-				t.Fatalf("the pass ended before a live line showed:\n%q", screen.String())
+				// Say how the pass ended: the terminal's last bytes may
+				// not hold its reason.
+				werr := cmd.Wait()
+				t.Fatalf("the pass ended (%v) before a live line showed:\n%q", werr, screen.String())
 			}
 			screen.Write(b)
 		case <-deadline:
