@@ -3,12 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -18,23 +15,7 @@ import (
 // at every limit.
 func TestLogsIsLogOfEveryPath(t *testing.T) {
 	t.Parallel()
-	ctl := historyRepo(t, 60, 7)
-	testserver.Git(t, ctl, "checkout", "--quiet", "-b", "side", "main~5")
-	os.WriteFile(filepath.Join(ctl, "plans", "s003-ledger.md"), []byte("side\n"), 0o644)
-	testserver.Git(t, ctl, "commit", "--quiet", "-am", "side change")
-	testserver.Git(t, ctl, "checkout", "--quiet", "main")
-	testserver.Git(t, ctl, "merge", "--quiet", "--no-edit", "-X", "theirs", "side")
-	testserver.Git(t, ctl, "checkout", "--quiet", "-b", "other", "main~3")
-	os.WriteFile(filepath.Join(ctl, "x.txt"), []byte("x\n"), 0o644)
-	testserver.Git(t, ctl, "add", "x.txt")
-	testserver.Git(t, ctl, "commit", "--quiet", "-m", "unrelated")
-	testserver.Git(t, ctl, "checkout", "--quiet", "main")
-	testserver.Git(t, ctl, "merge", "--quiet", "--no-edit", "other")
-	testserver.Git(t, ctl, "rm", "--quiet", "plans/s005-ledger.md")
-	testserver.Git(t, ctl, "commit", "--quiet", "-m", "drop 5")
-	os.WriteFile(filepath.Join(ctl, "plans", "s005-ledger.md"), []byte("again\n"), 0o644)
-	testserver.Git(t, ctl, "add", "-A")
-	testserver.Git(t, ctl, "commit", "--quiet", "-m", "again 5")
+	ctl := prunedHistory(t)
 	st, err := Open(context.Background(), Options{Control: ctl})
 	if err != nil {
 		t.Fatal(err)

@@ -54,13 +54,12 @@ func historyRepo(t testing.TB, n, ledgers int) string {
 	return ctl
 }
 
-// gallivant log lists exactly the commits `git log -- path` lists, merges
-// that take the file from one side included: TREESAME merges are not shown.
-func TestLogPrunesByPathLikeGit(t *testing.T) {
-	t.Parallel()
+// prunedHistory is historyRepo with the shapes path pruning must get
+// right: a side branch that changes a ledger, merged back; a merge that
+// does not touch it; a deletion and a re-creation.
+func prunedHistory(t *testing.T) string {
+	t.Helper()
 	ctl := historyRepo(t, 60, 7)
-	// A side branch that changes the ledger, merged back; a merge that
-	// does not touch it; a deletion and a re-creation.
 	testserver.Git(t, ctl, "checkout", "--quiet", "-b", "side", "main~5")
 	os.WriteFile(filepath.Join(ctl, "plans", "s003-ledger.md"), []byte("side\n"), 0o644)
 	testserver.Git(t, ctl, "commit", "--quiet", "-am", "side change")
@@ -77,6 +76,14 @@ func TestLogPrunesByPathLikeGit(t *testing.T) {
 	os.WriteFile(filepath.Join(ctl, "plans", "s005-ledger.md"), []byte("again\n"), 0o644)
 	testserver.Git(t, ctl, "add", "-A")
 	testserver.Git(t, ctl, "commit", "--quiet", "-m", "again 5")
+	return ctl
+}
+
+// gallivant log lists exactly the commits `git log -- path` lists, merges
+// that take the file from one side included: TREESAME merges are not shown.
+func TestLogPrunesByPathLikeGit(t *testing.T) {
+	t.Parallel()
+	ctl := prunedHistory(t)
 	st, err := Open(context.Background(), Options{Control: ctl})
 	if err != nil {
 		t.Fatal(err)
