@@ -46,6 +46,24 @@ exec sh "$AGENT_REAL"
 // bobsNotes is the body bob wrote on his pull request.
 const bobsNotes = "Bob's notes: keep the login API stable.\n\nCloses #12."
 
+// adoptWorld is a sandbox with writers bob and carol, acme/api and a
+// control repository, whose agent is adoptAgent wrapping the crash
+// suite's; config is the control repository's gallivant.yaml for it.
+func adoptWorld(t *testing.T, author string) (dir string, sb map[string]string, w *cacheWorld, config string) {
+	t.Helper()
+	dir = t.TempDir()
+	real, agent := filepath.Join(dir, "agent.sh"), filepath.Join(dir, "adopt-agent.sh")
+	for path, s := range map[string]string{real: agentScript, agent: adoptAgent} {
+		if err := os.WriteFile(path, []byte(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb = startSandboxUsers(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob", "carol"}, "acme/api", "acme/control")
+	w = &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
+	w.env = append(worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), author), "AGENT_REAL="+real)
+	return dir, sb, w, strings.Replace(cacheConfig, "env: [PATH, HOME, AGENT,", "env: [PATH, HOME, AGENT, AGENT_REAL,", 1)
+}
+
 // A person's pull request named by a spec's `pr:` (issue 34, docs/delivery.md
 // "Adopting a pull request"), against the built binary and `gallivant
 // sandbox`: bob, a writer, opens acme/api#1 from his branch feature/login
@@ -57,17 +75,7 @@ const bobsNotes = "Bob's notes: keep the login API stable.\n\nCloses #12."
 // branch, labels it ready again, and `gallivant verify` proves the history.
 func TestAdoptedPullRequestFromAPerson(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	real, agent := filepath.Join(dir, "agent.sh"), filepath.Join(dir, "adopt-agent.sh")
-	for path, s := range map[string]string{real: agentScript, agent: adoptAgent} {
-		if err := os.WriteFile(path, []byte(s), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sb := startSandboxUsers(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob", "carol"}, "acme/api", "acme/control")
-	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
-	w.env = append(worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), "adopt-test"), "AGENT_REAL="+real)
-	config := strings.Replace(cacheConfig, "env: [PATH, HOME, AGENT,", "env: [PATH, HOME, AGENT, AGENT_REAL,", 1)
+	dir, sb, w, config := adoptWorld(t, "adopt-test")
 
 	// bob's branch and pull request, made with his own token.
 	bobDir := filepath.Join(dir, "bob")

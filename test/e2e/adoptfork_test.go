@@ -18,17 +18,7 @@ import (
 // `gallivant verify` proves the history.
 func TestAdoptedForkPullRequestWithMaintainerEdits(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	real, agent := filepath.Join(dir, "agent.sh"), filepath.Join(dir, "adopt-agent.sh")
-	for path, s := range map[string]string{real: agentScript, agent: adoptAgent} {
-		if err := os.WriteFile(path, []byte(s), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sb := startSandboxUsers(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob", "carol"}, "acme/api", "acme/control")
-	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
-	w.env = append(worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), "adopt-fork-test"), "AGENT_REAL="+real)
-	config := strings.Replace(cacheConfig, "env: [PATH, HOME, AGENT,", "env: [PATH, HOME, AGENT, AGENT_REAL,", 1)
+	dir, sb, w, config := adoptWorld(t, "adopt-fork-test")
 
 	var fork struct {
 		FullName string `json:"full_name"`
