@@ -463,7 +463,7 @@ func (s *Snapshot) explainWaves(spec string, l *ledger.Ledger) (out []string, ok
 	}
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	a := ledger.NextWave(l.Tasks, s.Config.Executor.MaxParallel, l.Allowance)
-	if a.Kind != ledger.WaveNone && !runsTasks(s.Config.Executor.Kind) {
+	if a.Kind != ledger.WaveNone && !specs.RunsTasks(s.Config.Executor.Kind) {
 		add("tasks: executor.kind %s runs no plan tasks; they stay open and the rows are delivered as for any spec", s.Config.Executor.Kind)
 		return out, false
 	}
@@ -492,13 +492,6 @@ func (s *Snapshot) explainWaves(spec string, l *ledger.Ledger) (out []string, ok
 		add("next: dispatch task %s of wave %d of %d (executor.max_parallel %d tasks run at once); the rows come after the last wave", strings.Join(a.Dispatch, ", "), a.Wave, last, max(1, s.Config.Executor.MaxParallel))
 	}
 	return out, true
-}
-
-// runsTasks reports whether an executor of this kind runs a plan's tasks:
-// the command executor and the preset CLIs do; a workflow and none do not
-// (agent.Executor.RunsTasks, which the pass asks).
-func runsTasks(kind string) bool {
-	return kind != specs.ExecutorWorkflow && kind != specs.ExecutorNone
 }
 
 // joinInts writes 1, 2 and 3 as "1, 2, 3".

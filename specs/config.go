@@ -28,6 +28,15 @@ const (
 	ExecutorAider      = "aider"
 )
 
+// RunsTasks reports whether an executor of kind runs a plan's tasks on
+// this machine (docs/plans.md "Wave execution"): the command executor and
+// the presets do; a workflow run cannot hand a task's commit back to be
+// applied in order, and none runs no agent. The empty kind is the command
+// executor's default.
+func RunsTasks(kind string) bool {
+	return kind != ExecutorWorkflow && kind != ExecutorNone
+}
+
 // HarnessName resolves a spec's harness: to an executor kind: a preset,
 // command, or "" when the name is unknown. "claude" is claude-code, the
 // name the CLI's binary has.

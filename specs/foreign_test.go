@@ -500,6 +500,7 @@ func FuzzParseTasks(f *testing.F) {
 	seedCorpus(f, "testdata/foreign/specs/*/tasks.md")
 	seedCorpus(f, "testdata/foreign/.kiro/specs/*/tasks.md")
 	f.Add([]byte("## Phase 1\n- [ ] T001 [P] [US1] a/b.go `c.d`\n- [ ] 1. x\n  - [ ] 1.1 y\n    - _Requirements: 1.1, ,x_\n"))
+	f.Add([]byte("## Phase 1\n- [ ] T001 [US1] a/b.go\n  - Tests: `go test ./a; b` `` ``\n  - _Tests:_\n- [ ] 1. x\n  - **Tests:** `sh -c x`\n"))
 	sp := &Spec{Path: "f/spec.md", ACs: []AC{{N: 1, ID: "US1.1"}, {N: 2, ID: "1.1"}}}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, format := range []Format{FormatSpecKit, FormatKiro} {

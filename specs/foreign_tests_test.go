@@ -95,3 +95,13 @@ func TestForeignTaskTestsLint(t *testing.T) {
 		}
 	}
 }
+
+// Which executors run a plan's tasks: one rule for the pass and for why.
+func TestRunsTasks(t *testing.T) {
+	t.Parallel()
+	for kind, want := range map[string]bool{"": true, ExecutorCommand: true, ExecutorClaudeCode: true, ExecutorCodex: true, ExecutorAider: true, ExecutorWorkflow: false, ExecutorNone: false} {
+		if got := RunsTasks(kind); got != want {
+			t.Errorf("RunsTasks(%q) = %v, want %v", kind, got, want)
+		}
+	}
+}

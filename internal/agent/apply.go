@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gallivant/gallivant/specs"
 )
 
 // ApplyInput names a plan task's admitted commit and the work branch it is
@@ -115,6 +117,6 @@ func quoteAll(ps []string) []string {
 // (docs/plans.md "Wave execution"): always, on this machine. A command or
 // an in-process agent commits its own task return; a preset CLI's result
 // (status and decision) is completed into one (Result.TaskMessage).
-func (e CommandExecutor) RunsTasks(Task) bool {
-	return true
+func (e CommandExecutor) RunsTasks(t Task) bool {
+	return specs.RunsTasks(e.kind(t))
 }
