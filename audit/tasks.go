@@ -55,21 +55,30 @@ func replayDispatchTask(s *step) []outcome {
 // task was pending, and the child is ledger.RecordTask of the parent with
 // the status the subject names and, for done, the admitted commit the
 // child's task line names (an input the control repository cannot know).
-// A failed record's reason is prose of the commit body, which the checker
-// does not compare.
+// A failed record's reason is an input too: the child's appended
+// `task <id> failed | attempt <k> | <why>` decision carries it, and the
+// replay records the same why. A failed record written before task
+// decisions existed appends none; it is proven without one.
 func replayRecordTask(s *step) []outcome {
 	id := s.sub.Task
 	got, ok := s.child.Task(id)
 	if !ok {
 		return refuse(SectionTasks, "the ledger no longer lists task %s", id)
 	}
-	commit := ""
+	commit, reason := "", ""
 	if s.sub.Status == ledger.Done {
 		commit = got.SHA
 	}
-	want, c, err := ledger.RecordTask(s.parent, id, ledger.TaskStatus(s.sub.Status), commit, "")
+	appended := len(s.child.Decisions) > len(s.parent.Decisions)
+	if s.sub.Status == ledger.Failed && appended {
+		reason = s.child.Decisions[len(s.child.Decisions)-1].Slot2
+	}
+	want, c, err := ledger.RecordTask(s.parent, id, ledger.TaskStatus(s.sub.Status), commit, reason)
 	if err != nil {
 		return refuse(SectionTasks, "%v", err)
+	}
+	if s.sub.Status == ledger.Failed && !appended {
+		want.Decisions = want.Decisions[:len(s.parent.Decisions)]
 	}
 	return one(want, c)
 }

@@ -72,6 +72,12 @@ func TestTaskTransitionsReplay(t *testing.T) {
 		{name: "record that also marks another task done", msg: doneCommit.Message(), before: f(two),
 			after: edit(t, f(done), "task T002 | wave 1 | pending | 1 | "+head, "task T002 | wave 1 | done | 1 | "+admitted),
 			want:  []found{{SectionTasks, lp}}, kind: "record task"},
+		{name: "record of a refused return written before task decisions", msg: missedCommit.Message(), before: f(two),
+			after: edit(t, f(missed), "\ntask T002 failed | attempt 1 | the return touched go.mod, outside the task's files", ""), kind: "record task"},
+		{name: "record of a refused return whose decision names another task", msg: missedCommit.Message(), before: f(two),
+			after: edit(t, f(missed), "task T002 failed | attempt 1", "task T001 failed | attempt 1"), want: []found{{SectionDecisions, lp}}, kind: "record task"},
+		{name: "record of an admitted return that adds a refusal", msg: doneCommit.Message(), before: f(two),
+			after: edit(t, f(done), "## Delivery", "task T001 failed | attempt 1 | forged\n\n## Delivery"), want: []found{{SectionDecisions, lp}}, kind: "record task"},
 		{name: "a person starting a task", msg: "Start T001\n", before: f(base), after: f(early),
 			want: []found{{SectionTasks, lp}}, kind: KindPerson},
 	} {

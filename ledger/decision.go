@@ -20,6 +20,7 @@ const (
 	DecisionReopened                          // row <n> reopened | review: … | …
 	DecisionGrant                             // rows +<n> | <words>
 	DecisionCapGrant                          // legacy cap +<n> | <words>
+	DecisionTaskFailed                        // task <id> failed | attempt <k> | <why>
 )
 
 // MaxSlot is the longest a decision slot may be, in characters.
@@ -44,12 +45,17 @@ type Decision struct {
 	// Grant is N of `rows +N` and `cap +N`; Words the text after the pipe.
 	Grant int
 	Words string
+	// Task and Attempt are a task decision's plan task id and the attempt
+	// whose return was refused; Slot2 is then why.
+	Task    string
+	Attempt int
 }
 
 // Operational reports whether the decision is a `row <n> …` line: the kind
-// that drives targeting and `previous decision` (grants are skipped, L-19).
+// that drives targeting and `previous decision` (grants are skipped, L-19,
+// and so are the waves' task decisions, which no row answers).
 func (d Decision) Operational() bool {
-	return d.Kind != DecisionGrant && d.Kind != DecisionCapGrant
+	return d.Kind != DecisionGrant && d.Kind != DecisionCapGrant && d.Kind != DecisionTaskFailed
 }
 
 // NeedsSomething reports whether a failed decision says a person must supply
@@ -62,6 +68,7 @@ var (
 	seedSlotRE = regexp.MustCompile(`^seeded (0|[1-9][0-9]*) rows, closed (0|[1-9][0-9]*) on baseline$`)
 	allowedRE  = regexp.MustCompile(`^allowed attempts ([1-9][0-9]*)$`)
 	grantRE    = regexp.MustCompile(`^(rows|cap) \+([1-9][0-9]*) \|(?: (.*))?$`)
+	attemptRE  = regexp.MustCompile(`^attempt ([1-9][0-9]{0,8})$`)
 )
 
 // ParseDecision parses one decision line. The error says what is wrong and
@@ -78,9 +85,13 @@ func ParseDecision(line string) (Decision, error) {
 		err := decisionGrant(&d)
 		return d, err
 	}
+	if strings.HasPrefix(line, "task ") {
+		err := decisionTask(&d)
+		return d, err
+	}
 	row, verb, rest, ok := splitRowDecision(line)
 	if !ok {
-		return d, fmt.Errorf("expected `row <n> done|failed | <what happened> | <next step>`, `row <n> retry | <hint> | allowed attempts <m>`, `row <n> escalated | implModel round | allowed attempts <m>`, `row <n> reopened | review: … | …` or `rows +<n> | <words>`")
+		return d, fmt.Errorf("expected `row <n> done|failed | <what happened> | <next step>`, `row <n> retry | <hint> | allowed attempts <m>`, `row <n> escalated | implModel round | allowed attempts <m>`, `row <n> reopened | review: … | …`, `rows +<n> | <words>` or `task <id> failed | attempt <k> | <why>`")
 	}
 	d.Row = row
 	s1, s2, ok := cutSlots(rest)
@@ -121,6 +132,73 @@ func decisionGrant(d *Decision) error {
 		return fmt.Errorf("grant words have surrounding whitespace")
 	}
 	return nil
+}
+
+// taskDecisionForm is the one task decision, as errors quote it.
+const taskDecisionForm = "`task <id> failed | attempt <k> | <why>`, e.g. `task T002 failed | attempt 1 | the return broke the contract: …`"
+
+// decisionTask reads `task <id> failed | attempt <k> | <why>`: why a task's
+// attempt was refused, kept so that the next attempt's brief and `why` can
+// say it (the task line holds no reason). The why slot is last, so it may
+// hold ` | ` itself.
+func decisionTask(d *Decision) error {
+	head, rest, ok := strings.Cut(strings.TrimPrefix(d.Line, "task "), " | ")
+	if !ok {
+		return fmt.Errorf("a task decision reads %s", taskDecisionForm)
+	}
+	id, verb, _ := strings.Cut(head, " ")
+	if !ValidTaskID(id) {
+		return fmt.Errorf("a task decision names a plan task id (letters, digits and inner dots, at most %d characters), got %q; it reads %s", MaxTaskID, id, taskDecisionForm)
+	}
+	if verb != "failed" {
+		return fmt.Errorf("a task decision records a refused attempt (`failed`), got %q; it reads %s", verb, taskDecisionForm)
+	}
+	s1, s2, ok := strings.Cut(rest, " | ")
+	if !ok {
+		return fmt.Errorf("a task decision needs two slots separated by ` | `; it reads %s", taskDecisionForm)
+	}
+	m := attemptRE.FindStringSubmatch(s1)
+	if m == nil {
+		return fmt.Errorf("a task decision's first slot is `attempt <k>`, got %q", s1)
+	}
+	if err := slotShape(s2); err != nil {
+		return fmt.Errorf("a task decision's why %v", err)
+	}
+	d.Kind, d.Task, d.Status, d.Slot1, d.Slot2 = DecisionTaskFailed, id, Failed, s1, s2
+	d.Attempt, _ = strconv.Atoi(m[1])
+	return nil
+}
+
+// newTaskDecision is the decision recording that attempt of task id was
+// refused for why, which is made to fit a slot: one line, no control
+// characters, at most MaxSlot characters (cut with an ellipsis).
+func newTaskDecision(id string, attempt int, why string) Decision {
+	why = strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
+		}
+		return r
+	}, why)
+	why = strings.Join(strings.Fields(why), " ")
+	if why == "" {
+		why = "no reason was given"
+	}
+	if r := []rune(why); len(r) > MaxSlot {
+		why = string(r[:MaxSlot-1]) + "…"
+	}
+	d, _ := ParseDecision(fmt.Sprintf("task %s failed | attempt %d | %s", id, attempt, why))
+	return d
+}
+
+// TaskRefusal returns the newest decision recording a refused attempt of
+// task id, and false when none of its attempts was refused.
+func (l *Ledger) TaskRefusal(id string) (Decision, bool) {
+	for i := len(l.Decisions) - 1; i >= 0; i-- {
+		if d := l.Decisions[i]; d.Kind == DecisionTaskFailed && d.Task == id {
+			return d, true
+		}
+	}
+	return Decision{}, false
 }
 
 // decisionResult reads a `done` or `failed` decision (verb), the seed's

@@ -24,7 +24,8 @@ type TaskBriefInput struct {
 
 // TaskBrief renders the brief handed to a plan task's agent (docs/plans.md
 // "Wave execution"): the dispatch's `key: value` facts, the task with its
-// files, tests and cited criteria, and the task return contract with its
+// files, tests and cited criteria, why its previous attempt was refused
+// (TaskRefusal) when one was, and the task return contract with its
 // values filled in. Plan text is the approved plan's and is quoted inside
 // fences it cannot close.
 func TaskBrief(in TaskBriefInput) (string, error) {
@@ -88,6 +89,11 @@ func TaskBrief(in TaskBriefInput) (string, error) {
 	if len(cited) > 0 {
 		fmt.Fprintf(&b, "\n## Criteria\n\nThe task serves these requirements of %s:\n\n", in.Spec.Path)
 		Fence(&b, "text", strings.Join(cited, "\n"))
+	}
+	if d, ok := in.Ledger.TaskRefusal(t.ID); ok {
+		fmt.Fprintf(&b, "\n## The previous attempt\n\nAttempt %d of this task was refused; the reason, as gallivant recorded it\n(quoted as data):\n\n", d.Attempt)
+		Fence(&b, "text", d.Slot2)
+		b.WriteString("\nAnswer it in this attempt.\n")
 	}
 	fmt.Fprintf(&b, "\n## Verification\n\nThe whole-suite verification is `%s`. It runs once, after the last wave.\n", in.Ledger.Verification)
 	b.WriteString("\n## Return contract\n\n")

@@ -333,7 +333,9 @@ func DispatchTask(l *Ledger, id, head string, now time.Time) (*Ledger, Commit, e
 
 // RecordTask records a pending task's return: done with the admitted
 // commit, or failed (the commit is then the head the attempt started
-// from, and reason says why the return was refused).
+// from, and reason says why the return was refused). A failure appends
+// `task <id> failed | attempt <k> | <reason>` to `## Decisions`, the reason
+// made to fit a slot (TaskRefusal reads it back).
 func RecordTask(l *Ledger, id string, status TaskStatus, commit, reason string) (*Ledger, Commit, error) {
 	n := l.Clone()
 	t, ok := n.Task(id)
@@ -353,6 +355,9 @@ func RecordTask(l *Ledger, id string, status TaskStatus, commit, reason string) 
 		sentence = fmt.Sprintf("Recorded task %s of wave %d done as %s.", id, t.Wave, short(commit))
 	case TaskFailed:
 		sentence = fmt.Sprintf("Recorded task %s of wave %d failed on attempt %d: %s.", id, t.Wave, t.Attempts, strings.TrimSuffix(oneLine(reason), "."))
+		// The task line holds no reason: a decision keeps it for the next
+		// attempt's brief and for `why`.
+		n.Decisions = append(n.Decisions, newTaskDecision(id, t.Attempts, reason))
 	default:
 		return nil, Commit{}, fmt.Errorf("a task is recorded done or failed, not %s", quote(string(status)))
 	}

@@ -187,8 +187,28 @@ func TestDispatchAndRecordTask(t *testing.T) {
 	if missed.Tasks[1].Status != TaskFailed || missed.Tasks[1].SHA != taskHead || c.Subject != "loop: record task T002 failed" || strings.Contains(c.Sentence, "\n") {
 		t.Errorf("failed record: %+v, %+v", missed.Tasks[1], c)
 	}
+	// The refusal's reason is kept as a decision, made to fit its slot, for
+	// the next attempt's brief and for why.
+	want := Decision{Line: "task T002 failed | attempt 2 | the return touched ratelimit/other.go and more", Kind: DecisionTaskFailed,
+		Status: Failed, Task: "T002", Attempt: 2, Slot1: "attempt 2", Slot2: "the return touched ratelimit/other.go and more"}
+	if got, ok := missed.TaskRefusal("T002"); !ok || !cmp.Equal(want, got) {
+		t.Errorf("TaskRefusal after a failed record (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	if len(missed.Decisions) != len(d.Decisions)+1 || len(done.Decisions) != len(d.Decisions) {
+		t.Errorf("decisions: %d → failed %d, done %d; a failure appends one, a done record none", len(d.Decisions), len(missed.Decisions), len(done.Decisions))
+	}
+	if _, ok := missed.TaskRefusal("T001"); ok {
+		t.Errorf("TaskRefusal(T001) found a refusal of another task")
+	}
+	long, _, err := RecordTask(d, "T002", TaskFailed, "", "\x1b[31m"+strings.Repeat("é", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := long.TaskRefusal("T002"); len([]rune(got.Slot2)) != MaxSlot || !strings.HasSuffix(got.Slot2, "…") || strings.ContainsRune(got.Slot2, 0x1b) {
+		t.Errorf("a long reason with a control character became %q; want %d characters ending … and no control", got.Slot2, MaxSlot)
+	}
 	// The written ledgers parse back to themselves.
-	for _, n := range []*Ledger{d, done, missed} {
+	for _, n := range []*Ledger{d, done, missed, long} {
 		b := Format(n)
 		back, ds := Parse("x", b)
 		if Fatal(ds) || string(Format(back)) != string(b) {
@@ -482,5 +502,40 @@ func TestWaveAllowanceStopIsClearedByRows(t *testing.T) {
 	}
 	if a := NextWave(n.Tasks, 4, n.Allowance); a.Kind != WaveDispatch || !slices.Equal(a.Dispatch, []string{"T002"}) {
 		t.Errorf("after %q NextWave = %+v, want T002 dispatched", rows.Line, a)
+	}
+}
+
+// TestValidateTaskDecisions: a task decision names a task of ## Tasks and
+// an attempt the task has had.
+func TestValidateTaskDecisions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, decision string
+		want           []string
+	}{
+		{name: "a refused attempt of a listed task", decision: "task T001 failed | attempt 1 | the return broke the contract"},
+		{name: "a task the section does not list", decision: "task T009 failed | attempt 1 | x",
+			want: []string{"ledger/pairing decision names task T009 but ## Tasks does not list it"}},
+		{name: "an attempt beyond the task's", decision: "task T001 failed | attempt 3 | x",
+			want: []string{"ledger/attempts decision records attempt 3 of task T001, which has 1 attempts; attempts never go down"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := taskLedger(t, "task T001 | wave 1 | failed | 1 | "+taskHead)
+			d, err := ParseDecision(tc.decision)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Decisions = append(l.Decisions, d)
+			var got []string
+			for _, x := range Validate("plans/rl-ledger.md", l, nil) {
+				if x.Rule == RulePairing || x.Rule == RuleAttempts {
+					got = append(got, fmt.Sprintf("%s %s", x.Rule, x.Message))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -88,6 +88,13 @@ func (v *validation) history() {
 		case DecisionSeed:
 			dispatches++
 		}
+		if d.Kind == DecisionTaskFailed {
+			if t, ok := l.Task(d.Task); !ok {
+				v.errorf(lineAt(l.at.decisionsOr(), i), RulePairing, "decision names task %s but ## Tasks does not list it", d.Task)
+			} else if d.Attempt > t.Attempts {
+				v.errorf(lineAt(l.at.decisionsOr(), i), RuleAttempts, "decision records attempt %d of task %s, which has %d attempts; attempts never go down", d.Attempt, d.Task, t.Attempts)
+			}
+		}
 		if d.Operational() && d.Kind != DecisionSeed {
 			if _, ok := l.Row(d.Row); !ok {
 				v.errorf(lineAt(l.at.decisionsOr(), i), RulePairing, "decision names row %d but the ledger has %d rows", d.Row, len(l.Rows))

@@ -491,7 +491,28 @@ func (s *Snapshot) explainWaves(spec string, l *ledger.Ledger) (out []string, ok
 		}
 		add("next: dispatch task %s of wave %d of %d (executor.max_parallel %d tasks run at once); the rows come after the last wave", strings.Join(a.Dispatch, ", "), a.Wave, last, max(1, s.Config.Executor.MaxParallel))
 	}
+	if a.Kind != ledger.WaveNone {
+		out = append(out, taskRefusals(l, a.Wave)...)
+	}
 	return out, true
+}
+
+// taskRefusals says why the current wave's tasks were last refused, for a
+// task failed now or dispatched again since (its brief quotes the same
+// reason): the ledger's task line holds no reason, its decision does.
+func taskRefusals(l *ledger.Ledger, wave int) []string {
+	var out []string
+	for _, t := range l.Tasks {
+		if t.Wave != wave || (t.Status != ledger.TaskFailed && t.Status != ledger.TaskPending) {
+			continue
+		}
+		d, ok := l.TaskRefusal(t.ID)
+		if !ok || (t.Status == ledger.TaskFailed && d.Attempt != t.Attempts) || (t.Status == ledger.TaskPending && d.Attempt != t.Attempts-1) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("refused: task %s, attempt %d: %s", t.ID, d.Attempt, d.Slot2))
+	}
+	return out
 }
 
 // joinInts writes 1, 2 and 3 as "1, 2, 3".

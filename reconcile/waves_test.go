@@ -244,9 +244,13 @@ func TestWaveTaskMisses(t *testing.T) {
 			t.Parallel()
 			r := wavesRig(t, files)
 			inner := r.agent
+			var second string // the brief of T002's second attempt
 			r.agent = func(ctx context.Context, dir string, tk agent.Task) error {
 				if tk.PlanTask == "T002" && strings.Contains(tk.Brief, "task: T002 | attempt 1 | ") {
 					return tc.first(r, ctx, dir, tk)
+				}
+				if tk.PlanTask == "T002" && strings.Contains(tk.Brief, "task: T002 | attempt 2 | ") {
+					second = tk.Brief
 				}
 				return inner(ctx, dir, tk)
 			}
@@ -262,6 +266,11 @@ func TestWaveTaskMisses(t *testing.T) {
 			l := r.ledger("plans/001-rate-limit-ledger.md")
 			if tk, _ := l.Task("T002"); tk.Status != ledger.TaskDone || tk.Attempts != 2 {
 				t.Errorf("task T002 is %s after %d attempts, want done after 2", tk.Status, tk.Attempts)
+			}
+			// The second attempt is told why the first was refused.
+			why := strings.TrimSuffix(strings.TrimPrefix(tc.reason, "Recorded task T002 of wave 1 failed on attempt 1: "), ".")
+			if !strings.Contains(second, "## The previous attempt\n\nAttempt 1 of this task was refused") || !strings.Contains(second, why) {
+				t.Errorf("the second attempt's brief does not quote the refusal %q:\n%s", why, second)
 			}
 			verifyControl(t, r)
 		})
