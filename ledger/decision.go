@@ -13,14 +13,14 @@ type DecisionKind int
 
 // Decision kinds.
 const (
-	DecisionResult    DecisionKind = iota + 1 // row <n> done|failed | … | …
-	DecisionSeed                              // row 0 done | seeded <k> rows, closed <m> on baseline | …
-	DecisionRetry                             // row <n> retry | <hint> | allowed attempts <m>
-	DecisionEscalated                         // row <n> escalated | implModel round | allowed attempts <m>
-	DecisionReopened                          // row <n> reopened | review: … | …
-	DecisionGrant                             // rows +<n> | <words>
-	DecisionCapGrant                          // legacy cap +<n> | <words>
-	DecisionTaskFailed                        // task <id> failed | attempt <k> | <why>
+	DecisionResult     DecisionKind = iota + 1 // row <n> done|failed | … | …
+	DecisionSeed                               // row 0 done | seeded <k> rows, closed <m> on baseline | …
+	DecisionRetry                              // row <n> retry | <hint> | allowed attempts <m>
+	DecisionEscalated                          // row <n> escalated | implModel round | allowed attempts <m>
+	DecisionReopened                           // row <n> reopened | review: … | …
+	DecisionGrant                              // rows +<n> | <words>
+	DecisionCapGrant                           // legacy cap +<n> | <words>
+	DecisionTaskFailed                         // task <id> failed | attempt <k> | <why>
 )
 
 // MaxSlot is the longest a decision slot may be, in characters.
