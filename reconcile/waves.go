@@ -227,70 +227,53 @@ func (p *passState) runTasks(ctx context.Context, e *entry, repo string, runs []
 	return outs, errs
 }
 
-// settleTask settles pending task t: its return on its own branch is
-// admitted and applied to the work branch, or the task is recorded failed
-// with why. done is false when t's agent still runs (its reconciler is
-// gone): the wave waits for it.
+// settleTask settles pending task t: it gathers what this machine knows of
+// the run and what the task's branch holds, ledger.SettleTask decides,
+// and an admitted return is applied to the work branch before it is
+// recorded. done is false when the wave waits for t's agent (its
+// reconciler is gone, or another reconciler's run may still answer).
 func (p *passState) settleTask(ctx context.Context, e *entry, tr Executor, t ledger.Task) (stepResult, bool, error) {
 	repo, _ := p.member(e, specs.HomeMember)
 	at := p.agentTask(e, t)
 	key := taskKey(e, t)
 	out, known := p.outcomes[key]
-	unknown := false // no process or record on this machine knows the run
+	obs := ledger.TaskObservation{Now: p.clock(), Window: p.cfg.Executor.Timeout + p.cfg.Executor.Grace}
 	if !known {
 		rc, err := p.recoverTask(ctx, e, at)
 		if err != nil {
 			return progressed, false, err
 		}
-		if rc.Running > 0 {
-			return waitFor("waiting for task %s: its agent (pid %d) outlived the reconciler that started it and is still running", t.ID, rc.Running), false, nil
-		}
-		unknown = !rc.Known
+		obs.Running, obs.Unknown = rc.Running, !rc.Known
+	} else if out.Err != nil {
+		obs.AgentErr, obs.Environment, obs.Log = out.Err.Error(), agent.IsEnvironment(out.Err), out.Log
 	}
-	delete(p.outcomes, key)
-	p.moved(repo, at.Branch)
-	commits, touched, err := p.taskReturn(ctx, repo, at.Branch, t.SHA)
+	if obs.Running == 0 {
+		delete(p.outcomes, key)
+		p.moved(repo, at.Branch)
+		var err error
+		if obs.Commits, obs.Touched, err = p.taskReturn(ctx, repo, at.Branch, t.SHA); err != nil {
+			return progressed, false, err
+		}
+		if pt := planTask(p.repo.PlanFor(e.specPath), t.ID); pt != nil {
+			obs.Files = pt.Files
+		}
+	}
+	d, err := ledger.SettleTask(e.l, t.ID, obs)
 	if err != nil {
 		return progressed, false, err
 	}
-	if dt := e.l.Delivery.DispatchedAt; unknown && len(commits) == 0 && !dt.IsZero() && p.inFlight(dt) {
-		// No return yet, and dispatched by a reconciler whose cache is
-		// not this one: its agent may still be at work and push it.
-		return waitFor("waiting for task %s: dispatched at %s by a reconciler this machine has no record of; its agent may still run until executor.timeout and executor.grace have passed",
-			t.ID, ledger.TimeText(dt)), false, nil
-	}
-	var files []specs.PlanFile
-	if pt := planTask(p.repo.PlanFor(e.specPath), t.ID); pt != nil {
-		files = pt.Files
-	}
-	if known && out.Err != nil && len(commits) == 0 && agent.IsEnvironment(out.Err) {
-		// The agent could not run where it is (no login, no quota, no
-		// API): the machine's problem, not the task's. Take the dispatch
-		// back without spending the attempt and start no more agents this
-		// pass (envfail.go), as for a row.
+	switch d.Kind {
+	case ledger.TaskWait:
+		return waitFor("%s", d.Why), false, nil
+	case ledger.TaskWithdraw:
+		// The agent could not run where it is: the machine's problem, not
+		// the task's; start no more agents this pass (envfail.go), as for
+		// a row.
 		p.holdAgents(out.Err, fmt.Sprintf("the agent of task %s for %s (log %s)", t.ID, e.specPath, out.Log))
-		n, c, err := ledger.WithdrawTask(e.l, t.ID, out.Err.Error())
-		if err != nil {
-			return progressed, false, err
-		}
-		return progressed, true, p.apply(e, n, c)
 	}
-	if known && out.Err != nil && len(commits) == 0 {
-		// The agent could not answer: say why rather than that no commit
-		// came back.
-		n, c, err := ledger.RecordTask(e.l, t.ID, ledger.TaskFailed, "", fmt.Sprintf("the agent run failed: %v (log %s)", out.Err, out.Log))
-		if err != nil {
-			return progressed, false, err
-		}
-		return progressed, true, p.apply(e, n, c)
-	}
-	n, c, err := ledger.AdmitTask(e.l, t.ID, commits, touched, files)
-	var miss *ledger.Miss
-	if err != nil && !errors.As(err, &miss) {
-		return progressed, false, err
-	}
-	if nt, _ := n.Task(t.ID); nt.Status == ledger.TaskDone {
-		applied, why, err := p.applyTask(ctx, e, tr, t, at.Branch, nt.SHA)
+	n, c := d.Ledger, d.Commit
+	if d.Admitted != "" {
+		applied, why, err := p.applyTask(ctx, e, tr, t, at.Branch, d.Admitted)
 		if err != nil {
 			return progressed, false, err
 		}
