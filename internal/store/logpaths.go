@@ -63,11 +63,16 @@ func (h *HistoryReader) Close() {
 // may be listed in another order. A path no commit touched has no key.
 // A ctx that ends stops the walk with its error.
 func (h *HistoryReader) Logs(ctx context.Context, paths []string, limit int) (map[string][]LogEntry, error) {
+	return logs(ctx, h.objs, h.tip, paths, limit)
+}
+
+// logs walks the history of tip once for paths (HistoryReader.Logs).
+func logs(ctx context.Context, objs *gitpack.Reader, tip plumbing.Hash, paths []string, limit int) (map[string][]LogEntry, error) {
 	out := map[string][]LogEntry{}
 	if len(paths) == 0 {
 		return out, nil
 	}
-	w := &multiLog{objs: h.objs, limit: limit, out: out, root: &pathTrie{}, words: (len(paths) + 63) / 64,
+	w := &multiLog{objs: objs, limit: limit, out: out, root: &pathTrie{}, words: (len(paths) + 63) / 64,
 		nodes: map[plumbing.Hash]*logNode{}, shown: map[plumbing.Hash]LogEntry{}}
 	for i, p := range paths {
 		w.root.add(strings.Split(strings.Trim(p, "/"), "/"), i)
@@ -75,14 +80,14 @@ func (h *HistoryReader) Logs(ctx context.Context, paths []string, limit int) (ma
 	}
 	w.count = make([]int, len(paths))
 	w.active = len(paths)
-	if err := w.walk(ctx, h.tip); err != nil {
+	if err := w.walk(ctx, tip); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // multiLog is one walk of the history for many paths. Every path keeps
-// its own history simplification, as pathLog does for one: a commit is
+// its own history simplification, as `git log -- p` does for one: a commit is
 // visited for the paths whose simplified history reaches it (pending),
 // and each (commit, path) once (done), however many children lead there.
 // Whether a path changed between a commit and a parent comes from one
@@ -145,7 +150,7 @@ func (w *multiLog) node(h plumbing.Hash) (*logNode, error) {
 	if n, ok := w.nodes[h]; ok {
 		return n, nil
 	}
-	c, err := (&pathLog{objs: w.objs}).commit(h)
+	c, err := readLogCommit(w.objs, h)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +360,7 @@ func (w *multiLog) walk(ctx context.Context, tip plumbing.Hash) error {
 	return nil
 }
 
-// visit is pathLog.walk's step at n for every path n is pending for: a
+// visit is the walk's step at n for every path n is pending for: a
 // path's commit is shown when it changes the path against every parent;
 // at a merge that took the path unchanged from one parent, only that
 // parent is followed for it.
@@ -442,7 +447,7 @@ func (w *multiLog) show(h plumbing.Hash) (LogEntry, error) {
 	return e, nil
 }
 
-// nodeQueue orders commits newest committer date first, as commitQueue.
+// nodeQueue orders commits newest committer date first, as git log does.
 type nodeQueue []*logNode
 
 func (q nodeQueue) Len() int           { return len(q) }

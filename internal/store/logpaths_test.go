@@ -13,6 +13,8 @@ import (
 // for it alone — merges that take the file from one side, a merge that
 // does not touch it, a deletion and a re-creation, a path never touched —
 // at every limit.
+// (Log is the same walk for one path, which TestLogPrunesByPathLikeGit
+// holds to git's: here the paths' simplifications must never mix.)
 func TestLogsIsLogOfEveryPath(t *testing.T) {
 	t.Parallel()
 	ctl := prunedHistory(t)

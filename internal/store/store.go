@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
@@ -703,27 +704,21 @@ type LogEntry struct {
 	Message string
 }
 
-// Log returns the commits that changed p, newest first, from the tip; ctx
-// ending stops the walk with its error.
+// Log returns the commits that changed p, newest first, from the tip, as
+// `git log -- p` lists them, at most limit of them (limit <= 0: all); ctx
+// ending stops the walk with its error. It is HistoryReader.Logs' walk for
+// one path.
 func (s *Store) Log(ctx context.Context, p string, limit int) ([]LogEntry, error) {
 	if err := s.flush(); err != nil { // the walk starts at the tip, which may be in memory
 		return nil, err
 	}
-	var out []LogEntry
-	pl, done := newPathLog(s, p)
-	defer done()
-	err := pl.walk(ctx, s.tip, func(c *object.Commit) error {
-		if limit > 0 && len(out) >= limit {
-			return errStop
-		}
-		subject, _, _ := strings.Cut(c.Message, "\n")
-		out = append(out, LogEntry{SHA: c.Hash.String(), When: c.Committer.When, Subject: subject, Message: c.Message})
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	objs := gitpack.NewReader(s.repo.Storer, 0)
+	defer objs.Close()
+	out, err := logs(ctx, objs, s.tip, []string{p}, limit)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out[p], nil
 }
 
 var errStop = errors.New("stop")

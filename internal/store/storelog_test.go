@@ -12,7 +12,6 @@ import (
 
 	"github.com/gallivant/gallivant/internal/ghstandin/testserver"
 	"github.com/gallivant/gallivant/internal/gitpack"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -218,17 +217,15 @@ func TestLogOnASmallCacheListsWhatGitLists(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []string{"plans/s003-ledger.md", "plans/s001-ledger.md", "gallivant.yaml"} {
-			l, done := newPathLog(st, p)
-			done()
-			l.objs = gitpack.NewReader(st.repo.Storer, 16<<10)
-			got := []string{}
-			err := l.walk(context.Background(), st.tip, func(c *object.Commit) error {
-				got = append(got, c.Hash.String())
-				return nil
-			})
-			l.objs.Close()
+			objs := gitpack.NewReader(st.repo.Storer, 16<<10)
+			out, err := logs(context.Background(), objs, st.tip, []string{p}, 0)
+			objs.Close()
 			if err != nil {
 				t.Fatal(err)
+			}
+			got := []string{}
+			for _, e := range out[p] {
+				got = append(got, e.SHA)
 			}
 			if diff := cmp.Diff(strings.Fields(testserver.Git(t, ctl, "log", "--format=%H", "--", p)), got); diff != "" {
 				t.Errorf("walk of %s on a small cache (-git +got):\n%s", p, diff)

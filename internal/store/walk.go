@@ -12,8 +12,9 @@ import (
 // The one history walk: versionWalk reads commits and trees raw, through
 // gitpack.Reader, for the tamper check (LoopVersions, the wanted paths
 // only), for `check` (Checkout.LoopVersions) and for `verify` (History,
-// every path, with diffAll below). `log` (pathLog) reads through the same
-// reader, but follows merges as `git log -- path` does.
+// every path, with diffAll below). `log` and the dashboard (multiLog,
+// logpaths.go: Store.Log for one path, HistoryReader.Logs for many) read
+// through the same reader, but follow merges as `git log -- path` does.
 
 // treeChange is one non-directory entry that differs between two trees:
 // its path, and its entries before and after (nil where absent).
