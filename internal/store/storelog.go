@@ -65,4 +65,3 @@ func readLogCommit(objs *gitpack.Reader, h plumbing.Hash) (*logCommit, error) {
 	}
 	return c, nil
 }
-
