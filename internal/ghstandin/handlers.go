@@ -170,6 +170,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+r+"/issues/{number}/comments", s.handle(true, listIssueComments))
 	mux.HandleFunc("POST "+r+"/issues/{number}/comments", s.handle(true, createIssueComment))
 	mux.HandleFunc("PATCH "+r+"/issues/comments/{id}", s.handle(true, updateIssueComment))
+	mux.HandleFunc("DELETE "+r+"/issues/comments/{id}", s.handle(true, deleteIssueComment))
 	mux.HandleFunc("GET "+r+"/issues/{number}/labels", s.handle(true, listLabels))
 	mux.HandleFunc("POST "+r+"/issues/{number}/labels", s.handle(true, addLabels))
 	mux.HandleFunc("DELETE "+r+"/issues/{number}/labels/{name}", s.handle(true, removeLabel))
@@ -1316,6 +1317,24 @@ func updateIssueComment(c *ctx) {
 			}
 			ic.Body, ic.UpdatedAt = in.Body, c.s.now()
 			writeJSON(c.w, 200, c.issueCommentJSON(ic))
+			return
+		}
+	}
+	writeError(c.w, 404, "Not Found")
+}
+
+// deleteIssueComment removes a comment its author deletes (204, as
+// GitHub answers); another user's is refused as updateIssueComment's is.
+func deleteIssueComment(c *ctx) {
+	id, _ := strconv.ParseInt(c.r.PathValue("id"), 10, 64)
+	for i, ic := range c.repo.Comments {
+		if ic.ID == id {
+			if ic.User != c.login {
+				writeError(c.w, 403, "Must have admin rights to Repository.")
+				return
+			}
+			c.repo.Comments = append(c.repo.Comments[:i:i], c.repo.Comments[i+1:]...)
+			c.w.WriteHeader(http.StatusNoContent)
 			return
 		}
 	}

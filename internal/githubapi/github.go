@@ -1,6 +1,7 @@
 package githubapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -768,7 +769,14 @@ func Marker(key string) string { return "<!-- gallivant:" + key + " -->" }
 // that reached GitHub under a failed response is never posted twice.
 // Anyone can type a marker: one in another user's comment is ignored, so
 // pre-posting it cannot suppress gallivant's notice. created reports a new
-// post.
+// post that stands.
+//
+// Two reconcilers on other caches may both find the marker missing and
+// both post; so after posting it reads the comments again and deletes
+// every comment of its own carrying the marker but the oldest. Whichever
+// post completes last sees both, and every reconciler keeps the same one,
+// so the pull request converges on one comment (a person may have been
+// notified of the other before it went).
 func (g *Client) EnsureComment(ctx context.Context, repo string, number int, marker, body string) (created bool, err error) {
 	if !strings.Contains(body, marker) {
 		return false, fmt.Errorf("comment body lacks its marker %s", marker)
@@ -777,21 +785,55 @@ func (g *Client) EnsureComment(ctx context.Context, repo string, number int, mar
 	if err != nil {
 		return false, err
 	}
-	cs, err := g.IssueComments(ctx, repo, number, time.Time{})
-	if err != nil {
+	mine, err := g.markedComments(ctx, repo, number, self, marker)
+	if err != nil || len(mine) > 0 {
+		if err == nil {
+			err = g.keepOldest(ctx, repo, number, mine) // duplicates a failed deletion left
+		}
 		return false, err
 	}
-	for _, c := range cs {
-		if strings.EqualFold(c.User, self) && strings.Contains(c.Body, marker) {
-			return false, nil
-		}
-	}
 	o, n := splitRepo(repo)
-	_, _, err = g.c.Issues.CreateComment(ctx, o, n, number, &github.IssueComment{Body: &body})
+	posted, _, err := g.c.Issues.CreateComment(ctx, o, n, number, &github.IssueComment{Body: &body})
 	if err != nil {
 		return false, classify(fmt.Sprintf("comment on %s#%d", repo, number), err)
 	}
-	return true, nil
+	if mine, err = g.markedComments(ctx, repo, number, self, marker); err != nil {
+		return true, err
+	}
+	if err := g.keepOldest(ctx, repo, number, mine); err != nil {
+		return true, err
+	}
+	return len(mine) == 0 || mine[0].ID == posted.GetID(), nil
+}
+
+// keepOldest deletes every comment of mine (oldest first) but the first;
+// one another reconciler deleted already is gone as asked.
+func (g *Client) keepOldest(ctx context.Context, repo string, number int, mine []Comment) error {
+	o, n := splitRepo(repo)
+	for _, c := range mine[min(1, len(mine)):] {
+		resp, err := g.c.Issues.DeleteComment(ctx, o, n, c.ID)
+		if err != nil && (resp == nil || resp.StatusCode != http.StatusNotFound) {
+			return classify(fmt.Sprintf("delete duplicate comment %d on %s#%d", c.ID, repo, number), err)
+		}
+	}
+	return nil
+}
+
+// markedComments lists the comments of self on the pull request carrying
+// marker, oldest (lowest id) first.
+func (g *Client) markedComments(ctx context.Context, repo string, number int, self, marker string) ([]Comment, error) {
+	cs, err := g.IssueComments(ctx, repo, number, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	var out []Comment
+	for _, c := range cs {
+		if strings.EqualFold(c.User, self) && strings.Contains(c.Body, marker) {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b Comment) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 // Labels lists a pull request's labels.
