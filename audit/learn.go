@@ -31,7 +31,9 @@ func learnFrom(s *step, want ...ledger.LearnState) []outcome {
 
 func replayLearn(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
-		if bad := learnFrom(s, "", ledger.LearnRefused); bad != nil {
+		// From a dispatched task: the same attempt again, its agent
+		// having left no answer (gatekeep.LearnStepRedispatch).
+		if bad := learnFrom(s, "", ledger.LearnRefused, ledger.LearnDispatched); bad != nil {
 			return bad
 		}
 		if lr := s.parent.Delivery.Learn; lr.State == ledger.LearnRefused && lr.Final() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/agent"
@@ -142,6 +143,39 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 	case ledger.LearnDispatched:
 		_, f.RanHere = p.outcomes[learnKey(e)]
 		f.Overdue = !p.inFlight(lr.At)
+		if f.RanHere || f.ControlRepo == "" {
+			break
+		}
+		// The task's agent may have outlived a reconciler killed during
+		// it, or finished with it: this cache's run record finds it and
+		// pushes its commit to the lessons branch; an intent proves the
+		// agent never started.
+		rc, err := p.recoverTask(ctx, e, p.learnTask(e, pr, f.ControlRepo, lr.At))
+		if err != nil {
+			return f, fb, err
+		}
+		switch {
+		case rc.Running > 0:
+			f.Running = rc.Running
+		case rc.Known && (len(rc.Controls) > 0 || rc.Outcome.Commits == 0):
+			// An intent, or a run that ended with its reconciler and
+			// committed nothing: no answer, so the task runs again.
+			f.Unanswered = true
+			if fb, err = p.feedbackOf(ctx, e, pr); err != nil {
+				return f, fb, err
+			}
+			f.Feedback = len(fb.refs)
+		case rc.Known:
+			p.outcomes[learnKey(e)] = rc.Outcome
+			f.RanHere = true
+		default:
+			// A run this cache settled but whose reconciler died before
+			// admitting it (or another cache's) pushed its commit: the
+			// lessons branch moved past the dispatch.
+			if f.Arrived, err = p.learnReturnArrived(ctx, e, pr, f.ControlRepo); err != nil {
+				return f, fb, err
+			}
+		}
 	case ledger.LearnProposed:
 		// The proposal is read where it was opened, whatever the
 		// configuration says now.
@@ -181,7 +215,7 @@ func (p *passState) learn(ctx context.Context, e *entry) (stepResult, error) {
 		return finished, nil
 	case gatekeep.LearnStepHeld, gatekeep.LearnStepWait, gatekeep.LearnStepWatch:
 		return waitFor("%s", a.Why), nil
-	case gatekeep.LearnStepDispatch:
+	case gatekeep.LearnStepDispatch, gatekeep.LearnStepRedispatch:
 		return p.dispatchLearn(ctx, e, pr, f.ControlRepo, fb)
 	case gatekeep.LearnStepAdmit:
 		return p.admitLearn(ctx, e, pr, f.ControlRepo)
@@ -223,9 +257,8 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
-	if err := p.push(ctx); err != nil {
-		return progressed, err
-	}
+	// The dispatch's commit is the pass's newest, and the task's start:
+	// a push that loses its race fails, it never moves the tip.
 	base := p.Store.Tip()
 	refused := ""
 	if e.l.Delivery.Learn.Attempts() > 1 {
@@ -237,12 +270,19 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 	}
 	brief := gatekeep.LearnBrief(gatekeep.LearnBriefInput{Spec: e.specPath, Ledger: e.ledgerPath, PR: pr, Repo: pr.Repo, ControlRepo: control, Branch: branch, Base: base,
 		Collected: fb.collected, Feedback: fb.refs, Current: current, HasCurrent: has, Refused: refused})
-	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: control, Branch: branch, Base: base, Brief: brief, DefaultBranch: p.cfg.Control.Branch,
-		DispatchedAt: ledger.TimeText(n.Delivery.Learn.At), Control: base, Learn: true}
+	task := p.learnTask(e, pr, control, n.Delivery.Learn.At)
+	task.Base, task.Brief, task.DefaultBranch, task.Control = base, brief, p.cfg.Control.Branch, base
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(control)
 	}
+	// Write-ahead with an intent, as a row's dispatch: a reconciler
+	// killed between the push and the agent's start leaves the proof that
+	// the agent never ran, and the next pass dispatches again at once.
+	if err := p.pushIntended(ctx, task); err != nil {
+		return progressed, err
+	}
 	if err := p.crash("executor:before"); err != nil {
+		p.abandon(task)
 		return progressed, err
 	}
 	out, err := p.Executor.Run(ctx, task)
@@ -255,6 +295,31 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 		p.Log.Warn("learn task failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
 	return progressed, p.crash("executor:after")
+}
+
+// learnReturnArrived reports whether the lessons branch moved past the
+// control commit of e's newest learn dispatch: an executor pushes a
+// return there only once its agent is done.
+func (p *passState) learnReturnArrived(ctx context.Context, e *entry, pr gatekeep.PR, control string) (bool, error) {
+	_, base, err := p.newestCommit(ctx, e, ledger.Subject{Kind: ledger.KindLearn, PR: pr.Ref()}.String())
+	if err != nil || base == "" {
+		return false, err
+	}
+	branch := gatekeep.LessonsBranch(pr.Repo)
+	p.reread(control, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, control, branch)
+	if err != nil {
+		return false, err
+	}
+	return ok && head != base, nil
+}
+
+// learnTask is the learn task of e dispatched at at, as its run record
+// and intent in this cache name it: a checkout of the control repository
+// on the repository's lessons branch.
+func (p *passState) learnTask(e *entry, pr gatekeep.PR, control string, at time.Time) agent.Task {
+	return agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: control, Branch: gatekeep.LessonsBranch(pr.Repo),
+		DispatchedAt: ledger.TimeText(at), Learn: true}
 }
 
 // admitLearn reads the learn task's return on the lessons branch and
