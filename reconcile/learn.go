@@ -103,7 +103,9 @@ func (p *passState) newestCommit(ctx context.Context, e *entry, subject string) 
 }
 
 // sameRepoLedgers are the ledgers of every entry whose pull request is in
-// repo, e's own excepted, by spec path.
+// repo, e's own excepted, by spec path: for a coordinated entry, the view
+// of each member whose pull request is there (its learn task is the
+// member's), named `<spec> (leg <member>)`.
 func (p *passState) sameRepoLedgers(e *entry, repo string) map[string]*ledger.Ledger {
 	out := map[string]*ledger.Ledger{}
 	for sp, l := range p.repo.Ledgers {
@@ -112,6 +114,11 @@ func (p *passState) sameRepoLedgers(e *entry, repo string) map[string]*ledger.Le
 		}
 		if strings.EqualFold(l.Delivery.PR.Repo, repo) {
 			out[sp] = l
+		}
+		for m, ps := range l.Delivery.PerMember {
+			if ps != nil && strings.EqualFold(ps.PR.Repo, repo) {
+				out[fmt.Sprintf("%s (leg %s)", sp, m)] = l.LegView(m)
+			}
 		}
 	}
 	return out
@@ -196,10 +203,12 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 }
 
 // learn is a done entry's learn step: a single-repository entry with a
-// merged pull request.
+// merged pull request, or one member of a coordinated entry whose pull
+// request is merged (legStep), learning for that member's repository from
+// the rounds of its own pull request.
 func (p *passState) learn(ctx context.Context, e *entry) (stepResult, error) {
 	pr, ok := prOf(e.l)
-	if !ok || e.spec.Coordinated() || e.leg != nil {
+	if !ok || (e.spec.Coordinated() && e.leg == nil) {
 		return finished, nil
 	}
 	f, fb, err := p.learnFacts(ctx, e, pr)

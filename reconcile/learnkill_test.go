@@ -2,19 +2,12 @@ package reconcile
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/ledger"
 )
-
-// learnCheckout is the rig's learn checkout of the feature spec: the
-// control repository, beside the entry's own checkout.
-func (r *rig) learnCheckout() string {
-	return filepath.Join(r.work, "checkouts", "acme__control", "feature--learn")
-}
 
 // A learn run whose reconciler dies is recovered from this cache as a
 // row's dispatch is (docs/learning.md "Admission"), never left to wait
