@@ -325,10 +325,11 @@ func (p *passState) learnReturnArrived(ctx context.Context, e *entry, pr gatekee
 
 // learnTask is the learn task of e dispatched at at, as its run record
 // and intent in this cache name it: a checkout of the control repository
-// on the repository's lessons branch.
+// on the repository's lessons branch, run by the spec's harness: when it
+// names one, as the entry's rows and rounds are.
 func (p *passState) learnTask(e *entry, pr gatekeep.PR, control string, at time.Time) agent.Task {
 	return agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: control, Branch: gatekeep.LessonsBranch(pr.Repo),
-		DispatchedAt: ledger.TimeText(at), Learn: true}
+		DispatchedAt: ledger.TimeText(at), Learn: true, Harness: e.spec.Harness}
 }
 
 // admitLearn reads the learn task's return on the lessons branch and
@@ -404,7 +405,13 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 	v := gatekeep.AdmitLessons(ret)
 	switch v.Outcome {
 	case gatekeep.AdmitNone:
-		n, c := gatekeep.NoLessons(e.l, pr, v.Why)
+		why := v.Why
+		if ranHere && out.Decision != "" && len(ret.Commits) == 0 {
+			// A preset's none: its decision, quoted as data (bounded
+			// and on one line by the executor).
+			why += fmt.Sprintf("\nthe agent's decision, as it gave it: %q", out.Decision)
+		}
+		n, c := gatekeep.NoLessons(e.l, pr, why)
 		return finished, p.apply(e, n, c)
 	case gatekeep.AdmitRefused:
 		// A first attempt's refusal is dispatched again at once.
