@@ -94,6 +94,10 @@ type LearnFacts struct {
 	// Running is the pid of the dispatched task's agent when it outlived
 	// the reconciler that started it and is still at work; 0 otherwise.
 	Running int
+	// OverBudget says how far the entry's agents spent its budget
+	// (ledger.OverBudget), "" while they have not: no learn task is
+	// dispatched past it, as no row is.
+	OverBudget string
 	// Unanswered: this cache's intent or run record proves that the
 	// dispatched task's agent left no answer: it never started (the
 	// reconciler died between pushing the dispatch and running it), or
@@ -169,6 +173,8 @@ func DecideLearn(f LearnFacts) LearnAction {
 		return LearnAction{Step: LearnStepNothing, Why: "learning: is on but the control repository is not on GitHub; set learning.control_repo to propose lessons"}
 	case !f.Local:
 		return LearnAction{Step: LearnStepNothing, Why: "learning: is on but the executor runs no agent on this machine; a learn task needs the command executor or a preset"}
+	case f.OverBudget != "":
+		return LearnAction{Step: LearnStepNothing, Why: f.OverBudget + "; no learn task is dispatched past the budget"}
 	case f.Busy != "":
 		return LearnAction{Step: LearnStepHeld, Why: fmt.Sprintf("the learn task waits for the one of %s: one lessons proposal per repository at a time", f.Busy)}
 	case f.Draining:

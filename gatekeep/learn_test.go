@@ -38,6 +38,7 @@ func TestDecideLearn(t *testing.T) {
 		{"no feedback", with(func(f *LearnFacts) { f.Feedback = 0 }), LearnStepNothing, ""},
 		{"no control repository", with(func(f *LearnFacts) { f.ControlRepo = "" }), LearnStepNothing, "set learning.control_repo"},
 		{"no local executor", with(func(f *LearnFacts) { f.Local = false }), LearnStepNothing, "needs the command executor"},
+		{"over budget", with(func(f *LearnFacts) { f.OverBudget = "the agents spent 10 tokens of a budget of 5 tokens" }), LearnStepNothing, "of a budget of 5 tokens; no learn task is dispatched past the budget"},
 		{"another proposal in flight", with(func(f *LearnFacts) { f.Busy = "specs/other.md" }), LearnStepHeld, "the one of specs/other.md"},
 		{"draining", with(func(f *LearnFacts) { f.Draining = true }), LearnStepHeld, "gallivant is stopping"},
 		{"dispatched, in flight", with(func(f *LearnFacts) { f.Learn = dispatched }), LearnStepWait, "dispatched 2026-11-29T10:00:00Z"},

@@ -142,6 +142,7 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 			return f, fb, err
 		}
 		f.Feedback = len(fb.refs)
+		f.OverBudget, _ = ledger.OverBudget(e.l, e.spec)
 		for sp, l := range p.sameRepoLedgers(e, pr.Repo) {
 			if gatekeep.Busy(l.Delivery.Learn.State) && (f.Busy == "" || sp < f.Busy) {
 				f.Busy = sp
@@ -352,6 +353,19 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		return progressed, p.apply(e, n, c)
 	}
 	ret := gatekeep.LessonsReturn{Repo: pr.Repo}
+	var spend specs.Amount
+	// record applies a transition that settles the run, adding what the
+	// run reported spending to the entry's spent: total (docs/ledger.md
+	// "Budgets").
+	record := func(n *ledger.Ledger, c ledger.Commit) error {
+		if len(ret.Commits) == 0 && ranHere {
+			// No commit carries it: a preset's none reports it in
+			// its usage.
+			spend = out.Usage.Spend()
+		}
+		n.AddSpent(spend)
+		return p.apply(e, n, c)
+	}
 	p.reread(control, branch)
 	head, ok, err := p.GitHub.BranchHead(ctx, control, branch)
 	if err != nil {
@@ -368,6 +382,9 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		}
 		for _, cm := range cmp.Commits {
 			ret.Commits = append(ret.Commits, cm.SHA)
+			// What the run reported spending rides on its commits'
+			// tokens:/cost: trailers, as a row's return's does.
+			spend = spend.Add(ledger.ReturnSpend(cm.Body))
 		}
 		ret.Paths = cmp.Paths
 		if len(cmp.Commits) == 1 && len(cmp.Paths) == 1 && cmp.Paths[0] == file {
@@ -381,11 +398,11 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		// is refused with its reason, which the next attempt's brief
 		// quotes.
 		n, c := gatekeep.LessonsRefused(e.l, pr, "the learn task's result could not be completed into a return: "+redact.URLs(re.Error()))
-		return progressed, p.apply(e, n, c)
+		return progressed, record(n, c)
 	}
 	if len(ret.Commits) == 0 && ranHere && out.Err != nil {
 		n, c := gatekeep.NoLessons(e.l, pr, "the learn task's agent failed: "+redact.URLs(out.Err.Error()))
-		return finished, p.apply(e, n, c)
+		return finished, record(n, c)
 	}
 	if ret.Before, _, err = p.Store.ReadFile(ctx, base, file); err != nil {
 		return progressed, fmt.Errorf("read %s at %s: %w", file, short(base), err)
@@ -412,18 +429,18 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 			why += fmt.Sprintf("\nthe agent's decision, as it gave it: %q", out.Decision)
 		}
 		n, c := gatekeep.NoLessons(e.l, pr, why)
-		return finished, p.apply(e, n, c)
+		return finished, record(n, c)
 	case gatekeep.AdmitRefused:
 		// A first attempt's refusal is dispatched again at once.
 		n, c := gatekeep.LessonsRefused(e.l, pr, v.Why)
-		return progressed, p.apply(e, n, c)
+		return progressed, record(n, c)
 	}
 	proposal, err := p.openProposal(ctx, e, pr, control, branch, v.Candidates)
 	if err != nil {
 		return progressed, err
 	}
 	n, c := gatekeep.LessonsProposed(e.l, proposal, v.Candidates)
-	return finished, p.apply(e, n, c)
+	return finished, record(n, c)
 }
 
 // openProposal opens the lessons pull request from branch into the

@@ -80,8 +80,15 @@ func TestLearnUnderPresetCLI(t *testing.T) {
 					t.Errorf("the proposal's body lacks %q:\n%s", want, body)
 				}
 			}
-			if l := r.ledger(ledgerPath); l.Delivery.Learn.State != ledger.LearnProposed || len(l.Delivery.Learn.Candidates) != 1 {
+			l := r.ledger(ledgerPath)
+			if l.Delivery.Learn.State != ledger.LearnProposed || len(l.Delivery.Learn.Candidates) != 1 {
 				t.Errorf("learn: %q, want proposed with 1 candidate", l.Delivery.Learn.String())
+			}
+			// The learn run's spend, from its return's trailers, counts
+			// against the spec's budget: the scripted delivery spent
+			// nothing.
+			if want := ledger.ReturnSpend(msg); want.Tokens == 0 || l.Spent() != want {
+				t.Errorf("spent: %s, want the learn return's %s", l.Spent(), want)
 			}
 			verifyControl(t, r)
 		})
@@ -137,6 +144,10 @@ func TestLearnUnderPresetCLIProposesNothing(t *testing.T) {
 	}
 	if _, _, err := r.gh.Client("alice").PullRequests.Get(context.Background(), "acme", "control", 1); err == nil {
 		t.Error("a none result was proposed")
+	}
+	// No commit carries the none run's spend: its usage does.
+	if l := r.ledger(ledgerPath); l.Spent().Tokens == 0 {
+		t.Errorf("spent: %q, want the none run's tokens", l.Spent())
 	}
 	verifyControl(t, r)
 }

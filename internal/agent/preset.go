@@ -165,6 +165,13 @@ type Usage struct {
 
 // trailers renders u as the return commit's tokens:, cached: and cost:
 // trailers.
+// Spend is what u reports spending, as a return commit's tokens: and
+// cost: trailers would (ledger.ReturnSpend): for a run that returns no
+// commit to carry them, such as a learn task's none.
+func (u Usage) Spend() specs.Amount {
+	return ledger.ReturnSpend(strings.Join(u.trailers(), "\n"))
+}
+
 func (u Usage) trailers() []string {
 	var out []string
 	if u.Tokens > 0 {
