@@ -10,6 +10,7 @@ import (
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/redact"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/lessons"
 	"github.com/gallivant/gallivant/specs"
@@ -59,6 +60,11 @@ func (p *passState) feedbackOf(ctx context.Context, e *entry, pr gatekeep.PR) (d
 	if err != nil || msg == "" {
 		return doneFeedback{}, err
 	}
+	return feedbackIn(msg), nil
+}
+
+// feedbackIn is what a `loop: done` commit message collected.
+func feedbackIn(msg string) doneFeedback {
 	var out doneFeedback
 	for _, t := range ledger.ParseTrailers(msg) {
 		if t.Key != gatekeep.TrailerFeedback {
@@ -69,7 +75,7 @@ func (p *passState) feedbackOf(ctx context.Context, e *entry, pr gatekeep.PR) (d
 		}
 	}
 	out.collected = quotedLines(msg)
-	return out, nil
+	return out
 }
 
 // quotedLines are the lines of a gallivant commit message that quote data
@@ -461,4 +467,58 @@ func (p *passState) openProposal(ctx context.Context, e *entry, pr gatekeep.PR, 
 		}
 	}
 	return gatekeep.PR{Repo: control, Number: live.Number}, nil
+}
+
+// LearnTaskBrief rebuilds, from the control history at the store's head,
+// the brief of the learn task spec sp's entry has dispatched — the
+// document its agent was handed (gatekeep.LearnBrief): the feedback its
+// `loop: done` commit collected, the lessons file at the `loop: learn`
+// commit the task started from, and the refusal a second attempt quotes.
+// controlRepo names the control repository when learning.control_repo
+// does not. ok is false when no learn task of a single-repository entry
+// is dispatched.
+func LearnTaskBrief(ctx context.Context, st *store.Store, snap *Snapshot, sp, controlRepo string) (brief string, ok bool, err error) {
+	l, spec := snap.Repo.Ledgers[sp], snap.Repo.Specs[sp]
+	if l == nil || spec == nil || spec.Coordinated() || l.Delivery == nil || l.Delivery.Learn.State != ledger.LearnDispatched {
+		return "", false, nil
+	}
+	pr, ok := prOf(l)
+	if !ok {
+		return "", false, nil
+	}
+	if snap.Config != nil && snap.Config.Learning != nil && snap.Config.Learning.ControlRepo != "" {
+		controlRepo = snap.Config.Learning.ControlRepo
+	}
+	lp := snap.Repo.LedgerPaths[sp]
+	log, err := st.Log(ctx, lp, 0)
+	if err != nil {
+		return "", false, fmt.Errorf("read the history of %s: %w", lp, err)
+	}
+	newest := func(k ledger.Kind) (string, string) {
+		subject := ledger.Subject{Kind: k, PR: pr.Ref()}.String()
+		for _, le := range log {
+			if le.Subject == subject {
+				return le.Message, le.SHA
+			}
+		}
+		return "", ""
+	}
+	_, base := newest(ledger.KindLearn)
+	if base == "" {
+		return "", false, nil
+	}
+	done, _ := newest(ledger.KindDone)
+	fb := feedbackIn(done)
+	refused := ""
+	if l.Delivery.Learn.Attempts() > 1 {
+		msg, _ := newest(ledger.KindRefuseLessons)
+		refused = quotedLines(msg)
+	}
+	file := lessons.PathFor(pr.Repo)
+	current, has, err := st.ReadFile(ctx, base, file)
+	if err != nil {
+		return "", false, fmt.Errorf("read %s at %s: %w", file, short(base), err)
+	}
+	return gatekeep.LearnBrief(gatekeep.LearnBriefInput{Spec: sp, Ledger: lp, PR: pr, Repo: pr.Repo, ControlRepo: controlRepo, Branch: gatekeep.LessonsBranch(pr.Repo), Base: base,
+		Collected: fb.collected, Feedback: fb.refs, Current: current, HasCurrent: has, Refused: refused}), true, nil
 }

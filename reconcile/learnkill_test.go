@@ -3,9 +3,11 @@ package reconcile
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gallivant/gallivant/internal/agent"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -80,6 +82,12 @@ func TestLearnKilledMidwayIsRecovered(t *testing.T) {
 				t.Fatalf("learn: %q after the kill, want dispatched", l.Delivery.Learn.String())
 			}
 			runs := len(r.learnBriefs())
+			// gallivant task prints the dispatched task's brief, the one
+			// its agent was handed.
+			brief, ok := learnTaskBrief(t, r)
+			if !ok || !strings.Contains(brief, "target: learn\n") || (runs > 0 && brief != r.learnBriefs()[0].Brief) {
+				t.Errorf("LearnTaskBrief (%v):\n%s", ok, brief)
+			}
 			rep := r.pass()
 			if got := subjectsOf(rep); !slices.Equal(got, tt.want) {
 				t.Fatalf("the pass after the kill: %v, want %v\nnotes: %s\n%s", got, tt.want, noteOf(rep), run(t, r.control, "git", "log", "--format=%B", "-5", "main"))
@@ -91,7 +99,29 @@ func TestLearnKilledMidwayIsRecovered(t *testing.T) {
 			if got := l.Delivery.Learn; got.State != ledger.LearnProposed || len(got.Candidates) != 2 || got.Attempts() != 1 {
 				t.Errorf("learn: %q, want proposed with 2 candidates on the first attempt", got.String())
 			}
+			if _, ok := learnTaskBrief(t, r); ok {
+				t.Error("a brief for a learn task no longer dispatched")
+			}
 			verifyControl(t, r)
 		})
 	}
+}
+
+// learnTaskBrief is what `gallivant task` prints for the feature spec's
+// learn task (LearnTaskBrief), read from a fresh cache.
+func learnTaskBrief(t *testing.T, r *rig) (string, bool) {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Options{Control: "file://" + r.control, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Load(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brief, ok, err := LearnTaskBrief(context.Background(), st, snap, "specs/feature.md", "acme/control")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return brief, ok
 }
