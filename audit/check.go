@@ -388,7 +388,8 @@ const RuleHandEdit = "ledger/hand-edit"
 // legOfSubject names the leg of a coordinated entry a transition acted on,
 // and the subject as the leg's own transition writes it: a subject that
 // names no pull request carries " leg <name>" (reconcile's applyLeg), one
-// that names a pull request names a leg's (its `pr <leg>:` key). A
+// that names a pull request names a leg's (its `pr <leg>:` key) or a
+// leg's lessons proposal (its `learn <leg>:` key). A
 // single-repository entry, or a subject of the entry's own (a stop, a
 // resume, a row-loop transition), has no leg.
 func legOfSubject(sub ledger.Subject, parent, child *ledger.Ledger, sp *specs.Spec) (leg string, own ledger.Subject, ok bool) {
@@ -409,7 +410,23 @@ func legOfSubject(sub ledger.Subject, parent, child *ledger.Ledger, sp *specs.Sp
 			return m, sub, true
 		}
 	}
+	// A lessons proposal's subject names the proposal on the control
+	// repository: the member whose learn task opened it.
+	for _, m := range sp.Members() {
+		if legProposal(parent, m) == sub.PR || legProposal(child, m) == sub.PR {
+			return m, sub, true
+		}
+	}
 	return "", sub, true
+}
+
+// legProposal is the lessons proposal a member's learn: line names; zero
+// when none.
+func legProposal(l *ledger.Ledger, member string) ledger.PullRef {
+	if l.Delivery == nil || l.Delivery.PerMember[member] == nil {
+		return ledger.PullRef{}
+	}
+	return l.Delivery.PerMember[member].Learn.PR
 }
 
 // legPR is a member's pull request as a ledger records it; zero when none.

@@ -31,7 +31,9 @@ func learnFrom(s *step, want ...ledger.LearnState) []outcome {
 
 func replayLearn(s *step) []outcome {
 	return withPR(func(s *step, p gatekeep.PR) []outcome {
-		if bad := learnFrom(s, "", ledger.LearnRefused); bad != nil {
+		// From a dispatched task: the same attempt again, its agent
+		// having left no answer (gatekeep.LearnStepRedispatch).
+		if bad := learnFrom(s, "", ledger.LearnRefused, ledger.LearnDispatched); bad != nil {
 			return bad
 		}
 		if lr := s.parent.Delivery.Learn; lr.State == ledger.LearnRefused && lr.Final() {
@@ -45,6 +47,24 @@ func replayLearnReturn(s *step) []outcome {
 	if bad := learnFrom(s, ledger.LearnDispatched); bad != nil {
 		return bad
 	}
+	// What the learn run reported spending lives on the lessons branch
+	// (its commits' tokens:/cost: trailers) or in its CLI's usage: the
+	// spend is taken from the child, but only ever upwards from the
+	// parent's, as for a row's record.
+	now, was := s.child.Spent(), s.parent.Spent()
+	if now != was && (now.Tokens < was.Tokens || now.Micros < was.Micros) {
+		return refuse(SectionDelivery, "spent went from %q to %q; a learn return only adds what its run reported", was, now)
+	}
+	outs := replayLearnReturnOf(s)
+	for _, o := range outs {
+		if o.err == nil && o.l != nil && now != was {
+			o.l.Delivery.Spent = now
+		}
+	}
+	return outs
+}
+
+func replayLearnReturnOf(s *step) []outcome {
 	switch s.sub.Kind {
 	case ledger.KindProposeLessons:
 		p, err := gatekeep.ParsePR(s.sub.PR.String(), "")

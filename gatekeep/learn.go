@@ -50,6 +50,11 @@ const (
 	LearnStepWait LearnStep = "wait"
 	// LearnStepAdmit: read the return on the lessons branch and admit it.
 	LearnStepAdmit LearnStep = "admit"
+	// LearnStepRedispatch: the dispatched task's agent left no answer
+	// (it never started, or it ended with the reconciler that started it
+	// and committed nothing), as this cache's run record or intent
+	// proves: write the dispatch again and run it at once.
+	LearnStepRedispatch LearnStep = "redispatch"
 	// LearnStepWatch: the proposal is open; a person decides it.
 	LearnStepWatch LearnStep = "watch"
 	// LearnStepMerged and LearnStepDeclined record a person's merge or
@@ -78,9 +83,26 @@ type LearnFacts struct {
 	// Busy names another entry of the same repository whose learn task is
 	// dispatched or proposed, "" when there is none.
 	Busy string
-	// RanHere: this pass ran the dispatched task's agent to its end.
+	// RanHere: this pass ran the dispatched task's agent to its end, or
+	// found the finished run of a reconciler that died through this
+	// cache's run record (its commit then pushed to the lessons branch).
 	// Overdue: the dispatch is older than executor.timeout and its grace.
 	RanHere, Overdue bool
+	// Arrived: the lessons branch moved past the dispatch's control
+	// commit; an executor pushes a return only once its agent is done.
+	Arrived bool
+	// Running is the pid of the dispatched task's agent when it outlived
+	// the reconciler that started it and is still at work; 0 otherwise.
+	Running int
+	// OverBudget says how far the entry's agents spent its budget
+	// (ledger.OverBudget), "" while they have not: no learn task is
+	// dispatched past it, as no row is.
+	OverBudget string
+	// Unanswered: this cache's intent or run record proves that the
+	// dispatched task's agent left no answer: it never started (the
+	// reconciler died between pushing the dispatch and running it), or
+	// it ended with that reconciler and committed nothing.
+	Unanswered bool
 	// Proposal is the proposal's state on GitHub (LearnProposed only).
 	Proposal ProposalState
 }
@@ -112,7 +134,17 @@ func DecideLearn(f LearnFacts) LearnAction {
 	}
 	switch f.Learn.State {
 	case ledger.LearnDispatched:
-		if f.RanHere || f.Overdue {
+		switch {
+		case f.RanHere:
+			return LearnAction{Step: LearnStepAdmit}
+		case f.Running > 0:
+			return LearnAction{Step: LearnStepWait, Why: fmt.Sprintf("waiting for the learn task dispatched %s: its agent (pid %d) outlived the reconciler that started it and is still running",
+				ledger.TimeText(f.Learn.At), f.Running)}
+		case f.Unanswered && f.Draining:
+			return LearnAction{Step: LearnStepHeld, Why: "learn task left for the next pass: gallivant is stopping"}
+		case f.Unanswered:
+			return LearnAction{Step: LearnStepRedispatch}
+		case f.Arrived, f.Overdue:
 			return LearnAction{Step: LearnStepAdmit}
 		}
 		return LearnAction{Step: LearnStepWait, Why: fmt.Sprintf("waiting for the learn task dispatched %s", ledger.TimeText(f.Learn.At))}
@@ -141,6 +173,8 @@ func DecideLearn(f LearnFacts) LearnAction {
 		return LearnAction{Step: LearnStepNothing, Why: "learning: is on but the control repository is not on GitHub; set learning.control_repo to propose lessons"}
 	case !f.Local:
 		return LearnAction{Step: LearnStepNothing, Why: "learning: is on but the executor runs no agent on this machine; a learn task needs the command executor or a preset"}
+	case f.OverBudget != "":
+		return LearnAction{Step: LearnStepNothing, Why: f.OverBudget + "; no learn task is dispatched past the budget"}
 	case f.Busy != "":
 		return LearnAction{Step: LearnStepHeld, Why: fmt.Sprintf("the learn task waits for the one of %s: one lessons proposal per repository at a time", f.Busy)}
 	case f.Draining:
@@ -513,16 +547,29 @@ func ProposalBody(repo string, pr PR, spec string, cands []LessonCandidate) stri
 }
 
 // LearnDispatched writes a done entry's learn task ahead of its agent
-// run: `loop: learn <pr>`, pr being the delivered pull request.
+// run: `loop: learn <pr>`, pr being the delivered pull request. From a
+// dispatched learn task it is the same attempt dispatched again, because
+// its agent left no answer (LearnStepRedispatch).
 func LearnDispatched(l *ledger.Ledger, pr PR, now time.Time) (*ledger.Ledger, ledger.Commit) {
 	n := l.Clone()
 	attempt, again := 0, ""
-	if l.Delivery.Learn.State == ledger.LearnRefused {
+	switch l.Delivery.Learn.State {
+	case ledger.LearnRefused:
 		// The second attempt at a refused return.
 		attempt = l.Delivery.Learn.Attempts() + 1
 		again = fmt.Sprintf(" Attempt %d of %d: the last return was refused, and the brief quotes why.", attempt, ledger.MaxLearnAttempts)
+	case ledger.LearnDispatched:
+		attempt = l.Delivery.Learn.Attempt
+		again = fmt.Sprintf(" Dispatched again: the dispatch of %s left no answer (its agent never started, or ended with the reconciler that started it).", ledger.TimeText(l.Delivery.Learn.At))
 	}
-	n.Delivery.Learn = ledger.Learn{State: ledger.LearnDispatched, At: ledger.Stamp(now), Attempt: attempt}
+	at := ledger.Stamp(now)
+	if prev := l.Delivery.Learn; prev.State == ledger.LearnDispatched && !at.After(prev.At) {
+		// A dispatch again names a later instant than the one it
+		// replaces, so that its commit changes the ledger and its run
+		// record answers it alone.
+		at = prev.At.Add(time.Second)
+	}
+	n.Delivery.Learn = ledger.Learn{State: ledger.LearnDispatched, At: at, Attempt: attempt}
 	return n, ledger.Commit{Subject: ledger.Subject{Kind: ledger.KindLearn, PR: pr.Ref()}.String(),
 		Sentence: fmt.Sprintf("Dispatched the learn task of %s: an agent reads the feedback its rounds answered and may propose lessons.%s", pr, again),
 		Trailers: trailers(pr, "")}

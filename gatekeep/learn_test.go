@@ -38,11 +38,16 @@ func TestDecideLearn(t *testing.T) {
 		{"no feedback", with(func(f *LearnFacts) { f.Feedback = 0 }), LearnStepNothing, ""},
 		{"no control repository", with(func(f *LearnFacts) { f.ControlRepo = "" }), LearnStepNothing, "set learning.control_repo"},
 		{"no local executor", with(func(f *LearnFacts) { f.Local = false }), LearnStepNothing, "needs the command executor"},
+		{"over budget", with(func(f *LearnFacts) { f.OverBudget = "the agents spent 10 tokens of a budget of 5 tokens" }), LearnStepNothing, "of a budget of 5 tokens; no learn task is dispatched past the budget"},
 		{"another proposal in flight", with(func(f *LearnFacts) { f.Busy = "specs/other.md" }), LearnStepHeld, "the one of specs/other.md"},
 		{"draining", with(func(f *LearnFacts) { f.Draining = true }), LearnStepHeld, "gallivant is stopping"},
 		{"dispatched, in flight", with(func(f *LearnFacts) { f.Learn = dispatched }), LearnStepWait, "dispatched 2026-11-29T10:00:00Z"},
 		{"dispatched, ran here", with(func(f *LearnFacts) { f.Learn, f.RanHere = dispatched, true }), LearnStepAdmit, ""},
 		{"dispatched, overdue", with(func(f *LearnFacts) { f.Learn, f.Overdue = dispatched, true }), LearnStepAdmit, ""},
+		{"dispatched, its return arrived", with(func(f *LearnFacts) { f.Learn, f.Arrived = dispatched, true }), LearnStepAdmit, ""},
+		{"dispatched, its agent outlived its reconciler", with(func(f *LearnFacts) { f.Learn, f.Running, f.Overdue = dispatched, 4242, true }), LearnStepWait, "agent (pid 4242) outlived the reconciler"},
+		{"dispatched, its agent left no answer", with(func(f *LearnFacts) { f.Learn, f.Unanswered = dispatched, true }), LearnStepRedispatch, ""},
+		{"dispatched, no answer while draining", with(func(f *LearnFacts) { f.Learn, f.Unanswered, f.Draining = dispatched, true, true }), LearnStepHeld, "gallivant is stopping"},
 		{"dispatched, learning turned off since", with(func(f *LearnFacts) { f.Learn, f.Enabled, f.RanHere = dispatched, false, true }), LearnStepAdmit, ""},
 		{"proposed, open", with(func(f *LearnFacts) { f.Learn, f.Proposal = proposed, ProposalOpen }), LearnStepWatch, "acme/control#3 waits for a person"},
 		{"proposed, merged", with(func(f *LearnFacts) { f.Learn, f.Proposal = proposed, ProposalMerged }), LearnStepMerged, ""},
@@ -210,6 +215,15 @@ func TestLearnTransitions(t *testing.T) {
 	d2, c := LearnDispatched(r1, pr, at)
 	if d2.Delivery.Learn.String() != "dispatched 2026-11-29T10:00:00Z attempt 2" || !strings.Contains(c.Sentence, "Attempt 2 of 2") {
 		t.Errorf("second dispatch: %q, learn: %q", c.Sentence, d2.Delivery.Learn.String())
+	}
+	a, c := LearnDispatched(d2, pr, at.Add(time.Minute))
+	if c.Subject != "loop: learn acme/api#1" || a.Delivery.Learn.String() != "dispatched 2026-11-29T10:01:00Z attempt 2" ||
+		!strings.Contains(c.Sentence, "Dispatched again: the dispatch of 2026-11-29T10:00:00Z left no answer") {
+		t.Errorf("a dispatch again of the same attempt: %q, learn: %q", c.Sentence, a.Delivery.Learn.String())
+	}
+	// Dispatched again within the same second, it names the next one.
+	if a, _ := LearnDispatched(d, pr, at.Add(300*time.Millisecond)); a.Delivery.Learn.String() != "dispatched 2026-11-29T10:00:01Z" {
+		t.Errorf("a dispatch again in the same second: learn %q", a.Delivery.Learn.String())
 	}
 	r2, c := LessonsRefused(d2, pr, "still two commits")
 	if r2.Delivery.Learn.String() != "refused attempt 2" || !r2.Delivery.Learn.Final() || !strings.Contains(c.Sentence, "its last attempt") {

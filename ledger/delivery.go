@@ -90,9 +90,6 @@ type Delivery struct {
 	Notify        []Owed       // notify: the notifications owed, in order
 	NotifyFailed  NotifyFailure
 	Paused        Pause // paused: set by /gallivant pause, cleared by unpause
-	// Learn is a done entry's learn task (learn.go); zero before one is
-	// dispatched.
-	Learn Learn
 
 	// PullState is the entry's own pull-request state: the whole state of
 	// a single-member entry, the entry-level phase of a coordinated one.
@@ -127,6 +124,10 @@ type PullState struct {
 	Nudged        string       // nudged: full SHA
 	Owed          OwedWrite    // owed
 	Retry         WriteRetry   // retry
+	// Learn is a done pull request's learn task (learn.go); zero before
+	// one is dispatched. A coordinated entry keeps one per member, as
+	// `learn <member>:`, each learning for its member's repository.
+	Learn Learn
 }
 
 // NewDelivery returns an empty delivery section.
@@ -145,7 +146,6 @@ func (d *Delivery) Clone() *Delivery {
 	c := *d
 	c.PullState = d.PullState.clone()
 	c.Notify = append([]Owed(nil), d.Notify...)
-	c.Learn = d.Learn.clone()
 	if d.PerMember != nil {
 		c.PerMember = make(map[string]*PullState, len(d.PerMember))
 		for m, p := range d.PerMember {
@@ -157,6 +157,7 @@ func (d *Delivery) Clone() *Delivery {
 }
 
 func (p PullState) clone() PullState {
+	p.Learn = p.Learn.clone()
 	p.Since = p.Since.clone()
 	p.RoundSince = p.RoundSince.clone()
 	return p

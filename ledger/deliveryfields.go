@@ -124,9 +124,9 @@ var deliveryFields = []deliveryField{
 			return d.Paused.String()
 		},
 		parse: func(d *Delivery, _ *PullState, v string) (err error) { d.Paused, err = ParsePause(v); return err }},
-	{key: KeyLearn, example: "proposed acme/control#3 3fa85f6457c2",
-		format: func(d *Delivery, _ *PullState) string { return d.Learn.String() },
-		parse:  func(d *Delivery, _ *PullState, v string) (err error) { d.Learn, err = ParseLearn(v); return err }},
+	{key: KeyLearn, pull: true, example: "proposed acme/control#3 3fa85f6457c2",
+		format: func(_ *Delivery, p *PullState) string { return p.Learn.String() },
+		parse:  func(_ *Delivery, p *PullState, v string) (err error) { p.Learn, err = ParseLearn(v); return err }},
 }
 
 // fieldIndex finds a key's field in deliveryFields.

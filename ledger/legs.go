@@ -46,7 +46,7 @@ func (d *Delivery) Legs() []string {
 func (p *PullState) isZero() bool {
 	return p.Phase == "" && p.DispatchedAt.IsZero() && p.Verified.IsZero() && p.VerifyRepair == "" && p.PR.IsZero() &&
 		p.Round == 0 && p.Head == "" && p.HeadAt.IsZero() && p.ChecksHead == "" && p.Since.IsZero() && p.RoundSince.IsZero() &&
-		p.Ignored == "" && p.Receipt == "" && p.ReviewerAsked.IsZero() && p.Nudged == "" && p.Owed.IsZero() && p.Retry.IsZero()
+		p.Ignored == "" && p.Receipt == "" && p.ReviewerAsked.IsZero() && p.Nudged == "" && p.Owed.IsZero() && p.Retry.IsZero() && p.Learn.IsZero()
 }
 
 // legLines returns the member keys' lines: members by name, each member's

@@ -49,9 +49,14 @@ func (l *Ledger) Spent() specs.Amount {
 }
 
 // addSpend adds a return's reported spend to the running total.
-func (l *Ledger) addSpend(body string) {
-	if s := ReturnSpend(body); s != (specs.Amount{}) {
-		l.delivery().Spent = l.Spent().Add(s)
+func (l *Ledger) addSpend(body string) { l.AddSpent(ReturnSpend(body)) }
+
+// AddSpent adds a to the running total of what the entry's agents
+// reported spending: for a run whose return is not a row's or a seed's
+// (a learn task's, docs/learning.md).
+func (l *Ledger) AddSpent(a specs.Amount) {
+	if a != (specs.Amount{}) {
+		l.delivery().Spent = l.Spent().Add(a)
 	}
 }
 

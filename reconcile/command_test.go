@@ -106,7 +106,14 @@ func TestPullRequestCommands(t *testing.T) {
 // commentID finds the id of pull request n's comment with body.
 func (r *rig) commentID(n int, body string) int64 {
 	r.t.Helper()
-	cs, _, err := r.gh.Client("alice").Issues.ListComments(context.Background(), "acme", "api", n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
+	return r.commentIDIn("acme/api", n, body)
+}
+
+// commentIDIn is commentID on pull request n of repo.
+func (r *rig) commentIDIn(repo string, n int, body string) int64 {
+	r.t.Helper()
+	owner, name, _ := strings.Cut(repo, "/")
+	cs, _, err := r.gh.Client("alice").Issues.ListComments(context.Background(), owner, name, n, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/redact"
+	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/lessons"
 	"github.com/gallivant/gallivant/specs"
@@ -58,6 +60,11 @@ func (p *passState) feedbackOf(ctx context.Context, e *entry, pr gatekeep.PR) (d
 	if err != nil || msg == "" {
 		return doneFeedback{}, err
 	}
+	return feedbackIn(msg), nil
+}
+
+// feedbackIn is what a `loop: done` commit message collected.
+func feedbackIn(msg string) doneFeedback {
 	var out doneFeedback
 	for _, t := range ledger.ParseTrailers(msg) {
 		if t.Key != gatekeep.TrailerFeedback {
@@ -68,7 +75,7 @@ func (p *passState) feedbackOf(ctx context.Context, e *entry, pr gatekeep.PR) (d
 		}
 	}
 	out.collected = quotedLines(msg)
-	return out, nil
+	return out
 }
 
 // quotedLines are the lines of a gallivant commit message that quote data
@@ -102,7 +109,9 @@ func (p *passState) newestCommit(ctx context.Context, e *entry, subject string) 
 }
 
 // sameRepoLedgers are the ledgers of every entry whose pull request is in
-// repo, e's own excepted, by spec path.
+// repo, e's own excepted, by spec path: for a coordinated entry, the view
+// of each member whose pull request is there (its learn task is the
+// member's), named `<spec> (leg <member>)`.
 func (p *passState) sameRepoLedgers(e *entry, repo string) map[string]*ledger.Ledger {
 	out := map[string]*ledger.Ledger{}
 	for sp, l := range p.repo.Ledgers {
@@ -111,6 +120,11 @@ func (p *passState) sameRepoLedgers(e *entry, repo string) map[string]*ledger.Le
 		}
 		if strings.EqualFold(l.Delivery.PR.Repo, repo) {
 			out[sp] = l
+		}
+		for m, ps := range l.Delivery.PerMember {
+			if ps != nil && strings.EqualFold(ps.PR.Repo, repo) {
+				out[fmt.Sprintf("%s (leg %s)", sp, m)] = l.LegView(m)
+			}
 		}
 	}
 	return out
@@ -134,6 +148,7 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 			return f, fb, err
 		}
 		f.Feedback = len(fb.refs)
+		f.OverBudget, _ = ledger.OverBudget(e.l, e.spec)
 		for sp, l := range p.sameRepoLedgers(e, pr.Repo) {
 			if gatekeep.Busy(l.Delivery.Learn.State) && (f.Busy == "" || sp < f.Busy) {
 				f.Busy = sp
@@ -142,6 +157,39 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 	case ledger.LearnDispatched:
 		_, f.RanHere = p.outcomes[learnKey(e)]
 		f.Overdue = !p.inFlight(lr.At)
+		if f.RanHere || f.ControlRepo == "" {
+			break
+		}
+		// The task's agent may have outlived a reconciler killed during
+		// it, or finished with it: this cache's run record finds it and
+		// pushes its commit to the lessons branch; an intent proves the
+		// agent never started.
+		rc, err := p.recoverTask(ctx, e, p.learnTask(e, pr, f.ControlRepo, lr.At))
+		if err != nil {
+			return f, fb, err
+		}
+		switch {
+		case rc.Running > 0:
+			f.Running = rc.Running
+		case rc.Known && (len(rc.Controls) > 0 || rc.Outcome.Commits == 0):
+			// An intent, or a run that ended with its reconciler and
+			// committed nothing: no answer, so the task runs again.
+			f.Unanswered = true
+			if fb, err = p.feedbackOf(ctx, e, pr); err != nil {
+				return f, fb, err
+			}
+			f.Feedback = len(fb.refs)
+		case rc.Known:
+			p.outcomes[learnKey(e)] = rc.Outcome
+			f.RanHere = true
+		default:
+			// A run this cache settled but whose reconciler died before
+			// admitting it (or another cache's) pushed its commit: the
+			// lessons branch moved past the dispatch.
+			if f.Arrived, err = p.learnReturnArrived(ctx, e, pr, f.ControlRepo); err != nil {
+				return f, fb, err
+			}
+		}
 	case ledger.LearnProposed:
 		// The proposal is read where it was opened, whatever the
 		// configuration says now.
@@ -162,10 +210,12 @@ func (p *passState) learnFacts(ctx context.Context, e *entry, pr gatekeep.PR) (g
 }
 
 // learn is a done entry's learn step: a single-repository entry with a
-// merged pull request.
+// merged pull request, or one member of a coordinated entry whose pull
+// request is merged (legStep), learning for that member's repository from
+// the rounds of its own pull request.
 func (p *passState) learn(ctx context.Context, e *entry) (stepResult, error) {
 	pr, ok := prOf(e.l)
-	if !ok || e.spec.Coordinated() || e.leg != nil {
+	if !ok || (e.spec.Coordinated() && e.leg == nil) {
 		return finished, nil
 	}
 	f, fb, err := p.learnFacts(ctx, e, pr)
@@ -181,7 +231,7 @@ func (p *passState) learn(ctx context.Context, e *entry) (stepResult, error) {
 		return finished, nil
 	case gatekeep.LearnStepHeld, gatekeep.LearnStepWait, gatekeep.LearnStepWatch:
 		return waitFor("%s", a.Why), nil
-	case gatekeep.LearnStepDispatch:
+	case gatekeep.LearnStepDispatch, gatekeep.LearnStepRedispatch:
 		return p.dispatchLearn(ctx, e, pr, f.ControlRepo, fb)
 	case gatekeep.LearnStepAdmit:
 		return p.admitLearn(ctx, e, pr, f.ControlRepo)
@@ -223,9 +273,8 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 	if err := p.apply(e, n, c); err != nil {
 		return progressed, err
 	}
-	if err := p.push(ctx); err != nil {
-		return progressed, err
-	}
+	// The dispatch's commit is the pass's newest, and the task's start:
+	// a push that loses its race fails, it never moves the tip.
 	base := p.Store.Tip()
 	refused := ""
 	if e.l.Delivery.Learn.Attempts() > 1 {
@@ -237,12 +286,19 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 	}
 	brief := gatekeep.LearnBrief(gatekeep.LearnBriefInput{Spec: e.specPath, Ledger: e.ledgerPath, PR: pr, Repo: pr.Repo, ControlRepo: control, Branch: branch, Base: base,
 		Collected: fb.collected, Feedback: fb.refs, Current: current, HasCurrent: has, Refused: refused})
-	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: control, Branch: branch, Base: base, Brief: brief, DefaultBranch: p.cfg.Control.Branch,
-		DispatchedAt: ledger.TimeText(n.Delivery.Learn.At), Control: base, Learn: true}
+	task := p.learnTask(e, pr, control, n.Delivery.Learn.At)
+	task.Base, task.Brief, task.DefaultBranch, task.Control = base, brief, p.cfg.Control.Branch, base
 	if p.CloneURL != nil {
 		task.CloneURL = p.CloneURL(control)
 	}
+	// Write-ahead with an intent, as a row's dispatch: a reconciler
+	// killed between the push and the agent's start leaves the proof that
+	// the agent never ran, and the next pass dispatches again at once.
+	if err := p.pushIntended(ctx, task); err != nil {
+		return progressed, err
+	}
 	if err := p.crash("executor:before"); err != nil {
+		p.abandon(task)
 		return progressed, err
 	}
 	out, err := p.Executor.Run(ctx, task)
@@ -255,6 +311,32 @@ func (p *passState) dispatchLearn(ctx context.Context, e *entry, pr gatekeep.PR,
 		p.Log.Warn("learn task failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
 	return progressed, p.crash("executor:after")
+}
+
+// learnReturnArrived reports whether the lessons branch moved past the
+// control commit of e's newest learn dispatch: an executor pushes a
+// return there only once its agent is done.
+func (p *passState) learnReturnArrived(ctx context.Context, e *entry, pr gatekeep.PR, control string) (bool, error) {
+	_, base, err := p.newestCommit(ctx, e, ledger.Subject{Kind: ledger.KindLearn, PR: pr.Ref()}.String())
+	if err != nil || base == "" {
+		return false, err
+	}
+	branch := gatekeep.LessonsBranch(pr.Repo)
+	p.reread(control, branch)
+	head, ok, err := p.GitHub.BranchHead(ctx, control, branch)
+	if err != nil {
+		return false, err
+	}
+	return ok && head != base, nil
+}
+
+// learnTask is the learn task of e dispatched at at, as its run record
+// and intent in this cache name it: a checkout of the control repository
+// on the repository's lessons branch, run by the spec's harness: when it
+// names one, as the entry's rows and rounds are.
+func (p *passState) learnTask(e *entry, pr gatekeep.PR, control string, at time.Time) agent.Task {
+	return agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: control, Branch: gatekeep.LessonsBranch(pr.Repo),
+		DispatchedAt: ledger.TimeText(at), Learn: true, Harness: e.spec.Harness}
 }
 
 // admitLearn reads the learn task's return on the lessons branch and
@@ -277,6 +359,19 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		return progressed, p.apply(e, n, c)
 	}
 	ret := gatekeep.LessonsReturn{Repo: pr.Repo}
+	var spend specs.Amount
+	// record applies a transition that settles the run, adding what the
+	// run reported spending to the entry's spent: total (docs/ledger.md
+	// "Budgets").
+	record := func(n *ledger.Ledger, c ledger.Commit) error {
+		if len(ret.Commits) == 0 && ranHere {
+			// No commit carries it: a preset's none reports it in
+			// its usage.
+			spend = out.Usage.Spend()
+		}
+		n.AddSpent(spend)
+		return p.apply(e, n, c)
+	}
 	p.reread(control, branch)
 	head, ok, err := p.GitHub.BranchHead(ctx, control, branch)
 	if err != nil {
@@ -293,6 +388,9 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		}
 		for _, cm := range cmp.Commits {
 			ret.Commits = append(ret.Commits, cm.SHA)
+			// What the run reported spending rides on its commits'
+			// tokens:/cost: trailers, as a row's return's does.
+			spend = spend.Add(ledger.ReturnSpend(cm.Body))
 		}
 		ret.Paths = cmp.Paths
 		if len(cmp.Commits) == 1 && len(cmp.Paths) == 1 && cmp.Paths[0] == file {
@@ -306,11 +404,11 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 		// is refused with its reason, which the next attempt's brief
 		// quotes.
 		n, c := gatekeep.LessonsRefused(e.l, pr, "the learn task's result could not be completed into a return: "+redact.URLs(re.Error()))
-		return progressed, p.apply(e, n, c)
+		return progressed, record(n, c)
 	}
 	if len(ret.Commits) == 0 && ranHere && out.Err != nil {
 		n, c := gatekeep.NoLessons(e.l, pr, "the learn task's agent failed: "+redact.URLs(out.Err.Error()))
-		return finished, p.apply(e, n, c)
+		return finished, record(n, c)
 	}
 	if ret.Before, _, err = p.Store.ReadFile(ctx, base, file); err != nil {
 		return progressed, fmt.Errorf("read %s at %s: %w", file, short(base), err)
@@ -330,19 +428,25 @@ func (p *passState) admitLearn(ctx context.Context, e *entry, pr gatekeep.PR, co
 	v := gatekeep.AdmitLessons(ret)
 	switch v.Outcome {
 	case gatekeep.AdmitNone:
-		n, c := gatekeep.NoLessons(e.l, pr, v.Why)
-		return finished, p.apply(e, n, c)
+		why := v.Why
+		if ranHere && out.Decision != "" && len(ret.Commits) == 0 {
+			// A preset's none: its decision, quoted as data (bounded
+			// and on one line by the executor).
+			why += fmt.Sprintf("\nthe agent's decision, as it gave it: %q", out.Decision)
+		}
+		n, c := gatekeep.NoLessons(e.l, pr, why)
+		return finished, record(n, c)
 	case gatekeep.AdmitRefused:
 		// A first attempt's refusal is dispatched again at once.
 		n, c := gatekeep.LessonsRefused(e.l, pr, v.Why)
-		return progressed, p.apply(e, n, c)
+		return progressed, record(n, c)
 	}
 	proposal, err := p.openProposal(ctx, e, pr, control, branch, v.Candidates)
 	if err != nil {
 		return progressed, err
 	}
 	n, c := gatekeep.LessonsProposed(e.l, proposal, v.Candidates)
-	return finished, p.apply(e, n, c)
+	return finished, record(n, c)
 }
 
 // openProposal opens the lessons pull request from branch into the
@@ -363,4 +467,58 @@ func (p *passState) openProposal(ctx context.Context, e *entry, pr gatekeep.PR, 
 		}
 	}
 	return gatekeep.PR{Repo: control, Number: live.Number}, nil
+}
+
+// LearnTaskBrief rebuilds, from the control history at the store's head,
+// the brief of the learn task spec sp's entry has dispatched — the
+// document its agent was handed (gatekeep.LearnBrief): the feedback its
+// `loop: done` commit collected, the lessons file at the `loop: learn`
+// commit the task started from, and the refusal a second attempt quotes.
+// controlRepo names the control repository when learning.control_repo
+// does not. ok is false when no learn task of a single-repository entry
+// is dispatched.
+func LearnTaskBrief(ctx context.Context, st *store.Store, snap *Snapshot, sp, controlRepo string) (brief string, ok bool, err error) {
+	l, spec := snap.Repo.Ledgers[sp], snap.Repo.Specs[sp]
+	if l == nil || spec == nil || spec.Coordinated() || l.Delivery == nil || l.Delivery.Learn.State != ledger.LearnDispatched {
+		return "", false, nil
+	}
+	pr, ok := prOf(l)
+	if !ok {
+		return "", false, nil
+	}
+	if snap.Config != nil && snap.Config.Learning != nil && snap.Config.Learning.ControlRepo != "" {
+		controlRepo = snap.Config.Learning.ControlRepo
+	}
+	lp := snap.Repo.LedgerPaths[sp]
+	log, err := st.Log(ctx, lp, 0)
+	if err != nil {
+		return "", false, fmt.Errorf("read the history of %s: %w", lp, err)
+	}
+	newest := func(k ledger.Kind) (string, string) {
+		subject := ledger.Subject{Kind: k, PR: pr.Ref()}.String()
+		for _, le := range log {
+			if le.Subject == subject {
+				return le.Message, le.SHA
+			}
+		}
+		return "", ""
+	}
+	_, base := newest(ledger.KindLearn)
+	if base == "" {
+		return "", false, nil
+	}
+	done, _ := newest(ledger.KindDone)
+	fb := feedbackIn(done)
+	refused := ""
+	if l.Delivery.Learn.Attempts() > 1 {
+		msg, _ := newest(ledger.KindRefuseLessons)
+		refused = quotedLines(msg)
+	}
+	file := lessons.PathFor(pr.Repo)
+	current, has, err := st.ReadFile(ctx, base, file)
+	if err != nil {
+		return "", false, fmt.Errorf("read %s at %s: %w", file, short(base), err)
+	}
+	return gatekeep.LearnBrief(gatekeep.LearnBriefInput{Spec: sp, Ledger: lp, PR: pr, Repo: pr.Repo, ControlRepo: controlRepo, Branch: gatekeep.LessonsBranch(pr.Repo), Base: base,
+		Collected: fb.collected, Feedback: fb.refs, Current: current, HasCurrent: has, Refused: refused}), true, nil
 }

@@ -38,6 +38,14 @@ func newLearnRig(t *testing.T, config string) *rig {
 // returns the report of the pass that records the merge.
 func (r *rig) deliverAfterTwoRounds(n int, branch, review, comment string) *Report {
 	r.t.Helper()
+	r.mergeAfterTwoRounds(n, branch, review, comment)
+	return r.pass()
+}
+
+// mergeAfterTwoRounds is deliverAfterTwoRounds up to alice's merge: the
+// pass that records it is the caller's.
+func (r *rig) mergeAfterTwoRounds(n int, branch, review, comment string) {
+	r.t.Helper()
 	alice, bob, ci := r.as("alice"), r.as("bob"), r.as("ci-bot")
 	h1 := r.head(branch)
 	ci.status(h1, "ci", "success")
@@ -54,7 +62,6 @@ func (r *rig) deliverAfterTwoRounds(n int, branch, review, comment string) *Repo
 	alice.review(n, "APPROVE", "", h3)
 	wantSubjects(r.t.(*testing.T), r.pass(), "loop: verify", "loop: ready "+pr, "loop: announced ready "+pr)
 	alice.merge(n)
-	return r.pass()
 }
 
 // controlPR reads pull request n of the control repository.

@@ -80,17 +80,57 @@ func TestLearnUnderPresetCLI(t *testing.T) {
 					t.Errorf("the proposal's body lacks %q:\n%s", want, body)
 				}
 			}
-			if l := r.ledger(ledgerPath); l.Delivery.Learn.State != ledger.LearnProposed || len(l.Delivery.Learn.Candidates) != 1 {
+			l := r.ledger(ledgerPath)
+			if l.Delivery.Learn.State != ledger.LearnProposed || len(l.Delivery.Learn.Candidates) != 1 {
 				t.Errorf("learn: %q, want proposed with 1 candidate", l.Delivery.Learn.String())
+			}
+			// The learn run's spend, from its return's trailers, counts
+			// against the spec's budget: the scripted delivery spent
+			// nothing.
+			if want := ledger.ReturnSpend(msg); want.Tokens == 0 || l.Spent() != want {
+				t.Errorf("spent: %s, want the learn return's %s", l.Spent(), want)
 			}
 			verifyControl(t, r)
 		})
 	}
 }
 
+// A spec's harness: chooses the learn task's CLI as it does its rows' and
+// rounds': here the configured executor is the command executor with no
+// command of its own for the learn task, and the spec's `harness: codex`
+// runs the learn task under the codex preset.
+func TestLearnUnderTheSpecsHarness(t *testing.T) {
+	r := newLearnRig(t, learnConfig)
+	r.edit("specs/feature.md", func(s string) string { return "---\nharness: codex\n---\n" + s })
+	bin := agentstandin.Write(t)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r.options = append(r.options, func(o *Options) {
+		o.Executor = learnVia{CommandExecutor: o.Executor.(agent.CommandExecutor), r: r,
+			learn: agent.CommandExecutor{Kind: "command", Timeout: time.Minute, WorkDir: filepath.Join(r.work, "preset"), Token: r.gh.MainToken()}}
+	})
+	r.pass()
+	rep := r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body.")
+	wantSubjects(t, rep, "loop: done acme/api#1", "loop: learn acme/api#1", "loop: propose lessons acme/control#1")
+	calls := agentstandin.CallsOf(t, bin)
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "codex ") || !strings.Contains(calls[0], "target=learn") {
+		t.Fatalf("the stand-in CLIs ran %q, want codex once, for the learn task", calls)
+	}
+	if lt := r.learnBriefs(); len(lt) != 1 || lt[0].Harness != "codex" {
+		t.Errorf("the learn task's harness: %+v", lt)
+	}
+	msg := run(t, r.gh.RepoDir("acme/control"), "git", "log", "-1", "--format=%B", "gallivant/lessons-acme-api")
+	if !strings.HasPrefix(msg, "Propose lessons for acme/api\n") {
+		t.Errorf("the return the codex preset built:\n%s", msg)
+	}
+	verifyControl(t, r)
+}
+
+// noneDecision is the decision the stand-in CLIs give with status: none.
+const noneDecision = "nothing generalises beyond this change | nothing to propose"
+
 // A preset CLI that answers `status: none` and leaves the checkout as it
 // was proposes nothing: no commit on the lessons branch, `loop: no
-// lessons`, no pull request.
+// lessons` quoting the CLI's decision, no pull request.
 func TestLearnUnderPresetCLIProposesNothing(t *testing.T) {
 	r := newLearnRig(t, learnConfig)
 	bin := learnUnder(t, r, "claude-code")
@@ -98,11 +138,16 @@ func TestLearnUnderPresetCLIProposesNothing(t *testing.T) {
 	r.pass()
 	rep := r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body.")
 	wantSubjects(t, rep, "loop: done acme/api#1", "loop: learn acme/api#1", "loop: no lessons acme/api#1")
-	if msg := commitMessage(t, r, "loop: no lessons acme/api#1"); !strings.Contains(msg, "the learn task committed nothing") {
-		t.Errorf("no lessons says:\n%s", msg)
+	msg := commitMessage(t, r, "loop: no lessons acme/api#1")
+	if !strings.Contains(msg, "> the learn task committed nothing") || !strings.Contains(msg, "\n> the agent's decision, as it gave it: \""+noneDecision+"\"\n") {
+		t.Errorf("no lessons does not quote the decision %q:\n%s", noneDecision, msg)
 	}
 	if _, _, err := r.gh.Client("alice").PullRequests.Get(context.Background(), "acme", "control", 1); err == nil {
 		t.Error("a none result was proposed")
+	}
+	// No commit carries the none run's spend: its usage does.
+	if l := r.ledger(ledgerPath); l.Spent().Tokens == 0 {
+		t.Errorf("spent: %q, want the none run's tokens", l.Spent())
 	}
 	verifyControl(t, r)
 }

@@ -146,6 +146,10 @@ func (p *passState) legStep(ctx context.Context, le *entry, m string) (stepResul
 		// Only the latest judgment of this pass counts as passed.
 		delete(p.legPassed, passedKey(le))
 		return p.review(ctx, le)
+	case ledger.PhaseDone:
+		// A merged member learns from its own rounds, for its own
+		// repository (learn.go).
+		return p.learn(ctx, le)
 	}
 	return finished, nil
 }

@@ -18,6 +18,9 @@ type LegStatus struct {
 	PR    string `json:"pr,omitempty"`
 	Head  string `json:"head,omitempty"`
 	Round int    `json:"round,omitempty"`
+	// Lessons is the member's learn task once its pull request is merged
+	// (docs/learning.md "Coordinated entries"); nil before one.
+	Lessons *LessonsStatus `json:"lessons,omitempty"`
 }
 
 // legStatuses lists the members of a coordinated entry that own rows, in
@@ -32,7 +35,7 @@ func legStatuses(l *ledger.Ledger, sp *specs.Spec) []LegStatus {
 		v := l.LegView(m)
 		repo, _ := sp.MemberRepo(m)
 		out = append(out, LegStatus{Leg: m, Repo: repo, Phase: string(v.Phase()), PR: v.Delivery.PRText(),
-			Head: v.Delivery.Head, Round: v.Delivery.Round})
+			Head: v.Delivery.Head, Round: v.Delivery.Round, Lessons: lessonsStatus(v)})
 	}
 	return out
 }
@@ -42,6 +45,9 @@ func (ls LegStatus) String() string {
 	s := fmt.Sprintf("leg %s (%s): %s", ls.Leg, ls.Repo, ls.Phase)
 	if ls.PR != "" {
 		s += fmt.Sprintf("  %s at %s, round %d", ls.PR, short(ls.Head), ls.Round)
+	}
+	if ls.Lessons != nil {
+		s += "; lessons: " + ls.Lessons.Words
 	}
 	return s
 }

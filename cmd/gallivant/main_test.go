@@ -62,6 +62,8 @@ func TestScripts(t *testing.T) {
 			"ghrequests": cmdGHRequests,
 			"ghtokens":   cmdGHAppTokens,
 			"standins":   cmdStandins,
+			"sandboxenv": cmdSandboxEnv,
+			"ghapi":      cmdGHAPI,
 		},
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/gallivant/gallivant/gatekeep"
 	"github.com/gallivant/gallivant/internal/store"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/reconcile"
@@ -417,6 +418,9 @@ workflow executor reads it here. Exit status 1 when no dispatch is outstanding.
 --task ID prints the brief of a pending task of the spec's plan instead
 (docs/plans.md, wave execution); exit status 1 when that task is not pending.
 
+For a done entry whose learn task is dispatched it prints that learn task's
+brief (docs/learning.md).
+
 SPEC is a spec path, a ledger path or a spec's file name.`,
 		Example: `  gallivant task greeting > /tmp/brief.md
   gallivant task greeting --format json | jq -r .pending`,
@@ -433,6 +437,20 @@ SPEC is a spec path, a ledger path or a spec's file name.`,
 			l, spec := snap.Repo.Ledgers[sp], snap.Repo.Specs[sp]
 			if taskID != "" {
 				return a.printTaskBrief(snap, sp, taskID, format)
+			}
+			if learn, ok, err := reconcile.LearnTaskBrief(cmd.Context(), st, snap, sp, a.controlRepo(control)); err != nil {
+				return &exitError{code: exitCannotRun, err: err}
+			} else if ok {
+				// A done entry's dispatched learn task (docs/learning.md).
+				if format == "json" {
+					repo := a.controlRepo(control)
+					if lc := snap.Config.Learning; lc != nil && lc.ControlRepo != "" {
+						repo = lc.ControlRepo
+					}
+					return a.encodeJSON(taskJSON{Spec: sp, Ledger: snap.Repo.LedgerPaths[sp], Pending: "learn", Branch: gatekeep.LessonsBranch(l.Delivery.PR.Repo), Repo: repo, Brief: learn})
+				}
+				_, err = fmt.Fprint(a.io.Out, learn)
+				return err
 			}
 			if l == nil || l.Pending == nil || spec == nil {
 				return &exitError{code: exitFindings, err: fmt.Errorf("%s has no outstanding dispatch", sp)}

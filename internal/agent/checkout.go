@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -266,8 +267,10 @@ func (e CommandExecutor) checkoutDir(t Task) string {
 		dir += "--task-" + t.PlanTask
 	}
 	if t.Learn {
-		// A learn task's checkout of the control repository.
-		dir += "--learn"
+		// A learn task's checkout of the control repository, one per
+		// lessons branch: the members of a coordinated entry learn
+		// each for its own repository.
+		dir += "--learn-" + strings.ReplaceAll(path.Base(t.Branch), ".", "_")
 	}
 	return dir
 }

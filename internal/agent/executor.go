@@ -112,6 +112,11 @@ type Outcome struct {
 	DirtyPaths []string
 	// Commits is how many commits the run added locally.
 	Commits int
+	// Decision is the decision a preset's learn result gave with
+	// `status: none` (no commit): one line of at most maxNoneDecision
+	// characters, which the pass quotes in `loop: no lessons`; "" for
+	// any other run.
+	Decision string
 	// Err is a harness failure: the agent could not start, exited non-zero,
 	// timed out, or its push was refused.
 	Err error

@@ -111,19 +111,33 @@ func learnChanged(status string, commits int) bool { return status != "" || comm
 // false when the return is no commit (status none, or no result and no
 // change). A result that does not parse or contradicts the checkout — a
 // change and no result among them — is a *ResultError.
-func learnReturn(t Task, data []byte, source string, u Usage, changed bool) (msg string, ok bool, err error) {
+//
+// For status none, none is the result's decision as one line of at most
+// maxNoneDecision characters (white space collapsed), for the record of
+// the no-lessons transition.
+func learnReturn(t Task, data []byte, source string, u Usage, changed bool) (msg string, ok bool, none string, err error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		if changed {
-			return "", false, &ResultError{Source: source, Err: fmt.Errorf("the agent changed the checkout but gave no result; end with status: and decision: lines, e.g. %q", learnResultExample)}
+			return "", false, "", &ResultError{Source: source, Err: fmt.Errorf("the agent changed the checkout but gave no result; end with status: and decision: lines, e.g. %q", learnResultExample)}
 		}
-		return "", false, nil
+		return "", false, "", nil
 	}
 	r, err := ParseLearnResult(data)
 	if err != nil {
-		return "", false, &ResultError{Source: source, Err: err}
+		return "", false, "", &ResultError{Source: source, Err: err}
 	}
 	if msg, ok, err = r.LearnMessage(t, changed, u.trailers()); err != nil {
-		return "", false, &ResultError{Source: source, Err: err}
+		return "", false, "", &ResultError{Source: source, Err: err}
 	}
-	return msg, ok, nil
+	if !ok && r.Status == LearnNone {
+		none = strings.Join(strings.Fields(r.Decision), " ")
+		if rs := []rune(none); len(rs) > maxNoneDecision {
+			none = string(rs[:maxNoneDecision-1]) + "…"
+		}
+	}
+	return msg, ok, none, nil
 }
+
+// maxNoneDecision bounds the decision of a none learn result that the
+// no-lessons record quotes.
+const maxNoneDecision = 500

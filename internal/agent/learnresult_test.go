@@ -51,7 +51,7 @@ func TestLearnResult(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			msg, ok, err := learnReturn(task, []byte(tc.data), "the result file .gallivant-result", Usage{Tokens: 12}, tc.changed)
+			msg, ok, _, err := learnReturn(task, []byte(tc.data), "the result file .gallivant-result", Usage{Tokens: 12}, tc.changed)
 			if tc.wantErr {
 				re, isResult := AsResultError(err)
 				if !isResult || !strings.Contains(err.Error(), tc.want) || re.Source != "the result file .gallivant-result" {
@@ -70,9 +70,20 @@ func TestLearnResult(t *testing.T) {
 			}
 		})
 	}
+	// A none result's decision is kept for the no-lessons record: one
+	// line, white space collapsed, bounded.
+	for _, tc := range []struct{ data, want string }{
+		{"status: none\ndecision: nothing   generalises | nothing to propose\n", "nothing generalises | nothing to propose"},
+		{"status: none\ndecision: " + strings.Repeat("x", 600) + " | y\n", strings.Repeat("x", maxNoneDecision-1) + "…"},
+		{"status: done\ndecision: added one | review\n", ""},
+	} {
+		if _, _, none, err := learnReturn(task, []byte(tc.data), "the result file", Usage{}, strings.HasPrefix(tc.data, "status: done")); err != nil || none != tc.want {
+			t.Errorf("learnReturn(%.40q) decision %q (%v), want %q", tc.data, none, err, tc.want)
+		}
+	}
 	// In a final message the result lines are picked out of the prose.
 	final := ExtractResult("I added one lesson.\n\n**status:** done\ndecision: added a lesson | review\n")
-	if msg, ok, err := learnReturn(task, final, "the agent's final message", Usage{}, true); err != nil || !ok || msg != "Propose lessons for acme/api\n\nadded a lesson\n" {
+	if msg, ok, _, err := learnReturn(task, final, "the agent's final message", Usage{}, true); err != nil || !ok || msg != "Propose lessons for acme/api\n\nadded a lesson\n" {
 		t.Errorf("a final message's result: %q, %v, %v", msg, ok, err)
 	}
 	r, _ := ParseLearnResult([]byte("status: done\ndecision: a | b\n"))

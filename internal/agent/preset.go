@@ -165,6 +165,13 @@ type Usage struct {
 
 // trailers renders u as the return commit's tokens:, cached: and cost:
 // trailers.
+// Spend is what u reports spending, as a return commit's tokens: and
+// cost: trailers would (ledger.ReturnSpend): for a run that returns no
+// commit to carry them, such as a learn task's none.
+func (u Usage) Spend() specs.Amount {
+	return ledger.ReturnSpend(strings.Join(u.trailers(), "\n"))
+}
+
 func (u Usage) trailers() []string {
 	var out []string
 	if u.Tokens > 0 {
@@ -470,7 +477,7 @@ func presetEnv(kind string, cred *syscall.Credential) []string {
 // empty result file leaves the checkout as the agent left it, for
 // admission to judge. git runs in the checkout as the agent, with the
 // agent's environment and hooks off, as the status in collect does.
-func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPath string, t Task, before string, u Usage) (bool, error) {
+func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPath string, t Task, before string, u Usage, out *Outcome) (bool, error) {
 	data, source, err := takeResult(resultPath, u)
 	if err != nil {
 		return false, err
@@ -492,7 +499,7 @@ func (e CommandExecutor) complete(ctx context.Context, ag execGit, dir, resultPa
 	var msg string
 	var ok bool
 	if t.Learn {
-		msg, ok, err = learnReturn(t, data, source, u, learnChanged(status, n))
+		msg, ok, out.Decision, err = learnReturn(t, data, source, u, learnChanged(status, n))
 	} else {
 		msg, ok, err = returnMessage(t, data, source, u)
 	}
@@ -643,7 +650,7 @@ func (e CommandExecutor) completeRun(ctx context.Context, dir, resultFile, kind 
 		fmt.Fprintf(logf, "# gallivant: usage tokens=%d cost=%s session=%s\n", u.Tokens, u.Cost, u.Session)
 	}
 	ag := execGit{dir: dir, env: agentGitEnv, base: env, log: logf, cred: cred}
-	built, err := e.complete(ctx, ag, dir, resultFile, t, before, u)
+	built, err := e.complete(ctx, ag, dir, resultFile, t, before, u, out)
 	switch {
 	case err != nil:
 		out.Err = fmt.Errorf("the agent's return could not be completed: %w", err)
