@@ -108,7 +108,7 @@ func TestQuietReadyRerunOnSameHeadUnreadies(t *testing.T) {
 	if !strings.Contains(noteOf(rep), "(unchanged since ") {
 		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
 	}
-	wantIdleCost(t, r, rep, 1)
+	wantIdleCost(t, r, rep, 1, 1)
 	run("failure") // the re-run
 	r.clock.Advance(time.Minute)
 	r.gh.ResetLog()
@@ -171,8 +171,7 @@ func statusName(status int) string {
 // requiring a check the ready pull request lacks is seen at the next
 // pass, with no webhook, which reads the pull request in full and waits
 // for the check (classic protection, which GitHub shows administrators
-// only, is what the full read saw; a change to it is seen at the
-// 30-minute refresh).
+// only, is read through REST every pass: TestQuietReadyProtectionChangeSeen).
 func TestQuietReadyRulesetChangeSeen(t *testing.T) {
 	t.Parallel()
 	r, pass := quietDelivery(t)
@@ -187,11 +186,39 @@ func TestQuietReadyRulesetChangeSeen(t *testing.T) {
 	if !strings.Contains(noteOf(rep), "(unchanged since ") {
 		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
 	}
-	wantIdleCost(t, r, rep, 1)
+	wantIdleCost(t, r, rep, 1, 1)
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: true})
 	r.clock.Advance(time.Minute)
 	rep = pass()
 	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
 		t.Errorf("a ruleset now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
+	}
+}
+
+// Issue 33: classic branch protection of a ready pull request's base is
+// read once per base every pass, conditionally (a free 304 while it is
+// unchanged, GraphQL not reading it): a protection that starts requiring
+// a check the pull request lacks is acted on at the next pass, with no
+// webhook and before the 30-minute refresh.
+func TestQuietReadyProtectionChangeSeen(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.Advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.Advance(time.Minute)
+	pass()
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
+	}
+	wantIdleCost(t, r, rep, 1, 1)
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}})
+	r.clock.Advance(time.Minute)
+	rep = pass()
+	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
+		t.Errorf("classic protection now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
 	}
 }
