@@ -124,8 +124,10 @@ type GitHubClient interface {
 	// requests whose quiet marks watch their checks, and the heads of
 	// bases (rollup.go). GraphQL is not optional here but may fail, as on
 	// a GitHub Enterprise that refuses it: the pass then reads the same
-	// through REST.
-	PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string) (githubapi.Rollups, error)
+	// through REST, and a refusal of GraphQL itself is remembered under
+	// key (the pass's gallivant.yaml) for an hour, asking nothing
+	// (githubapi.ErrGraphQLRefused).
+	PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string, key string) (githubapi.Rollups, error)
 	Mark(repo string, number int) (json.RawMessage, bool)
 	SetMark(repo string, number int, m json.RawMessage)
 	ForgetMarks(repo string)

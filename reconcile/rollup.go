@@ -84,7 +84,7 @@ func (o *observer) prefetchRollups(ctx context.Context, entries []*entry, now ti
 	}
 	slices.Sort(repos)
 	eachBounded(repos, width, func(repo string) {
-		r, err := o.PullRequestRollups(ctx, repo, numbers[repo], bases[repo])
+		r, err := o.PullRequestRollups(ctx, repo, numbers[repo], bases[repo], o.config)
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.rollups[repo] = &rollupRead{r: r, err: err}

@@ -222,3 +222,47 @@ func TestQuietReadyProtectionChangeSeen(t *testing.T) {
 		t.Errorf("classic protection now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
 	}
 }
+
+// Issue 33: GraphQL refused for good (a GitHub Enterprise that answers
+// its endpoint 404) is asked once; the passes after read the watched
+// pull request through REST without asking it again, until
+// githubapi's hour is up. A 502 is transient: every pass asks again.
+func TestGraphQLRefusalNotAskedEveryPass(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		// graphql is how many GraphQL queries each pass after the
+		// first asks.
+		graphql int
+	}{{404, 0}, {502, 1}} {
+		t.Run(statusName(tc.status), func(t *testing.T) {
+			t.Parallel()
+			r, pass := quietDelivery(t)
+			r.as("alice").review(1, "APPROVE", "", r.head(work))
+			r.clock.Advance(time.Minute)
+			wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+			r.clock.Advance(time.Minute)
+			pass()
+			defer r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `^/api/graphql$`, Kind: ghstandin.FaultStatus, Status: tc.status})()
+			for i := range 4 {
+				r.clock.Advance(time.Minute)
+				r.gh.ResetLog()
+				rep := pass()
+				if !strings.Contains(noteOf(rep), "(unchanged since ") {
+					t.Fatalf("pass %d: the ready mark did not hold: %s", i+1, noteOf(rep))
+				}
+				want := tc.graphql
+				if i == 0 {
+					want = 1
+				}
+				// The list, the base head, check runs, combined status,
+				// the base's rules and protection, both comment lists.
+				c := r.gh.Counts()
+				if rest := c.Total - c.GraphQL; c.GraphQL != want || rest != 8 || c.NotModified != rest {
+					t.Errorf("pass %d with GraphQL answering %d: %d requests, %d answered 304, %d GraphQL; want %d GraphQL and 8 REST, all 304",
+						i+1, tc.status, c.Total, c.NotModified, c.GraphQL, want)
+				}
+			}
+		})
+	}
+}

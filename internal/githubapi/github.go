@@ -76,6 +76,9 @@ type Client struct {
 	// still read. hiddenChanges counts its changes for SaveState.
 	protectionHidden map[string]hiddenProtection
 	hiddenChanges    int
+	// graphQLRefused is a remembered refusal of GraphQL
+	// (graphqlrefused.go); hiddenChanges counts its changes too.
+	graphQLRefused *graphQLRefusal
 	now              func() time.Time
 	login            string // the token's login, once asked
 	fixedLogin       string // Options.Login

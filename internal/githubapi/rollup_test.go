@@ -58,7 +58,7 @@ func TestPullRequestRollupsMatchREST(t *testing.T) {
 
 	s.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "build"}, Ruleset: true})
 	before := g.Requests()
-	got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number, quiet.Number}, []string{"main", "gone"})
+	got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number, quiet.Number}, []string{"main", "gone"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestPullRequestRollupsMatchREST(t *testing.T) {
 	if q := got.PullRequests[quiet.Number]; len(q.Checks.Runs)+len(q.Checks.Statuses) != 0 || !q.ChecksComplete || len(q.IssueComments) != 0 {
 		t.Errorf("rollup of a pull request with no checks nor comments: %+v", q)
 	}
-	if _, err := g.PullRequestRollups(ctx, "acme/api", []int{99}, nil); !errors.As(err, new(*GraphQLError)) {
+	if _, err := g.PullRequestRollups(ctx, "acme/api", []int{99}, nil, ""); !errors.As(err, new(*GraphQLError)) {
 		t.Errorf("rollup of a missing pull request: %v; want a GraphQLError", err)
 	}
 }
@@ -149,7 +149,7 @@ func TestPullRequestRollupsBounded(t *testing.T) {
 		}
 	}
 	before := g.Requests()
-	got, err := g.PullRequestRollups(ctx, "acme/api", numbers, []string{"main"})
+	got, err := g.PullRequestRollups(ctx, "acme/api", numbers, []string{"main"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
