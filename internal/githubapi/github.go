@@ -79,9 +79,9 @@ type Client struct {
 	// graphQLRefused is a remembered refusal of GraphQL
 	// (graphqlrefused.go); hiddenChanges counts its changes too.
 	graphQLRefused *graphQLRefusal
-	now              func() time.Time
-	login            string // the token's login, once asked
-	fixedLogin       string // Options.Login
+	now            func() time.Time
+	login          string // the token's login, once asked
+	fixedLogin     string // Options.Login
 
 	// seenRepos holds the repositories seen to exist (repomissing.go).
 	seenRepos map[string]bool
