@@ -34,7 +34,7 @@ const (
 	// GitHub's side (a 5xx, a reset connection, a timeout) after its
 	// retries (fetchretry.go). Not the entry's failure, and no agent ran.
 	FailureFetch FailureKind = "fetch"
-	FailureAgent   FailureKind = "agent"   // anything else the CLI reported about its run
+	FailureAgent FailureKind = "agent" // anything else the CLI reported about its run
 )
 
 // Failure is the CLI's own account of a failed run, from its failure
