@@ -224,3 +224,86 @@ func FuzzParseRollups(f *testing.F) {
 		}
 	})
 }
+
+// Issue 33: the rollup's statusCheckRollup reads, over a table of CI
+// states, exactly what REST's check runs (latest per name) and combined
+// status report for the same head: each conclusion, a run still queued or
+// in progress, a re-run replacing the run it repeats, commit statuses in
+// every state, one context set twice (the latest counts), and several
+// contexts in mixed states.
+func TestRollupChecksMatchRESTByState(t *testing.T) {
+	t.Parallel()
+	type run struct{ name, status, conclusion string }
+	type status struct{ context, state string }
+	for _, tc := range []struct {
+		name     string
+		runs     []run
+		statuses []status
+	}{
+		{"success", []run{{"build", "completed", "success"}}, []status{{"ci", "success"}}},
+		{"failure", []run{{"build", "completed", "failure"}}, []status{{"ci", "failure"}}},
+		{"pending", []run{{"build", "queued", ""}, {"lint", "in_progress", ""}}, []status{{"ci", "pending"}}},
+		{"neutral", []run{{"build", "completed", "neutral"}}, nil},
+		{"skipped", []run{{"build", "completed", "skipped"}}, nil},
+		{"stale", []run{{"build", "completed", "stale"}}, nil},
+		{"cancelled and timed out", []run{{"build", "completed", "cancelled"}, {"lint", "completed", "timed_out"}}, nil},
+		{"action required", []run{{"build", "completed", "action_required"}}, nil},
+		{"re-run turns green", []run{{"build", "completed", "failure"}, {"build", "completed", "success"}}, nil},
+		{"re-run turns red", []run{{"build", "completed", "success"}, {"build", "completed", "failure"}}, nil},
+		{"status set twice", nil, []status{{"ci", "pending"}, {"ci", "success"}}},
+		{"mixed status contexts", nil, []status{{"ci", "success"}, {"lint", "failure"}, {"deploy", "pending"}, {"docs", "error"}}},
+		{"mixed runs and statuses", []run{{"build", "completed", "success"}, {"e2e", "in_progress", ""}}, []status{{"ci", "error"}, {"lint", "success"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testserver.Start(t, "acme/api")
+			g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
+			ctx := t.Context()
+			sha := testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
+			pr, err := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci := s.Client("ci-bot")
+			for _, r := range tc.runs {
+				o := github.CreateCheckRunOptions{Name: r.name, HeadSHA: sha, Status: github.String(r.status)}
+				if r.conclusion != "" {
+					o.Conclusion = github.String(r.conclusion)
+				}
+				if _, _, err := ci.Checks.CreateCheckRun(ctx, "acme", "api", o); err != nil {
+					t.Fatalf("check run %+v: %v", r, err)
+				}
+			}
+			for _, st := range tc.statuses {
+				if _, _, err := ci.Repositories.CreateStatus(ctx, "acme", "api", sha, &github.RepoStatus{State: github.String(st.state), Context: github.String(st.context)}); err != nil {
+					t.Fatalf("status %+v: %v", st, err)
+				}
+			}
+			got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number}, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.PullRequests[pr.Number]
+			if r.ChecksSHA != sha || !r.ChecksComplete {
+				t.Fatalf("rollup checks on %s, complete %v; want %s and complete", r.ChecksSHA, r.ChecksComplete, sha)
+			}
+			rest, err := g.CheckEvidence(ctx, "acme/api", sha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range []*Checks{&rest, &r.Checks} {
+				for i := range ch.Runs {
+					ch.Runs[i].ID = 0 // the rollup does not read run ids
+				}
+				sort.Slice(ch.Runs, func(i, j int) bool { return ch.Runs[i].Name < ch.Runs[j].Name })
+				sort.Slice(ch.Statuses, func(i, j int) bool { return ch.Statuses[i].Context < ch.Statuses[j].Context })
+			}
+			if diff := cmp.Diff(rest, r.Checks); diff != "" {
+				t.Errorf("rollup checks against REST's (-rest +rollup):\n%s", diff)
+			}
+			if n := len(rest.Runs) + len(rest.Statuses); n == 0 {
+				t.Errorf("REST reports no checks on the head; the case tests nothing")
+			}
+		})
+	}
+}
