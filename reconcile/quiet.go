@@ -62,13 +62,6 @@ type quietMark struct {
 	// or turns red on the same head moves neither updated_at nor the
 	// head, and a ready label must come off at once (docs/reconcile.md).
 	Checks string `json:"checks,omitempty"`
-	// Protection, set with Checks, is what the base's classic branch
-	// protection required at the full read (githubapi.Required's
-	// Protection): the GraphQL read of the checks reads the base's
-	// rulesets again but not its protection, which GitHub shows only to
-	// administrators (the REST read asks it once per base per pass,
-	// unless its 404 is remembered).
-	Protection []string `json:"protection,omitempty"`
 	// Feedback, set with Checks, is feedbackSum of the comments updated
 	// since the feedback cursor: an edited comment is new feedback that
 	// moves no pull request's updated_at.
@@ -236,7 +229,7 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 	// the mark compares and finds it the same; anything else (no answer,
 	// a page that did not hold it all, a difference) is asked again
 	// through REST, which decides.
-	if o.rollupHolds(repo, e, m) {
+	if o.rollupHolds(ctx, repo, e, m) {
 		return true
 	}
 	ch, err := o.GetChecks(ctx, repo, m.Head, m.Base)
@@ -319,7 +312,6 @@ func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live 
 		Sum: q.sum, Seen: p.now, Until: until, Why: a.Detail, Step: a.Step}
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required)
-		m.Protection = q.o.protectionOf(ctx, q.pr.Repo, q.base)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
 	}
 	writeMark(q.o, q.pr.Repo, q.pr.Number, m)

@@ -99,13 +99,15 @@ type GitHubClient interface {
 	// (learn.go).
 	FileAt(ctx context.Context, repo, path, ref string, limit int) (data []byte, ok bool, err error)
 	// CheckEvidence reads a head's check runs and statuses without the
-	// base's requirements, and RequiredChecks what a base requires, asked
-	// under key (the base's head and the pass's gallivant.yaml) so that an
-	// unreadable protection is asked again only when one of them changes:
-	// the observer reads each base's requirements once per pass
-	// (required.go).
+	// base's requirements; RulesetRequirements and ProtectionRequirements
+	// what a base's rulesets and its classic protection require, the
+	// latter asked under key (the base's head and the pass's
+	// gallivant.yaml) so that an unreadable protection is asked again only
+	// when one of them changes: the observer reads each base's
+	// requirements once per pass (required.go).
 	CheckEvidence(ctx context.Context, repo, sha string) (githubapi.Checks, error)
-	RequiredChecks(ctx context.Context, repo, base, key string) (githubapi.Required, error)
+	RulesetRequirements(ctx context.Context, repo, base string) (githubapi.Required, error)
+	ProtectionRequirements(ctx context.Context, repo, base, key string) (githubapi.Required, error)
 
 	// MatchingBranches lists the branches whose names start with prefix,
 	// with their heads: a pass's first read of a work branch comes from
@@ -122,8 +124,10 @@ type GitHubClient interface {
 	// requests whose quiet marks watch their checks, and the heads of
 	// bases (rollup.go). GraphQL is not optional here but may fail, as on
 	// a GitHub Enterprise that refuses it: the pass then reads the same
-	// through REST.
-	PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string) (githubapi.Rollups, error)
+	// through REST, and a refusal of GraphQL itself is remembered under
+	// key (the pass's gallivant.yaml) for an hour, asking nothing
+	// (githubapi.ErrGraphQLRefused).
+	PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string, key string) (githubapi.Rollups, error)
 	Mark(repo string, number int) (json.RawMessage, bool)
 	SetMark(repo string, number int, m json.RawMessage)
 	ForgetMarks(repo string)

@@ -205,14 +205,24 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 		// repository (rollup.go) besides its list: for pull requests
 		// whose marks watch their checks (ready, waiting for CI).
 		graphql bool
+		// protected puts classic branch protection, readable with the
+		// reconciler's token, on every repository's base: a pass
+		// whose GraphQL query confirms marks reads it once per base,
+		// conditionally (rollup.go rollupHolds).
+		protected bool
 	}{
-		{"review", func(int) (string, bool) { return "success", false }, false},
-		{"ready", func(int) (string, bool) { return "success", true }, true},
-		{"ci-waiting", func(int) (string, bool) { return "pending", false }, true},
-		{"mixed", mixedState, true},
+		{"review", func(int) (string, bool) { return "success", false }, false, false},
+		{"ready", func(int) (string, bool) { return "success", true }, true, false},
+		{"ci-waiting", func(int) (string, bool) { return "pending", false }, true, false},
+		{"mixed", mixedState, true, false},
+		{"mixed-protected", mixedState, true, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			r, rec, repos := reviewRig(b, 20, 4, tc.state, "")
+			var protect *ghstandin.Protection
+			if tc.protected {
+				protect = &ghstandin.Protection{RequiredContexts: []string{"ci"}}
+			}
+			r, rec, repos := reviewRig(b, 20, 4, tc.state, "", protect)
 			r.gh.ResetLog()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -233,13 +243,17 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 			// repository and either its base head (review) or one
 			// GraphQL query with the checks and comments of its
 			// watched pull requests and its base heads.
-			graphql := 0
+			graphql, protection := 0, 0
 			if tc.graphql {
 				graphql = len(repos)
 			}
-			if c.Total != 2*len(repos)*b.N || c.GraphQL != graphql*b.N || c.NotModified+c.GraphQL != c.Total || charged != 0 {
+			if tc.protected {
+				protection = len(repos)
+			}
+			want := 2*len(repos) + protection
+			if c.Total != want*b.N || c.GraphQL != graphql*b.N || c.NotModified+c.GraphQL != c.Total || charged != 0 {
 				b.Errorf("an idle pass over 20 pull requests (%s) in %d repositories made %d requests, %d answered 304, %d GraphQL, %d charged, over %d passes; want %d per pass, %d of them GraphQL, the rest 304",
-					tc.name, len(repos), c.Total, c.NotModified, c.GraphQL, charged, b.N, 2*len(repos), graphql)
+					tc.name, len(repos), c.Total, c.NotModified, c.GraphQL, charged, b.N, want, graphql)
 			}
 		})
 	}
@@ -263,8 +277,10 @@ func mixedState(i int) (string, bool) {
 // repositories list them) at state(i)'s ci, approved by alice when it
 // says so, and quiet marks recorded: the next pass is idle. With
 // stateDir, the adapter keeps its conditional state there
-// (rig.stateAdapter).
-func reviewRig(b testing.TB, n, nRepos int, state func(i int) (ci string, approve bool), stateDir string) (*rig, *Reconciler, []string) {
+// (rig.stateAdapter). With protect, every repository's main has that
+// classic protection from the start, readable with the reconciler's
+// token.
+func reviewRig(b testing.TB, n, nRepos int, state func(i int) (ci string, approve bool), stateDir string, protect ...*ghstandin.Protection) (*rig, *Reconciler, []string) {
 	files, repos := manySpecs(n, nRepos)
 	// Exit verification (L-104) would run the specs' go test in checkouts
 	// of empty repositories; these pull requests are about review reads.
@@ -275,6 +291,13 @@ func reviewRig(b testing.TB, n, nRepos int, state func(i int) (ci string, approv
 	}
 	files["gallivant.yaml"] = "defaults:\n  repo: acme/r0\nreviewer:\n  login: alice\n  rereview_minutes: 240\nexecutor:\n  kind: command\n  command: [\"unused\"]\n  timeout: 10m\nchecks:\n  wait: 100h\n"
 	r := newRig(b, files, repos...)
+	for _, p := range protect {
+		if p != nil {
+			for _, repo := range repos {
+				r.gh.Protect(repo, "main", *p)
+			}
+		}
+	}
 	rec := r.reconciler(func(o *Options) {
 		o.Log = quiet
 		if stateDir != "" {

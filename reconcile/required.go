@@ -14,12 +14,15 @@ import (
 // A pass reads what each base branch requires once, however many pull
 // requests target it (docs/reconcile.md, "Request model"): the observer
 // splits GetChecks into the head's evidence (CheckEvidence) and the base's
-// requirements (RequiredChecks). The base's requirements are asked under a key of
-// the base's head and the pass's gallivant.yaml, so that a branch
-// protection answered 404 (unprotected, or unreadable with the token,
-// which no ETag makes free) is asked again only when one of them changes.
+// requirements, read apart from its rulesets (RulesetRequirements) and
+// its classic protection (ProtectionRequirements). The protection is
+// asked under a key of the base's head and the pass's gallivant.yaml, so
+// that one answered 404 (unprotected, or unreadable with the token, which
+// no ETag makes free) is asked again only when one of them changes; a
+// readable one is read every pass a watched pull request needs it, a
+// conditional read that is a free 304 while it is unchanged (rollup.go).
 
-// requiredRead is one base's requirements, read once per pass.
+// requiredRead is one base's rulesets or protection, read once per pass.
 type requiredRead struct {
 	once sync.Once
 	req  githubapi.Required
@@ -34,15 +37,49 @@ func (o *observer) GetChecks(ctx context.Context, repo, sha, base string) (githu
 	if err != nil {
 		return ch, err
 	}
-	req, err := o.required(ctx, s, repo, base)
+	req, err := o.required(ctx, repo, base)
 	ch.Required, ch.RequiredApprovals = req.Checks, req.Approvals
 	return ch, err
 }
 
-// required returns what base requires in repo, read once per pass; a
-// failed read is not kept, so the next pull request asks again.
-func (o *observer) required(ctx context.Context, s GitHubClient, repo, base string) (githubapi.Required, error) {
-	k := repo + " " + base
+// required returns what base requires in repo, its rulesets' and its
+// classic protection's requirements together, each read once per pass.
+func (o *observer) required(ctx context.Context, repo, base string) (githubapi.Required, error) {
+	rules, err := o.readOnce(ctx, "rules "+repo+" "+base, func() (githubapi.Required, error) {
+		return o.RulesetRequirements(ctx, repo, base)
+	})
+	if err != nil {
+		return githubapi.Required{}, err
+	}
+	prot, err := o.protection(ctx, repo, base)
+	if err != nil {
+		return githubapi.Required{}, err
+	}
+	out := githubapi.Required{Checks: slices.Clone(rules.Checks), Approvals: max(rules.Approvals, prot.Approvals), Protection: slices.Clone(prot.Protection)}
+	for _, c := range prot.Protection {
+		if !slices.Contains(out.Checks, c) {
+			out.Checks = append(out.Checks, c)
+		}
+	}
+	return out, nil
+}
+
+// protection returns what base's classic protection requires in repo,
+// read once per pass under the key of the base's head and the pass's
+// configuration.
+func (o *observer) protection(ctx context.Context, repo, base string) (githubapi.Required, error) {
+	return o.readOnce(ctx, "protection "+repo+" "+base, func() (githubapi.Required, error) {
+		head, _, err := o.BranchHead(ctx, repo, base)
+		if err != nil {
+			return githubapi.Required{}, err
+		}
+		return o.ProtectionRequirements(ctx, repo, base, head+" "+o.config)
+	})
+}
+
+// readOnce runs read once per pass under k; a failed read is not kept, so
+// the next pull request asks again.
+func (o *observer) readOnce(ctx context.Context, k string, read func() (githubapi.Required, error)) (githubapi.Required, error) {
 	o.mu.Lock()
 	r := o.reqs[k]
 	if r == nil {
@@ -50,14 +87,7 @@ func (o *observer) required(ctx context.Context, s GitHubClient, repo, base stri
 		o.reqs[k] = r
 	}
 	o.mu.Unlock()
-	r.once.Do(func() {
-		head, _, err := o.BranchHead(ctx, repo, base)
-		if err != nil {
-			r.err = err
-			return
-		}
-		r.req, r.err = s.RequiredChecks(ctx, repo, base, head+" "+o.config)
-	})
+	r.once.Do(func() { r.req, r.err = read() })
 	if r.err != nil {
 		o.mu.Lock()
 		if o.reqs[k] == r {
@@ -76,13 +106,13 @@ func configKey(docs map[string][]byte) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// protectionOf returns what base's classic protection requires, from the
-// pass's one read of the base's requirements: a mark is recorded only
-// after a full read that read them, so this asks GitHub nothing then.
-func (o *observer) protectionOf(ctx context.Context, repo, base string) []string {
-	req, err := o.required(ctx, o.GitHubClient, repo, base)
+// protectionOf returns the names base's classic protection requires
+// now, from the pass's one read of it; ok is false when it could not be
+// read.
+func (o *observer) protectionOf(ctx context.Context, repo, base string) (names []string, ok bool) {
+	p, err := o.protection(ctx, repo, base)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return slices.Clone(req.Protection)
+	return slices.Clone(p.Protection), true
 }

@@ -84,7 +84,7 @@ func (o *observer) prefetchRollups(ctx context.Context, entries []*entry, now ti
 	}
 	slices.Sort(repos)
 	eachBounded(repos, width, func(repo string) {
-		r, err := o.PullRequestRollups(ctx, repo, numbers[repo], bases[repo])
+		r, err := o.PullRequestRollups(ctx, repo, numbers[repo], bases[repo], o.config)
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		o.rollups[repo] = &rollupRead{r: r, err: err}
@@ -103,8 +103,13 @@ func (o *observer) prefetchRollups(ctx context.Context, entries []*entry, now ti
 // that the CI evidence and the comments a mark recorded are what GitHub
 // reports now: it read the mark's head, all of its checks, all of its
 // comments and its base's rules, and they hash as the mark's, with what
-// the base's classic protection required at the full read.
-func (o *observer) rollupHolds(repo string, e *entry, m quietMark) bool {
+// the base's classic protection requires now. GraphQL does not read
+// classic protection (GitHub shows it to administrators only, and its
+// GraphQL visibility to other tokens is not documented), so the pass
+// reads it through REST once per base: a conditional read, a free 304
+// while it is unchanged, and nothing at all while its 404 is remembered
+// (required.go). A protection change is so seen at the next pass.
+func (o *observer) rollupHolds(ctx context.Context, repo string, e *entry, m quietMark) bool {
 	pr, ok := prOf(e.l)
 	if !ok {
 		return false
@@ -123,8 +128,12 @@ func (o *observer) rollupHolds(repo string, e *entry, m quietMark) bool {
 	if !ok {
 		return false
 	}
+	prot, ok := o.protectionOf(ctx, repo, m.Base)
+	if !ok {
+		return false
+	}
 	required := slices.Clone(rules)
-	for _, name := range m.Protection {
+	for _, name := range prot {
 		if !slices.Contains(required, name) {
 			required = append(required, name)
 		}

@@ -108,7 +108,7 @@ func TestQuietReadyRerunOnSameHeadUnreadies(t *testing.T) {
 	if !strings.Contains(noteOf(rep), "(unchanged since ") {
 		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
 	}
-	wantIdleCost(t, r, rep, 1)
+	wantIdleCost(t, r, rep, 1, 1)
 	run("failure") // the re-run
 	r.clock.Advance(time.Minute)
 	r.gh.ResetLog()
@@ -171,8 +171,7 @@ func statusName(status int) string {
 // requiring a check the ready pull request lacks is seen at the next
 // pass, with no webhook, which reads the pull request in full and waits
 // for the check (classic protection, which GitHub shows administrators
-// only, is what the full read saw; a change to it is seen at the
-// 30-minute refresh).
+// only, is read through REST every pass: TestQuietReadyProtectionChangeSeen).
 func TestQuietReadyRulesetChangeSeen(t *testing.T) {
 	t.Parallel()
 	r, pass := quietDelivery(t)
@@ -187,11 +186,83 @@ func TestQuietReadyRulesetChangeSeen(t *testing.T) {
 	if !strings.Contains(noteOf(rep), "(unchanged since ") {
 		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
 	}
-	wantIdleCost(t, r, rep, 1)
+	wantIdleCost(t, r, rep, 1, 1)
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: true})
 	r.clock.Advance(time.Minute)
 	rep = pass()
 	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
 		t.Errorf("a ruleset now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
+	}
+}
+
+// Issue 33: classic branch protection of a ready pull request's base is
+// read once per base every pass, conditionally (a free 304 while it is
+// unchanged, GraphQL not reading it): a protection that starts requiring
+// a check the pull request lacks is acted on at the next pass, with no
+// webhook and before the 30-minute refresh.
+func TestQuietReadyProtectionChangeSeen(t *testing.T) {
+	t.Parallel()
+	r, pass := quietDelivery(t)
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.Advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.Advance(time.Minute)
+	pass()
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
+	}
+	wantIdleCost(t, r, rep, 1, 1)
+	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}})
+	r.clock.Advance(time.Minute)
+	rep = pass()
+	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
+		t.Errorf("classic protection now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
+	}
+}
+
+// Issue 33: GraphQL refused for good (a GitHub Enterprise that answers
+// its endpoint 404) is asked once; the passes after read the watched
+// pull request through REST without asking it again, until
+// githubapi's hour is up. A 502 is transient: every pass asks again.
+func TestGraphQLRefusalNotAskedEveryPass(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		// graphql is how many GraphQL queries each pass after the
+		// first asks.
+		graphql int
+	}{{404, 0}, {502, 1}} {
+		t.Run(statusName(tc.status), func(t *testing.T) {
+			t.Parallel()
+			r, pass := quietDelivery(t)
+			r.as("alice").review(1, "APPROVE", "", r.head(work))
+			r.clock.Advance(time.Minute)
+			wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+			r.clock.Advance(time.Minute)
+			pass()
+			defer r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `^/api/graphql$`, Kind: ghstandin.FaultStatus, Status: tc.status})()
+			for i := range 4 {
+				r.clock.Advance(time.Minute)
+				r.gh.ResetLog()
+				rep := pass()
+				if !strings.Contains(noteOf(rep), "(unchanged since ") {
+					t.Fatalf("pass %d: the ready mark did not hold: %s", i+1, noteOf(rep))
+				}
+				want := tc.graphql
+				if i == 0 {
+					want = 1
+				}
+				// The list, the base head, check runs, combined status,
+				// the base's rules and protection, both comment lists.
+				c := r.gh.Counts()
+				if rest := c.Total - c.GraphQL; c.GraphQL != want || rest != 8 || c.NotModified != rest {
+					t.Errorf("pass %d with GraphQL answering %d: %d requests, %d answered 304, %d GraphQL; want %d GraphQL and 8 REST, all 304",
+						i+1, tc.status, c.Total, c.NotModified, c.GraphQL, want)
+				}
+			}
+		})
 	}
 }

@@ -340,6 +340,12 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	m := e.git(mirror, logf)
 	before, err := e.prepareOrRepair(ctx, m, mirror, dir, t, cred, &out)
 	if err != nil {
+		if ctx.Err() == nil && fetchTransient(err) {
+			// GitHub or the network, after fetchRetrying's tries: the
+			// entry's dispatch is due again, not stopped (issue 33).
+			out.Err = &Failure{Kind: FailureFetch, Cause: oneLine(err.Error(), 300)}
+			return out, nil
+		}
 		out.Err = lostRun(dir, fmt.Errorf("prepare the checkout: %w", err), false)
 		return out, nil
 	}

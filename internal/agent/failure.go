@@ -29,7 +29,12 @@ const (
 	FailureQuota   FailureKind = "quota"   // rate limits, exhausted credit (429, insufficient_quota)
 	FailureNetwork FailureKind = "network" // the model's API could not be reached
 	FailureMissing FailureKind = "missing" // the CLI is not installed, or not on the agent's PATH
-	FailureAgent   FailureKind = "agent"   // anything else the CLI reported about its run
+	// FailureFetch: gallivant's fetch of the work repository from GitHub,
+	// before the agent started, kept failing on the network or on
+	// GitHub's side (a 5xx, a reset connection, a timeout) after its
+	// retries (fetchretry.go). Not the entry's failure, and no agent ran.
+	FailureFetch FailureKind = "fetch"
+	FailureAgent FailureKind = "agent" // anything else the CLI reported about its run
 )
 
 // Failure is the CLI's own account of a failed run, from its failure
@@ -60,6 +65,8 @@ func (f *Failure) Error() string {
 		return "the agent could not reach its API: " + cause
 	case FailureMissing:
 		return "the agent's CLI is not available: " + cause
+	case FailureFetch:
+		return "gallivant could not fetch the work repository from GitHub before the agent started: " + cause
 	}
 	return "the agent reported a failure: " + cause
 }

@@ -46,3 +46,21 @@ func transientGit(err error) bool {
 	}
 	return false
 }
+
+// fetchTransient reports whether the mirror's fetch failed on the network
+// or on GitHub's side, transiently (transientGit) or by not reaching it
+// at all (a failed DNS lookup, a refused connection), rather than for the
+// mirror's damage or a refusal (credentials, a missing repository), which
+// trying later would not mend.
+func fetchTransient(err error) bool {
+	if transientGit(err) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"Could not resolve host", "Connection refused", "Failed to connect", "Couldn't connect to server"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}

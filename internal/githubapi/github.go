@@ -77,9 +77,12 @@ type Client struct {
 	// still read. hiddenChanges counts its changes for SaveState.
 	protectionHidden map[string]hiddenProtection
 	hiddenChanges    int
-	now              func() time.Time
-	login            string // the token's login, once asked
-	fixedLogin       string // Options.Login
+	// graphQLRefused is a remembered refusal of GraphQL
+	// (graphqlrefused.go); hiddenChanges counts its changes too.
+	graphQLRefused *graphQLRefusal
+	now            func() time.Time
+	login          string // the token's login, once asked
+	fixedLogin     string // Options.Login
 
 	// seenRepos holds the repositories seen to exist (repomissing.go).
 	seenRepos map[string]bool
@@ -941,14 +944,37 @@ func (g *Client) GetChecks(ctx context.Context, repo, sha, base string) (Checks,
 // on (RequiredChecks): an answer of 403 or 404 is not asked again while
 // the key is the same.
 func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (out []string, approvals int, prot []string, err error) {
-	o, n := splitRepo(repo)
-	seen := map[string]bool{}
-	add := func(name string) {
-		if name != "" && !seen[name] {
-			seen[name] = true
-			out = append(out, name)
+	rules, err := g.RulesetRequirements(ctx, repo, base)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	p, err := g.ProtectionRequirements(ctx, repo, base, key)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	merged := mergeRequired(rules, p)
+	return merged.Checks, merged.Approvals, merged.Protection, nil
+}
+
+// mergeRequired is what a base requires under its rulesets and its
+// classic protection together: the rulesets' names first, then the
+// protection's not among them, and the larger approval count.
+func mergeRequired(rules, prot Required) Required {
+	out := Required{Checks: slices.Clone(rules.Checks), Approvals: max(rules.Approvals, prot.Approvals), Protection: slices.Clone(prot.Protection)}
+	for _, c := range prot.Protection {
+		if !slices.Contains(out.Checks, c) {
+			out.Checks = append(out.Checks, c)
 		}
 	}
+	return out
+}
+
+// RulesetRequirements reads what the rulesets that apply to base in repo
+// require (GET rules/branches, conditional: a 304 when unchanged is free).
+// A refused read (403, 404) requires nothing.
+func (g *Client) RulesetRequirements(ctx context.Context, repo, base string) (Required, error) {
+	o, n := splitRepo(repo)
+	var out Required
 	rules, err := readPages("read the rules of branch "+base+" in "+repo, func(page int) ([]*github.RepositoryRule, *github.Response, error) {
 		req, err := g.c.NewRequest("GET", fmt.Sprintf("repos/%s/%s/rules/branches/%s?per_page=%d&page=%d", o, n, base, perPage, page), nil)
 		if err != nil {
@@ -959,7 +985,7 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (ou
 		return rs, resp, err
 	}, nil)
 	if err != nil && !refused(err) {
-		return nil, 0, nil, err
+		return Required{}, err
 	}
 	for _, r := range rules {
 		if r.Parameters == nil {
@@ -970,7 +996,9 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (ou
 			var p github.RequiredStatusChecksRuleParameters
 			if json.Unmarshal(*r.Parameters, &p) == nil {
 				for _, c := range p.RequiredStatusChecks {
-					add(c.Context)
+					if c.Context != "" && !slices.Contains(out.Checks, c.Context) {
+						out.Checks = append(out.Checks, c.Context)
+					}
 				}
 			}
 		case "pull_request":
@@ -978,46 +1006,56 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (ou
 				Count int `json:"required_approving_review_count"`
 			}
 			if json.Unmarshal(*r.Parameters, &p) == nil {
-				approvals = max(approvals, p.Count)
+				out.Approvals = max(out.Approvals, p.Count)
 			}
 		}
 	}
-	// Branch protection answers 404 both when the branch is unprotected
-	// and when the token lacks administration permission, and a 404 is
-	// never free, so such an answer is remembered while its key holds; it
-	// only means "nothing more to learn here".
+	return out, nil
+}
+
+// ProtectionRequirements reads what base's classic branch protection in
+// repo requires (Checks and Protection both name its required checks).
+// A readable protection is read conditionally, so an unchanged one is a
+// free 304. Branch protection answers 404 both when the branch is
+// unprotected and when the token lacks administration permission, and a
+// 404 is never free, so such an answer is remembered under key: a
+// protection that answered 403 or 404 under the same key, within
+// protectionHiddenTTL, is not asked again and requires nothing (a
+// different key, or "" after one was given, asks).
+func (g *Client) ProtectionRequirements(ctx context.Context, repo, base, key string) (Required, error) {
+	var out Required
 	if g.protectionStillHidden(repo, base, key) {
-		return out, approvals, prot, nil
+		return out, nil
 	}
+	o, n := splitRepo(repo)
 	bp, _, err := g.c.Repositories.GetBranchProtection(ctx, o, n, base)
-	switch {
-	case err == nil:
-		g.unhideProtection(repo, base)
-		if req := bp.GetRequiredStatusChecks(); req != nil {
-			for _, c := range req.GetContexts() {
-				add(c)
-				if !slices.Contains(prot, c) {
-					prot = append(prot, c)
-				}
-			}
-			for _, c := range req.GetChecks() {
-				add(c.Context)
-				if !slices.Contains(prot, c.Context) {
-					prot = append(prot, c.Context)
-				}
-			}
-		}
-		if rv := bp.GetRequiredPullRequestReviews(); rv != nil {
-			approvals = max(approvals, rv.RequiredApprovingReviewCount)
-		}
-	default:
+	if err != nil {
 		err = classify("read the protection of branch "+base+" in "+repo, err)
 		if !refused(err) {
-			return nil, 0, nil, err
+			return Required{}, err
 		}
 		g.hideProtection(repo, base, key)
+		return out, nil
 	}
-	return out, approvals, prot, nil
+	g.unhideProtection(repo, base)
+	add := func(c string) {
+		if c != "" && !slices.Contains(out.Protection, c) {
+			out.Protection = append(out.Protection, c)
+		}
+	}
+	if req := bp.GetRequiredStatusChecks(); req != nil {
+		for _, c := range req.GetContexts() {
+			add(c)
+		}
+		for _, c := range req.GetChecks() {
+			add(c.Context)
+		}
+	}
+	if rv := bp.GetRequiredPullRequestReviews(); rv != nil {
+		out.Approvals = rv.RequiredApprovingReviewCount
+	}
+	out.Checks = slices.Clone(out.Protection)
+	return out, nil
 }
 
 // refused reports a classified error that says "not for this token" or "not

@@ -57,6 +57,9 @@ type persistedState struct {
 	Discovery map[string]persistedDisc    `json:"discovery,omitempty"`
 	Hidden    map[string]hiddenProtection `json:"protection_hidden,omitempty"`
 	Quiet     map[string]json.RawMessage  `json:"quiet,omitempty"`
+	// GraphQLRefused is a remembered refusal of GraphQL (graphqlrefused.go);
+	// a file without it, as every version-4 file before it, remembers none.
+	GraphQLRefused *graphQLRefusal `json:"graphql_refused,omitempty"`
 }
 
 type persistedEntry struct {
@@ -141,6 +144,7 @@ func (g *Client) loadState() {
 	if len(st.Quiet) > 0 {
 		g.quiet = st.Quiet
 	}
+	g.graphQLRefused = st.GraphQLRefused
 	// What was just read is what the file holds.
 	g.saved, g.savedShape, g.savedAt = true, [3]int{len(g.known), g.hiddenChanges, g.quietChanges}, st.Saved
 	g.mu.Unlock()
@@ -202,6 +206,7 @@ func (g *Client) SaveState() error {
 	for k, h := range g.protectionHidden {
 		st.Hidden[k] = h
 	}
+	st.GraphQLRefused = g.graphQLRefused
 	if len(g.quiet) > 0 {
 		st.Quiet = make(map[string]json.RawMessage, len(g.quiet))
 		for k, m := range g.quiet {

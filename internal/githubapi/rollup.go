@@ -96,6 +96,11 @@ type GraphQLError struct {
 	Op      string
 	Type    string
 	Message string
+	// Query is set when the error is about the query itself: it carries
+	// a location in the query or an extensions code (GitHub's schema
+	// validation errors, such as undefinedField), not an execution
+	// failure such as GitHub's timeout, which carries neither.
+	Query bool
 }
 
 func (e *GraphQLError) Error() string {
@@ -113,8 +118,13 @@ var ErrRollupAnswer = errors.New("the answer does not match the query")
 // heads, checks and comment times, and the heads of bases, in one GraphQL
 // query per rollupPerQuery pull requests (the bases ride on the first).
 // An error in any answer is the call's error: the caller then reads
-// through REST.
-func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string) (Rollups, error) {
+// through REST. A refusal of GraphQL itself is remembered under key
+// (graphqlrefused.go): while it is, the call asks nothing and answers
+// ErrGraphQLRefused.
+func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string, key string) (Rollups, error) {
+	if r, ok := g.graphQLStillRefused(key); ok {
+		return Rollups{}, refusedRollups(repo, r)
+	}
 	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{}}
 	numbers = slices.Compact(slices.Sorted(slices.Values(numbers)))
 	bases = slices.Compact(slices.Sorted(slices.Values(bases)))
@@ -131,6 +141,7 @@ func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []
 		op := fmt.Sprintf("read the checks and comments of %d pull requests in %s", len(chunk), repo)
 		query, vars := rollupQuery(repo, chunk, bs)
 		data, err := g.postGraphQL(ctx, op, query, vars)
+		g.noteGraphQLAnswer(key, err)
 		if err != nil {
 			return Rollups{}, err
 		}
@@ -201,15 +212,20 @@ func (g *Client) postGraphQL(ctx context.Context, op, query string, vars map[str
 	var ans struct {
 		Data   json.RawMessage `json:"data"`
 		Errors []struct {
-			Type    string `json:"type"`
-			Message string `json:"message"`
+			Type       string            `json:"type"`
+			Message    string            `json:"message"`
+			Locations  []json.RawMessage `json:"locations"`
+			Extensions struct {
+				Code string `json:"code"`
+			} `json:"extensions"`
 		} `json:"errors"`
 	}
 	if err := json.NewDecoder(io.LimitReader(&buf, rollupMaxBody)).Decode(&ans); err != nil {
 		return nil, fmt.Errorf("%s: read the answer: %w", op, err)
 	}
 	if len(ans.Errors) > 0 {
-		return nil, &GraphQLError{Op: op, Type: ans.Errors[0].Type, Message: quoteBounded(ans.Errors[0].Message)}
+		e := ans.Errors[0]
+		return nil, &GraphQLError{Op: op, Type: e.Type, Message: quoteBounded(e.Message), Query: len(e.Locations) > 0 || e.Extensions.Code != ""}
 	}
 	return ans.Data, nil
 }

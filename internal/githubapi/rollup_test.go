@@ -58,7 +58,7 @@ func TestPullRequestRollupsMatchREST(t *testing.T) {
 
 	s.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "build"}, Ruleset: true})
 	before := g.Requests()
-	got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number, quiet.Number}, []string{"main", "gone"})
+	got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number, quiet.Number}, []string{"main", "gone"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestPullRequestRollupsMatchREST(t *testing.T) {
 	if q := got.PullRequests[quiet.Number]; len(q.Checks.Runs)+len(q.Checks.Statuses) != 0 || !q.ChecksComplete || len(q.IssueComments) != 0 {
 		t.Errorf("rollup of a pull request with no checks nor comments: %+v", q)
 	}
-	if _, err := g.PullRequestRollups(ctx, "acme/api", []int{99}, nil); !errors.As(err, new(*GraphQLError)) {
+	if _, err := g.PullRequestRollups(ctx, "acme/api", []int{99}, nil, ""); !errors.As(err, new(*GraphQLError)) {
 		t.Errorf("rollup of a missing pull request: %v; want a GraphQLError", err)
 	}
 }
@@ -149,7 +149,7 @@ func TestPullRequestRollupsBounded(t *testing.T) {
 		}
 	}
 	before := g.Requests()
-	got, err := g.PullRequestRollups(ctx, "acme/api", numbers, []string{"main"})
+	got, err := g.PullRequestRollups(ctx, "acme/api", numbers, []string{"main"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +207,13 @@ func TestParseRollupsRefusesOtherShapes(t *testing.T) {
 // ParseRollups never panics, and what it accepts is within the query's
 // bounds.
 func FuzzParseRollups(f *testing.F) {
+	// Seeds of one part each (a base, a pull request) rather than one
+	// whole answer: the fuzzer minimizes every input that finds new
+	// coverage and executes nothing while it does, and the 600-byte
+	// whole answer held it to 285 inputs in 10 s on one worker.
 	head := strings.Repeat("b", 40)
-	f.Add([]byte(`{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}]}},"p0":{"number":1,"headRefOid":"` + head + `","commits":{"totalCount":1,"nodes":[{"commit":{"oid":"` + head + `","statusCheckRollup":null}}]},"comments":{"totalCount":1,"nodes":[{"fullDatabaseId":"12","updatedAt":"2026-12-01T10:00:00Z"}]},"reviews":{"totalCount":1,"nodes":[{"comments":{"totalCount":0,"nodes":[]}}]}}}}`))
+	f.Add([]byte(`{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}]}},"p0":null}}`))
+	f.Add([]byte(`{"repository":{"b0":null,"p0":{"number":1,"headRefOid":"` + head + `","commits":{"totalCount":1,"nodes":[{"commit":{"oid":"` + head + `","statusCheckRollup":null}}]},"comments":{"totalCount":1,"nodes":[{"fullDatabaseId":"12","updatedAt":"2026-12-01T10:00:00Z"}]},"reviews":{"totalCount":1,"nodes":[{"comments":{"totalCount":0,"nodes":[]}}]}}}}`))
 	f.Add([]byte(`{"repository":{"b0":null,"p0":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRollups(data, []int{1}, []string{"main"})
@@ -223,4 +228,87 @@ func FuzzParseRollups(f *testing.F) {
 			t.Errorf("accepted more than the query asks for: %+v", p)
 		}
 	})
+}
+
+// Issue 33: the rollup's statusCheckRollup reads, over a table of CI
+// states, exactly what REST's check runs (latest per name) and combined
+// status report for the same head: each conclusion, a run still queued or
+// in progress, a re-run replacing the run it repeats, commit statuses in
+// every state, one context set twice (the latest counts), and several
+// contexts in mixed states.
+func TestRollupChecksMatchRESTByState(t *testing.T) {
+	t.Parallel()
+	type run struct{ name, status, conclusion string }
+	type status struct{ context, state string }
+	for _, tc := range []struct {
+		name     string
+		runs     []run
+		statuses []status
+	}{
+		{"success", []run{{"build", "completed", "success"}}, []status{{"ci", "success"}}},
+		{"failure", []run{{"build", "completed", "failure"}}, []status{{"ci", "failure"}}},
+		{"pending", []run{{"build", "queued", ""}, {"lint", "in_progress", ""}}, []status{{"ci", "pending"}}},
+		{"neutral", []run{{"build", "completed", "neutral"}}, nil},
+		{"skipped", []run{{"build", "completed", "skipped"}}, nil},
+		{"stale", []run{{"build", "completed", "stale"}}, nil},
+		{"cancelled and timed out", []run{{"build", "completed", "cancelled"}, {"lint", "completed", "timed_out"}}, nil},
+		{"action required", []run{{"build", "completed", "action_required"}}, nil},
+		{"re-run turns green", []run{{"build", "completed", "failure"}, {"build", "completed", "success"}}, nil},
+		{"re-run turns red", []run{{"build", "completed", "success"}, {"build", "completed", "failure"}}, nil},
+		{"status set twice", nil, []status{{"ci", "pending"}, {"ci", "success"}}},
+		{"mixed status contexts", nil, []status{{"ci", "success"}, {"lint", "failure"}, {"deploy", "pending"}, {"docs", "error"}}},
+		{"mixed runs and statuses", []run{{"build", "completed", "success"}, {"e2e", "in_progress", ""}}, []status{{"ci", "error"}, {"lint", "success"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := testserver.Start(t, "acme/api")
+			g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
+			ctx := t.Context()
+			sha := testserver.PushBranch(t, s, "acme/api", "f", "f.txt")
+			pr, err := g.CreatePullRequest(ctx, "acme/api", "f", "main", "Feature", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ci := s.Client("ci-bot")
+			for _, r := range tc.runs {
+				o := github.CreateCheckRunOptions{Name: r.name, HeadSHA: sha, Status: github.String(r.status)}
+				if r.conclusion != "" {
+					o.Conclusion = github.String(r.conclusion)
+				}
+				if _, _, err := ci.Checks.CreateCheckRun(ctx, "acme", "api", o); err != nil {
+					t.Fatalf("check run %+v: %v", r, err)
+				}
+			}
+			for _, st := range tc.statuses {
+				if _, _, err := ci.Repositories.CreateStatus(ctx, "acme", "api", sha, &github.RepoStatus{State: github.String(st.state), Context: github.String(st.context)}); err != nil {
+					t.Fatalf("status %+v: %v", st, err)
+				}
+			}
+			got, err := g.PullRequestRollups(ctx, "acme/api", []int{pr.Number}, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := got.PullRequests[pr.Number]
+			if r.ChecksSHA != sha || !r.ChecksComplete {
+				t.Fatalf("rollup checks on %s, complete %v; want %s and complete", r.ChecksSHA, r.ChecksComplete, sha)
+			}
+			rest, err := g.CheckEvidence(ctx, "acme/api", sha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range []*Checks{&rest, &r.Checks} {
+				for i := range ch.Runs {
+					ch.Runs[i].ID = 0 // the rollup does not read run ids
+				}
+				sort.Slice(ch.Runs, func(i, j int) bool { return ch.Runs[i].Name < ch.Runs[j].Name })
+				sort.Slice(ch.Statuses, func(i, j int) bool { return ch.Statuses[i].Context < ch.Statuses[j].Context })
+			}
+			if diff := cmp.Diff(rest, r.Checks); diff != "" {
+				t.Errorf("rollup checks against REST's (-rest +rollup):\n%s", diff)
+			}
+			if n := len(rest.Runs) + len(rest.Statuses); n == 0 {
+				t.Errorf("REST reports no checks on the head; the case tests nothing")
+			}
+		})
+	}
 }
