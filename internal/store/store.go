@@ -721,7 +721,6 @@ func (s *Store) Log(ctx context.Context, p string, limit int) ([]LogEntry, error
 	return out[p], nil
 }
 
-
 // short is a commit's 7-character abbreviation, as people read it.
 func short(sha string) string {
 	if len(sha) > 7 {
