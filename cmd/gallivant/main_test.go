@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -14,14 +15,39 @@ import (
 
 	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/internal/leakcheck"
+	"github.com/gallivant/gallivant/internal/testgit"
 	"github.com/google/go-github/v66/github"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var update = flag.Bool("update", false, "update testscript cmp sections")
 
+// gitEnv is internal/testgit's environment, for the scripts' own.
+var gitEnv []string
+
+// TestMain runs the tests (or, re-run by a script, gallivant) with the
+// tests' git using a template of one empty hooks directory and no
+// automatic maintenance (internal/testgit), and fails them when a
+// goroutine outlives them.
 func TestMain(m *testing.M) {
-	testscript.Main(leakcheck.Checked{M: m}, map[string]func(){"gallivant": main})
+	env, cleanup, err := testgit.Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	gitEnv = env
+	testscript.Main(cleanupAfter{leakcheck.Checked{M: m}, cleanup}, map[string]func(){"gallivant": main})
+}
+
+// cleanupAfter runs m, then cleanup.
+type cleanupAfter struct {
+	m       interface{ Run() int }
+	cleanup func()
+}
+
+func (c cleanupAfter) Run() int {
+	defer c.cleanup()
+	return c.m.Run()
 }
 
 func TestScripts(t *testing.T) {
@@ -41,6 +67,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GALLIVANT_MERGE_POLL", "10ms")
 			env.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
 			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			for _, kv := range gitEnv {
+				k, v, _ := strings.Cut(kv, "=")
+				env.Setenv(k, v)
+			}
 			for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
 				env.Setenv(k, "Script Person")
 			}

@@ -145,7 +145,7 @@ func TestBinaryLinksNoTestCode(t *testing.T) {
 		switch {
 		case p.ImportPath == "testing" || strings.HasPrefix(p.ImportPath, "testing/"):
 			t.Errorf("the binary links %s", p.ImportPath)
-		case p.ImportPath == module+"/internal/leakcheck":
+		case p.ImportPath == module+"/internal/leakcheck", p.ImportPath == module+"/internal/testgit":
 			t.Errorf("the binary links %s, a test helper", p.ImportPath)
 		case strings.HasPrefix(p.ImportPath, "github.com/google/go-cmp"), strings.HasPrefix(p.ImportPath, "github.com/rogpeppe/go-internal/testscript"):
 			t.Errorf("the binary links %s, a test library", p.ImportPath)

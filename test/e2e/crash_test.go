@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/leakcheck"
+	"github.com/gallivant/gallivant/internal/testgit"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/google/go-cmp/cmp"
 )
@@ -42,7 +43,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build gallivant:", err)
 		os.Exit(1)
 	}
+	// The tests' git, the sandbox's and the binary's own (but for its
+	// executor's, which sets its own configuration) use a template of one
+	// empty hooks directory and no automatic maintenance.
+	_, cleanup, err := testgit.Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := leakcheck.Checked{M: m}.Run()
+	cleanup()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
