@@ -323,9 +323,16 @@ type fileChange struct {
 	PreviousFilename, Patch string
 }
 
-// diff returns the files changed between two commits: one git process,
-// whose answer any repository holding both commits shares (sharedRun).
+// diff returns the files changed between two commits: read in process
+// where the answer is provably git's (objectStore.diff), else one git
+// process, whose answer any repository holding both commits shares
+// (sharedRun).
 func (g gitRepo) diff(base, head string) ([]fileChange, error) {
+	if g.objs != nil {
+		if out, err := g.objs.diff(base, head); err == nil {
+			return out, nil
+		}
+	}
 	s, err := g.sharedRun([]string{base, head}, "diff", "--raw", "--numstat", "-z", "--no-renames", base, head)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package ghstandin
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -248,4 +249,58 @@ func TestDiffOneProcess(t *testing.T) {
 			t.Errorf("diff(%s, %s) (-want +got):\n%s", tt.base, tt.head, diff)
 		}
 	}
+}
+
+// The in-process diff answers as git does (a gitRepo without the reader
+// is the reference) for every pair of commits of histories that change
+// text in the ways xdiff's heuristics care about: repeated lines, lines
+// without a final newline, binary content, moved blocks, files added and
+// removed in nested directories; and it answers the simple ones itself.
+func TestDiffAnswersAsGitDoes(t *testing.T) {
+	t.Parallel()
+	ref, c := objectsRepo(t)
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	steps := []struct{ path, content string }{
+		{"notes.md", "a\nb\nc\n"},
+		{"notes.md", "a\nB\nc\nd"},
+		{"notes.md", "a\nB\nc\nd\n"},
+		{"notes.md", strings.Repeat("\n", 12) + "x\n" + strings.Repeat("\n", 12)},
+		{"notes.md", strings.Repeat("\n", 5) + "y\n" + strings.Repeat("\n", 20)},
+		{"notes.md", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"},
+		{"notes.md", "6\n7\n8\n9\n10\n1\n2\n3\n4\n5\n"},
+		{"src/deep/x.go", "package x\n"},
+		{"notes.md", "bin\x00ary\n"},
+		{"notes.md", "text again\n"},
+		{"src/deep/x.go", ""},
+	}
+	prev := c["m1"]
+	names := []string{c["root"], c["a1"], c["a2"], c["b2"], c["m"], c["m1"], c["x"], c["y"]}
+	for i, s := range steps {
+		tree, err := ref.withFile(prev, s.path, []byte(s.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev, err = ref.commitTree(tree, []string{prev}, fmt.Sprintf("step %d\n", i), "octo", t0.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, prev)
+	}
+	in := gitRepo{dir: ref.dir, objs: openObjects(ref.dir)}
+	inProcess := 0
+	for _, a := range names {
+		for _, b := range names {
+			want, werr := ref.diff(a, b)
+			got, gerr := in.diff(a, b)
+			if diff := cmp.Diff(want, got); diff != "" || (werr == nil) != (gerr == nil) {
+				t.Errorf("diff(%s, %s) errors %v, %v (-git +in process):\n%s", a, b, werr, gerr, diff)
+			}
+			if _, err := in.objs.diff(a, b); err == nil {
+				inProcess++
+			}
+		}
+	}
+	if total := len(names) * len(names); inProcess < total/2 {
+		t.Errorf("%d of %d diffs answered in process, want at least half", inProcess, total)
+	}
+	t.Logf("%d of %d diffs answered in process", inProcess, len(names)*len(names))
 }
