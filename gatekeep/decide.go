@@ -59,6 +59,11 @@ type Action struct {
 	// Head is the head an unready records: the recorded one, or the new
 	// head a person pushed onto a ready pull request.
 	Head string
+	// Prove asks StepNothing to replay the rows' evidence on the work
+	// branch first: a row an agent said is done on a branch that changes
+	// nothing is a claim, and only its evidence holding there makes
+	// "nothing to deliver" true.
+	Prove bool
 }
 
 // LiveFacts is what the first look needs: the ledger's state and the live
@@ -239,7 +244,8 @@ type OpenFacts struct {
 // DecideOpen decides whether the work branch delivers anything: a branch
 // that vanished after work was done on it, or that shares no history with
 // the base, stops boundary; one that changes no file (or was never created
-// because every row is cut) ends the entry without a pull request.
+// because every row is cut) ends the entry without a pull request — once
+// the evidence of its done rows holds on it (Prove).
 func DecideOpen(f OpenFacts) Action {
 	switch {
 	case !f.Exists && (f.HadPR || f.AnyDone || f.Adopts):
@@ -249,7 +255,7 @@ func DecideOpen(f OpenFacts) Action {
 	case f.Unrelated:
 		return Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: fmt.Sprintf("the work branch %s at %s shares no history with %s in %s", f.Branch, short(f.Head), f.Base, f.Repo)}
 	case f.AheadBy == 0 || f.Files == 0:
-		return Action{Step: StepNothing, Detail: fmt.Sprintf("the work branch %s at %s changes no file against %s", f.Branch, short(f.Head), f.Base)}
+		return Action{Step: StepNothing, Detail: fmt.Sprintf("the work branch %s at %s changes no file against %s", f.Branch, short(f.Head), f.Base), Prove: f.AnyDone}
 	case f.Adopts:
 		return Action{Step: StepAdopt}
 	}

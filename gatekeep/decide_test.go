@@ -133,9 +133,11 @@ func TestDecideOpen(t *testing.T) {
 			Action{Step: StepNothing, Detail: "every row is cut and the work branch gallivant/x was never created"}},
 		{"unrelated history is no empty branch (issue 26)", with(func(f *OpenFacts) { f.Unrelated, f.AheadBy, f.Files = true, 0, 0 }),
 			Action{Step: StepStop, Reason: ledger.StopBoundary, Detail: "the work branch gallivant/x at " + head[:7] + " shares no history with main in acme/api"}},
-		{"commits that change no file", with(func(f *OpenFacts) { f.Files = 0 }),
-			Action{Step: StepNothing, Detail: "the work branch gallivant/x at " + head[:7] + " changes no file against main"}},
+		{"commits that change no file, after rows an agent said are done: proved first", with(func(f *OpenFacts) { f.Files = 0 }),
+			Action{Step: StepNothing, Detail: "the work branch gallivant/x at " + head[:7] + " changes no file against main", Prove: true}},
 		{"no commits", with(func(f *OpenFacts) { f.AheadBy = 0 }),
+			Action{Step: StepNothing, Detail: "the work branch gallivant/x at " + head[:7] + " changes no file against main", Prove: true}},
+		{"no commits and no row done (every row cut)", with(func(f *OpenFacts) { f.AheadBy, f.AnyDone = 0, false }),
 			Action{Step: StepNothing, Detail: "the work branch gallivant/x at " + head[:7] + " changes no file against main"}},
 	}
 	for _, tt := range tests {

@@ -148,6 +148,14 @@ func (p *passState) openPR(ctx context.Context, e *entry) (stepResult, error) {
 	case gatekeep.StepStop:
 		return stopped, p.stop(e, a.Reason, a.Detail)
 	case gatekeep.StepNothing:
+		if a.Prove {
+			// Rows an agent closed on a branch that changes nothing: their
+			// evidence is replayed there as before a pull request opens,
+			// and a claim that does not hold is repaired, not delivered.
+			if res, ok, err := p.verify(ctx, e, f.Repo, f.Branch, f.Head); !ok || err != nil {
+				return res, err
+			}
+		}
 		return p.nothingToDeliver(e, a.Detail)
 	}
 	if res, held := p.holdForChain(ctx, e, "opened"); held {

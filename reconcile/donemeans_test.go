@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,9 +42,11 @@ func TestNothingToDeliverWhenEveryRowIsCut(t *testing.T) {
 
 // Every row closed at seeding (the code already satisfied the criteria):
 // the work branch changes no file, so no pull request with zero changed
-// files is ever opened, let alone labelled ready.
+// files is ever opened, let alone labelled ready — once the spec's Verify
+// and the rows' evidence hold on it (`loop: verify`): what an agent says
+// is done is proved before the entry is.
 func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
-	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
+	r := newRig(t, map[string]string{"specs/feature.md": strings.Replace(specWith(2, ""), "`test -d rows`", "`grep -q . README.md`", 1)})
 	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Pending.Target != ledger.SeedTarget {
 			t.Errorf("dispatched %v after a seed that closed every row", task.Pending)
@@ -52,13 +55,41 @@ func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
 		kv := briefValues(task.Brief)
 		iteration, _ := strconv.Atoi(kv["iteration"])
 		msg := fmt.Sprintf("loop: seed evidence\n\npending: %s\niteration: %d\n\n", kv["pending"], iteration+1) +
-			"| 1 | done | 0 | test -f README.md; ok |\n| 2 | done | 0 | grep -q main README.md; ok |\n\nrow 0 done | seeded 2 rows, closed 2 on baseline | none\n"
+			"| 1 | done | 0 | test -f README.md; ok |\n| 2 | done | 0 | grep -q api README.md; ok |\n\nrow 0 done | seeded 2 rows, closed 2 on baseline | none\n"
 		_, err := scripted.Git{Dir: dir}.Out(ctx, "commit", "--quiet", "--allow-empty", "-m", msg)
 		return err
 	}
-	wantSubjects(t, r.pass(), "loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: done")
+	wantSubjects(t, r.pass(), "loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: verify", "loop: done")
 	if r.prs() != 0 {
 		t.Errorf("%d pull requests opened", r.prs())
+	}
+}
+
+// A seed that says every row is done on a branch that changes nothing,
+// with evidence that does not hold there (an agent whose commands never
+// ran: codex's sandbox cannot see a checkout under /dev/shm), is not
+// "nothing to deliver": the replay fails and the rows are repaired.
+func TestNothingToDeliverIsProvedFirst(t *testing.T) {
+	r := newRig(t, map[string]string{"specs/feature.md": strings.Replace(specWith(2, ""), "`test -d rows`", "`grep -q . README.md`", 1)})
+	seeded := false
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
+		if task.Pending.Target != ledger.SeedTarget || seeded {
+			return nil // the repairs: answer nothing; the entry must not be done
+		}
+		seeded = true
+		kv := briefValues(task.Brief)
+		iteration, _ := strconv.Atoi(kv["iteration"])
+		msg := fmt.Sprintf("loop: seed evidence\n\npending: %s\niteration: %d\n\n", kv["pending"], iteration+1) +
+			"| 1 | done | 0 | test -f rows/row-1.txt; ok |\n| 2 | done | 0 | grep -q api README.md; ok |\n\nrow 0 done | seeded 2 rows, closed 2 on baseline | none\n"
+		_, err := scripted.Git{Dir: dir}.Out(ctx, "commit", "--quiet", "--allow-empty", "-m", msg)
+		return err
+	}
+	got := subjectsOf(r.pass())
+	if slices.Contains(got, "loop: done") {
+		t.Fatalf("an entry whose done row's evidence fails on its branch was ended done: %v", got)
+	}
+	if !slices.Contains(got, "loop: verify") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "loop: repair row 1") }) {
+		t.Errorf("subjects %v; want the replay recorded and row 1 repaired", got)
 	}
 }
 
