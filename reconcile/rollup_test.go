@@ -172,8 +172,10 @@ func statusName(status int) string {
 // pass, with no webhook, which reads the pull request in full and waits
 // for the check (classic protection, which GitHub shows administrators
 // only, is read through REST every pass: TestQuietReadyProtectionChangeSeen).
-func TestQuietReadyRulesetChangeSeen(t *testing.T) {
-	t.Parallel()
+// quietReadyHeld delivers a pull request to ready and passes until its
+// ready mark holds at one idle request (and one GraphQL query).
+func quietReadyHeld(t *testing.T) (*rig, func() *Report) {
+	t.Helper()
 	r, pass := quietDelivery(t)
 	r.as("alice").review(1, "APPROVE", "", r.head(work))
 	r.clock.Advance(time.Minute)
@@ -187,9 +189,15 @@ func TestQuietReadyRulesetChangeSeen(t *testing.T) {
 		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
 	}
 	wantIdleCost(t, r, rep, 1, 1)
+	return r, pass
+}
+
+func TestQuietReadyRulesetChangeSeen(t *testing.T) {
+	t.Parallel()
+	r, pass := quietReadyHeld(t)
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: true})
 	r.clock.Advance(time.Minute)
-	rep = pass()
+	rep := pass()
 	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
 		t.Errorf("a ruleset now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
 	}
@@ -202,22 +210,10 @@ func TestQuietReadyRulesetChangeSeen(t *testing.T) {
 // webhook and before the 30-minute refresh.
 func TestQuietReadyProtectionChangeSeen(t *testing.T) {
 	t.Parallel()
-	r, pass := quietDelivery(t)
-	r.as("alice").review(1, "APPROVE", "", r.head(work))
-	r.clock.Advance(time.Minute)
-	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-	r.clock.Advance(time.Minute)
-	pass()
-	r.clock.Advance(time.Minute)
-	r.gh.ResetLog()
-	rep := pass()
-	if !strings.Contains(noteOf(rep), "(unchanged since ") {
-		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
-	}
-	wantIdleCost(t, r, rep, 1, 1)
+	r, pass := quietReadyHeld(t)
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}})
 	r.clock.Advance(time.Minute)
-	rep = pass()
+	rep := pass()
 	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
 		t.Errorf("classic protection now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
 	}

@@ -39,16 +39,8 @@ func (o *objectStore) diff(base, head string) ([]fileChange, error) {
 	defer o.mu.Unlock()
 	trees := [2]*object.Tree{}
 	for i, h := range []plumbing.Hash{bh, hh} {
-		_, n, err := o.node(h)
+		t, err := o.tree(h.String(), "")
 		if err != nil {
-			return nil, errObjectModel
-		}
-		obj, err := o.object(plumbing.NewHash(n.info.Tree))
-		if err != nil {
-			return nil, errObjectModel
-		}
-		t := &object.Tree{}
-		if err := t.Decode(obj); err != nil {
 			return nil, errObjectModel
 		}
 		trees[i] = t
