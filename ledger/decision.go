@@ -190,12 +190,27 @@ func newTaskDecision(id string, attempt int, why string) Decision {
 	return d
 }
 
-// TaskRefusal returns the newest decision recording a refused attempt of
-// task id, and false when none of its attempts was refused.
+// TaskRefusal returns the refusal that stands for task id: the decision
+// recording why its last settled attempt was refused — the current attempt
+// of a failed task, the one before of a task pending again, whose brief
+// quotes it — and false when that attempt was not refused (it was
+// withdrawn, or the task is open or done).
 func (l *Ledger) TaskRefusal(id string) (Decision, bool) {
+	t, ok := l.Task(id)
+	if !ok {
+		return Decision{}, false
+	}
+	last := t.Attempts
+	switch t.Status {
+	case TaskPending:
+		last--
+	case TaskFailed:
+	default:
+		return Decision{}, false
+	}
 	for i := len(l.Decisions) - 1; i >= 0; i-- {
 		if d := l.Decisions[i]; d.Kind == DecisionTaskFailed && d.Task == id {
-			return d, true
+			return d, d.Attempt == last
 		}
 	}
 	return Decision{}, false

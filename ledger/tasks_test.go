@@ -197,6 +197,9 @@ func TestDispatchAndRecordTask(t *testing.T) {
 	if len(missed.Decisions) != len(d.Decisions)+1 || len(done.Decisions) != len(d.Decisions) {
 		t.Errorf("decisions: %d → failed %d, done %d; a failure appends one, a done record none", len(d.Decisions), len(missed.Decisions), len(done.Decisions))
 	}
+	if _, ok := done.TaskRefusal("T002"); ok {
+		t.Errorf("TaskRefusal of a done task found a refusal")
+	}
 	if _, ok := missed.TaskRefusal("T001"); ok {
 		t.Errorf("TaskRefusal(T001) found a refusal of another task")
 	}

@@ -167,55 +167,28 @@ func statusName(status int) string {
 	return map[int]string{404: "not found", 502: "bad gateway"}[status]
 }
 
-// The GraphQL query reads the base's rulesets too: a ruleset that starts
-// requiring a check the ready pull request lacks is seen at the next
-// pass, with no webhook, which reads the pull request in full and waits
-// for the check (classic protection, which GitHub shows administrators
-// only, is read through REST every pass: TestQuietReadyProtectionChangeSeen).
-// quietReadyHeld delivers a pull request to ready and passes until its
-// ready mark holds at one idle request (and one GraphQL query).
-func quietReadyHeld(t *testing.T) (*rig, func() *Report) {
-	t.Helper()
-	r, pass := quietDelivery(t)
-	r.as("alice").review(1, "APPROVE", "", r.head(work))
-	r.clock.Advance(time.Minute)
-	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-	r.clock.Advance(time.Minute)
-	pass()
-	r.clock.Advance(time.Minute)
-	r.gh.ResetLog()
-	rep := pass()
-	if !strings.Contains(noteOf(rep), "(unchanged since ") {
-		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
-	}
-	wantIdleCost(t, r, rep, 1, 1)
-	return r, pass
-}
-
-func TestQuietReadyRulesetChangeSeen(t *testing.T) {
+// A base that starts requiring a check the ready pull request lacks is
+// seen at the next pass, with no webhook and before the 30-minute refresh,
+// which reads the pull request in full and waits for the check: a ruleset
+// through the GraphQL query, classic protection (which GitHub shows
+// administrators only) through REST, read once per base every pass and
+// conditionally — a free 304 while it is unchanged (issue 33).
+func TestQuietReadyBaseRuleChangeSeen(t *testing.T) {
 	t.Parallel()
-	r, pass := quietReadyHeld(t)
-	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: true})
-	r.clock.Advance(time.Minute)
-	rep := pass()
-	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
-		t.Errorf("a ruleset now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
-	}
-}
-
-// Issue 33: classic branch protection of a ready pull request's base is
-// read once per base every pass, conditionally (a free 304 while it is
-// unchanged, GraphQL not reading it): a protection that starts requiring
-// a check the pull request lacks is acted on at the next pass, with no
-// webhook and before the 30-minute refresh.
-func TestQuietReadyProtectionChangeSeen(t *testing.T) {
-	t.Parallel()
-	r, pass := quietReadyHeld(t)
-	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}})
-	r.clock.Advance(time.Minute)
-	rep := pass()
-	if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
-		t.Errorf("classic protection now requires lint: the pass did %v, note %q; want a full read that waits for lint", subjectsOf(rep), noteOf(rep))
+	for _, tc := range []struct {
+		name    string
+		ruleset bool
+	}{{"a ruleset", true}, {"classic protection", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, pass := quietReadyHeld(t)
+			r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, Ruleset: tc.ruleset})
+			r.clock.Advance(time.Minute)
+			rep := pass()
+			if strings.Contains(noteOf(rep), "unchanged since") || !strings.Contains(noteOf(rep), "waits for required check lint") {
+				t.Errorf("%s now requires lint: the pass did %v, note %q; want a full read that waits for lint", tc.name, subjectsOf(rep), noteOf(rep))
+			}
+		})
 	}
 }
 
@@ -261,4 +234,24 @@ func TestGraphQLRefusalNotAskedEveryPass(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quietReadyHeld delivers a pull request to ready and passes until its
+// ready mark holds at one idle request (and one GraphQL query).
+func quietReadyHeld(t *testing.T) (*rig, func() *Report) {
+	t.Helper()
+	r, pass := quietDelivery(t)
+	r.as("alice").review(1, "APPROVE", "", r.head(work))
+	r.clock.Advance(time.Minute)
+	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
+	r.clock.Advance(time.Minute)
+	pass()
+	r.clock.Advance(time.Minute)
+	r.gh.ResetLog()
+	rep := pass()
+	if !strings.Contains(noteOf(rep), "(unchanged since ") {
+		t.Fatalf("want the ready mark to hold: %s", noteOf(rep))
+	}
+	wantIdleCost(t, r, rep, 1, 1)
+	return r, pass
 }

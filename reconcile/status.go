@@ -497,20 +497,15 @@ func (s *Snapshot) explainWaves(spec string, l *ledger.Ledger) (out []string, ok
 	return out, true
 }
 
-// taskRefusals says why the current wave's tasks were last refused, for a
-// task failed now or dispatched again since (its brief quotes the same
-// reason): the ledger's task line holds no reason, its decision does.
+// taskRefusals says why the current wave's tasks were last refused
+// (ledger.TaskRefusal): the ledger's task line holds no reason, its
+// decision does.
 func taskRefusals(l *ledger.Ledger, wave int) []string {
 	var out []string
 	for _, t := range l.Tasks {
-		if t.Wave != wave || (t.Status != ledger.TaskFailed && t.Status != ledger.TaskPending) {
-			continue
+		if d, ok := l.TaskRefusal(t.ID); ok && t.Wave == wave {
+			out = append(out, fmt.Sprintf("refused: task %s, attempt %d: %s", t.ID, d.Attempt, d.Slot2))
 		}
-		d, ok := l.TaskRefusal(t.ID)
-		if !ok || (t.Status == ledger.TaskFailed && d.Attempt != t.Attempts) || (t.Status == ledger.TaskPending && d.Attempt != t.Attempts-1) {
-			continue
-		}
-		out = append(out, fmt.Sprintf("refused: task %s, attempt %d: %s", t.ID, d.Attempt, d.Slot2))
 	}
 	return out
 }

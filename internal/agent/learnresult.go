@@ -86,14 +86,7 @@ func (r Result) LearnMessage(t Task, changed bool, trailers []string) (msg strin
 	case !changed:
 		return "", false, fmt.Errorf("the status is done, but the checkout has no change; edit %s, or give status: none when no lesson generalises", m[1])
 	}
-	what, _, _ := strings.Cut(r.Decision, " | ")
-	summary := strings.Join(strings.Fields(what), " ")
-	if rs := []rune(summary); len(rs) > maxTaskSummary {
-		summary = string(rs[:maxTaskSummary-1]) + "…"
-	}
-	if summary == "" {
-		summary = "no summary given"
-	}
+	summary := decisionSummary(r.Decision)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n%s\n", lessons.ReturnSubject(repo), summary)
 	if len(trailers) > 0 {

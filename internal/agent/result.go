@@ -348,14 +348,7 @@ func (r Result) TaskMessage(t Task, trailers []string) (string, error) {
 	if id, _, _ := strings.Cut(m[1], " "); id != t.PlanTask {
 		return "", fmt.Errorf("the brief answers task %s, not task %s", id, t.PlanTask)
 	}
-	what, _, _ := strings.Cut(r.Decision, " | ")
-	summary := strings.Join(strings.Fields(what), " ")
-	if rs := []rune(summary); len(rs) > maxTaskSummary {
-		summary = string(rs[:maxTaskSummary-1]) + "…"
-	}
-	if summary == "" {
-		summary = "no summary given"
-	}
+	summary := decisionSummary(r.Decision)
 	var b strings.Builder
 	b.WriteString(ledger.Subject{Kind: ledger.KindTaskResult, Task: t.PlanTask, Status: ledger.Status(r.Status)}.String())
 	fmt.Fprintf(&b, "\n\ntask: %s\n\n%s\n", m[1], summary)
@@ -403,4 +396,19 @@ func clip(s string) string {
 		return string(r[:60]) + "…"
 	}
 	return s
+}
+
+// decisionSummary is the one summary line a task or learn return carries:
+// the first slot of the CLI's decision, on one line, at most
+// maxTaskSummary characters (cut with an ellipsis), or "no summary given".
+func decisionSummary(decision string) string {
+	what, _, _ := strings.Cut(decision, " | ")
+	summary := strings.Join(strings.Fields(what), " ")
+	if rs := []rune(summary); len(rs) > maxTaskSummary {
+		summary = string(rs[:maxTaskSummary-1]) + "…"
+	}
+	if summary == "" {
+		summary = "no summary given"
+	}
+	return summary
 }
