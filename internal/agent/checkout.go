@@ -78,6 +78,19 @@ func lockCheckout(dir string) (*os.File, error) {
 	return f, nil
 }
 
+// releaseCheckout gives up a lock no agent inherited (a reservation, a
+// recovery's look, a verification): it unlocks before it closes. Closing
+// alone is not enough, because the lock belongs to the open file, and a
+// child this process forks for anything else holds a copy of every
+// descriptor from its fork until its exec closes them; until then a close
+// would leave the checkout locked and a sibling would see it busy. A lock
+// an agent inherited is only closed (Run), so it lasts as long as the agent
+// and every process that kept the descriptor.
+func releaseCheckout(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
 // lockWait bounds how long a dispatch waits for its checkout's lock: a
 // sibling reconciler on the same cache holds it for a moment while it
 // recovers an orphan's commits, and a dispatch that gave up at once would
@@ -217,7 +230,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	if err != nil {
 		return Recovery{}, err
 	}
-	defer lock.Close()
+	defer releaseCheckout(lock)
 	if rec.Before == "" {
 		// An intent whose lock is free: the reconciler died between
 		// pushing the dispatch and starting the agent, which never ran.

@@ -44,12 +44,12 @@ func (e CommandExecutor) Intend(t Task) error {
 	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round,
 		DispatchedAt: t.DispatchedAt, Control: t.Control, Started: time.Now().UTC()}
 	if err := writeRecord(intentPath(dir, t), rec); err != nil {
-		lock.Close()
+		releaseCheckout(lock)
 		return err
 	}
 	intents.Lock()
 	if old := intents.locks[dir]; old != nil {
-		old.Close()
+		releaseCheckout(old)
 	}
 	intents.locks[dir] = lock
 	intents.Unlock()
@@ -64,7 +64,7 @@ func (e CommandExecutor) Abandon(t Task, keep bool) {
 		os.Remove(intentPath(dir, t))
 	}
 	if lock := takeIntent(dir); lock != nil {
-		lock.Close()
+		releaseCheckout(lock)
 	}
 }
 

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"errors"
+	"os/exec"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -101,5 +103,53 @@ func TestIntentsOfOneSecondDoNotOverwriteEachOther(t *testing.T) {
 	}
 	if len(rc.Controls) != 2 || !slices.Contains(rc.Controls, winner.Control) || !slices.Contains(rc.Controls, loser.Control) {
 		t.Errorf("controls %v, want both intents'", rc.Controls)
+	}
+}
+
+// A reservation given up is free at once even while this process forks
+// children for other work: a forked child holds a copy of the lock's
+// descriptor until its exec, and a release that only closed the file left
+// the checkout locked for that moment, so a sibling saw it busy (the flake
+// that found this was a parallel test's fork).
+func TestAbandonedReservationIsFreeWhileForking(t *testing.T) {
+	t.Parallel()
+	ex := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir()}
+	task := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	stop := make(chan struct{})
+	var forks sync.WaitGroup
+	for range 4 {
+		forks.Add(1)
+		go func() {
+			defer forks.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = exec.Command("true").Run()
+			}
+		}()
+	}
+	defer forks.Wait()
+	defer close(stop)
+	busy := 0
+	for range 300 {
+		if err := ex.Intend(task); err != nil {
+			t.Fatal(err)
+		}
+		ex.Abandon(task, false)
+		f, err := lockCheckout(ex.checkoutDir(task))
+		if errors.Is(err, ErrCheckoutBusy) {
+			busy++
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if busy != 0 {
+		t.Errorf("%d of 300 released reservations were still locked while children were forked", busy)
 	}
 }

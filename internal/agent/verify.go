@@ -79,7 +79,7 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []
 	if err != nil {
 		return VerifyResult{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	defer lock.Close()
+	defer releaseCheckout(lock)
 	logPath := filepath.Join(e.WorkDir, "logs", specs.Stem(t.Spec)+"-verify.log")
 	res := VerifyResult{Log: logPath}
 	cred, home, err := e.credential()
