@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -27,12 +28,24 @@ func gv(t testing.TB, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// demoControl runs the demo and returns its bare control repository.
-func demoControl(t *testing.T) string {
+// keptDemo runs the demo with --keep (and args) and checks what --keep
+// promises: the control repository and the GitHub state are kept, and a
+// second demo refuses the directory that holds one. It returns the kept
+// bare control repository.
+func keptDemo(t *testing.T, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if code, _, stderr := gv(t, "demo", "--keep", dir); code != 0 {
-		t.Fatalf("demo: exit %d: %s", code, stderr)
+	argv := append([]string{"demo", "--keep", dir}, args...)
+	if code, _, stderr := gv(t, argv...); code != 0 {
+		t.Fatalf("%s: exit %d: %s", strings.Join(argv, " "), code, stderr)
+	}
+	for _, kept := range []string{"control.git", filepath.Join("github", "state.json")} {
+		if _, err := os.Stat(filepath.Join(dir, kept)); err != nil {
+			t.Errorf("--keep did not keep %s: %v", kept, err)
+		}
+	}
+	if code, _, stderr := gv(t, argv...); code != 1 || !strings.Contains(stderr, "already holds a demo") {
+		t.Errorf("a second %s: exit %d, %q; want exit 1 saying the directory already holds a demo", strings.Join(argv, " "), code, stderr)
 	}
 	return filepath.Join(dir, "control.git")
 }
@@ -94,8 +107,18 @@ func TestVerifyDemoHistory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}
-	bare := demoControl(t)
+	bare := keptDemo(t)
 	url := "file://" + bare
+	// The kept history is the demo's: the retried row, both pull requests
+	// done, and the second milestone's seed names its chain.
+	subjects := gitIn(t, "", "--git-dir", bare, "log", "--format=%s", "main")
+	if !strings.Contains(subjects, "loop: record home row 2") || strings.Count(subjects, "loop: done acme/shop#") != 2 {
+		t.Errorf("the kept control history lacks the retried row or a done pull request:\n%s", subjects)
+	}
+	seed := gitIn(t, "", "--git-dir", bare, "log", "-1", "--format=%B", "--grep=^loop: seed ledger$", "main")
+	if !strings.Contains(seed, "\nGallivant-Chain: checkout-launch 2/2") {
+		t.Errorf("the last seed does not name its chain milestone:\n%s", seed)
+	}
 
 	code, clean := verifyJSONOut(t, "--control", url)
 	if code != 0 || !clean.Legal || len(clean.Violations) != 0 {
@@ -297,15 +320,18 @@ func TestVerifyCoordinatedDemoHistory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}
-	dir := t.TempDir()
-	if code, _, stderr := gv(t, "demo", "--coordinated", "--keep", dir); code != 0 {
-		t.Fatalf("demo --coordinated: exit %d: %s", code, stderr)
+	bare := keptDemo(t, "--coordinated")
+	ledgerText := gitIn(t, "", "--git-dir", bare, "show", "main:plans/audit-ledger.md")
+	for _, want := range []string{"phase: done", "pr api: acme/api#1", "pr web: acme/web#1", "round web: 1"} {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(want) + `$`).MatchString(ledgerText) {
+			t.Errorf("the kept coordinated ledger lacks the line %q:\n%s", want, ledgerText)
+		}
 	}
-	code, clean := verifyJSONOut(t, "--control", "file://"+filepath.Join(dir, "control.git"))
+	code, clean := verifyJSONOut(t, "--control", "file://"+bare)
 	if code != 0 || !clean.Legal || len(clean.Violations) != 0 {
 		t.Fatalf("the coordinated demo's history does not verify: exit %d, %+v", code, clean.Violations)
 	}
-	demoSubjectsParse(t, filepath.Join(dir, "control.git"))
+	demoSubjectsParse(t, bare)
 	for _, k := range []string{"open pr", "round", "pushed round", "ready", "done", "verify"} {
 		if clean.Transitions[k] == 0 {
 			t.Errorf("the coordinated demo's history shows no %q transition: %v", k, clean.Transitions)
