@@ -3,6 +3,9 @@ package githubapi
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -457,5 +460,60 @@ func TestProtectionRulePath(t *testing.T) {
 		if got := protectionRulePath(tc.path); got != tc.want {
 			t.Errorf("protectionRulePath(%v) = %v, want %v", tc.path, got, tc.want)
 		}
+	}
+}
+
+// A GraphQL error about one base's branchProtectionRule alone (GitHub
+// refusing to show that rule, its path running through it) leaves the
+// rule null and the answer used: that base has no BaseProtection, so the
+// caller reads it through REST, and GraphQL is not remembered as refused.
+// An error anywhere else is the query's error.
+func TestRollupProtectionRuleRefusedIsNull(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("c", 40)
+	for _, tc := range []struct {
+		name    string
+		path    string
+		wantErr bool
+	}{
+		{"the rule refused", `["repository","b0","branchProtectionRule"]`, false},
+		{"the ref refused", `["repository","b0"]`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost || r.URL.Path != "/api/graphql" {
+					http.NotFound(w, r)
+					return
+				}
+				body, _ := io.ReadAll(r.Body)
+				if !strings.Contains(string(body), "branchProtectionRule") {
+					t.Errorf("the query does not ask the readable base's rule: %s", body)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"data":{"repository":{"b0":{"target":{"oid":"%s"},"rules":{"totalCount":0,"nodes":[]},"branchProtectionRule":null}}},`+
+					`"errors":[{"type":"FORBIDDEN","message":"Resource not accessible by integration","path":%s}]}`, head, tc.path)
+			}))
+			t.Cleanup(srv.Close)
+			g, err := New(Options{APIURL: srv.URL + "/api/v3/", Token: "t", Sleep: (&fakeSleep{}).sleep, Logger: testLogger(nil)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.protectionRead = map[string]time.Time{hiddenKey("acme/api", "main"): time.Now()}
+			got, err := g.PullRequestRollups(t.Context(), "acme/api", nil, []string{"main"}, "k")
+			if tc.wantErr {
+				var ge *GraphQLError
+				if !errors.As(err, &ge) || ge.Type != "FORBIDDEN" {
+					t.Errorf("an error about the ref: %v; want the query's GraphQL FORBIDDEN", err)
+				}
+				return
+			}
+			if err != nil || got.BaseHeads["main"] != head || len(got.BaseProtection) != 0 {
+				t.Errorf("the rule refused: %+v, %v; want the head and no protection", got, err)
+			}
+			if _, refused := g.graphQLStillRefused("k"); refused {
+				t.Errorf("a refused rule was remembered as GraphQL refused")
+			}
+		})
 	}
 }
