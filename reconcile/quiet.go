@@ -56,11 +56,13 @@ type quietMark struct {
 	// read as a wait.
 	Step gatekeep.Step `json:"step,omitempty"`
 	// Checks, set on the mark of a ready pull request or of one waiting
-	// for CI, is checksSum of the CI evidence on Head, read again every
-	// pass (rollup.go: one GraphQL query per repository, or four
-	// conditional REST requests per pull request): a check that reports
-	// or turns red on the same head moves neither updated_at nor the
-	// head, and a ready label must come off at once (docs/reconcile.md).
+	// for CI, is checksSum of the CI evidence on Head and of what Base
+	// requires (checks, approving reviews), read again every pass
+	// (rollup.go: one GraphQL query per repository, or four conditional
+	// REST requests per pull request): a check that reports or turns red
+	// on the same head, or a base that starts requiring more, moves
+	// neither updated_at nor the head, and a ready label must come off at
+	// once (docs/reconcile.md).
 	Checks string `json:"checks,omitempty"`
 	// Feedback, set with Checks, is feedbackSum of the comments updated
 	// since the feedback cursor: an edited comment is new feedback that
@@ -233,7 +235,7 @@ func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo 
 		return true
 	}
 	ch, err := o.GetChecks(ctx, repo, m.Head, m.Base)
-	if err != nil || checksSum(checksOf(ch), ch.Required) != m.Checks {
+	if err != nil || checksSum(checksOf(ch), ch.Required, ch.RequiredApprovals) != m.Checks {
 		return false
 	}
 	pr, _ := prOf(e.l)
@@ -271,8 +273,11 @@ func feedbackSum(ids []string) string {
 }
 
 // checksSum hashes a head's CI evidence as the gate reads it, in no
-// particular order: REST and GraphQL list checks differently.
-func checksSum(cs []gatekeep.Check, required []string) string {
+// particular order (REST and GraphQL list checks differently), with what
+// the base requires: its required checks and how many approving reviews
+// (a base that starts requiring more approvals blocks a ready pull
+// request's merge while moving neither its updated_at nor its head).
+func checksSum(cs []gatekeep.Check, required []string, approvals int) string {
 	cs = slices.Clone(cs)
 	slices.SortFunc(cs, func(a, b gatekeep.Check) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Status, b.Status),
@@ -283,9 +288,10 @@ func checksSum(cs []gatekeep.Check, required []string) string {
 	}
 	required = slices.Sorted(slices.Values(required))
 	data, err := json.Marshal(struct {
-		Checks   []gatekeep.Check
-		Required []string
-	}{cs, required})
+		Checks    []gatekeep.Check
+		Required  []string
+		Approvals int
+	}{cs, required, approvals})
 	if err != nil {
 		return ""
 	}
@@ -311,7 +317,7 @@ func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live 
 	m := &quietMark{UpdatedAt: live.UpdatedAt.UTC(), Head: live.HeadSHA, Base: q.base, BaseHead: q.baseHead,
 		Sum: q.sum, Seen: p.now, Until: until, Why: a.Detail, Step: a.Step}
 	if withChecks {
-		m.Checks = checksSum(d.Checks, d.Required)
+		m.Checks = checksSum(d.Checks, d.Required, d.RequiredApprovals)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
 	}
 	writeMark(q.o, q.pr.Repo, q.pr.Number, m)

@@ -207,11 +207,15 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 		graphql bool
 		// protected puts classic branch protection, readable with the
 		// reconciler's token, on every repository's base: a pass
-		// whose GraphQL query confirms marks reads it once per base,
-		// conditionally (rollup.go rollupHolds).
+		// whose GraphQL query confirms marks reads it in that query
+		// (the token read it through REST with a 200 before), never
+		// through REST again (rollup.go rollupHolds). Marks of pull
+		// requests waiting for their reviewer do not watch the base's
+		// requirements, so review-protected asks no protection at all.
 		protected bool
 	}{
 		{"review", func(int) (string, bool) { return "success", false }, false, false},
+		{"review-protected", func(int) (string, bool) { return "success", false }, false, true},
 		{"ready", func(int) (string, bool) { return "success", true }, true, false},
 		{"ci-waiting", func(int) (string, bool) { return "pending", false }, true, false},
 		{"mixed", mixedState, true, false},
@@ -242,15 +246,13 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 			// detail; the pass reads one pull-request list per
 			// repository and either its base head (review) or one
 			// GraphQL query with the checks and comments of its
-			// watched pull requests and its base heads.
-			graphql, protection := 0, 0
+			// watched pull requests and its base heads, rules and
+			// (readable) classic protection.
+			graphql := 0
 			if tc.graphql {
 				graphql = len(repos)
 			}
-			if tc.protected {
-				protection = len(repos)
-			}
-			want := 2*len(repos) + protection
+			want := 2 * len(repos)
 			if c.Total != want*b.N || c.GraphQL != graphql*b.N || c.NotModified+c.GraphQL != c.Total || charged != 0 {
 				b.Errorf("an idle pass over 20 pull requests (%s) in %d repositories made %d requests, %d answered 304, %d GraphQL, %d charged, over %d passes; want %d per pass, %d of them GraphQL, the rest 304",
 					tc.name, len(repos), c.Total, c.NotModified, c.GraphQL, charged, b.N, want, graphql)

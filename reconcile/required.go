@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"sync"
 
 	"github.com/gallivant/gallivant/internal/githubapi"
@@ -55,13 +54,7 @@ func (o *observer) required(ctx context.Context, repo, base string) (githubapi.R
 	if err != nil {
 		return githubapi.Required{}, err
 	}
-	out := githubapi.Required{Checks: slices.Clone(rules.Checks), Approvals: max(rules.Approvals, prot.Approvals), Protection: slices.Clone(prot.Protection)}
-	for _, c := range prot.Protection {
-		if !slices.Contains(out.Checks, c) {
-			out.Checks = append(out.Checks, c)
-		}
-	}
-	return out, nil
+	return githubapi.MergeRequired(rules, prot), nil
 }
 
 // protection returns what base's classic protection requires in repo,
@@ -104,15 +97,4 @@ func (o *observer) readOnce(ctx context.Context, k string, read func() (githubap
 func configKey(docs map[string][]byte) string {
 	h := sha256.Sum256(docs[specs.ConfigFile])
 	return hex.EncodeToString(h[:8])
-}
-
-// protectionOf returns the names base's classic protection requires
-// now, from the pass's one read of it; ok is false when it could not be
-// read.
-func (o *observer) protectionOf(ctx context.Context, repo, base string) (names []string, ok bool) {
-	p, err := o.protection(ctx, repo, base)
-	if err != nil {
-		return nil, false
-	}
-	return slices.Clone(p.Protection), true
 }

@@ -102,13 +102,19 @@ func (o *observer) prefetchRollups(ctx context.Context, entries []*entry, now ti
 // rollupHolds reports whether the repository's rollup answer confirms
 // that the CI evidence and the comments a mark recorded are what GitHub
 // reports now: it read the mark's head, all of its checks, all of its
-// comments and its base's rules, and they hash as the mark's, with what
-// the base's classic protection requires now. GraphQL does not read
-// classic protection (GitHub shows it to administrators only, and its
-// GraphQL visibility to other tokens is not documented), so the pass
-// reads it through REST once per base: a conditional read, a free 304
-// while it is unchanged, and nothing at all while its 404 is remembered
-// (required.go). A protection change is so seen at the next pass.
+// comments and its base's rules (required checks and approving reviews),
+// and they hash as the mark's, with what the base's classic protection
+// requires now. GitHub shows classic protection to administrators only,
+// and does not document GraphQL's branchProtectionRule for other tokens,
+// whose null would read as "unprotected". So the query asks that rule
+// only of a base whose protection the token last read through REST with
+// a 200 (githubapi.PullRequestRollups), and a rule it answered is the
+// pass's protection for this comparison; any other base's protection
+// (never read, remembered 404, the rule answered null or refused) is read
+// through REST once per base that same pass: a conditional read, a free
+// 304 while it is unchanged, and nothing at all while its 404 is
+// remembered (required.go). A protection change is so seen at the next
+// pass either way; a mark it breaks is read in full, through REST.
 func (o *observer) rollupHolds(ctx context.Context, repo string, e *entry, m quietMark) bool {
 	pr, ok := prOf(e.l)
 	if !ok {
@@ -128,19 +134,18 @@ func (o *observer) rollupHolds(ctx context.Context, repo string, e *entry, m qui
 	if !ok {
 		return false
 	}
-	prot, ok := o.protectionOf(ctx, repo, m.Base)
+	prot, ok := rr.r.BaseProtection[m.Base]
 	if !ok {
-		return false
-	}
-	required := slices.Clone(rules)
-	for _, name := range prot {
-		if !slices.Contains(required, name) {
-			required = append(required, name)
+		p, err := o.protection(ctx, repo, m.Base)
+		if err != nil {
+			return false
 		}
+		prot = p
 	}
+	req := githubapi.MergeRequired(githubapi.Required{Checks: rules, Approvals: rr.r.BaseApprovals[m.Base]}, prot)
 	ch := r.Checks
-	ch.Required = required
-	if checksSum(checksOf(ch), required) != m.Checks {
+	ch.Required = req.Checks
+	if checksSum(checksOf(ch), req.Checks, req.Approvals) != m.Checks {
 		return false
 	}
 	since := gatekeep.Since(e.l.Delivery.Since).FetchFrom()

@@ -365,3 +365,37 @@ func FuzzGraphQL(f *testing.F) {
 		}
 	})
 }
+
+// A ref's branchProtectionRule is its classic protection, with REST's
+// visibility: the administrator sees it (pattern, required checks and
+// reviews), anyone else null, as REST answers them 404; a ruleset is not
+// classic protection, and an unprotected branch has none.
+func TestGraphQLBranchProtectionRule(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
+	s.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, RequiredReviews: 2, Strict: true})
+	const q = `query($b: String!) { repository(owner: "acme", name: "api") { ref(qualifiedName: $b) { branchProtectionRule {
+	  pattern requiresStatusChecks requiredStatusCheckContexts requiredStatusChecks { context } requiresApprovingReviews requiredApprovingReviewCount requiresStrictStatusChecks } } } }`
+	rule := func(login string) any {
+		t.Helper()
+		a := gql(t, s, login, q, map[string]any{"b": "refs/heads/main"})
+		noErrors(t, a)
+		return at(a.Data, "repository", "ref", "branchProtectionRule")
+	}
+	want := map[string]any{"pattern": "main", "requiresStatusChecks": true, "requiredStatusCheckContexts": []any{"ci", "lint"},
+		"requiredStatusChecks":     []any{map[string]any{"context": "ci"}, map[string]any{"context": "lint"}},
+		"requiresApprovingReviews": true, "requiredApprovingReviewCount": 2.0, "requiresStrictStatusChecks": true}
+	if diff := cmp.Diff(want, rule(ghstandin.DefaultLogin)); diff != "" {
+		t.Errorf("the administrator's rule (-want +got):\n%s", diff)
+	}
+	if code, _ := call(t, s, "reader", "GET", "/repos/acme/api/branches/main/protection", nil); code != 404 {
+		t.Errorf("REST protection for a reader: %d, want 404", code)
+	}
+	if got := rule("reader"); got != nil {
+		t.Errorf("a reader's rule: %v, want null as REST's 404", got)
+	}
+	s.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Ruleset: true})
+	if got := rule(ghstandin.DefaultLogin); got != nil {
+		t.Errorf("a ruleset's rule: %v, want null (not classic protection)", got)
+	}
+}

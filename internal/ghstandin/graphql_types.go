@@ -193,6 +193,11 @@ func (n *gqlNode) ToPullRequestReview() (*gqlReview, bool) { return nodeAs[*gqlR
 // ToRepositoryRule is the node as a RepositoryRule.
 func (n *gqlNode) ToRepositoryRule() (*gqlRule, bool) { return nodeAs[*gqlRule](n) }
 
+// ToBranchProtectionRule is the node as a BranchProtectionRule.
+func (n *gqlNode) ToBranchProtectionRule() (*gqlProtectionRule, bool) {
+	return nodeAs[*gqlProtectionRule](n)
+}
+
 // ToPullRequestReviewComment is the node as a PullRequestReviewComment.
 func (n *gqlNode) ToPullRequestReviewComment() (*gqlReviewComment, bool) {
 	return nodeAs[*gqlReviewComment](n)
@@ -472,6 +477,83 @@ func (r *gqlRef) Rules(cx context.Context, a pageArgs) (*gqlConn[*gqlRule], erro
 	})
 	return connOf(cx, "rules", all, a)
 }
+
+// BranchProtectionRule is the branch's classic protection, with the
+// visibility REST's GET /repos/{o}/{r}/branches/{b}/protection gives it
+// (branchProtection): an administrator sees it, anyone else null, as if
+// the branch were unprotected; a ruleset is not classic protection.
+// GitHub does not document what a token that may not administer the
+// repository sees; the stand-in's null is the answer gallivant must not
+// read as "unprotected" (docs/reconcile.md).
+func (r *gqlRef) BranchProtectionRule() *gqlProtectionRule {
+	var out *gqlProtectionRule
+	r.q.view(r.full, func(c *ctx) {
+		p := c.repo.Protection[r.name]
+		if p == nil || p.Ruleset || c.s.roleOf(c.repo, c.login) != RoleAdmin {
+			return
+		}
+		out = &gqlProtectionRule{id: "BPR_" + c.full + ":" + r.name, pattern: r.name, p: *p}
+		out.p.RequiredContexts = slices.Clone(p.RequiredContexts)
+	})
+	return out
+}
+
+// gqlProtectionRule is a BranchProtectionRule: the stand-in's classic
+// protection of one branch, whose pattern is the branch's name.
+type gqlProtectionRule struct {
+	id, pattern string
+	p           Protection
+}
+
+// ID is the rule's global ID.
+func (b *gqlProtectionRule) ID() graphqlgo.ID { return graphqlgo.ID(b.id) }
+
+// Pattern is the branch name the rule protects.
+func (b *gqlProtectionRule) Pattern() string { return b.pattern }
+
+// RequiredApprovingReviewCount is how many approving reviews the rule
+// requires; null when it requires none, as GitHub answers a rule without
+// required reviews.
+func (b *gqlProtectionRule) RequiredApprovingReviewCount() *int32 {
+	if b.p.RequiredReviews == 0 {
+		return nil
+	}
+	n := int32(b.p.RequiredReviews)
+	return &n
+}
+
+// RequiredStatusCheckContexts are the contexts the rule requires.
+func (b *gqlProtectionRule) RequiredStatusCheckContexts() *[]*string {
+	out := make([]*string, 0, len(b.p.RequiredContexts))
+	for _, c := range b.p.RequiredContexts {
+		out = append(out, &c)
+	}
+	return &out
+}
+
+// RequiredStatusChecks are the checks the rule requires, from any app.
+func (b *gqlProtectionRule) RequiredStatusChecks() *[]*gqlCheckDescription {
+	out := make([]*gqlCheckDescription, 0, len(b.p.RequiredContexts))
+	for _, c := range b.p.RequiredContexts {
+		out = append(out, &gqlCheckDescription{c})
+	}
+	return &out
+}
+
+// RequiresApprovingReviews is whether the rule requires approving reviews.
+func (b *gqlProtectionRule) RequiresApprovingReviews() bool { return b.p.RequiredReviews > 0 }
+
+// RequiresStatusChecks is whether the rule requires status checks.
+func (b *gqlProtectionRule) RequiresStatusChecks() bool { return len(b.p.RequiredContexts) > 0 }
+
+// RequiresStrictStatusChecks is whether heads must contain the base.
+func (b *gqlProtectionRule) RequiresStrictStatusChecks() bool { return b.p.Strict }
+
+// gqlCheckDescription is a RequiredStatusCheckDescription.
+type gqlCheckDescription struct{ context string }
+
+// Context is the required context.
+func (c *gqlCheckDescription) Context() string { return c.context }
 
 // gqlRule is a RepositoryRule.
 type gqlRule struct {

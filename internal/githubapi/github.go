@@ -77,6 +77,10 @@ type Client struct {
 	// still read. hiddenChanges counts its changes for SaveState.
 	protectionHidden map[string]hiddenProtection
 	hiddenChanges    int
+	// protectionRead holds the branches whose classic protection last
+	// answered its REST read with a 200, and since when (required.go
+	// protectionReadable); hiddenChanges counts its changes too.
+	protectionRead map[string]time.Time
 	// graphQLRefused is a remembered refusal of GraphQL
 	// (graphqlrefused.go); hiddenChanges counts its changes too.
 	graphQLRefused *graphQLRefusal
@@ -952,14 +956,15 @@ func (g *Client) requiredChecks(ctx context.Context, repo, base, key string) (ou
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	merged := mergeRequired(rules, p)
+	merged := MergeRequired(rules, p)
 	return merged.Checks, merged.Approvals, merged.Protection, nil
 }
 
-// mergeRequired is what a base requires under its rulesets and its
-// classic protection together: the rulesets' names first, then the
-// protection's not among them, and the larger approval count.
-func mergeRequired(rules, prot Required) Required {
+// MergeRequired is what a base requires under its rulesets (rules) and
+// its classic protection (prot) together: the rulesets' check names
+// first, then the protection's not among them, the larger approval count,
+// and the protection's names as Protection.
+func MergeRequired(rules, prot Required) Required {
 	out := Required{Checks: slices.Clone(rules.Checks), Approvals: max(rules.Approvals, prot.Approvals), Protection: slices.Clone(prot.Protection)}
 	for _, c := range prot.Protection {
 		if !slices.Contains(out.Checks, c) {

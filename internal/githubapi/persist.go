@@ -56,7 +56,12 @@ type persistedState struct {
 	Entries   []persistedEntry            `json:"entries"` // most recently used first
 	Discovery map[string]persistedDisc    `json:"discovery,omitempty"`
 	Hidden    map[string]hiddenProtection `json:"protection_hidden,omitempty"`
-	Quiet     map[string]json.RawMessage  `json:"quiet,omitempty"`
+	// Readable are the branches whose classic protection last answered
+	// its REST read with a 200 (required.go protectionReadable); a file
+	// without it, as every version-4 file before it, holds none, and the
+	// next read of each protection through REST says again.
+	Readable map[string]time.Time       `json:"protection_readable,omitempty"`
+	Quiet    map[string]json.RawMessage `json:"quiet,omitempty"`
 	// GraphQLRefused is a remembered refusal of GraphQL (graphqlrefused.go);
 	// a file without it, as every version-4 file before it, remembers none.
 	GraphQLRefused *graphQLRefusal `json:"graphql_refused,omitempty"`
@@ -141,6 +146,9 @@ func (g *Client) loadState() {
 	for k, h := range st.Hidden {
 		g.protectionHidden[k] = h
 	}
+	if len(st.Readable) > 0 {
+		g.protectionRead = st.Readable
+	}
 	if len(st.Quiet) > 0 {
 		g.quiet = st.Quiet
 	}
@@ -205,6 +213,12 @@ func (g *Client) SaveState() error {
 	}
 	for k, h := range g.protectionHidden {
 		st.Hidden[k] = h
+	}
+	if len(g.protectionRead) > 0 {
+		st.Readable = make(map[string]time.Time, len(g.protectionRead))
+		for k, at := range g.protectionRead {
+			st.Readable[k] = at
+		}
 	}
 	st.GraphQLRefused = g.graphQLRefused
 	if len(g.quiet) > 0 {

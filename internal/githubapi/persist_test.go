@@ -199,3 +199,36 @@ func TestStateKeepsOnlyRecentEntries(t *testing.T) {
 		t.Errorf("main used every pass, feature unused for a day (-want +got):\n%s", diff)
 	}
 }
+
+// Issue 33: which classic protections the token read with a 200 survives
+// the process, so a one-shot run's rollup query asks their
+// branchProtectionRule (rollup.go) from its first pass; a protection that
+// then answers 404 is forgotten, in the file too.
+func TestStateKeepsReadableProtection(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "acme/a")
+	dir := t.TempDir()
+	ctx := context.Background()
+	s.Protect("acme/a", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
+	first := stateAdapter(t, s, dir, nil)
+	if p, err := first.ProtectionRequirements(ctx, "acme/a", "main", "k"); err != nil || len(p.Protection) != 1 {
+		t.Fatalf("protection: %+v, %v", p, err)
+	}
+	if err := first.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	second := stateAdapter(t, s, dir, nil)
+	if !second.protectionReadable("acme/a", "main") || second.protectionReadable("acme/a", "other") {
+		t.Fatalf("after a restart: main readable %v, other %v; want main only", second.protectionReadable("acme/a", "main"), second.protectionReadable("acme/a", "other"))
+	}
+	s.Protect("acme/a", "main", ghstandin.Protection{Ruleset: true})
+	if _, err := second.ProtectionRequirements(ctx, "acme/a", "main", "k"); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.SaveState(); err != nil {
+		t.Fatal(err)
+	}
+	if third := stateAdapter(t, s, dir, nil); third.protectionReadable("acme/a", "main") {
+		t.Errorf("a protection that answered 404 is still readable after a restart")
+	}
+}

@@ -90,16 +90,37 @@ func (g *Client) hideProtection(repo, base, key string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.protectionHidden[hiddenKey(repo, base)] = hiddenProtection{At: g.now(), Key: key}
+	delete(g.protectionRead, hiddenKey(repo, base))
 	g.hiddenChanges++
 }
 
 // unhideProtection forgets that base's protection was unreadable: it was
-// just read.
+// just read, with a 200, and is readable from now on.
 func (g *Client) unhideProtection(repo, base string) {
+	k := hiddenKey(repo, base)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, ok := g.protectionHidden[hiddenKey(repo, base)]; ok {
-		delete(g.protectionHidden, hiddenKey(repo, base))
+	if _, ok := g.protectionHidden[k]; ok {
+		delete(g.protectionHidden, k)
 		g.hiddenChanges++
 	}
+	if _, ok := g.protectionRead[k]; !ok {
+		if g.protectionRead == nil {
+			g.protectionRead = map[string]time.Time{}
+		}
+		g.protectionRead[k] = g.now().UTC()
+		g.hiddenChanges++
+	}
+}
+
+// protectionReadable reports whether base's classic protection last
+// answered ProtectionRequirements' REST read with a 200: the token may
+// read it, so the rollup query asks GraphQL's branchProtectionRule for it
+// (rollup.go). A protection that then answers 403 or 404 is no longer
+// readable (hideProtection).
+func (g *Client) protectionReadable(repo, base string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.protectionRead[hiddenKey(repo, base)]
+	return ok
 }

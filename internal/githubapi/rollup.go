@@ -87,6 +87,18 @@ type Rollups struct {
 	// through REST; classic branch protection is not a rule), for each
 	// existing base whose rules fit one page.
 	BaseRules map[string][]string
+	// BaseApprovals are the approving reviews the rulesets on each base
+	// of BaseRules require (its pull_request rules, the largest count;
+	// 0 when none), as RulesetRequirements reads them through REST.
+	BaseApprovals map[string]int
+	// BaseProtection is what the classic protection of each base asked
+	// with its protection (PullRequestRollups' protected) requires, as
+	// GraphQL's branchProtectionRule shows it, in ProtectionRequirements'
+	// terms. A base whose rule answered null, or whose rule GitHub refused
+	// to show, is not in it: null never means unprotected here (GitHub
+	// does not document that field's visibility to tokens that cannot
+	// administer the repository), and the caller reads it through REST.
+	BaseProtection map[string]Required
 }
 
 // GraphQLError is a GraphQL answer that carries errors: GitHub parsed the
@@ -115,37 +127,49 @@ func (e *GraphQLError) Error() string {
 var ErrRollupAnswer = errors.New("the answer does not match the query")
 
 // PullRequestRollups reads, for the pull requests numbers of repo, their
-// heads, checks and comment times, and the heads of bases, in one GraphQL
-// query per rollupPerQuery pull requests (the bases ride on the first).
-// An error in any answer is the call's error: the caller then reads
-// through REST. A refusal of GraphQL itself is remembered under key
-// (graphqlrefused.go): while it is, the call asks nothing and answers
-// ErrGraphQLRefused.
+// heads, checks and comment times, and the heads and rules of bases, in
+// one GraphQL query per rollupPerQuery pull requests (the bases ride on
+// the first). Of a base whose classic protection this adapter last read
+// through REST with a 200 (ProtectionRequirements: the token may read it),
+// the query asks the branchProtectionRule too (Rollups.BaseProtection);
+// of any other base it does not, as GitHub shows classic protection to
+// administrators only. An error in any answer is the call's error: the
+// caller then reads through REST; an error GitHub gives about one base's
+// branchProtectionRule alone is that base's null. A refusal of GraphQL
+// itself is remembered under key (graphqlrefused.go): while it is, the
+// call asks nothing and answers ErrGraphQLRefused.
 func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []int, bases []string, key string) (Rollups, error) {
 	if r, ok := g.graphQLStillRefused(key); ok {
 		return Rollups{}, refusedRollups(repo, r)
 	}
-	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{}}
+	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{},
+		BaseApprovals: map[string]int{}, BaseProtection: map[string]Required{}}
 	numbers = slices.Compact(slices.Sorted(slices.Values(numbers)))
 	bases = slices.Compact(slices.Sorted(slices.Values(bases)))
+	var protected []string
+	for _, b := range bases {
+		if g.protectionReadable(repo, b) {
+			protected = append(protected, b)
+		}
+	}
 	for first := true; first || len(numbers) > 0; first = false {
 		chunk := numbers[:min(len(numbers), rollupPerQuery)]
 		numbers = numbers[len(chunk):]
-		var bs []string
+		var bs, ps []string
 		if first {
-			bs = bases
+			bs, ps = bases, protected
 		}
 		if len(chunk) == 0 && len(bs) == 0 {
 			break
 		}
 		op := fmt.Sprintf("read the checks and comments of %d pull requests in %s", len(chunk), repo)
-		query, vars := rollupQuery(repo, chunk, bs)
-		data, err := g.postGraphQL(ctx, op, query, vars)
+		query, vars := rollupQuery(repo, chunk, bs, ps)
+		data, err := g.postGraphQL(ctx, op, query, vars, protectionRulePath)
 		g.noteGraphQLAnswer(key, err)
 		if err != nil {
 			return Rollups{}, err
 		}
-		r, err := ParseRollups(data, chunk, bs)
+		r, err := ParseRollups(data, chunk, bs, ps)
 		if err != nil {
 			return Rollups{}, fmt.Errorf("%s: %w", op, err)
 		}
@@ -158,8 +182,37 @@ func (g *Client) PullRequestRollups(ctx context.Context, repo string, numbers []
 		for b, rs := range r.BaseRules {
 			out.BaseRules[b] = rs
 		}
+		for b, n := range r.BaseApprovals {
+			out.BaseApprovals[b] = n
+		}
+		for b, p := range r.BaseProtection {
+			out.BaseProtection[b] = p
+		}
 	}
 	return out, nil
+}
+
+// rollupProtectionFields is what the query selects of a base's
+// branchProtectionRule: what ProtectionRequirements reads of the REST
+// protection (its required checks and approving reviews), and the
+// rule's pattern.
+const rollupProtectionFields = `branchProtectionRule { pattern requiresStatusChecks requiredStatusCheckContexts requiredStatusChecks { context }
+      requiresApprovingReviews requiredApprovingReviewCount }`
+
+// protectionRulePath reports whether a GraphQL error's path is in a base's
+// branchProtectionRule (["repository", "b0", "branchProtectionRule", …]):
+// GitHub refusing to show one rule leaves it null, and the caller reads
+// that protection through REST.
+func protectionRulePath(path []any) bool {
+	if len(path) < 3 || path[0] != "repository" || path[2] != "branchProtectionRule" {
+		return false
+	}
+	alias, ok := path[1].(string)
+	if !ok || len(alias) < 2 || alias[0] != 'b' {
+		return false
+	}
+	_, err := strconv.Atoi(alias[1:])
+	return err == nil
 }
 
 // rollupPRFields is what the query selects of each pull request.
@@ -171,16 +224,22 @@ var rollupPRFields = fmt.Sprintf(`number headRefOid
 	rollupContexts, rollupComments, rollupReviews, rollupReviewComments)
 
 // rollupQuery builds the query and its variables: every number and branch
-// name is a variable, never text in the query.
-func rollupQuery(repo string, numbers []int, bases []string) (string, map[string]any) {
+// name is a variable, never text in the query. Of the bases in protected,
+// it asks the branchProtectionRule too.
+func rollupQuery(repo string, numbers []int, bases, protected []string) (string, map[string]any) {
 	o, n := splitRepo(repo)
 	vars := map[string]any{"owner": o, "name": n}
 	var params, body strings.Builder
 	params.WriteString("$owner: String!, $name: String!")
 	for i, b := range bases {
+		prot := ""
+		if slices.Contains(protected, b) {
+			prot = "\n      " + rollupProtectionFields
+		}
 		fmt.Fprintf(&params, ", $b%d: String!", i)
 		fmt.Fprintf(&body, "    b%d: ref(qualifiedName: $b%d) { target { oid } rules(first: %d) { totalCount nodes { type parameters {\n"+
-			"      __typename ... on RequiredStatusChecksParameters { requiredStatusChecks { context } } } } } }\n", i, i, rollupRules)
+			"      __typename ... on RequiredStatusChecksParameters { requiredStatusChecks { context } }\n"+
+			"      ... on PullRequestParameters { requiredApprovingReviewCount } } } }%s }\n", i, i, rollupRules, prot)
 		vars[fmt.Sprintf("b%d", i)] = "refs/heads/" + b
 	}
 	for i, num := range numbers {
@@ -192,8 +251,9 @@ func rollupQuery(repo string, numbers []int, bases []string) (string, map[string
 }
 
 // postGraphQL posts one query and returns the answer's data, the errors it
-// carries as a *GraphQLError.
-func (g *Client) postGraphQL(ctx context.Context, op, query string, vars map[string]any) (json.RawMessage, error) {
+// carries as a *GraphQLError, but for errors whose path tolerate accepts
+// (nil accepts none): their fields are null in the data, which is kept.
+func (g *Client) postGraphQL(ctx context.Context, op, query string, vars map[string]any, tolerate func(path []any) bool) (json.RawMessage, error) {
 	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -214,6 +274,7 @@ func (g *Client) postGraphQL(ctx context.Context, op, query string, vars map[str
 		Errors []struct {
 			Type       string            `json:"type"`
 			Message    string            `json:"message"`
+			Path       []any             `json:"path"`
 			Locations  []json.RawMessage `json:"locations"`
 			Extensions struct {
 				Code string `json:"code"`
@@ -223,8 +284,10 @@ func (g *Client) postGraphQL(ctx context.Context, op, query string, vars map[str
 	if err := json.NewDecoder(io.LimitReader(&buf, rollupMaxBody)).Decode(&ans); err != nil {
 		return nil, fmt.Errorf("%s: read the answer: %w", op, err)
 	}
-	if len(ans.Errors) > 0 {
-		e := ans.Errors[0]
+	for _, e := range ans.Errors {
+		if tolerate != nil && tolerate(e.Path) && ans.Data != nil {
+			continue
+		}
 		return nil, &GraphQLError{Op: op, Type: e.Type, Message: quoteBounded(e.Message), Query: len(e.Locations) > 0 || e.Extensions.Code != ""}
 	}
 	return ans.Data, nil
@@ -284,22 +347,37 @@ type (
 			RequiredStatusChecks *[]*struct {
 				Context string `json:"context"`
 			} `json:"requiredStatusChecks"`
+			RequiredApprovingReviewCount *int `json:"requiredApprovingReviewCount"`
 		} `json:"parameters"`
+	}
+	rollupProtection struct {
+		Pattern                     string     `json:"pattern"`
+		RequiresStatusChecks        *bool      `json:"requiresStatusChecks"`
+		RequiredStatusCheckContexts *[]*string `json:"requiredStatusCheckContexts"`
+		RequiredStatusChecks        *[]*struct {
+			Context string `json:"context"`
+		} `json:"requiredStatusChecks"`
+		RequiresApprovingReviews     *bool `json:"requiresApprovingReviews"`
+		RequiredApprovingReviewCount *int  `json:"requiredApprovingReviewCount"`
 	}
 	rollupRef struct {
 		Target *struct {
 			Oid string `json:"oid"`
 		} `json:"target"`
 		Rules *rollupConn[rollupRule] `json:"rules"`
+		// BranchProtectionRule is nil when the answer has no such
+		// field, "null" when it is null.
+		BranchProtectionRule json.RawMessage `json:"branchProtectionRule"`
 	}
 )
 
 var objectID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // ParseRollups reads the data of an answer to the rollup query for numbers
-// and bases, as rollupQuery asked them. It never panics; an answer of any
-// other shape is an error wrapping ErrRollupAnswer that says where.
-func ParseRollups(data []byte, numbers []int, bases []string) (Rollups, error) {
+// and bases, with the branchProtectionRule of the bases in protected, as
+// rollupQuery asked them. It never panics; an answer of any other shape is
+// an error wrapping ErrRollupAnswer that says where.
+func ParseRollups(data []byte, numbers []int, bases, protected []string) (Rollups, error) {
 	bad := func(where, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrRollupAnswer, where, fmt.Sprintf(format, args...))
 	}
@@ -315,7 +393,8 @@ func ParseRollups(data []byte, numbers []int, bases []string) (Rollups, error) {
 	if want := len(numbers) + len(bases); len(top.Repository) != want {
 		return Rollups{}, bad("data.repository", "%d fields, want %d", len(top.Repository), want)
 	}
-	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{}}
+	out := Rollups{PullRequests: map[int]PullRequestRollup{}, BaseHeads: map[string]string{}, BaseRules: map[string][]string{},
+		BaseApprovals: map[string]int{}, BaseProtection: map[string]Required{}}
 	for i, b := range bases {
 		where := fmt.Sprintf("data.repository.b%d", i)
 		raw, ok := top.Repository[fmt.Sprintf("b%d", i)]
@@ -333,12 +412,27 @@ func ParseRollups(data []byte, numbers []int, bases []string) (Rollups, error) {
 			return Rollups{}, bad(where+".target.oid", "not an object id")
 		default:
 			out.BaseHeads[b] = ref.Target.Oid
-			rules, complete, err := rulesOf(ref.Rules)
+			rules, approvals, complete, err := rulesOf(ref.Rules)
 			if err != nil {
 				return Rollups{}, bad(where+".rules", "%v", err)
 			}
 			if complete {
-				out.BaseRules[b] = rules
+				out.BaseRules[b], out.BaseApprovals[b] = rules, approvals
+			}
+			asked := slices.Contains(protected, b)
+			switch {
+			case asked && ref.BranchProtectionRule == nil:
+				return Rollups{}, bad(where+".branchProtectionRule", "missing")
+			case !asked && ref.BranchProtectionRule != nil:
+				return Rollups{}, bad(where+".branchProtectionRule", "not asked for")
+			case asked:
+				p, ok, err := protectionRuleOf(ref.BranchProtectionRule)
+				if err != nil {
+					return Rollups{}, bad(where+".branchProtectionRule", "%v", err)
+				}
+				if ok {
+					out.BaseProtection[b] = p
+				}
 			}
 		}
 	}
@@ -417,31 +511,97 @@ func rollupOf(pr *rollupPR, num int, where string) (PullRequestRollup, error) {
 }
 
 // rulesOf reads the check names a base's rules require, in their order,
-// each once; complete is false when the rules did not fit the page.
-func rulesOf(c *rollupConn[rollupRule]) (names []string, complete bool, err error) {
+// each once, and the most approving reviews its pull_request rules
+// require; complete is false when the rules did not fit the page.
+func rulesOf(c *rollupConn[rollupRule]) (names []string, approvals int, complete bool, err error) {
 	if err := connOK(c, rollupRules); err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	for j, r := range c.Nodes {
-		if r.Type == "" {
-			return nil, false, fmt.Errorf("nodes[%d]: no type", j)
-		}
-		if r.Type != "REQUIRED_STATUS_CHECKS" {
-			continue
-		}
-		if r.Parameters == nil || r.Parameters.Typename != "RequiredStatusChecksParameters" || r.Parameters.RequiredStatusChecks == nil {
-			return nil, false, fmt.Errorf("nodes[%d]: a REQUIRED_STATUS_CHECKS rule without its checks", j)
-		}
-		for k, x := range *r.Parameters.RequiredStatusChecks {
-			if x == nil || x.Context == "" {
-				return nil, false, fmt.Errorf("nodes[%d].parameters.requiredStatusChecks[%d]: no context", j, k)
+		p := r.Parameters
+		switch r.Type {
+		case "":
+			return nil, 0, false, fmt.Errorf("nodes[%d]: no type", j)
+		case "PULL_REQUEST":
+			if p == nil || p.Typename != "PullRequestParameters" || p.RequiredApprovingReviewCount == nil || p.RequiredStatusChecks != nil {
+				return nil, 0, false, fmt.Errorf("nodes[%d]: a PULL_REQUEST rule without its review count", j)
 			}
-			if !slices.Contains(names, x.Context) {
-				names = append(names, x.Context)
+			if n := *p.RequiredApprovingReviewCount; n < 0 || n > maxApprovals {
+				return nil, 0, false, fmt.Errorf("nodes[%d].parameters.requiredApprovingReviewCount: %d is not a review count", j, n)
+			}
+			approvals = max(approvals, *p.RequiredApprovingReviewCount)
+		case "REQUIRED_STATUS_CHECKS":
+			if p == nil || p.Typename != "RequiredStatusChecksParameters" || p.RequiredStatusChecks == nil || p.RequiredApprovingReviewCount != nil {
+				return nil, 0, false, fmt.Errorf("nodes[%d]: a REQUIRED_STATUS_CHECKS rule without its checks", j)
+			}
+			for k, x := range *p.RequiredStatusChecks {
+				if x == nil || x.Context == "" {
+					return nil, 0, false, fmt.Errorf("nodes[%d].parameters.requiredStatusChecks[%d]: no context", j, k)
+				}
+				if !slices.Contains(names, x.Context) {
+					names = append(names, x.Context)
+				}
 			}
 		}
 	}
-	return names, *c.TotalCount == len(c.Nodes), nil
+	return names, approvals, *c.TotalCount == len(c.Nodes), nil
+}
+
+// maxApprovals bounds a review count read from GitHub, which allows at
+// most 10 approving reviews to be required.
+const maxApprovals = 10
+
+// protectionRuleOf reads a base's branchProtectionRule as
+// ProtectionRequirements reads the REST protection: ok is false when it
+// is null.
+func protectionRuleOf(raw json.RawMessage) (out Required, ok bool, err error) {
+	var p *rollupProtection
+	if err := strictDecode(raw, &p); err != nil {
+		return Required{}, false, err
+	}
+	if p == nil {
+		return Required{}, false, nil
+	}
+	switch {
+	case p.Pattern == "":
+		return Required{}, false, errors.New("no pattern")
+	case p.RequiresStatusChecks == nil || p.RequiresApprovingReviews == nil:
+		return Required{}, false, errors.New("requiresStatusChecks and requiresApprovingReviews are required")
+	}
+	if *p.RequiresStatusChecks {
+		add := func(c string) {
+			if c != "" && !slices.Contains(out.Protection, c) {
+				out.Protection = append(out.Protection, c)
+			}
+		}
+		if p.RequiredStatusCheckContexts != nil {
+			for _, c := range *p.RequiredStatusCheckContexts {
+				if c != nil {
+					add(*c)
+				}
+			}
+		}
+		if p.RequiredStatusChecks != nil {
+			for k, c := range *p.RequiredStatusChecks {
+				if c == nil || c.Context == "" {
+					return Required{}, false, fmt.Errorf("requiredStatusChecks[%d]: no context", k)
+				}
+				add(c.Context)
+			}
+		}
+	}
+	if *p.RequiresApprovingReviews {
+		switch n := p.RequiredApprovingReviewCount; {
+		case n == nil:
+			return Required{}, false, errors.New("requiresApprovingReviews without requiredApprovingReviewCount")
+		case *n < 0 || *n > maxApprovals:
+			return Required{}, false, fmt.Errorf("requiredApprovingReviewCount: %d is not a review count", *n)
+		default:
+			out.Approvals = *n
+		}
+	}
+	out.Checks = slices.Clone(out.Protection)
+	return out, true, nil
 }
 
 // connOK checks a connection's page: present, counted, no more nodes than

@@ -3,12 +3,16 @@ package githubapi
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/go-github/v66/github"
 
 	"github.com/gallivant/gallivant/internal/ghstandin"
@@ -179,13 +183,57 @@ func TestParseRollupsRefusesOtherShapes(t *testing.T) {
 	rules := func(nodes string) string {
 		return `{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[` + nodes + `]}}}}`
 	}
-	if r, err := ParseRollups([]byte(rules(`{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}`)), nil, []string{"main"}); err != nil || len(r.BaseRules["main"]) != 1 {
+	if r, err := ParseRollups([]byte(rules(`{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}`)), nil, []string{"main"}, nil); err != nil || len(r.BaseRules["main"]) != 1 {
 		t.Fatalf("a base's rules: %+v, %v", r, err)
 	}
-	if _, err := ParseRollups([]byte(rules(`{"type":"REQUIRED_STATUS_CHECKS","parameters":null}`)), nil, []string{"main"}); !errors.Is(err, ErrRollupAnswer) || !strings.Contains(err.Error(), "data.repository.b0.rules") {
+	if _, err := ParseRollups([]byte(rules(`{"type":"REQUIRED_STATUS_CHECKS","parameters":null}`)), nil, []string{"main"}, nil); !errors.Is(err, ErrRollupAnswer) || !strings.Contains(err.Error(), "data.repository.b0.rules") {
 		t.Errorf("a required_status_checks rule without checks: %v", err)
 	}
-	if r, err := ParseRollups([]byte(pr(good)), []int{7}, nil); err != nil || r.PullRequests[7].Checks.Runs[0].Conclusion != "failure" {
+	base := func(rules, prot string) string {
+		return `{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[` + rules + `]}` + prot + `}}}`
+	}
+	pull := `{"type":"PULL_REQUEST","parameters":{"__typename":"PullRequestParameters","requiredApprovingReviewCount":2}}`
+	rule := `,"branchProtectionRule":{"pattern":"main","requiresStatusChecks":true,"requiredStatusCheckContexts":["ci",null],"requiredStatusChecks":[{"context":"ci"},{"context":"lint"}],"requiresApprovingReviews":true,"requiredApprovingReviewCount":3}`
+	for _, tc := range []struct {
+		name, data string
+		protected  []string
+		want       Rollups
+		where      string
+	}{
+		{"a pull_request rule", base(pull, ""), nil,
+			Rollups{BaseHeads: map[string]string{"main": head}, BaseRules: map[string][]string{"main": nil}, BaseApprovals: map[string]int{"main": 2}}, ""},
+		{"a branchProtectionRule", base(pull, rule), []string{"main"},
+			Rollups{BaseHeads: map[string]string{"main": head}, BaseRules: map[string][]string{"main": nil}, BaseApprovals: map[string]int{"main": 2},
+				BaseProtection: map[string]Required{"main": {Checks: []string{"ci", "lint"}, Approvals: 3, Protection: []string{"ci", "lint"}}}}, ""},
+		{"a null branchProtectionRule is no answer, not unprotected", base(pull, `,"branchProtectionRule":null`), []string{"main"},
+			Rollups{BaseHeads: map[string]string{"main": head}, BaseRules: map[string][]string{"main": nil}, BaseApprovals: map[string]int{"main": 2}}, ""},
+		{"a rule that requires nothing", base(pull, `,"branchProtectionRule":{"pattern":"main","requiresStatusChecks":false,"requiredStatusCheckContexts":["ci"],"requiredStatusChecks":[],"requiresApprovingReviews":false,"requiredApprovingReviewCount":null}`), []string{"main"},
+			Rollups{BaseHeads: map[string]string{"main": head}, BaseRules: map[string][]string{"main": nil}, BaseApprovals: map[string]int{"main": 2},
+				BaseProtection: map[string]Required{"main": {}}}, ""},
+		{"a pull_request rule without its count", base(`{"type":"PULL_REQUEST","parameters":{"__typename":"PullRequestParameters"}}`, ""), nil, Rollups{}, "data.repository.b0.rules"},
+		{"a review count out of range", base(`{"type":"PULL_REQUEST","parameters":{"__typename":"PullRequestParameters","requiredApprovingReviewCount":11}}`, ""), nil, Rollups{}, "data.repository.b0.rules"},
+		{"a branchProtectionRule asked for and missing", base(pull, ""), []string{"main"}, Rollups{}, "data.repository.b0.branchProtectionRule"},
+		{"a branchProtectionRule not asked for", base(pull, rule), nil, Rollups{}, "data.repository.b0.branchProtectionRule"},
+		{"a branchProtectionRule without its flags", base(pull, `,"branchProtectionRule":{"pattern":"main","requiresStatusChecks":null,"requiredStatusCheckContexts":null,"requiredStatusChecks":null,"requiresApprovingReviews":true,"requiredApprovingReviewCount":1}`), []string{"main"}, Rollups{}, "data.repository.b0.branchProtectionRule"},
+		{"required reviews without a count", base(pull, `,"branchProtectionRule":{"pattern":"main","requiresStatusChecks":false,"requiredStatusCheckContexts":null,"requiredStatusChecks":null,"requiresApprovingReviews":true,"requiredApprovingReviewCount":null}`), []string{"main"}, Rollups{}, "data.repository.b0.branchProtectionRule"},
+	} {
+		got, err := ParseRollups([]byte(tc.data), nil, []string{"main"}, tc.protected)
+		if tc.where != "" {
+			if !errors.Is(err, ErrRollupAnswer) || !strings.Contains(err.Error(), tc.where) {
+				t.Errorf("%s: %v; want ErrRollupAnswer at %s", tc.name, err, tc.where)
+			}
+			continue
+		}
+		want := tc.want
+		want.PullRequests = map[int]PullRequestRollup{}
+		if want.BaseProtection == nil {
+			want.BaseProtection = map[string]Required{}
+		}
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); err != nil || diff != "" {
+			t.Errorf("%s: %v (-want +got):\n%s", tc.name, err, diff)
+		}
+	}
+	if r, err := ParseRollups([]byte(pr(good)), []int{7}, nil, nil); err != nil || r.PullRequests[7].Checks.Runs[0].Conclusion != "failure" {
 		t.Fatalf("a good answer: %+v, %v", r, err)
 	}
 	for _, tc := range []struct{ name, data, where string }{
@@ -197,7 +245,7 @@ func TestParseRollupsRefusesOtherShapes(t *testing.T) {
 		{"no repository", `{"repository":null}`, "data.repository"},
 		{"not JSON", `{"repository":`, "data"},
 	} {
-		_, err := ParseRollups([]byte(tc.data), []int{7}, nil)
+		_, err := ParseRollups([]byte(tc.data), []int{7}, nil, nil)
 		if !errors.Is(err, ErrRollupAnswer) || !strings.Contains(err.Error(), tc.where) {
 			t.Errorf("%s: %v; want ErrRollupAnswer at %s", tc.name, err, tc.where)
 		}
@@ -215,17 +263,26 @@ func FuzzParseRollups(f *testing.F) {
 	f.Add([]byte(`{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[{"type":"REQUIRED_STATUS_CHECKS","parameters":{"__typename":"RequiredStatusChecksParameters","requiredStatusChecks":[{"context":"ci"}]}}]}},"p0":null}}`))
 	f.Add([]byte(`{"repository":{"b0":null,"p0":{"number":1,"headRefOid":"` + head + `","commits":{"totalCount":1,"nodes":[{"commit":{"oid":"` + head + `","statusCheckRollup":null}}]},"comments":{"totalCount":1,"nodes":[{"fullDatabaseId":"12","updatedAt":"2026-12-01T10:00:00Z"}]},"reviews":{"totalCount":1,"nodes":[{"comments":{"totalCount":0,"nodes":[]}}]}}}}`))
 	f.Add([]byte(`{"repository":{"b0":null,"p0":null}}`))
+	f.Add([]byte(`{"repository":{"b0":{"target":{"oid":"` + head + `"},"rules":{"totalCount":1,"nodes":[{"type":"PULL_REQUEST","parameters":{"__typename":"PullRequestParameters","requiredApprovingReviewCount":2}}]},` +
+		`"branchProtectionRule":{"pattern":"main","requiresStatusChecks":true,"requiredStatusCheckContexts":["ci"],"requiredStatusChecks":[{"context":"lint"}],"requiresApprovingReviews":true,"requiredApprovingReviewCount":1}},"p0":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := ParseRollups(data, []int{1}, []string{"main"})
-		if err != nil {
-			return
-		}
-		if len(r.BaseRules["main"]) > 0 && r.BaseHeads["main"] == "" {
-			t.Errorf("rules of a base with no head: %+v", r)
-		}
-		p := r.PullRequests[1]
-		if len(p.IssueComments) > rollupComments || len(p.ReviewComments) > rollupReviews*rollupReviewComments || len(p.Checks.Runs)+len(p.Checks.Statuses) > rollupContexts {
-			t.Errorf("accepted more than the query asks for: %+v", p)
+		for _, protected := range [][]string{nil, {"main"}} {
+			r, err := ParseRollups(data, []int{1}, []string{"main"}, protected)
+			if err != nil {
+				continue
+			}
+			_, rules := r.BaseRules["main"]
+			_, prot := r.BaseProtection["main"]
+			if (rules || prot) && r.BaseHeads["main"] == "" || prot && protected == nil {
+				t.Errorf("rules or protection of a base with no head, or not asked for: %+v", r)
+			}
+			if n := max(r.BaseApprovals["main"], r.BaseProtection["main"].Approvals); n < 0 || n > maxApprovals {
+				t.Errorf("accepted %d required approvals", n)
+			}
+			p := r.PullRequests[1]
+			if len(p.IssueComments) > rollupComments || len(p.ReviewComments) > rollupReviews*rollupReviewComments || len(p.Checks.Runs)+len(p.Checks.Statuses) > rollupContexts {
+				t.Errorf("accepted more than the query asks for: %+v", p)
+			}
 		}
 	})
 }
@@ -308,6 +365,154 @@ func TestRollupChecksMatchRESTByState(t *testing.T) {
 			}
 			if n := len(rest.Runs) + len(rest.Statuses); n == 0 {
 				t.Errorf("REST reports no checks on the head; the case tests nothing")
+			}
+		})
+	}
+}
+
+// Issue 33: the rollup query asks a base's branchProtectionRule only once
+// the token has read that base's classic protection through REST with a
+// 200, and then reads what REST reads (required checks, approving
+// reviews); a token that cannot read it (REST's 404) is never asked it
+// through GraphQL, whose null would look unprotected. A ruleset's
+// pull_request rule gives BaseApprovals, as RulesetRequirements reads it.
+func TestRollupProtectionMatchesREST(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, "acme/api")
+	ctx := t.Context()
+	admin, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
+	writer, _ := adapter(t, s, "alice", nil)
+	testserver.PushBranch(t, s, "acme/api", "rel", "r.txt")
+	s.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci", "lint"}, RequiredReviews: 2})
+	s.Protect("acme/api", "rel", ghstandin.Protection{RequiredContexts: []string{"build"}, RequiredReviews: 3, Ruleset: true})
+	bases := []string{"main", "rel"}
+	for _, g := range []*Client{admin, writer} {
+		got, err := g.PullRequestRollups(ctx, "acme/api", nil, bases, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.BaseProtection) != 0 {
+			t.Errorf("before any REST read of the protection: %+v; want none asked", got.BaseProtection)
+		}
+		if diff := cmp.Diff(map[string]int{"main": 0, "rel": 3}, got.BaseApprovals); diff != "" {
+			t.Errorf("ruleset approvals (-want +got):\n%s", diff)
+		}
+	}
+	want := map[*Client]map[string]Required{admin: {}, writer: {}}
+	for g := range want {
+		for _, b := range bases {
+			p, err := g.ProtectionRequirements(ctx, "acme/api", b, "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Checks) > 0 {
+				want[g][b] = p
+			}
+		}
+	}
+	if len(want[admin]) != 1 || want[admin]["main"].Approvals != 2 || len(want[writer]) != 0 {
+		t.Fatalf("REST protection: admin %+v, writer %+v; want main's for the admin only", want[admin], want[writer])
+	}
+	for g, w := range want {
+		before := g.Requests()
+		got, err := g.PullRequestRollups(ctx, "acme/api", nil, bases, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(w, got.BaseProtection, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("GraphQL's protection against REST's (-rest +graphql):\n%s", diff)
+		}
+		if d := g.Requests().Sub(before); d.Requests != 1 || d.GraphQL != 1 {
+			t.Errorf("the rollup query counted %+v; want one GraphQL request", d)
+		}
+	}
+	// The protection removed: GraphQL answers null, which is no answer
+	// (the caller reads REST, which says 404 and so forgets that the
+	// protection was readable: the next query does not ask it).
+	s.Protect("acme/api", "main", ghstandin.Protection{Ruleset: true})
+	got, err := admin.PullRequestRollups(ctx, "acme/api", nil, bases, "")
+	if err != nil || len(got.BaseProtection) != 0 || !admin.protectionReadable("acme/api", "main") {
+		t.Fatalf("a removed protection: %+v, %v; want no answer, still asked until REST says", got.BaseProtection, err)
+	}
+	if p, err := admin.ProtectionRequirements(ctx, "acme/api", "main", "k2"); err != nil || len(p.Checks) != 0 || admin.protectionReadable("acme/api", "main") {
+		t.Errorf("REST after the null: %+v, %v; want nothing required and the protection no longer readable", p, err)
+	}
+}
+
+// An error GitHub gives about one base's branchProtectionRule (its path
+// runs through it) leaves that field null and the rest of the answer
+// used; any other error is the query's.
+func TestProtectionRulePath(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		path []any
+		want bool
+	}{
+		{[]any{"repository", "b0", "branchProtectionRule"}, true},
+		{[]any{"repository", "b12", "branchProtectionRule", "requiredStatusChecks", 0.0}, true},
+		{[]any{"repository", "b0", "rules"}, false},
+		{[]any{"repository", "p0", "branchProtectionRule"}, false},
+		{[]any{"repository", "bx", "branchProtectionRule"}, false},
+		{[]any{"repository", 0.0, "branchProtectionRule"}, false},
+		{[]any{"repository"}, false},
+		{nil, false},
+	} {
+		if got := protectionRulePath(tc.path); got != tc.want {
+			t.Errorf("protectionRulePath(%v) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
+
+// A GraphQL error about one base's branchProtectionRule alone (GitHub
+// refusing to show that rule, its path running through it) leaves the
+// rule null and the answer used: that base has no BaseProtection, so the
+// caller reads it through REST, and GraphQL is not remembered as refused.
+// An error anywhere else is the query's error.
+func TestRollupProtectionRuleRefusedIsNull(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("c", 40)
+	for _, tc := range []struct {
+		name    string
+		path    string
+		wantErr bool
+	}{
+		{"the rule refused", `["repository","b0","branchProtectionRule"]`, false},
+		{"the ref refused", `["repository","b0"]`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodPost || r.URL.Path != "/api/graphql" {
+					http.NotFound(w, r)
+					return
+				}
+				body, _ := io.ReadAll(r.Body)
+				if !strings.Contains(string(body), "branchProtectionRule") {
+					t.Errorf("the query does not ask the readable base's rule: %s", body)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"data":{"repository":{"b0":{"target":{"oid":"%s"},"rules":{"totalCount":0,"nodes":[]},"branchProtectionRule":null}}},`+
+					`"errors":[{"type":"FORBIDDEN","message":"Resource not accessible by integration","path":%s}]}`, head, tc.path)
+			}))
+			t.Cleanup(srv.Close)
+			g, err := New(Options{APIURL: srv.URL + "/api/v3/", Token: "t", Sleep: (&fakeSleep{}).sleep, Logger: testLogger(nil)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.protectionRead = map[string]time.Time{hiddenKey("acme/api", "main"): time.Now()}
+			got, err := g.PullRequestRollups(t.Context(), "acme/api", nil, []string{"main"}, "k")
+			if tc.wantErr {
+				var ge *GraphQLError
+				if !errors.As(err, &ge) || ge.Type != "FORBIDDEN" {
+					t.Errorf("an error about the ref: %v; want the query's GraphQL FORBIDDEN", err)
+				}
+				return
+			}
+			if err != nil || got.BaseHeads["main"] != head || len(got.BaseProtection) != 0 {
+				t.Errorf("the rule refused: %+v, %v; want the head and no protection", got, err)
+			}
+			if _, refused := g.graphQLStillRefused("k"); refused {
+				t.Errorf("a refused rule was remembered as GraphQL refused")
 			}
 		})
 	}
