@@ -486,8 +486,10 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 		return
 	}
 	// Push whatever was committed so that nothing is lost; settling judges
-	// it (two commits are a boundary stop, with both commits kept).
-	if _, err := m.out(ctx, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
+	// it (two commits are a boundary stop, with both commits kept). A
+	// transient failure is tried again at once (pushRetrying): a reconciler
+	// on another cache cannot see a kept commit.
+	if err := pushRetrying(ctx, m, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
 		if out.Err == nil {
 			out.Err = fmt.Errorf("push the work branch: %w", err)
 			out.Unpushed = true
