@@ -11,10 +11,11 @@ import (
 )
 
 // Issue 33: a review round whose answer could not be pushed (a 5xx on the
-// work-branch push, found by the soak with git faults) does not stop the
-// entry harness-error, whose resume would run the round again: the answer
-// is kept, the pass reports it and waits, and the next pass pushes the
-// kept commit and records the round pushed without running its agent
+// work-branch push, found by the soak with git faults; here on every try
+// of the run, since a push that fails once is tried again) does not stop
+// the entry harness-error, whose resume would run the round again: the
+// answer is kept, the pass reports it and waits, and the next pass pushes
+// the kept commit and records the round pushed without running its agent
 // again.
 func TestFailedRoundPushIsPushedByTheNextPass(t *testing.T) {
 	t.Parallel()
@@ -25,8 +26,9 @@ func TestFailedRoundPushIsPushedByTheNextPass(t *testing.T) {
 		err := inner(ctx, dir, task)
 		if briefValues(task.Brief)["target"] == "round" {
 			rounds++
-			// The agent has committed; its push meets a 502.
-			r.gh.InjectFault(ghstandin.Fault{Git: true, Method: "POST", Path: `^/acme/api\.git/git-receive-pack$`, Kind: ghstandin.FaultStatus, Count: 1})
+			// The agent has committed; each try of its push meets a
+			// 502 (the executor's three tries, pushTries).
+			r.gh.InjectFault(ghstandin.Fault{Git: true, Method: "POST", Path: `^/acme/api\.git/git-receive-pack$`, Kind: ghstandin.FaultStatus, Count: 3})
 		}
 		return err
 	}

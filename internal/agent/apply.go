@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -62,7 +64,9 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	g := e.git(dir, nil)
+	// The scratch repository is removed when the apply ends: it never
+	// needs maintenance, and its refs are read in process.
+	g := e.git(dir, nil).with("maintenance.auto", "false")
 	ident := []string{"-c", "user.name=gallivant", "-c", "user.email=gallivant@gallivant.invalid"}
 	steps := [][]string{
 		{"init", "--quiet"},
@@ -73,15 +77,23 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 			return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 		}
 	}
-	work, err := g.out(ctx, "rev-parse", "refs/gallivant/work")
+	scratch, err := git.PlainOpen(dir)
 	if err != nil {
 		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 	}
-	if work = strings.TrimSpace(work); work != in.Head {
-		return "", fmt.Errorf("%w: %s is at %s, not %s", ErrBranchMoved, in.Branch, short(work), short(in.Head))
+	work, err := scratch.Reference("refs/gallivant/work", false)
+	if err != nil {
+		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 	}
-	if task, err := g.out(ctx, "rev-parse", "refs/gallivant/task"); err != nil || strings.TrimSpace(task) != in.Commit {
-		return "", fmt.Errorf("apply %s: %s is not at that commit (%s)", short(in.Commit), in.From, strings.TrimSpace(task))
+	if w := work.Hash().String(); w != in.Head {
+		return "", fmt.Errorf("%w: %s is at %s, not %s", ErrBranchMoved, in.Branch, short(w), short(in.Head))
+	}
+	if task, err := scratch.Reference("refs/gallivant/task", false); err != nil || task.Hash().String() != in.Commit {
+		at := ""
+		if err == nil {
+			at = task.Hash().String()
+		}
+		return "", fmt.Errorf("apply %s: %s is not at that commit (%s)", short(in.Commit), in.From, at)
 	}
 	if _, err := g.out(ctx, "checkout", "--quiet", "--detach", in.Head); err != nil {
 		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
@@ -94,11 +106,11 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 		}
 		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 	}
-	head, err := g.out(ctx, "rev-parse", "HEAD")
+	ref, err := scratch.Head()
 	if err != nil {
 		return "", err
 	}
-	head = strings.TrimSpace(head)
+	head := ref.Hash().String()
 	if _, err := g.out(ctx, "push", "--quiet", "--", in.CloneURL, head+":refs/heads/"+in.Branch); err != nil {
 		return "", fmt.Errorf("push %s with %s applied: %w", in.Branch, short(in.Commit), err)
 	}

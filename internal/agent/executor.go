@@ -486,8 +486,10 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 		return
 	}
 	// Push whatever was committed so that nothing is lost; settling judges
-	// it (two commits are a boundary stop, with both commits kept).
-	if _, err := m.out(ctx, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
+	// it (two commits are a boundary stop, with both commits kept). A
+	// transient failure is tried again at once (pushRetrying): a reconciler
+	// on another cache cannot see a kept commit.
+	if err := pushRetrying(ctx, m, "push", "--quiet", "--", t.CloneURL, head+":refs/heads/"+t.Branch); err != nil {
 		if out.Err == nil {
 			out.Err = fmt.Errorf("push the work branch: %w", err)
 			out.Unpushed = true
@@ -618,7 +620,11 @@ func (e CommandExecutor) keepOldCheckout(ctx context.Context, m execGit, mirror,
 	if err != nil {
 		return ""
 	}
-	if _, err := m.out(ctx, "cat-file", "-e", "--end-of-options", head+"^{commit}"); err == nil {
+	repo, err := git.PlainOpen(mirror)
+	if err != nil {
+		return ""
+	}
+	if _, ok, _ := mirrorCommit(repo, head); ok {
 		// The mirror has it: it was pushed, or it is where a run started.
 		return ""
 	}
@@ -627,7 +633,7 @@ func (e CommandExecutor) keepOldCheckout(ctx context.Context, m execGit, mirror,
 		before = rec.Before
 	}
 	if before == "" {
-		before, _ = m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Branch+"^{commit}")
+		before, _, _ = mirrorCommit(repo, "refs/remotes/origin/"+t.Branch)
 	}
 	head, n, err := copyCommits(dir, mirror, before)
 	if err != nil || n == 0 {
@@ -703,14 +709,32 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 			return "", err
 		}
 	}
-	if err := fetchRetrying(ctx, m, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
+	// The fetch keeps what it receives as one pack (fewer files in the
+	// mirror and in every checkout copied from it) and starts no automatic
+	// maintenance where it could have nothing to do (mayNeedMaintenance).
+	fm := m.with("fetch.unpackLimit", "1")
+	auto := mayNeedMaintenance(mirror)
+	if !auto {
+		fm = fm.with("maintenance.auto", "false")
+	}
+	if err := fetchRetrying(ctx, fm, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
 		return "", err
 	}
-	start, err := m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Branch+"^{commit}")
+	if !auto && mayNeedMaintenance(mirror) {
+		// What the fetch's own maintenance would have run now.
+		_, _ = m.out(ctx, "maintenance", "run", "--auto", "--quiet")
+	}
+	// The mirror's refs and objects are read in process: it is
+	// gallivant's alone.
+	repo, err := git.PlainOpen(mirror)
 	if err != nil {
-		if start, err = m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", t.Base+"^{commit}"); err != nil {
+		return "", err
+	}
+	start, err := resolveInMirror(ctx, m, repo, "refs/remotes/origin/"+t.Branch)
+	if err != nil {
+		if start, err = resolveInMirror(ctx, m, repo, t.Base); err != nil {
 			// A base given as a branch name is the remote's branch.
-			if start, err = m.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", "refs/remotes/origin/"+t.Base+"^{commit}"); err != nil {
+			if start, err = resolveInMirror(ctx, m, repo, "refs/remotes/origin/"+t.Base); err != nil {
 				return "", fmt.Errorf("neither the work branch %s nor the base %s is known: %w", t.Branch, t.Base, err)
 			}
 		}
@@ -721,10 +745,10 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", err
 	}
-	// A fresh clone of a local path holds no credential; --no-hardlinks
-	// keeps the agent from editing the mirror's objects through shared
-	// files.
-	if _, err := m.in(filepath.Dir(dir)).out(ctx, "clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", mirror, dir); err != nil {
+	// A fresh clone of a local path holds no credential; its own copy of
+	// every object file (no hard link, symlink or alternates) keeps the
+	// agent from editing the mirror's objects through shared files.
+	if err := freshCheckout(ctx, m, mirror, dir); err != nil {
 		return "", err
 	}
 	c := m.in(dir)
@@ -1096,6 +1120,22 @@ type execGit struct {
 
 // in returns g running in dir.
 func (g execGit) in(dir string) execGit { g.dir = dir; return g }
+
+// with returns g with one more configuration value, passed in its
+// environment (GIT_CONFIG_KEY_n) like the rest of gallivant's own.
+func (g execGit) with(key, value string) execGit {
+	n := 0
+	env := make([]string, 0, len(g.env)+3)
+	for _, kv := range g.env {
+		if c, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			n, _ = strconv.Atoi(c)
+			continue
+		}
+		env = append(env, kv)
+	}
+	g.env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value), "GIT_CONFIG_COUNT="+strconv.Itoa(n+1))
+	return g
+}
 
 func (g execGit) out(ctx context.Context, args ...string) (string, error) {
 	bin, err := gitPath()

@@ -723,7 +723,7 @@ func (w *world) checkReports() {
 func (w *world) dump() {
 	path := os.Getenv("GALLIVANT_E2E_DUMP")
 	if path == "" {
-		w.t.Log("set GALLIVANT_E2E_DUMP=<file> to keep the control history, the agent log and every process's output")
+		w.t.Log("set GALLIVANT_E2E_DUMP=<file> to keep the control history, the agent log and every process's output (and GALLIVANT_E2E_KEEP=<dir> for the whole world)")
 		return
 	}
 	var b strings.Builder
@@ -735,4 +735,11 @@ func (w *world) dump() {
 		fmt.Fprintf(&b, "== %s killed=%q err=%v\n-- stdout\n%s\n-- stderr\n%s\n", pr.name, pr.killed, pr.err, pr.stdout.String(), pr.stderr.String())
 	}
 	os.WriteFile(path, []byte(b.String()), 0o644)
+	if keep := os.Getenv("GALLIVANT_E2E_KEEP"); keep != "" {
+		// The whole world (caches, run records, the sandbox's
+		// repositories) for a failure's post-mortem.
+		if out, err := exec.Command("cp", "-a", w.dir, keep).CombinedOutput(); err != nil {
+			w.t.Logf("keep %s: %v\n%s", keep, err, out)
+		}
+	}
 }
