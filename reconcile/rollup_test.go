@@ -173,7 +173,7 @@ func statusName(status int) string {
 // in full and reports what it waits for: the check, or (docs/gatekeep.md,
 // "Merge state") the approvals. The label stays, as docs/delivery.md's
 // lifecycle table says (only a new head, new feedback or a red check
-// takes it off; R-9: a person merges, and GitHub refuses the merge while
+// takes it off; a person merges, and GitHub refuses the merge while
 // the approvals are missing); the wait is in the pass's note. A
 // ruleset is read through the
 // GraphQL query's rules; classic protection (which GitHub shows
