@@ -103,13 +103,44 @@ func (b *gitBackend) serve(w http.ResponseWriter, r *http.Request, name, rest st
 	cmd := exec.Command("git", append(args, ".")...)
 	cmd.Dir = dir
 	cmd.Env = b.childEnv(r, call, extra)
-	cmd.Stdin = stdin
 	cmd.Stderr = os.Stderr // where http-backend's stderr went (cgi.Handler.Stderr nil)
 	w.WriteHeader(http.StatusOK)
 	if call.advertise && protocolVersion(r.Header.Values("Git-Protocol")) != 2 {
 		_, _ = w.Write(pktLine("# service=git-" + call.service + "\n"))
 		_, _ = w.Write([]byte("0000"))
 	}
+	proto := strings.Join(r.Header.Values("Git-Protocol"), ", ")
+	if mayList(call, proto) {
+		// Perhaps a listing of references, which git answers from the
+		// repository's configuration and references alone (gitmemo.go).
+		// http-backend reads an upload-pack request whole too.
+		var body []byte
+		if stdin != nil {
+			var err error
+			if body, err = io.ReadAll(stdin); err != nil {
+				return // http-backend dies: an empty answer
+			}
+		}
+		key, ok := b.listingKey(call, dir, proto, body, extra)
+		if ok {
+			if out, hit := listings.get(key); hit {
+				_, _ = w.Write(out)
+				return
+			}
+		}
+		var out bytes.Buffer
+		cmd.Stdin, cmd.Stdout = bytes.NewReader(body), &out
+		err := cmd.Run()
+		if ok && err == nil {
+			// Kept only when nothing it depends on moved while git ran.
+			if after, still := b.listingKey(call, dir, proto, body, extra); still && after == key {
+				listings.put(key, out.Bytes())
+			}
+		}
+		_, _ = w.Write(out.Bytes())
+		return
+	}
+	cmd.Stdin = stdin
 	cmd.Stdout = w
 	// As with http-backend, the status is sent: a git that fails has
 	// said why in its answer (or on stderr), and the client reads it.

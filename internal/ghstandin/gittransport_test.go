@@ -133,7 +133,9 @@ func (tb *twinBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // clone, fetch and push over protocol v0 and v2, a gzip request body, a
 // wrong content type, the dumb protocol — byte for byte as git
 // http-backend, which it replaces, answers it (issue 32: one process
-// less per git request, git's answers kept).
+// less per git request, git's answers kept), including the listings of
+// references it answers again from its memo while the references have not
+// moved, and after they moved.
 func TestGitBackendAnswersAsHTTPBackend(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -144,6 +146,9 @@ func TestGitBackendAnswersAsHTTPBackend(t *testing.T) {
 	if err := s.CreateRepo("acme/api", "main"); err != nil {
 		t.Fatal(err)
 	}
+	listings.Lock()
+	hitsBefore := listings.hits
+	listings.Unlock()
 	tb := &twinBackend{t: t, s: s, seen: map[string]int{}}
 	srv := httptest.NewServer(tb)
 	defer srv.Close()
@@ -212,6 +217,12 @@ func TestGitBackendAnswersAsHTTPBackend(t *testing.T) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+	}
+	listings.Lock()
+	hits := listings.hits - hitsBefore
+	listings.Unlock()
+	if hits == 0 {
+		t.Error("no answer came from the memo of reference listings (gitmemo.go), so none was compared")
 	}
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
