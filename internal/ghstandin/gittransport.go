@@ -20,7 +20,8 @@ import (
 // without it: the reference advertisement (GET info/refs?service=…) and the
 // two RPCs (POST git-upload-pack, git-receive-pack) run
 // `git upload-pack|receive-pack --stateless-rpc [--advertise-refs] .` in
-// the repository directly, with the headers, the "# service=" preamble,
+// the repository directly (http-backend spells --advertise-refs as its
+// alias --http-backend-info-refs), with the headers, the "# service=" preamble,
 // the gzip handling, the content-type check and the environment
 // http-backend gives them. Every answer is still real git's; what goes is
 // one process (http-backend itself) per git request. Anything else —
