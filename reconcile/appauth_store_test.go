@@ -38,6 +38,7 @@ func storeAppRig(t *testing.T) (*ghstandin.Server, *githubapi.AppTokens, *testse
 // a push after the first token expired still lands, where a store holding
 // that token as a string is refused.
 func TestAppTokensAuthenticateGitPushes(t *testing.T) {
+	t.Parallel()
 	s, apps, clock := storeAppRig(t)
 	ctx := context.Background()
 	first, err := apps.Token(ctx)

@@ -16,6 +16,7 @@ import (
 // pass — the next run pushes there, where the token minted at start-up is
 // refused.
 func TestExecutorTakesACurrentAppToken(t *testing.T) {
+	t.Parallel()
 	cfg := strings.Replace(rigConfig, "none: [acme/api]", "none: [acme/api, acme/web]", 1)
 	r := newRig(t, map[string]string{"specs/a.md": specWith(1, ""), "gallivant.yaml": cfg}, "acme/api", "acme/web")
 	key, err := rsa.GenerateKey(rand.Reader, 2048)

@@ -13,6 +13,7 @@ import (
 // loop did not make: it is followed (`loop: follow`), never recorded as
 // gallivant's own base merge (gatekeep.IsBaseMerge).
 func TestLookAlikeBaseMergeIsFollowed(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, "") // CI is required and has not reported: the entry stays in review
 	r.pass()
 	recorded := r.ledger("plans/feature-ledger.md").Delivery.Head

@@ -29,6 +29,7 @@ func openLogged(t *testing.T, r *rig, cache string) (*store.Store, *bytes.Buffer
 // detected, logged once and repaired by re-cloning; no person has to delete
 // the cache.
 func TestDamagedControlCacheHeals(t *testing.T) {
+	t.Parallel()
 	write := func(rel, content string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
 			p := filepath.Join(dir, rel)
@@ -121,6 +122,7 @@ func TestDamagedControlCacheHeals(t *testing.T) {
 // the control repository, guarded by a flock the kernel releases when the
 // process dies.
 func TestSharedCacheTakesItsOwnClone(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	cache := t.TempDir()
 	sum := sha256.Sum256([]byte("file://" + r.control))

@@ -55,6 +55,7 @@ func interruptedRow1(t *testing.T) *rig {
 // mirror set aside and fetched again) and logged once. The resumed attempt
 // is admitted, never stopped harness-error.
 func TestDamagedCheckoutHeals(t *testing.T) {
+	t.Parallel()
 	mirror := func(r *rig) string { return filepath.Join(r.work, "mirrors", "acme__api", "feature.git") }
 	tests := []struct {
 		name   string
@@ -104,6 +105,7 @@ func TestDamagedCheckoutHeals(t *testing.T) {
 // A commit left unpushed in an agent checkout is kept on a recovery ref and
 // reported before the checkout is reset, never silently discarded.
 func TestUnpushedCommitIsKeptOnARecoveryRef(t *testing.T) {
+	t.Parallel()
 	r := interruptedRow1(t)
 	dir := r.checkout()
 	writeFile(t, filepath.Join(dir, "stray.txt"), "work of a run whose push never happened\n")
@@ -170,6 +172,7 @@ var errKilled = errors.New("reconciler killed")
 // the dispatch's run record, and its return is pushed and admitted; the
 // attempt does not run again.
 func TestOrphanedReturnIsAdmitted(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	scripted := r.agent
 	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
@@ -206,6 +209,7 @@ func TestOrphanedReturnIsAdmitted(t *testing.T) {
 // checkout's lock: passes wait for it, however late the clock says it is,
 // and admit its return once it is done.
 func TestLiveOrphanIsWaitedFor(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	scripted := r.agent
 	var task agent.Task

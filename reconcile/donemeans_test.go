@@ -23,6 +23,7 @@ import (
 // branch, and the entry ends done without a pull request instead of
 // stopping boundary forever.
 func TestNothingToDeliverWhenEveryRowIsCut(t *testing.T) {
+	t.Parallel()
 	spec := "# Feature\n\n## Acceptance criteria\n1. Criterion 1 holds.\n   - deferred: next quarter\n2. Criterion 2 holds.\n   - elsewhere: acme/api#9\n\n## Verify\n- `go test ./...`\n"
 	r := newRig(t, map[string]string{"specs/feature.md": spec})
 	rep := r.pass()
@@ -46,6 +47,7 @@ func TestNothingToDeliverWhenEveryRowIsCut(t *testing.T) {
 // and the rows' evidence hold on it (`loop: verify`): what an agent says
 // is done is proved before the entry is.
 func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": strings.Replace(specWith(2, ""), "`test -d rows`", "`grep -q . README.md`", 1)})
 	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 		if task.Pending.Target != ledger.SeedTarget {
@@ -70,6 +72,7 @@ func TestNothingToDeliverWhenSeedClosesEveryRow(t *testing.T) {
 // ran: codex's sandbox cannot see a checkout under /dev/shm), is not
 // "nothing to deliver": the replay fails and the rows are repaired.
 func TestNothingToDeliverIsProvedFirst(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": strings.Replace(specWith(2, ""), "`test -d rows`", "`grep -q . README.md`", 1)})
 	seeded := false
 	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
@@ -98,6 +101,7 @@ func TestNothingToDeliverIsProvedFirst(t *testing.T) {
 // never green, and after checks.wait the entry stops checks-silent with
 // the reason and the fix.
 func TestNoChecksIsWaitingThenChecksSilent(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""),
 		"gallivant.yaml": strings.Replace(rigConfig, "  none: [acme/api]\n", "  wait: 45m\n", 1)})
 	rep := r.pass()
@@ -131,6 +135,7 @@ func TestNoChecksIsWaitingThenChecksSilent(t *testing.T) {
 // base merged into its work branch (a merge commit, never a rebase), then
 // goes on to ready.
 func TestBehindBaseIsMergedIn(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Strict: true})
 	r.pass()
@@ -164,6 +169,7 @@ func TestBehindBaseIsMergedIn(t *testing.T) {
 // R-7: a pull request retargeted at another base stops `retargeted`, and
 // a merge into another base is never recorded done.
 func TestRetargetedPullRequestStops(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
@@ -183,6 +189,7 @@ func TestRetargetedPullRequestStops(t *testing.T) {
 // `resume | why` after a closed stop reopens the pull request instead of
 // stopping again in the same pass.
 func TestClosedThenResumeReopens(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}})
 	r.pass()
@@ -201,6 +208,7 @@ func TestClosedThenResumeReopens(t *testing.T) {
 // A spec path reused after its first pull request merged never adopts the
 // old merged pull request: the new work gets a pull request of its own.
 func TestReusedSpecPathGetsANewPullRequest(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.pass()
 	r.as("alice").merge(1)
@@ -230,6 +238,7 @@ func (r *rig) lastBody() string {
 // before it was added to a chain is not labelled ready while its
 // predecessor is unmerged, and goes on once it merges.
 func TestChainHoldsAMilestoneSeededBeforeItWasChained(t *testing.T) {
+	t.Parallel()
 	// Milestone 2 lives in another repository, so that merging milestone 1
 	// cannot make it conflict.
 	r := newRig(t, map[string]string{"specs/a.md": specWith(1, ""), "specs/b.md": "---\nrepo: acme/web\n---\n" + specWith(1, ""),
@@ -271,6 +280,7 @@ func TestChainHoldsAMilestoneSeededBeforeItWasChained(t *testing.T) {
 // that names ids and authors, never the text. A writer's comment does
 // start a round, and its round moves the feedback cursor past them.
 func TestOutsiderFeedbackIsIgnored(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	if _, err := r.gh.SetRole("mallory", ghstandin.RoleRead); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // stop then takes the replace-the-pull-request path, quoting GitHub's
 // refusal, instead of recording a reopening that did not happen.
 func TestResumeAfterDeletedHeadReplacesThePullRequest(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.pass()
 	r.as("alice").close(1)
@@ -37,6 +38,7 @@ func TestResumeAfterDeletedHeadReplacesThePullRequest(t *testing.T) {
 // many reads later, and is recorded as gallivant's own base merge, never
 // as `loop: follow` (a push the loop did not make).
 func TestLateBaseMergeIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Strict: true})
 	r.gh.SetUpdateBranchDelay(4)

@@ -15,6 +15,7 @@ import (
 // be read, the generic reason stands. The runs are read once, when the
 // stop is decided: never on the passes that only wait.
 func TestChecksSilentNamesHeldWorkflowRuns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, r *rig, head string)

@@ -31,6 +31,7 @@ func (b *beforeUpdateBranch) UpdateBranch(ctx context.Context, repo string, numb
 // write failed update-branch`, and the next pass records the merge that
 // landed as gallivant's base merge (R-28), not as `loop: follow`.
 func TestUpdateBranchHeadMovedIsAWait(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Strict: true})
 	r.pass()

@@ -18,6 +18,7 @@ import (
 // agent runs (36 minutes in: past the pass start + timeout + grace) must
 // see a dispatch in flight and wait, not stop it interrupted.
 func TestDispatchIsJudgedByItsOwnStart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
 	start := r.clock.Now()
 	scripted := r.agent
@@ -71,6 +72,7 @@ func TestDispatchIsJudgedByItsOwnStart(t *testing.T) {
 // that arrived after the stop (an orphaned agent's, pushed late) is
 // admitted and the attempt is not run again.
 func TestResumeAdmitsAReturnAlreadyThere(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.script = func(target string, n int, model string) Behavior {
 		if target == "1" && n == 1 {
@@ -108,6 +110,7 @@ func TestResumeAdmitsAReturnAlreadyThere(t *testing.T) {
 // write-ahead dispatch landed still reports that dispatch; the report
 // matches the control branch exactly.
 func TestLostRaceReportsWhatLanded(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	moved := false
 	rep := r.pass(func(o *Options) {
@@ -146,6 +149,7 @@ func TestLostRaceReportsWhatLanded(t *testing.T) {
 // its reconciler, pushed from another machine's cache) clears itself: the
 // return is admitted without a person.
 func TestLateReturnClearsInterrupted(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	r.script = func(target string, n int, model string) Behavior {
 		if target == "1" && n == 1 {

@@ -17,6 +17,7 @@ import (
 // The CLI's exit status 2 rests on these two classifications: a pass stops
 // at them instead of noting them entry by entry.
 func TestAdapterClassifiesCredentialsAndUnreachable(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, "acme/api")
 	t.Run("rejected token", func(t *testing.T) {
 		g, err := githubapi.New(githubapi.Options{APIURL: s.APIURL(), Token: "bogus-token-value", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -56,6 +56,7 @@ func (p *gitProxy) cloneURL(repo string) string { return p.URL + "/" + repo + ".
 // person), and the next pass pushes the kept commit and admits it without
 // starting the agent again.
 func TestFailedWorkBranchPushIsPushedByTheNextPass(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	proxy := newGitProxy(t, r.gh.URL())
 	prev := r.agent

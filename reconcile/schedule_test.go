@@ -43,7 +43,10 @@ var prNumber = regexp.MustCompile(` acme/api#[0-9]+$`)
 // running one agent at a time could never do. The control branch stays
 // one line of commits, each entry's transitions in their order, and every
 // dispatch ran exactly once.
-func TestParallelRunsAdmitOutOfOrder(t *testing.T) { parallelRunsAdmitOutOfOrder(t, nil) }
+func TestParallelRunsAdmitOutOfOrder(t *testing.T) {
+	t.Parallel()
+	parallelRunsAdmitOutOfOrder(t, nil)
+}
 
 // metered wraps the command executor as the daemon's metrics do: its
 // declared placement, not its concrete type, earns its runs a slot.
@@ -63,6 +66,7 @@ func (m metered) Run(ctx context.Context, t agent.Task) (agent.Outcome, error) {
 // An executor that wraps the command executor runs its agents in parallel
 // slots too: spec b's row is recorded while a's agent still runs.
 func TestParallelRunsOfAWrappedExecutor(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	runs := 0
 	parallelRunsAdmitOutOfOrder(t, func(o *Options) {
@@ -199,6 +203,7 @@ func BenchmarkParallelRuns(b *testing.B) {
 // max_parallel_per_repo bounds the runs in one repository below
 // max_parallel; another repository still gets a slot.
 func TestSchedulerPerRepoLimit(t *testing.T) {
+	t.Parallel()
 	s := newScheduler(4, 1)
 	ctx := context.Background()
 	releaseA, err := s.acquire(ctx, "acme/api")

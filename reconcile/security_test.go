@@ -23,6 +23,7 @@ import (
 // Issue 11, finding 9: a marker pre-posted by someone else must not
 // suppress gallivant's own comment.
 func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	mallory, _ := adapter(t, s, "mallory", nil)
@@ -59,6 +60,7 @@ func TestEnsureCommentIgnoresMarkerOfAnotherUser(t *testing.T) {
 }
 
 func TestPermission(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	if _, err := s.SetRole("olivia", ghstandin.RoleRead); err != nil {
@@ -93,6 +95,7 @@ func TestPermission(t *testing.T) {
 
 // A read-only user can comment and open pull requests but not label.
 func TestStandInRefusesWritesOfReadOnlyUser(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, "acme/api")
 	g, _ := adapter(t, s, ghstandin.DefaultLogin, nil)
 	if _, err := s.SetRole("olivia", ghstandin.RoleRead); err != nil {
@@ -252,6 +255,7 @@ func TestAgentRunsAsAnotherUser(t *testing.T) {
 // pass in progress starts no new executor run, and the dispatch stays due
 // (not recorded) for the next process.
 func TestDrainedPassStartsNoAgent(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, "")})
 	rc := r.reconciler()
 	rc.Drain()
@@ -286,6 +290,7 @@ func TestDrainedPassStartsNoAgent(t *testing.T) {
 // Credentials in a control URL stay out of the cache clone's config, and
 // a cache an older gallivant wrote with them is rewritten.
 func TestStoreKeepsURLCredentialsOutOfTheCache(t *testing.T) {
+	t.Parallel()
 	s := testserver.Start(t, "acme/control")
 	secret := s.MainToken() // the token the URL carries must be valid: git over HTTP checks it
 	control := strings.Replace(s.GitURL("acme/control"), "http://", "http://x-access-token:"+secret+"@", 1)

@@ -12,6 +12,7 @@ import (
 // problem, so that reconcile's exit status is 1 as docs/cli.md says; the
 // other specs go on.
 func TestPassNotesATooLargeSpecAsAProblem(t *testing.T) {
+	t.Parallel()
 	huge := "# Huge\n\n" + strings.Repeat("x", parse.MaxSize) + "\n"
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, ""), "specs/huge.md": huge})
 	rep := r.pass()

@@ -30,6 +30,7 @@ func docsWorkflow(t testing.TB) string {
 // A workflow lacking inputs gallivant sends is refused before anything is
 // dispatched, with a message naming what the workflow must declare.
 func TestWorkflowExecutorRefusesUndeclaredInputs(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(1, "")})
 	if err := r.gh.PutFile("acme/api", "main", ".github/workflows/agent.yml", "on:\n  workflow_dispatch:\n    inputs:\n      spec: {}\n      target: {}\n"); err != nil {
 		t.Fatal(err)
@@ -62,6 +63,7 @@ func (r *rig) putDocsWorkflow() {
 // workflow: the round is dispatched with the round inputs, GitHub accepts
 // them, and the run's push settles the round.
 func TestWorkflowExecutorReviewRound(t *testing.T) {
+	t.Parallel()
 	r := newDelivery(t, rigConfig)
 	r.putDocsWorkflow()
 	r.pass()
@@ -92,6 +94,7 @@ func TestWorkflowExecutorReviewRound(t *testing.T) {
 // it), the required checks still come from the repository rules, and the
 // pass waits for them instead of treating the branch as unprotected.
 func TestRequiredChecksWithoutAdminToken(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, map[string]string{"specs/feature.md": specWith(2, ""), "gallivant.yaml": rigConfig})
 	r.gh.Protect("acme/api", "main", ghstandin.Protection{RequiredContexts: []string{"ci"}, Ruleset: true})
 	r.gh.InjectFault(ghstandin.Fault{Path: "/protection", Kind: ghstandin.FaultStatus, Status: 404})

@@ -3,9 +3,13 @@
 //
 // It serves, under a GitHub Enterprise style /api/v3/ prefix, the endpoints
 // gallivant uses, with GitHub's JSON shapes and status codes. Repositories are
-// real bare git repositories on disk, served over smart HTTP by
-// `git http-backend`, so a push with the real git binary is visible through
-// the API at once. It reproduces the behaviours a GitHub client must cope
+// real bare git repositories on disk, served over smart HTTP by real git
+// (`git upload-pack` and `git receive-pack --stateless-rpc`, run as
+// `git http-backend` runs them, with http-backend itself kept for the rest
+// of the protocol: gittransport.go; listings of references git already
+// gave for the same repository state are answered again from a memo:
+// gitmemo.go), so a push with the real git binary is visible through the
+// API at once. It reproduces the behaviours a GitHub client must cope
 // with: Link-header pagination, rate-limit headers on every response, strong
 // ETags with 304 responses that cost no rate limit, primary and secondary
 // rate limits (403 and 429), mergeability that is null until computed, the

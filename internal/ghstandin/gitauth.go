@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -124,12 +123,11 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		before = c.mark()
 		s.mu.Unlock()
 	}
-	h := *s.git
-	h.Env = append(slices.Clone(h.Env), "STANDIN_RULES="+rules)
+	extra := []string{"STANDIN_RULES=" + rules}
 	if rules == "" {
 		// No rule applies: the hook would decline nothing and print
 		// nothing, so git runs none (a shell, awk and git per ref less).
-		h.Env = append(h.Env, "GIT_CONFIG_VALUE_0=/dev/null")
+		extra = append(extra, "GIT_CONFIG_VALUE_0=/dev/null")
 	}
 	var out http.ResponseWriter = w
 	var rec *recorder
@@ -138,7 +136,7 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request) {
 		rec = &recorder{header: http.Header{}, status: http.StatusOK}
 		out = rec
 	}
-	h.ServeHTTP(out, r)
+	s.git.serve(out, r, name, rest, extra)
 	if before != nil {
 		// A push is announced as GitHub announces it: the push, and the
 		// pull requests it moved, closed or merged.

@@ -52,7 +52,7 @@ type Options struct {
 type Server struct {
 	dir   string
 	clock func() time.Time
-	git   *cgi.Handler
+	git   *gitBackend
 
 	mu      sync.Mutex
 	st      *state
@@ -258,7 +258,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Dir == "" {
 		return nil, errors.New("ghstandin: Options.Dir is required")
 	}
-	// git-http-backend runs in its own directory, so a relative --dir
+	// git runs in the repository's directory, so a relative --dir
 	// would send git over HTTP somewhere else than the API.
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
@@ -300,13 +300,10 @@ func New(opts Options) (*Server, error) {
 	}
 	// Git is served where GitHub Enterprise serves it, next to the API:
 	// http://host/owner/name.git, so clients derive it from the API URL.
-	s.git = &cgi.Handler{
-		Path: backend,
-		Root: "/",
-		Env: append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1",
-			// Every repository's pushes go through the protection hook.
-			"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + filepath.Join(opts.Dir, "hooks")}, gitEnv...),
-	}
+	env := append([]string{"GIT_PROJECT_ROOT=" + filepath.Join(opts.Dir, "repos"), "GIT_HTTP_EXPORT_ALL=1",
+		// Every repository's pushes go through the protection hook.
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=" + filepath.Join(opts.Dir, "hooks")}, gitEnv...)
+	s.git = &gitBackend{root: filepath.Join(opts.Dir, "repos"), env: env, cgi: &cgi.Handler{Path: backend, Root: "/", Env: env}}
 	return s, s.save()
 }
 

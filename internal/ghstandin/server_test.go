@@ -33,7 +33,7 @@ func git(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// clone clones over smart HTTP (git http-backend) and returns the work tree.
+// clone clones over smart HTTP and returns the work tree.
 func clone(t testing.TB, s *ghstandin.Server, repo string) string {
 	dir := t.TempDir()
 	git(t, dir, "clone", "--quiet", s.GitURLWithToken(repo, s.MainToken()), "w")
