@@ -161,6 +161,17 @@ func TestSettleRerunsAnOrphanAtMostMaxReruns(t *testing.T) {
 	if c.Subject != "loop: stop interrupted" {
 		t.Errorf("orphan %d: %q, want a stop", MaxReruns+1, c.Subject)
 	}
+	// The half-done tree an orphan's killed agent left is that kill's
+	// leftover: rerun, within the same budget; then the boundary stop.
+	if _, c, _, _ := Settle(l, Observation{RunOver: true, Orphaned: true, Dirty: true, DirtyWhat: "uncommitted A row-1.txt", Now: now}); c.Subject != "loop: rerun row 1" {
+		t.Errorf("an orphan that left its tree dirty: %q, want a rerun", c.Subject)
+	}
+	if _, c, _, _ := Settle(n, Observation{RunOver: true, Orphaned: true, Dirty: true, DirtyWhat: "uncommitted A row-1.txt", Now: now}); c.Subject != "loop: stop boundary" {
+		t.Errorf("orphan %d that left its tree dirty: %q, want the boundary stop (L-60)", MaxReruns+1, c.Subject)
+	}
+	if _, c, _, _ := Settle(l, Observation{RunOver: true, Dirty: true, Now: now}); c.Subject != "loop: stop boundary" {
+		t.Errorf("a run seen to end with its tree dirty: %q, want the boundary stop (L-60)", c.Subject)
+	}
 	if _, c, _, _ := Settle(l, Observation{RunOver: true, Now: now}); c.Subject != "loop: stop interrupted" {
 		t.Errorf("a run seen to end without answering: %q, want a stop (L-69)", c.Subject)
 	}

@@ -39,8 +39,13 @@ func Settle(l *Ledger, obs Observation) (*Ledger, Commit, bool, error) {
 		return nil, Commit{}, false, ErrNotPending
 	}
 	i := l.Iterations - 1
+	// A dirty tree left by an orphaned run with nothing committed is what
+	// the kill of its agent left half done (a kill between `git add` and
+	// `git commit`, found by the crash suite), not a return: it is rerun
+	// on a fresh checkout like any orphan, within the same budget.
+	killedHalfway := obs.Orphaned && len(obs.Commits) == 0 && l.Delivery.Reruns < MaxReruns
 	switch {
-	case obs.Dirty:
+	case obs.Dirty && !killedHalfway:
 		why := fmt.Sprintf("iteration %d left the tree dirty", i)
 		if obs.DirtyWhat != "" {
 			why += ": " + obs.DirtyWhat
