@@ -36,6 +36,7 @@ func shBlocks(md string) []string {
 }
 
 func TestShBlocks(t *testing.T) {
+	t.Parallel()
 	md := "# x\n```sh\na\nb\n```\n```text\nnot run\n```\n```sh\nc <<'EOF'\n```inner\nEOF\n```\n"
 	got := shBlocks(md)
 	want := []string{"a\nb\n", "c <<'EOF'\n```inner\nEOF\n"}
@@ -52,6 +53,7 @@ func TestShBlocks(t *testing.T) {
 // product. Real time is the point: it runs the built binary and a
 // background sandbox.
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the quickstart end to end")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +90,23 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// checkProcess runs `gallivant check` (this test binary) in dir with no
+// GitHub environment and returns its exit status and standard output.
+func checkProcess(t *testing.T, dir string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(gallivantBinary(t), "check")
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "GALLIVANT_CACHE=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, gitEnv...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("gallivant check: %v", err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String()
+}
+
 // verifyJSONOut runs verify --format json and decodes it.
 func verifyJSONOut(t *testing.T, args ...string) (int, verifyJSON) {
 	t.Helper()
@@ -104,6 +122,7 @@ func verifyJSONOut(t *testing.T, args ...string) (int, verifyJSON) {
 // a person's forgeries, each in its own commit, are each reported at that
 // commit and section, while a person's request line and spec edit pass.
 func TestVerifyDemoHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}
@@ -213,7 +232,10 @@ func TestVerifyDemoHistory(t *testing.T) {
 
 	t.Run("check", func(t *testing.T) {
 		// The forged ledgers differ from what their last loop: commits wrote.
-		code, stdout, _ := runIn(t, work, "check")
+		// check reads the working directory, so it runs as a process of its
+		// own there: this test is parallel, and runIn's chdir is the whole
+		// process's.
+		code, stdout := checkProcess(t, work)
 		if code != 1 || !strings.Contains(stdout, "plans/checkout-ledger.md:1:1: error: ledger/hand-edit: the reconciler-owned header section differs from what ") ||
 			!strings.Contains(stdout, "-allowance: 2 +allowance: 40") {
 			t.Errorf("check: exit %d:\n%s", code, stdout)
@@ -317,6 +339,7 @@ func TestVerifyDemoHistory(t *testing.T) {
 // Issue 17 with issue 18: a coordinated delivery's per-leg transitions are
 // replayed on the leg's view, so the two-leg demo's history verifies clean.
 func TestVerifyCoordinatedDemoHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}
