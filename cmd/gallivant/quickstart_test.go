@@ -94,6 +94,19 @@ func TestQuickstart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The demo's Verify commands (`go test` in its module) run with
+	// executor.env's HOME and no GOCACHE (specs.DefaultAgentEnv), so Go's
+	// default cache under the temporary HOME is the developer's too, as it
+	// is under a newcomer's own HOME: else each demo recompiles the
+	// standard library for its tests (minutes on a busy machine).
+	if c := goenv["GOCACHE"]; filepath.IsAbs(c) {
+		if err := os.MkdirAll(filepath.Join(tmp, "home", ".cache"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(c, filepath.Join(tmp, "home", ".cache", "go-build")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	env := []string{
 		"PATH=" + filepath.Join(tmp, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + filepath.Join(tmp, "home"),
