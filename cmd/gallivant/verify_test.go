@@ -33,11 +33,16 @@ func gv(t testing.TB, args ...string) (code int, stdout, stderr string) {
 // promises: the control repository and the GitHub state are kept, and a
 // second demo refuses the directory that holds one. It returns the kept
 // bare control repository.
+//
+// The demo runs as a process of its own (this test binary): its Verify
+// commands' runs end by killing every child of the process in another
+// session (internal/agent's reaper), which in this process would be a
+// parallel test's (the pty of TestProgressLiveAtTerminal).
 func keptDemo(t *testing.T, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	argv := append([]string{"demo", "--keep", dir}, args...)
-	if code, _, stderr := gv(t, argv...); code != 0 {
+	if code, _, stderr := gvProcess(t, argv...); code != 0 {
 		t.Fatalf("%s: exit %d: %s", strings.Join(argv, " "), code, stderr)
 	}
 	for _, kept := range []string{"control.git", filepath.Join("github", "state.json")} {
@@ -45,7 +50,7 @@ func keptDemo(t *testing.T, args ...string) string {
 			t.Errorf("--keep did not keep %s: %v", kept, err)
 		}
 	}
-	if code, _, stderr := gv(t, argv...); code != 1 || !strings.Contains(stderr, "already holds a demo") {
+	if code, _, stderr := gvProcess(t, argv...); code != 1 || !strings.Contains(stderr, "already holds a demo") {
 		t.Errorf("a second %s: exit %d, %q; want exit 1 saying the directory already holds a demo", strings.Join(argv, " "), code, stderr)
 	}
 	return filepath.Join(dir, "control.git")
@@ -90,21 +95,38 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// checkProcess runs `gallivant check` (this test binary) in dir with no
-// GitHub environment and returns its exit status and standard output.
+// checkProcess runs `gallivant check` as a process in dir and returns its
+// exit status and standard output.
 func checkProcess(t *testing.T, dir string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(gallivantBinary(t), "check")
+	code, stdout, _ := gvIn(t, dir, "check")
+	return code, stdout
+}
+
+// gvProcess runs gallivant (this test binary) as a process of its own with
+// a private cache and no GitHub environment, as gv does in process.
+func gvProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return gvIn(t, "", args...)
+}
+
+// gvIn is gvProcess in the working directory dir.
+func gvIn(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(gallivantBinary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "GALLIVANT_CACHE=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, gitEnv...)
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	// HOME and TMPDIR for the demo's Verify commands (`go test`, with Go's
+	// default build cache under HOME).
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(),
+		"GALLIVANT_CACHE=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, gitEnv...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("gallivant check: %v", err)
+		t.Fatalf("gallivant %s: %v", strings.Join(args, " "), err)
 	}
-	return cmd.ProcessState.ExitCode(), out.String()
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
 // verifyJSONOut runs verify --format json and decodes it.
