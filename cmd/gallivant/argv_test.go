@@ -16,6 +16,7 @@ import (
 )
 
 func TestSplitControlArgs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args     []string
 		want     []string
@@ -88,6 +89,7 @@ id -u > LOOT/uid
 // runs as nobody here, so that the agent's reads are an unprivileged
 // user's.
 func TestSameUserAgentReadsNeitherArgvNorEnviron(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("running gallivant as an unprivileged user needs the tests to run as root")
 	}

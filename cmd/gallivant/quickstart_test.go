@@ -36,6 +36,7 @@ func shBlocks(md string) []string {
 }
 
 func TestShBlocks(t *testing.T) {
+	t.Parallel()
 	md := "# x\n```sh\na\nb\n```\n```text\nnot run\n```\n```sh\nc <<'EOF'\n```inner\nEOF\n```\n"
 	got := shBlocks(md)
 	want := []string{"a\nb\n", "c <<'EOF'\n```inner\nEOF\n"}
@@ -52,6 +53,7 @@ func TestShBlocks(t *testing.T) {
 // product. Real time is the point: it runs the built binary and a
 // background sandbox.
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the quickstart end to end")
 	}
@@ -89,6 +91,19 @@ func TestQuickstart(t *testing.T) {
 	tmp := t.TempDir()
 	for _, d := range []string{"bin", "home", "tmp", "cache"} {
 		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The demo's Verify commands (`go test` in its module) run with
+	// executor.env's HOME and no GOCACHE (specs.DefaultAgentEnv), so Go's
+	// default cache under the temporary HOME is the developer's too, as it
+	// is under a newcomer's own HOME: else each demo recompiles the
+	// standard library for its tests (minutes on a busy machine).
+	if c := goenv["GOCACHE"]; filepath.IsAbs(c) {
+		if err := os.MkdirAll(filepath.Join(tmp, "home", ".cache"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(c, filepath.Join(tmp, "home", ".cache", "go-build")); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,6 +23,7 @@ const repoRoot = "../.."
 // A build with the release -ldflags prints the stamped version, commit
 // and date; the version flag prints the version alone.
 func TestVersionStamp(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -101,6 +102,7 @@ type goreleaserConfig struct {
 // CI cannot run goreleaser (docs/releasing.md says why): this test checks
 // what a release depends on instead.
 func TestReleaseConfig(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -211,6 +213,7 @@ func readAction(t *testing.T) (action, string) {
 // restore the cache with actions/cache, and read only declared inputs;
 // the workflow gallivant init writes passes only inputs it declares.
 func TestActionYAML(t *testing.T) {
+	t.Parallel()
 	a, text := readAction(t)
 	if a.Runs.Using != "composite" {
 		t.Errorf("runs.using %q, want composite", a.Runs.Using)
@@ -304,6 +307,7 @@ func fakeRelease(t *testing.T, dir, version string, corrupt bool) {
 // not, resolves latest, and falls back to go install of the same version
 // (a stand-in go on PATH records the call) when there is no archive.
 func TestActionInstallScript(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
 		t.Skip("the fake releases are linux amd64/arm64 archives")
 	}
@@ -413,6 +417,7 @@ func TestActionInstallScript(t *testing.T) {
 // a shell, appends the version and exit status to the job summary and
 // exits with gallivant's status.
 func TestActionRunScript(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
 	}
@@ -450,6 +455,7 @@ func TestActionRunScript(t *testing.T) {
 // Issue 29: a credential in the command's URL never reaches the job
 // summary, and is masked in the log before gallivant runs.
 func TestActionRunScriptKeepsCredentialsOutOfTheSummary(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
 	}
@@ -482,6 +488,7 @@ func TestActionRunScriptKeepsCredentialsOutOfTheSummary(t *testing.T) {
 // Issue 29 (suspected, confirmed): the cache step never runs on a pull
 // request's events, whose workflows could read trusted runs' mirrors.
 func TestActionCacheNotOnPullRequests(t *testing.T) {
+	t.Parallel()
 	a, _ := readAction(t)
 	for _, s := range a.Runs.Steps {
 		if strings.HasPrefix(s.Uses, "actions/cache") && !strings.Contains(s.If, "!startsWith(github.event_name, 'pull_request')") {

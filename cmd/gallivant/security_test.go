@@ -20,6 +20,7 @@ import (
 // config, the GitHub stand-in's state with the workflow-dispatch inputs,
 // the control repository's new commits): it is in none.
 func TestControlURLCredentialNeverLeaks(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
 	state := t.TempDir()
 	gh := testserver.StartWith(t, ghstandin.Options{Dir: state}, "acme/api", "acme/control")
@@ -100,6 +101,7 @@ func TestControlURLCredentialNeverLeaks(t *testing.T) {
 // run finish, and the pass starts no other agent before the daemon exits.
 // One agent at a time (max_parallel: 1), so that exactly one is in flight.
 func TestDaemonDrainsOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	bin := gallivantBinary(t)
 	gh := testserver.Start(t, "acme/api")
 	work := t.TempDir()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,11 +33,16 @@ func gv(t testing.TB, args ...string) (code int, stdout, stderr string) {
 // promises: the control repository and the GitHub state are kept, and a
 // second demo refuses the directory that holds one. It returns the kept
 // bare control repository.
+//
+// The demo runs as a process of its own (this test binary): its Verify
+// commands' runs end by killing every child of the process in another
+// session (internal/agent's reaper), which in this process would be a
+// parallel test's (the pty of TestProgressLiveAtTerminal).
 func keptDemo(t *testing.T, args ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	argv := append([]string{"demo", "--keep", dir}, args...)
-	if code, _, stderr := gv(t, argv...); code != 0 {
+	if code, _, stderr := gvProcess(t, argv...); code != 0 {
 		t.Fatalf("%s: exit %d: %s", strings.Join(argv, " "), code, stderr)
 	}
 	for _, kept := range []string{"control.git", filepath.Join("github", "state.json")} {
@@ -44,7 +50,7 @@ func keptDemo(t *testing.T, args ...string) string {
 			t.Errorf("--keep did not keep %s: %v", kept, err)
 		}
 	}
-	if code, _, stderr := gv(t, argv...); code != 1 || !strings.Contains(stderr, "already holds a demo") {
+	if code, _, stderr := gvProcess(t, argv...); code != 1 || !strings.Contains(stderr, "already holds a demo") {
 		t.Errorf("a second %s: exit %d, %q; want exit 1 saying the directory already holds a demo", strings.Join(argv, " "), code, stderr)
 	}
 	return filepath.Join(dir, "control.git")
@@ -89,6 +95,40 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// checkProcess runs `gallivant check` as a process in dir and returns its
+// exit status and standard output.
+func checkProcess(t *testing.T, dir string) (int, string) {
+	t.Helper()
+	code, stdout, _ := gvIn(t, dir, "check")
+	return code, stdout
+}
+
+// gvProcess runs gallivant (this test binary) as a process of its own with
+// a private cache and no GitHub environment, as gv does in process.
+func gvProcess(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return gvIn(t, "", args...)
+}
+
+// gvIn is gvProcess in the working directory dir.
+func gvIn(t *testing.T, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(gallivantBinary(t), args...)
+	cmd.Dir = dir
+	// HOME and TMPDIR for the demo's Verify commands (`go test`, with Go's
+	// default build cache under HOME).
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir(),
+		"GALLIVANT_CACHE=" + t.TempDir(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, gitEnv...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("gallivant %s: %v", strings.Join(args, " "), err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
 // verifyJSONOut runs verify --format json and decodes it.
 func verifyJSONOut(t *testing.T, args ...string) (int, verifyJSON) {
 	t.Helper()
@@ -104,6 +144,7 @@ func verifyJSONOut(t *testing.T, args ...string) (int, verifyJSON) {
 // a person's forgeries, each in its own commit, are each reported at that
 // commit and section, while a person's request line and spec edit pass.
 func TestVerifyDemoHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}
@@ -213,7 +254,10 @@ func TestVerifyDemoHistory(t *testing.T) {
 
 	t.Run("check", func(t *testing.T) {
 		// The forged ledgers differ from what their last loop: commits wrote.
-		code, stdout, _ := runIn(t, work, "check")
+		// check reads the working directory, so it runs as a process of its
+		// own there: this test is parallel, and runIn's chdir is the whole
+		// process's.
+		code, stdout := checkProcess(t, work)
 		if code != 1 || !strings.Contains(stdout, "plans/checkout-ledger.md:1:1: error: ledger/hand-edit: the reconciler-owned header section differs from what ") ||
 			!strings.Contains(stdout, "-allowance: 2 +allowance: 40") {
 			t.Errorf("check: exit %d:\n%s", code, stdout)
@@ -317,6 +361,7 @@ func TestVerifyDemoHistory(t *testing.T) {
 // Issue 17 with issue 18: a coordinated delivery's per-leg transitions are
 // replayed on the leg's view, so the two-leg demo's history verifies clean.
 func TestVerifyCoordinatedDemoHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}

@@ -248,6 +248,7 @@ func allNotModified(t *testing.T, name string, p cachePass) {
 // ready for a person, one waiting for CI) reconciled by processes that
 // share $GALLIVANT_CACHE.
 func TestSecondProcessSpendsNoRateLimit(t *testing.T) {
+	t.Parallel()
 	w := newCacheWorld(t)
 	w.settle()
 	// A person merges specs/merged.md's pull request; the passes record

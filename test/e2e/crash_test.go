@@ -324,6 +324,42 @@ func (p *proc) agentRunning() bool {
 	return false
 }
 
+// groupMembersWith lists, from /proc, the processes in one of the process
+// groups pgids whose environment holds the entry env.
+func groupMembersWith(pgids []int, env string) []int {
+	groups := map[int]bool{}
+	for _, g := range pgids {
+		if g > 1 {
+			groups[g] = true
+		}
+	}
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 3 {
+			continue
+		}
+		if pgrp, _ := strconv.Atoi(f[2]); !groups[pgrp] {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if slices.ContainsFunc(bytes.Split(environ, []byte{0}), func(kv []byte) bool { return string(kv) == env }) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // descendants lists every process below pid, from /proc.
 func descendants(pid int) []int {
 	children := map[int][]int{}
@@ -498,6 +534,7 @@ func kills(p profile, rng *rand.Rand) [][]plan {
 }
 
 func TestCrashAndConcurrency(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the suite finds agent processes through /proc")
 	}
@@ -534,11 +571,13 @@ func TestCrashAndConcurrency(t *testing.T) {
 			w.dump()
 		}
 		// Orphaned agents end by themselves within seconds; make sure.
+		// Only this world's: an agent's process group id may by now be
+		// another process group's (pids wrap within minutes on a busy
+		// machine), so each member is killed only if its environment
+		// names this world's run log.
 		_, _, pids := w.runs()
-		for _, pid := range pids {
-			if pid > 1 { // kill(-1) would end every process of the machine
-				syscall.Kill(-pid, syscall.SIGKILL)
-			}
+		for _, pid := range groupMembersWith(pids, "RUNLOG="+w.runlog) {
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
 	start := time.Now()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -46,6 +47,13 @@ func startSandboxRoles(t *testing.T, dir string, rateLimit int, users, outsiders
 // login.
 func startSandboxWith(t *testing.T, dir string, rateLimit int, users, outsiders, flags []string, repos ...string) map[string]string {
 	t.Helper()
+	return startSandboxEnv(t, dir, rateLimit, users, outsiders, flags, nil, repos...)
+}
+
+// startSandboxEnv is startSandboxWith with extraEnv added to the sandbox's
+// environment (this process's), as a person's shell would export it.
+func startSandboxEnv(t *testing.T, dir string, rateLimit int, users, outsiders, flags, extraEnv []string, repos ...string) map[string]string {
+	t.Helper()
 	args := append([]string{"sandbox", "--dir", dir, "--rate-limit", strconv.Itoa(rateLimit)}, flags...)
 	for _, r := range repos {
 		args = append(args, "--repo", r)
@@ -57,6 +65,9 @@ func startSandboxWith(t *testing.T, dir string, rateLimit int, users, outsiders,
 		args = append(args, "--outsider", u)
 	}
 	sb := exec.Command(bin, args...)
+	if extraEnv != nil {
+		sb.Env = append(os.Environ(), extraEnv...)
+	}
 	out, err := sb.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

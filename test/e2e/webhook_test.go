@@ -46,8 +46,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // issue 30 item 7) and runs a pass long before the hourly schedule would:
 // the pass answers the comment with a review round.
 func TestCommentWebhookTriggersADaemonPass(t *testing.T) {
-	// Not parallel: the webhook secret reaches the sandbox through its
-	// environment, as it would for a person.
+	t.Parallel()
 	dir := t.TempDir()
 	real, agent := filepath.Join(dir, "agent.sh"), filepath.Join(dir, "round-agent.sh")
 	for path, s := range map[string]string{real: agentScript, agent: roundAgent} {
@@ -62,9 +61,11 @@ func TestCommentWebhookTriggersADaemonPass(t *testing.T) {
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
 	const secret = "e2e-hook-secret"
-	t.Setenv("E2E_WEBHOOK_SECRET", secret)
-	sb := startSandboxFlags(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob"},
-		[]string{"--webhook", "http://127.0.0.1:" + port + "/hooks/github", "--webhook-secret-env", "E2E_WEBHOOK_SECRET"}, "acme/api", "acme/control")
+	// The webhook secret reaches the sandbox through its environment, as
+	// it would for a person.
+	sb := startSandboxEnv(t, filepath.Join(dir, "sandbox"), 1000000, []string{"bob"}, nil,
+		[]string{"--webhook", "http://127.0.0.1:" + port + "/hooks/github", "--webhook-secret-env", "E2E_WEBHOOK_SECRET"},
+		[]string{"E2E_WEBHOOK_SECRET=" + secret}, "acme/api", "acme/control")
 	w := &cacheWorld{t: t, sandbox: sb, control: sb["GIT_URL_ACME_CONTROL"], cache: filepath.Join(dir, "cache")}
 	w.env = append(worldEnv(sb, w.cache, agent, filepath.Join(dir, "runs.log"), "webhook-test"), "AGENT_REAL="+real, "FAIL_ROUND="+filepath.Join(dir, "never"))
 	config := strings.Replace(cacheConfig, "env: [PATH, HOME, AGENT,", "env: [PATH, HOME, AGENT, AGENT_REAL, FAIL_ROUND,", 1)
