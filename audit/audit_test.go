@@ -159,6 +159,20 @@ func TestTransitionsReplay(t *testing.T) {
 		t.Fatalf("settle: %v, %q", err, refusedCommit.Subject)
 	}
 
+	// A resume of a harness-error stop restarts the dispatch's time; one
+	// an older gallivant performed kept the crashed dispatch's time, and
+	// both verify.
+	early, _ := ledger.Dispatch(mustParse(t, running), ledger.Action{Target: 2, Member: "home"}, head, now.Add(-2*time.Hour))
+	harness, _ := ledger.Stop(early, ledger.StopHarnessError, "iteration 0: exit status 139 (log x)", 2)
+	harnessBefore := withReq(ledger.Format(harness), "resume | executor fixed")
+	harnessAfter, harnessCommit := apply(harnessBefore, "resume | executor fixed")
+	harnessOld := mustParse(t, harnessAfter)
+	if !harnessOld.Delivery.DispatchedAt.Equal(now) {
+		t.Fatalf("the harness-error resume's dispatched-at is %v, want %v", harnessOld.Delivery.DispatchedAt, now)
+	}
+	harnessOld.Delivery.DispatchedAt = early.Delivery.DispatchedAt
+	harnessOldAfter := ledger.Format(harnessOld)
+
 	resumed, resumeCommit, err := ledger.Resumed(mustParse(t, stopped), "the spec exists again")
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +205,8 @@ func TestTransitionsReplay(t *testing.T) {
 			want: []found{{SectionDelivery, lp}}, kind: "notify"},
 		{name: "retry", msg: retryCommit.Message(), before: retryBefore, after: retryAfter, kind: "retry"},
 		{name: "raise allowance", msg: raiseCommit.Message(), before: raiseBefore, after: raiseAfter, kind: "raise allowance"},
+		{name: "resume of a harness error", msg: harnessCommit.Message(), before: harnessBefore, after: harnessAfter, kind: "resume"},
+		{name: "resume of a harness error that kept the dispatch's time (an older gallivant)", msg: harnessCommit.Message(), before: harnessBefore, after: harnessOldAfter, kind: "resume"},
 		{name: "dispatch", msg: dispatchCommit.Message(), before: running, after: ledger.Format(dispatched), kind: "dispatch"},
 		{name: "stop", msg: stopCommit.Message(), before: running, after: ledger.Format(stopL), kind: "stop"},
 		{name: "seed refused", msg: refusedCommit.Message(), before: ledger.Format(seedPending), after: ledger.Format(refused), kind: "stop"},

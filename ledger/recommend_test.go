@@ -191,3 +191,27 @@ func TestRerunClearsAnInterruptedStop(t *testing.T) {
 		t.Errorf("rerun of a stopped dispatch: %q stopped %v pending %v reruns %d", c.Subject, ok, n.Pending, n.Delivery.Reruns)
 	}
 }
+
+// Resuming a harness-error stop runs the same dispatch again with its
+// dispatched-at restarted, as an interrupted stop's resume does (L-69:
+// no new count); a round's harness error, with no dispatch outstanding,
+// changes no time.
+func TestResumeHarnessErrorRestartsTheDispatch(t *testing.T) {
+	t.Parallel()
+	l := dispatched(t, ledgerOf(t, 4, []string{"open/0"}, seeded), 1)
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	stopped, _ := Stop(l, StopHarnessError, "iteration 1: exit status 139 (log x)", 1)
+	resumed, c, err := ApplyRequest(stopped, mustRequest(t, "resume | executor fixed"), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, still := resumed.Stop(); still || resumed.Pending == nil || resumed.Iterations != l.Iterations {
+		t.Fatalf("resumed: stop %v pending %v iterations %d; want the same dispatch outstanding, no new count", still, resumed.Pending, resumed.Iterations)
+	}
+	if !resumed.Delivery.DispatchedAt.Equal(now) {
+		t.Errorf("dispatched-at %v, want the resume's time %v", resumed.Delivery.DispatchedAt, now)
+	}
+	if !strings.Contains(c.Sentence, "runs again as iteration") {
+		t.Errorf("the resume says %q; want it to say the dispatch runs again", c.Sentence)
+	}
+}

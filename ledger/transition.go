@@ -367,6 +367,18 @@ func applyResume(n *Ledger, r Request, reason StopReason, now time.Time, c *Comm
 		}
 		n.delivery().DispatchedAt = Stamp(now)
 		c.Sentence = fmt.Sprintf("Resumed: the interrupted dispatch of %s runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
+	case StopHarnessError:
+		// The same dispatch runs again, as after an interrupted stop; its
+		// dispatched-at restarts now, so that a reconciler on another
+		// cache, which cannot see this run, does not find it overdue and
+		// stop it interrupted while it runs. A round's harness error has
+		// no dispatch outstanding: the round is dispatched afresh.
+		if n.Pending != nil {
+			n.delivery().DispatchedAt = Stamp(now)
+			c.Sentence = fmt.Sprintf("Resumed: the dispatch of %s that failed in the executor runs again as iteration %d.", describeTarget(n.Pending.Target), n.Iterations)
+			break
+		}
+		c.Sentence = fmt.Sprintf("Resumed after the %s stop.", reason)
 	case StopBoundary:
 		// The branch is accepted as it is; commits are kept, attempts
 		// unchanged (L-51).
