@@ -324,16 +324,12 @@ func (p *proc) agentRunning() bool {
 	return false
 }
 
-// groupMembersWith lists, from /proc, the processes in one of the process
-// groups pgids whose environment holds the entry env.
-func groupMembersWith(pgids []int, env string) []int {
-	groups := map[int]bool{}
-	for _, g := range pgids {
-		if g > 1 {
-			groups[g] = true
-		}
-	}
-	var out []int
+// procStat is one process of /proc: its pid, parent and process group.
+type procStat struct{ pid, ppid, pgrp int }
+
+// procStats reads every process's stat line from /proc.
+func procStats() []procStat {
+	var out []procStat
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -344,17 +340,36 @@ func groupMembersWith(pgids []int, env string) []int {
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces.
+		// pid (comm) state ppid pgrp ...: comm may hold spaces, so cut
+		// after the last ')'.
 		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 		if len(f) < 3 {
 			continue
 		}
-		if pgrp, _ := strconv.Atoi(f[2]); !groups[pgrp] {
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		out = append(out, procStat{pid: pid, ppid: ppid, pgrp: pgrp})
+	}
+	return out
+}
+
+// groupMembersWith lists, from /proc, the processes in one of the process
+// groups pgids whose environment holds the entry env.
+func groupMembersWith(pgids []int, env string) []int {
+	groups := map[int]bool{}
+	for _, g := range pgids {
+		if g > 1 {
+			groups[g] = true
+		}
+	}
+	var out []int
+	for _, p := range procStats() {
+		if !groups[p.pgrp] {
 			continue
 		}
-		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		environ, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "environ"))
 		if slices.ContainsFunc(bytes.Split(environ, []byte{0}), func(kv []byte) bool { return string(kv) == env }) {
-			out = append(out, pid)
+			out = append(out, p.pid)
 		}
 	}
 	return out
@@ -363,24 +378,8 @@ func groupMembersWith(pgids []int, env string) []int {
 // descendants lists every process below pid, from /proc.
 func descendants(pid int) []int {
 	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so cut after ')'.
-		rest := string(stat[bytes.LastIndexByte(stat, ')')+1:])
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		children[ppid] = append(children[ppid], child)
+	for _, p := range procStats() {
+		children[p.ppid] = append(children[p.ppid], p.pid)
 	}
 	var out []int
 	queue := []int{pid}
