@@ -131,12 +131,7 @@ func TestQuietRollupFallsBackToREST(t *testing.T) {
 	for _, status := range []int{404, 502} {
 		t.Run(statusName(status), func(t *testing.T) {
 			t.Parallel()
-			r, pass := quietDelivery(t)
-			r.as("alice").review(1, "APPROVE", "", r.head(work))
-			r.clock.Advance(time.Minute)
-			wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-			r.clock.Advance(time.Minute)
-			pass()
+			r, pass := quietReady(t)
 			defer r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `^/api/graphql$`, Kind: ghstandin.FaultStatus, Status: status})()
 			r.clock.Advance(time.Minute)
 			r.gh.ResetLog()
@@ -255,12 +250,7 @@ func TestGraphQLRefusalNotAskedEveryPass(t *testing.T) {
 	}{{404, 0}, {502, 1}} {
 		t.Run(statusName(tc.status), func(t *testing.T) {
 			t.Parallel()
-			r, pass := quietDelivery(t)
-			r.as("alice").review(1, "APPROVE", "", r.head(work))
-			r.clock.Advance(time.Minute)
-			wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
-			r.clock.Advance(time.Minute)
-			pass()
+			r, pass := quietReady(t)
 			defer r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `^/api/graphql$`, Kind: ghstandin.FaultStatus, Status: tc.status})()
 			for i := range 4 {
 				r.clock.Advance(time.Minute)
@@ -285,9 +275,9 @@ func TestGraphQLRefusalNotAskedEveryPass(t *testing.T) {
 	}
 }
 
-// quietReadyHeld delivers a pull request to ready and passes until its
-// ready mark holds at one idle request (and one GraphQL query).
-func quietReadyHeld(t *testing.T) (*rig, func() *Report) {
+// quietReady delivers a pull request to ready and passes once more, so
+// that the pass after it finds its ready mark recorded.
+func quietReady(t *testing.T) (*rig, func() *Report) {
 	t.Helper()
 	r, pass := quietDelivery(t)
 	r.as("alice").review(1, "APPROVE", "", r.head(work))
@@ -295,6 +285,14 @@ func quietReadyHeld(t *testing.T) (*rig, func() *Report) {
 	wantSubjects(t, pass(), "loop: ready acme/api#1", "loop: announced ready acme/api#1")
 	r.clock.Advance(time.Minute)
 	pass()
+	return r, pass
+}
+
+// quietReadyHeld delivers a pull request to ready and passes until its
+// ready mark holds at one idle request (and one GraphQL query).
+func quietReadyHeld(t *testing.T) (*rig, func() *Report) {
+	t.Helper()
+	r, pass := quietReady(t)
 	r.clock.Advance(time.Minute)
 	r.gh.ResetLog()
 	rep := pass()
