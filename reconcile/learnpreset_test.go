@@ -34,6 +34,49 @@ func (x learnVia) Run(ctx context.Context, t agent.Task) (agent.Outcome, error) 
 	return x.learn.Run(ctx, t)
 }
 
+// Intend reserves t's checkout with the executor that runs t: a learn
+// task's reservation held in the other executor's checkout would be taken
+// over by no Run, and the next learn attempt would wait out the lock.
+func (x learnVia) Intend(t agent.Task) error {
+	if t.Learn {
+		return x.learn.Intend(t)
+	}
+	return x.CommandExecutor.Intend(t)
+}
+
+// Abandon releases the reservation Intend made for t.
+func (x learnVia) Abandon(t agent.Task, keep bool) {
+	if t.Learn {
+		x.learn.Abandon(t, keep)
+		return
+	}
+	x.CommandExecutor.Abandon(t, keep)
+}
+
+// PreflightKind names the agent kind that runs t.
+func (x learnVia) PreflightKind(t agent.Task) string {
+	if t.Learn {
+		return x.learn.PreflightKind(t)
+	}
+	return x.CommandExecutor.PreflightKind(t)
+}
+
+// Preflight checks the environment of the executor that runs t.
+func (x learnVia) Preflight(ctx context.Context, t agent.Task) (string, error) {
+	if t.Learn {
+		return x.learn.Preflight(ctx, t)
+	}
+	return x.CommandExecutor.Preflight(ctx, t)
+}
+
+// Recover asks the executor that ran t.
+func (x learnVia) Recover(ctx context.Context, t agent.Task) (agent.Recovery, error) {
+	if t.Learn {
+		return x.learn.Recover(ctx, t)
+	}
+	return x.CommandExecutor.Recover(ctx, t)
+}
+
 // learnUnder makes every pass of r run its learn tasks with the preset of
 // kind, the stand-in CLIs first on PATH; it returns their directory.
 func learnUnder(t *testing.T, r *rig, kind string) string {

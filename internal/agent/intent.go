@@ -37,9 +37,15 @@ var intents = struct {
 // prepares to start the agent.
 func (e CommandExecutor) Intend(t Task) error {
 	dir := e.checkoutDir(t)
-	lock, err := lockCheckoutWait(dir)
-	if err != nil {
-		return err
+	// A reservation this process already holds for the checkout (an
+	// earlier dispatch no Run took over) is this one's: waiting for the
+	// lock would wait on itself for lockWait.
+	lock := takeIntent(dir)
+	if lock == nil {
+		var err error
+		if lock, err = lockCheckoutWait(dir); err != nil {
+			return err
+		}
 	}
 	rec := runRecord{Spec: t.Spec, Branch: t.Branch, Pending: t.Pending.String(), Iteration: t.Iteration, Round: t.Round,
 		DispatchedAt: t.DispatchedAt, Control: t.Control, Started: time.Now().UTC()}
@@ -48,9 +54,6 @@ func (e CommandExecutor) Intend(t Task) error {
 		return err
 	}
 	intents.Lock()
-	if old := intents.locks[dir]; old != nil {
-		releaseCheckout(old)
-	}
 	intents.locks[dir] = lock
 	intents.Unlock()
 	return nil

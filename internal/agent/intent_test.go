@@ -35,6 +35,36 @@ func TestLostDispatchPushLeavesNoIntent(t *testing.T) {
 	f.Close()
 }
 
+// A second reservation of a checkout this process already reserved (a
+// dispatch no Run took over, then the next one of the same entry) takes
+// the held lock over: it waited lockWait on its own lock and then failed
+// busy, which cost a learn task's second attempt 15 s.
+func TestReservingAReservedCheckoutAgainTakesItsLock(t *testing.T) {
+	t.Parallel()
+	ex := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir()}
+	first := Task{Spec: "specs/feature.md", Repo: "acme/api", Branch: "gallivant/feature", DispatchedAt: "2026-01-01T00:00:00Z"}
+	second := first
+	second.DispatchedAt = "2026-01-01T00:05:00Z"
+	if err := ex.Intend(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Intend(second); err != nil {
+		t.Fatalf("reserving the checkout again: %v", err)
+	}
+	if _, err := lockCheckout(ex.checkoutDir(second)); !errors.Is(err, ErrCheckoutBusy) {
+		t.Errorf("lock while reserved again: %v, want busy", err)
+	}
+	ex.Abandon(second, false)
+	f, err := lockCheckout(ex.checkoutDir(second))
+	if err != nil {
+		t.Fatalf("the reservation was not released: %v", err)
+	}
+	f.Close()
+	if n := len(readIntents(ex.checkoutDir(first), first)); n != 1 {
+		t.Errorf("%d intents of the first dispatch, want its record kept", n)
+	}
+}
+
 // A run record answers only the dispatch it was written for: a record of
 // an earlier dispatch of the same row at the same SHA (a rerun, or another
 // reconciler's) is not this dispatch's orphan.
