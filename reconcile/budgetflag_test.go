@@ -14,6 +14,7 @@ import (
 // budget, and codex and aider, which have no such flag, are covered by
 // agent.TestInvocation and ledger.TestRemainingDollars, without a pass.)
 func TestMaxBudgetUSDFromRemainingBudget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, kind, budget string
 		want               []string
@@ -22,6 +23,7 @@ func TestMaxBudgetUSDFromRemainingBudget(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r, bin, opt := presetRig(t, tc.kind, "---\nbudget: "+tc.budget+"\n---\n"+specWith(1, ""))
 			rep := r.pass(opt)
 			if got := countSubjects(rep, "loop: record home row 1"); got != 1 {

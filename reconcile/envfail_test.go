@@ -16,14 +16,13 @@ import (
 )
 
 // envRig is a rig of three one-row specs whose executor runs the Claude
-// Code preset against the stand-in CLI, first on PATH.
+// Code preset against the stand-in CLI, first on its PATH.
 func envRig(t *testing.T, maxParallel int) (*rig, string, rigOption) {
 	bin := agentstandin.Write(t)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cfg := strings.Replace(rigConfig, "  timeout: 30m\n", fmt.Sprintf("  timeout: 30m\n  max_parallel: %d\n", maxParallel), 1)
 	r := newRig(t, map[string]string{"gallivant.yaml": cfg, "specs/a.md": specWith(1, ""), "specs/b.md": specWith(1, ""), "specs/c.md": specWith(1, "")})
 	opt := func(o *Options) {
-		o.Executor = agent.CommandExecutor{Kind: "claude-code", Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+		o.Executor = agent.CommandExecutor{Kind: "claude-code", Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Environ: standinEnviron(bin)}
 	}
 	return r, bin, opt
 }
@@ -61,6 +60,7 @@ func verifyControl(t *testing.T, r *rig) {
 // end the same way, each withdrawn), and once the API answers again the
 // next pass runs all three entries to their pull requests by itself.
 func TestEnvironmentFailureIsOnePassProblem(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		maxParallel int
@@ -71,7 +71,7 @@ func TestEnvironmentFailureIsOnePassProblem(t *testing.T) {
 			"loop: withdraw seed", "loop: withdraw seed", "loop: withdraw seed"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { environmentFailure(t, tc.maxParallel, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); environmentFailure(t, tc.maxParallel, tc.want) })
 	}
 }
 
@@ -153,6 +153,7 @@ func environmentFailure(t *testing.T, maxParallel int, want []string) {
 // found before any dispatch is committed: no agent starts, and the check
 // runs once in the pass, not once per entry.
 func TestPreflightFailureStartsNoAgent(t *testing.T) {
+	t.Parallel()
 	r, bin, opt := envRig(t, 3)
 	agentstandin.Set(t, bin, agentstandin.LoggedOut, "")
 	rep := r.pass(opt)

@@ -78,14 +78,13 @@ func (x learnVia) Recover(ctx context.Context, t agent.Task) (agent.Recovery, er
 }
 
 // learnUnder makes every pass of r run its learn tasks with the preset of
-// kind, the stand-in CLIs first on PATH; it returns their directory.
+// kind, the stand-in CLIs first on its PATH; it returns their directory.
 func learnUnder(t *testing.T, r *rig, kind string) string {
 	t.Helper()
 	bin := agentstandin.Write(t)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r.options = append(r.options, func(o *Options) {
 		o.Executor = learnVia{CommandExecutor: o.Executor.(agent.CommandExecutor), r: r,
-			learn: agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: filepath.Join(r.work, "preset"), Token: r.gh.MainToken()}}
+			learn: agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: filepath.Join(r.work, "preset"), Token: r.gh.MainToken(), Environ: standinEnviron(bin)}}
 	})
 	return bin
 }
@@ -97,8 +96,10 @@ func learnUnder(t *testing.T, r *rig, kind string) string {
 // gallivant/lessons-acme-api, which is admitted and proposed on the
 // control repository, its candidate citing the feedback URL the CLI chose.
 func TestLearnUnderPresetCLI(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"claude-code", "codex", "aider"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			r := newLearnRig(t, learnConfig)
 			bin := learnUnder(t, r, kind)
 			r.pass()
@@ -143,13 +144,13 @@ func TestLearnUnderPresetCLI(t *testing.T) {
 // command of its own for the learn task, and the spec's `harness: codex`
 // runs the learn task under the codex preset.
 func TestLearnUnderTheSpecsHarness(t *testing.T) {
+	t.Parallel()
 	r := newLearnRig(t, learnConfig)
 	r.edit("specs/feature.md", func(s string) string { return "---\nharness: codex\n---\n" + s })
 	bin := agentstandin.Write(t)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r.options = append(r.options, func(o *Options) {
 		o.Executor = learnVia{CommandExecutor: o.Executor.(agent.CommandExecutor), r: r,
-			learn: agent.CommandExecutor{Kind: "command", Timeout: time.Minute, WorkDir: filepath.Join(r.work, "preset"), Token: r.gh.MainToken()}}
+			learn: agent.CommandExecutor{Kind: "command", Timeout: time.Minute, WorkDir: filepath.Join(r.work, "preset"), Token: r.gh.MainToken(), Environ: standinEnviron(bin)}}
 	})
 	r.pass()
 	rep := r.deliverAfterTwoRounds(1, work, "Round to whole cents before adding tax.", "Never log the request body.")
@@ -175,6 +176,7 @@ const noneDecision = "nothing generalises beyond this change | nothing to propos
 // was proposes nothing: no commit on the lessons branch, `loop: no
 // lessons` quoting the CLI's decision, no pull request.
 func TestLearnUnderPresetCLIProposesNothing(t *testing.T) {
+	t.Parallel()
 	r := newLearnRig(t, learnConfig)
 	bin := learnUnder(t, r, "claude-code")
 	agentstandin.Set(t, bin, agentstandin.LearnNone, "")
@@ -201,6 +203,7 @@ func TestLearnUnderPresetCLIProposesNothing(t *testing.T) {
 // here a status the learn result does not have, and a `none` beside a
 // changed lessons file.
 func TestLearnUnderPresetCLIRefusesAResultItCannotUse(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ result, why string }{
 		"a status that is not done or none": {"decision: added it | review\nstatus: failed\n",
 			`result line 2: a learn task's status is done (you changed the lessons file) or none (no lesson generalises), got "failed"`},
@@ -208,6 +211,7 @@ func TestLearnUnderPresetCLIRefusesAResultItCannotUse(t *testing.T) {
 			"the status is none, but the checkout has changes"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := newLearnRig(t, learnConfig)
 			bin := learnUnder(t, r, "codex")
 			agentstandin.Set(t, bin, agentstandin.Result, tc.result)

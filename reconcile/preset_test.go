@@ -14,14 +14,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// standinEnviron is this process's environment with the stand-in CLIs
+// of bin first on PATH, for an executor's Environ: the process's own PATH
+// is left alone, so the tests that run stand-ins run in parallel.
+func standinEnviron(bin string) []string {
+	env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 // presetRig is a rig whose executor runs the named preset against the
-// stand-in CLIs, first on PATH.
+// stand-in CLIs, first on its PATH.
 func presetRig(t *testing.T, kind, spec string) (*rig, string, rigOption) {
 	bin := agentstandin.Write(t)
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r := newRig(t, map[string]string{"specs/feature.md": spec})
 	opt := func(o *Options) {
-		o.Executor = agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+		o.Executor = agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Environ: standinEnviron(bin)}
 	}
 	return r, bin, opt
 }
@@ -31,6 +43,7 @@ func presetRig(t *testing.T, kind, spec string) (*rig, string, rigOption) {
 // recorded, and the CLI was called with its non-interactive flags and the
 // prompt where it reads it.
 func TestPresetsReachAdmittedRows(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind, call string
 	}{
@@ -40,6 +53,7 @@ func TestPresetsReachAdmittedRows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
+			t.Parallel()
 			r, bin, opt := presetRig(t, tc.kind, specWith(2, ""))
 			rep := r.pass(opt)
 			want := andDelivered(
@@ -88,11 +102,13 @@ func TestPresetsReachAdmittedRows(t *testing.T) {
 // agent.TestInvocation's ("claude escalated", "codex escalated", "aider
 // escalated"); one kind proves the pass hands the model to the executor.
 func TestPresetEscalationModel(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ kind, flag string }{
 		{"claude-code", "--model big-model"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.kind, func(t *testing.T) {
+			t.Parallel()
 			r, bin, opt := presetRig(t, tc.kind, specWith(1, ""))
 			agentstandin.Set(t, bin, agentstandin.FailWithoutModel, "")
 			rep := r.pass(opt)
@@ -118,9 +134,10 @@ func TestPresetEscalationModel(t *testing.T) {
 // A spec's harness: chooses the preset for that spec, whatever the
 // executor's kind.
 func TestHarnessChoosesPreset(t *testing.T) {
+	t.Parallel()
 	r, bin, _ := presetRig(t, "command", "---\nharness: codex\n---\n"+specWith(1, ""))
 	rep := r.pass(func(o *Options) {
-		o.Executor = agent.CommandExecutor{Kind: "command", Argv: []string{"false"}, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+		o.Executor = agent.CommandExecutor{Kind: "command", Argv: []string{"false"}, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Environ: standinEnviron(bin)}
 	})
 	if got := countSubjects(rep, "loop: record home row 1"); got != 1 {
 		t.Fatalf("transitions %q\n%s", subjectsOf(rep), r.log.String())
@@ -138,6 +155,7 @@ func TestHarnessChoosesPreset(t *testing.T) {
 // next dispatch; `budget +N | why` raises it and the entry goes on. status
 // and why show the spend.
 func TestBudgetStopAndRaise(t *testing.T) {
+	t.Parallel()
 	r, _, opt := presetRig(t, "claude-code", "---\nbudget: 2000 tokens\n---\n"+specWith(2, ""))
 	rep := r.pass(opt)
 	want := []string{"loop: seed ledger", "loop: dispatch seed", "loop: record home seed", "loop: dispatch row 1", "loop: record home row 1", "loop: stop budget"}

@@ -506,13 +506,14 @@ func TestWaveTaskEnvironmentFailureIsWithdrawn(t *testing.T) {
 // brief's task: line, the decision's first part as the summary — which is
 // admitted and applied as any task's (docs/plans.md "Wave execution").
 func TestWavesUnderPresetCLI(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"claude-code", "codex"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			bin := agentstandin.Write(t)
-			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			r := wavesRig(t, nil)
 			opt := func(o *Options) {
-				o.Executor = agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken()}
+				o.Executor = agent.CommandExecutor{Kind: kind, Timeout: time.Minute, WorkDir: r.work, Token: r.gh.MainToken(), Environ: standinEnviron(bin)}
 			}
 			rep := r.pass(opt)
 			got := subjectsOf(rep)

@@ -244,7 +244,7 @@ func (e CommandExecutor) Recover(ctx context.Context, t Task) (Recovery, error) 
 	// The commits are read with go-git and pushed from the mirror, exactly
 	// as Run does: gallivant runs no git of its own in the agent's checkout.
 	out := Outcome{Finished: true, Log: filepath.Join(e.WorkDir, "logs", t.Name()+".log")}
-	env := e.agentEnv(os.Environ(), home)
+	env := e.agentEnv(home)
 	if isPreset(rec.Kind) {
 		// The preset's completion, which its reconciler did not live to
 		// do; the CLI's usage output is gone with it.

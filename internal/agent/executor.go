@@ -249,6 +249,12 @@ type CommandExecutor struct {
 	// agent (executor.env); specs.DefaultAgentEnv when nil. A secret
 	// (specs.SecretEnv) is never passed, even when named.
 	Env []string
+	// Environ is the environment the agent's is taken from (Env's
+	// allow-list of it, minus every secret); os.Environ() when nil. The
+	// agent and a preset's CLI are looked up on the PATH it passes. Tests
+	// give each executor its own, so that tests putting stand-in CLIs
+	// first on PATH run in parallel.
+	Environ []string
 	// TokenEnv is the variable that holds the token (github.token_env):
 	// never passed to the agent.
 	TokenEnv string
@@ -374,7 +380,7 @@ func (e CommandExecutor) Run(ctx context.Context, t Task) (Outcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, e.Timeout)
 	defer cancel()
 	fmt.Fprintf(logf, "# gallivant: %s %s in %s\n", t.Spec, t.What(), dir)
-	env := e.agentEnv(os.Environ(), home)
+	env := e.agentEnv(home)
 	resultFile := resultPath(dir)
 	var stdout boundedBuffer
 	stdout.max = 8 << 20
@@ -1024,6 +1030,13 @@ func (e CommandExecutor) runCommand(ctx context.Context, dir, taskFile, resultFi
 // root, PID namespace) so that a timeout (ctx) stops all of it. Run it
 // with runAgentProcess.
 func agentCommand(ctx context.Context, dir string, env []string, cred *syscall.Credential, out io.Writer, name string, args ...string) *exec.Cmd {
+	if !strings.Contains(name, "/") {
+		// The agent's PATH, as Preflight looks the CLI up, rather than
+		// gallivant's; a name it does not hold is left to exec's lookup.
+		if p, err := lookPath(name, env); err == nil {
+			name = p
+		}
+	}
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -1056,7 +1069,11 @@ func runAgentProcess(cmd *exec.Cmd, cred *syscall.Credential, started func(pid i
 // agentEnv is the agent's environment: the allow-listed variables of
 // environ, minus every secret, with HOME set to the run_as user's home.
 // The agent only commits; gallivant pushes.
-func (e CommandExecutor) agentEnv(environ []string, home string) []string {
+func (e CommandExecutor) agentEnv(home string) []string {
+	environ := e.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
 	allow := e.Env
 	if allow == nil {
 		allow = specs.DefaultAgentEnv

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -249,7 +250,10 @@ func lookPath(bin string, env []string) (string, error) {
 		}
 	}
 	for _, d := range strings.Split(path, ":") {
-		if d == "" {
+		if !filepath.IsAbs(d) {
+			// An empty or relative entry names the current directory,
+			// which for an agent is its checkout: what the agent wrote
+			// there is never run as the CLI (exec.ErrDot's reason).
 			continue
 		}
 		p := d + "/" + bin

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"os"
 
 	"github.com/gallivant/gallivant/specs"
 )
@@ -35,5 +34,5 @@ func (e CommandExecutor) Preflight(ctx context.Context, t Task) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	return Preflight(ctx, kind, e.agentEnv(os.Environ(), home), cred)
+	return Preflight(ctx, kind, e.agentEnv(home), cred)
 }

@@ -100,7 +100,7 @@ func (e CommandExecutor) Verify(ctx context.Context, t Task, commands, replay []
 		return res, fmt.Errorf("prepare the checkout: %w", err)
 	}
 	res.Head = head
-	env := e.agentEnv(os.Environ(), home)
+	env := e.agentEnv(home)
 	run := func(c, what string, budget context.Context) (exit int, tail string, out string, took time.Duration, err error) {
 		fmt.Fprintf(logf, "# gallivant: %s %s at %s: %s\n", what, t.Spec, short(head), c)
 		var tb tailBuffer
