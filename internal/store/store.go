@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path"
 	"path/filepath"
 	"sort"
@@ -236,11 +237,14 @@ var errNoBranch = errors.New("the control branch does not exist on the remote")
 
 // fetchHead fetches the clone and plans from the control branch head.
 func (s *Store) fetchHead(ctx context.Context) error {
-	// RemoteURL: the clone's config is not trusted for the URL the
-	// credentials go to (a same-user agent could rewrite origin's url).
-	err := s.fetchRepo().FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
-		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
-	s.notePacks()
+	var err error
+	if !s.localRemoteCurrent() {
+		// RemoteURL: the clone's config is not trusted for the URL the
+		// credentials go to (a same-user agent could rewrite origin's url).
+		err = s.fetchRepo().FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RemoteURL: s.remote, Auth: s.auth, Force: true, Prune: true,
+			RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
+		s.notePacks()
+	}
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		if tl := tooLarge(err); tl != nil {
 			return fmt.Errorf("fetch the control repository: %w", tl)
@@ -265,6 +269,56 @@ func (s *Store) fetchHead(ctx context.Context) error {
 	}
 	s.head, s.tip, s.written = ref.Hash(), ref.Hash(), nil
 	return s.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(s.branch), s.head))
+}
+
+// localRemoteCurrent reports whether the remote is a repository on this
+// machine (file://) whose branches are exactly the ones the clone holds
+// from its last fetch, each at the same commit: read from its references,
+// as upload-pack's advertisement would be, so that a pass starting where
+// the last one ended runs no git process for a fetch that would bring
+// nothing. Anything it cannot read, or any difference, is a fetch.
+func (s *Store) localRemoteCurrent() bool {
+	p, ok := strings.CutPrefix(s.remote, "file://")
+	if !ok || !filepath.IsAbs(p) {
+		return false
+	}
+	remote, err := git.PlainOpen(p)
+	if err != nil {
+		return false
+	}
+	theirs, err := branchHeads(remote, "refs/heads/")
+	if err != nil || len(theirs) == 0 {
+		return false
+	}
+	ours, err := branchHeads(s.repo, "refs/remotes/origin/")
+	if err != nil || !maps.Equal(theirs, ours) {
+		return false
+	}
+	for _, h := range ours {
+		if s.repo.Storer.HasEncodedObject(h) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// branchHeads maps the branch names of repo's references under prefix to
+// their commits; a symbolic reference (origin/HEAD) is not a branch.
+func branchHeads(repo *git.Repository, prefix string) (map[string]plumbing.Hash, error) {
+	refs, err := repo.Storer.IterReferences()
+	if err != nil {
+		return nil, err
+	}
+	defer refs.Close()
+	out := map[string]plumbing.Hash{}
+	err = refs.ForEach(func(r *plumbing.Reference) error {
+		name, ok := strings.CutPrefix(r.Name().String(), prefix)
+		if ok && r.Type() == plumbing.HashReference && name != "HEAD" {
+			out[name] = r.Hash()
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (s *Store) defaultBranch() string {
