@@ -16,7 +16,9 @@ import (
 func TestLocalRemoteUnchangedIsNotFetched(t *testing.T) {
 	t.Parallel()
 	src := t.TempDir()
-	git := func(args ...string) { testserver.Git(t, src, append([]string{"-c", "user.name=p", "-c", "user.email=p@example.com"}, args...)...) }
+	git := func(args ...string) {
+		testserver.Git(t, src, append([]string{"-c", "user.name=p", "-c", "user.email=p@example.com"}, args...)...)
+	}
 	write := func(content string) {
 		if err := os.WriteFile(filepath.Join(src, "f.md"), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
