@@ -307,7 +307,9 @@ func New(opts Options) (*Server, error) {
 	return s, s.save()
 }
 
-func httpBackend() (string, error) {
+// httpBackend is git-http-backend's path, asked of git once per process:
+// every Server of a test binary serves with the same git.
+var httpBackend = sync.OnceValues(func() (string, error) {
 	out, err := exec.Command("git", "--exec-path").Output()
 	if err != nil {
 		return "", fmt.Errorf("ghstandin: git is required: %w", err)
@@ -317,7 +319,7 @@ func httpBackend() (string, error) {
 		return "", fmt.Errorf("ghstandin: git-http-backend not found: %w", err)
 	}
 	return p, nil
-}
+})
 
 func newToken() string {
 	b := make([]byte, 20)
