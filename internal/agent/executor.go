@@ -40,12 +40,15 @@ type Task struct {
 	Branch         string
 	// Base is the commit the work branch starts from when it is absent.
 	Base string
-	// Head, when set, is the full id of the commit the pass saw at the tip
-	// of the work branch and asks about (a verification's head): when
-	// gallivant's mirror already holds that commit (the run that just
-	// returned pushed it from there), the checkout starts at it without
-	// fetching. Empty, or a commit the mirror lacks, fetches as always and
-	// starts at the branch's head on the remote.
+	// Head, when set, is the full id of the commit the pass read at the
+	// tip of the work branch for this task (a dispatch's start, a
+	// verification's head): when gallivant's mirror already holds that
+	// commit (the run before pushed it from there), the checkout starts at
+	// it without fetching. Empty, or a commit the mirror lacks, fetches as
+	// always and starts at the branch's head on the remote. A branch that
+	// moved after the pass read it is never overwritten: the run's push
+	// does not fast-forward and is refused, as for a branch that moves
+	// while the agent works.
 	Head    string
 	Pending ledger.Pending
 	// Iteration is the count the brief carries (before the dispatch bump).

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,72 @@ func TestVerifyHeadFromMirrorSkipsFetch(t *testing.T) {
 				t.Errorf("verified %s (passed %v), want %s passed:\n%s", res.Head, res.Passed, pushed, res.Tail)
 			}
 		})
+	}
+}
+
+// A dispatch whose head the mirror holds (Task.Head: the head the pass read
+// and dispatched from, which the run before pushed from the mirror) starts
+// its checkout there without fetching: where the branch moved on the remote
+// after the pass read it, the agent still builds on the head the pass read,
+// and its return is not forced over the branch: the push is refused and the
+// commits kept, as for a branch moved while the agent works. Without a Head
+// the run fetches and starts at the new tip.
+func TestRunHeadFromMirrorSkipsFetch(t *testing.T) {
+	t.Parallel()
+	remote, base := remoteRepo(t)
+	var started []string
+	e := CommandExecutor{Timeout: time.Minute, WorkDir: t.TempDir(), Agent: func(_ context.Context, dir string, task Task) error {
+		started = append(started, gitIn(t, dir, "rev-parse", "HEAD"))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("row-%d.txt", task.Iteration)), []byte("done\n"), 0o644); err != nil {
+			return err
+		}
+		gitIn(t, dir, "add", "-A")
+		gitIn(t, dir, "commit", "--quiet", "-m", fmt.Sprintf("row %d", task.Iteration))
+		return nil
+	}}
+	task := Task{Spec: "specs/calc.md", Repo: "acme/api", CloneURL: remote, Branch: "gallivant/calc", Base: "main",
+		Pending: ledger.Pending{Target: 1, Member: "home", SHA: base}, Iteration: 1, Brief: "# Task\n"}
+	if out, err := e.Run(context.Background(), task); err != nil || out.Err != nil {
+		t.Fatalf("first run: %v, %+v", err, out)
+	}
+	first := gitIn(t, remote, "rev-parse", "refs/heads/gallivant/calc")
+
+	next := task
+	next.Iteration, next.Head = 2, first
+	out, err := e.Run(context.Background(), next)
+	if err != nil || out.Err != nil || out.Commits != 1 {
+		t.Fatalf("run from the held head: %v, %+v", err, out)
+	}
+	if started[1] != first {
+		t.Errorf("second run started at %s, want the held head %s", started[1], first)
+	}
+	second := gitIn(t, remote, "rev-parse", "refs/heads/gallivant/calc")
+
+	// The branch moves on the remote (a person's push) after the pass read
+	// it at second: the run from second is refused, the branch kept.
+	moved := t.TempDir()
+	gitIn(t, moved, "clone", "--quiet", "--branch", "gallivant/calc", remote, ".")
+	gitIn(t, moved, "commit", "--quiet", "--allow-empty", "-m", "a person's commit")
+	gitIn(t, moved, "push", "--quiet", "origin", "gallivant/calc")
+	personal := gitIn(t, moved, "rev-parse", "HEAD")
+	next.Iteration, next.Head = 3, second
+	out, err = e.Run(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started[2] != second || out.Err == nil || !out.Unpushed || out.Kept == "" {
+		t.Errorf("a run from a head the branch moved past started at %s (want %s) with %+v; want its push refused and its commit kept", started[2], second, out)
+	}
+	if got := gitIn(t, remote, "rev-parse", "refs/heads/gallivant/calc"); got != personal {
+		t.Errorf("the branch is at %s, want the person's %s", got, personal)
+	}
+
+	// Without a head the run fetches and starts at the branch's tip.
+	next.Iteration, next.Head = 4, ""
+	if out, err := e.Run(context.Background(), next); err != nil || out.Err != nil {
+		t.Fatalf("run without a head: %v, %+v", err, out)
+	}
+	if started[3] != personal {
+		t.Errorf("a run without a head started at %s, want the branch's tip %s", started[3], personal)
 	}
 }
