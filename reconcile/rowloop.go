@@ -135,12 +135,18 @@ func (p *passState) dispatch(ctx context.Context, e *entry, a ledger.Action) (st
 	if p.DryRun {
 		return finished, nil
 	}
-	return progressed, p.run(ctx, e)
+	return progressed, p.runAt(ctx, e, head)
 }
 
 // run pushes the outstanding dispatch and hands it to the executor. If the
 // push loses the race, the executor is not started.
-func (p *passState) run(ctx context.Context, e *entry) error {
+func (p *passState) run(ctx context.Context, e *entry) error { return p.runAt(ctx, e, "") }
+
+// runAt is run for a dispatch made from the work branch's head as this
+// pass read it (head, "" when not read here): the executor may start its
+// checkout there without fetching (agent.Task.Head). A rerun or a resumed
+// dispatch passes no head; the branch may have moved since its dispatch.
+func (p *passState) runAt(ctx context.Context, e *entry, head string) error {
 	if p.DryRun {
 		return nil
 	}
@@ -163,7 +169,7 @@ func (p *passState) run(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Pending: pd,
+	task := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: p.branch(e), Base: base, Head: head, Pending: pd,
 		Iteration: e.l.Iterations - 1, Brief: brief, Model: e.l.Delivery.Model, DefaultBranch: e.spec.Base, Harness: e.spec.Harness,
 		DispatchedAt: ledger.TimeText(e.l.Delivery.DispatchedAt)}
 	if left, ok := ledger.RemainingDollars(e.l, e.spec); ok {

@@ -99,7 +99,9 @@ func (p *passState) verifyStillFails(e *entry, head string, last gatekeep.Verifi
 // carried proofs alone.
 func (p *passState) runVerification(ctx context.Context, e *entry, repo, branch, head string, withCommands bool, plan gatekeep.ReplayPlan) (stepResult, bool, error) {
 	checks := plan.Checks
-	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
+	// Head lets the executor check out the head it verifies from its
+	// mirror, where the run that returned it pushed it, without a fetch.
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, Head: head, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}

@@ -32,7 +32,7 @@ func (p *passState) closeRowsStep(ctx context.Context, e *entry) (res stepResult
 	if err != nil || !ok {
 		return finished, false, err
 	}
-	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
+	t := agent.Task{Spec: e.specPath, Ledger: e.ledgerPath, Repo: repo, Branch: branch, Base: e.spec.Base, Head: head, DefaultBranch: e.spec.Base, Iteration: e.l.Iterations}
 	if p.CloneURL != nil {
 		t.CloneURL = p.CloneURL(repo)
 	}

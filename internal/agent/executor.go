@@ -39,7 +39,17 @@ type Task struct {
 	Repo, CloneURL string
 	Branch         string
 	// Base is the commit the work branch starts from when it is absent.
-	Base    string
+	Base string
+	// Head, when set, is the full id of the commit the pass read at the
+	// tip of the work branch for this task (a dispatch's start, a
+	// verification's head): when gallivant's mirror already holds that
+	// commit (the run before pushed it from there), the checkout starts at
+	// it without fetching. Empty, or a commit the mirror lacks, fetches as
+	// always and starts at the branch's head on the remote. A branch that
+	// moved after the pass read it is never overwritten: the run's push
+	// does not fast-forward and is refused, as for a branch that moves
+	// while the agent works.
+	Head    string
 	Pending ledger.Pending
 	// Iteration is the count the brief carries (before the dispatch bump).
 	Iteration int
@@ -700,9 +710,9 @@ func (e CommandExecutor) credential() (*syscall.Credential, string, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: groups}, u.HomeDir, nil
 }
 
-// prepare brings the mirror up to date with the remote and clones a fresh
-// checkout of the work branch from it; it returns the commit the checkout
-// starts at. The old checkout is removed, not reset: the agent may have
+// prepare brings the mirror up to date with the remote (unless it already
+// holds t.Head: startCommit) and clones a fresh checkout of the work branch
+// from it; it returns the commit the checkout starts at. The old checkout is removed, not reset: the agent may have
 // planted hooks or configuration in it.
 func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir string, t Task, cred *syscall.Credential) (string, error) {
 	if _, err := os.Stat(filepath.Join(mirror, "HEAD")); err != nil {
@@ -715,35 +725,9 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 			return "", err
 		}
 	}
-	// The fetch keeps what it receives as one pack (fewer files in the
-	// mirror and in every checkout copied from it) and starts no automatic
-	// maintenance where it could have nothing to do (mayNeedMaintenance).
-	fm := m.with("fetch.unpackLimit", "1")
-	auto := mayNeedMaintenance(mirror)
-	if !auto {
-		fm = fm.with("maintenance.auto", "false")
-	}
-	if err := fetchRetrying(ctx, fm, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
-		return "", err
-	}
-	if !auto && mayNeedMaintenance(mirror) {
-		// What the fetch's own maintenance would have run now.
-		_, _ = m.out(ctx, "maintenance", "run", "--auto", "--quiet")
-	}
-	// The mirror's refs and objects are read in process: it is
-	// gallivant's alone.
-	repo, err := git.PlainOpen(mirror)
+	start, err := e.startCommit(ctx, m, mirror, t)
 	if err != nil {
 		return "", err
-	}
-	start, err := resolveInMirror(ctx, m, repo, "refs/remotes/origin/"+t.Branch)
-	if err != nil {
-		if start, err = resolveInMirror(ctx, m, repo, t.Base); err != nil {
-			// A base given as a branch name is the remote's branch.
-			if start, err = resolveInMirror(ctx, m, repo, "refs/remotes/origin/"+t.Base); err != nil {
-				return "", fmt.Errorf("neither the work branch %s nor the base %s is known: %w", t.Branch, t.Base, err)
-			}
-		}
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
@@ -764,6 +748,51 @@ func (e CommandExecutor) prepare(ctx context.Context, m execGit, mirror, dir str
 	if cred != nil {
 		if err := chownTree(dir, int(cred.Uid), int(cred.Gid)); err != nil {
 			return "", fmt.Errorf("hand the checkout to executor.run_as: %w", err)
+		}
+	}
+	return start, nil
+}
+
+// startCommit is the commit t's checkout starts at: t.Head where the
+// mirror holds it, with no fetch (a commit is what its id says, wherever it
+// came from); otherwise, after bringing the mirror up to date with the
+// remote, the work branch's head, or the base where the branch is absent.
+func (e CommandExecutor) startCommit(ctx context.Context, m execGit, mirror string, t Task) (string, error) {
+	// The mirror's refs and objects are read in process: it is
+	// gallivant's alone.
+	if t.Head != "" {
+		if repo, err := git.PlainOpen(mirror); err == nil {
+			if id, ok, _ := mirrorCommit(repo, t.Head); ok && id == t.Head {
+				return id, nil
+			}
+		}
+	}
+	// The fetch keeps what it receives as one pack (fewer files in the
+	// mirror and in every checkout copied from it) and starts no automatic
+	// maintenance where it could have nothing to do (mayNeedMaintenance).
+	fm := m.with("fetch.unpackLimit", "1")
+	auto := mayNeedMaintenance(mirror)
+	if !auto {
+		fm = fm.with("maintenance.auto", "false")
+	}
+	if err := fetchRetrying(ctx, fm, "fetch", "--quiet", "--prune", "--no-tags", "--", t.CloneURL, "+refs/heads/*:refs/remotes/origin/*"); err != nil {
+		return "", err
+	}
+	if !auto && mayNeedMaintenance(mirror) {
+		// What the fetch's own maintenance would have run now.
+		_, _ = m.out(ctx, "maintenance", "run", "--auto", "--quiet")
+	}
+	repo, err := git.PlainOpen(mirror)
+	if err != nil {
+		return "", err
+	}
+	start, err := resolveInMirror(ctx, m, repo, "refs/remotes/origin/"+t.Branch)
+	if err != nil {
+		if start, err = resolveInMirror(ctx, m, repo, t.Base); err != nil {
+			// A base given as a branch name is the remote's branch.
+			if start, err = resolveInMirror(ctx, m, repo, "refs/remotes/origin/"+t.Base); err != nil {
+				return "", fmt.Errorf("neither the work branch %s nor the base %s is known: %w", t.Branch, t.Base, err)
+			}
 		}
 	}
 	return start, nil
