@@ -642,3 +642,30 @@ func TestQuietApprovalsWaitSeesBaseRequireFewer(t *testing.T) {
 		})
 	}
 }
+
+// Which marks without checks watch what their base requires
+// (requiredWatched): of the waits such a mark can be (its checks final),
+// only one for approvals the base requires ends by a change of the base's
+// requirements; a reviewer's approval or a steerer's re-review ends by a
+// review, which moves the pull request's updated_at.
+func TestRequiredWatched(t *testing.T) {
+	t.Parallel()
+	approval := gatekeep.Wait{Kind: gatekeep.WaitApproval, User: "alice"}
+	rereview := gatekeep.Wait{Kind: gatekeep.WaitReReview, User: "bob"}
+	approvals := gatekeep.Wait{Kind: gatekeep.WaitApprovals, Need: 2, Have: 1}
+	for _, tc := range []struct {
+		name  string
+		waits []gatekeep.Wait
+		want  bool
+	}{
+		{"the reviewer's approval", []gatekeep.Wait{approval}, false},
+		{"a re-review", []gatekeep.Wait{rereview}, false},
+		{"the reviewer and a re-review", []gatekeep.Wait{approval, rereview}, false},
+		{"approvals the base requires", []gatekeep.Wait{approvals}, true},
+		{"the reviewer and approvals the base requires", []gatekeep.Wait{approval, approvals}, true},
+	} {
+		if got := requiredWatched(gatekeep.Verdict{Kind: gatekeep.Waiting, WaitsFor: tc.waits}); got != tc.want {
+			t.Errorf("%s: requiredWatched = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
