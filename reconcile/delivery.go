@@ -487,7 +487,7 @@ func (p *passState) judged(ctx context.Context, e *entry, pr gatekeep.PR, live g
 		// again every pass: a check that turns red on the same head
 		// moves neither updated_at nor the head, and the label must
 		// come off at once.
-		p.markQuiet(ctx, q, e, live, r.d, r.repolled, time.Time{}, a, true)
+		p.markQuiet(ctx, q, e, live, r.d, r.repolled, time.Time{}, a, true, false)
 		return waitFor("%s", a.Detail), nil
 	case gatekeep.StepChecksQuiet:
 		return stopped, p.stop(e, ledger.StopChecksSilent, p.checksSilentDetail(ctx, e, pr, r.d.HeadSHA))
@@ -520,7 +520,7 @@ func (p *passState) wait(ctx context.Context, e *entry, pr gatekeep.PR, live git
 			}
 		}
 	}
-	p.markQuiet(ctx, q, e, live, r.d, r.repolled, until, a, checksWatched(r.v, r.d))
+	p.markQuiet(ctx, q, e, live, r.d, r.repolled, until, a, checksWatched(r.v, r.d), requiredWatched(r.v))
 	return waitFor("%s", a.Detail), nil
 }
 

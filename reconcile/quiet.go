@@ -35,9 +35,9 @@ import (
 const quietMargin = 5 * time.Second
 
 // quietRefresh bounds a mark's life: what moves neither updated_at, the
-// head nor the base (a check re-run on the same head, a changed branch
-// protection, a person's permission) is seen at the latest this long after
-// the last full read.
+// head nor the base and that the mark does not watch (a check re-run on
+// the same head of a wait for the reviewer, a person's permission) is
+// seen at the latest this long after the last full read.
 const quietRefresh = 30 * time.Minute
 
 // quietMark is what the last full read of an idle pull request saw.
@@ -68,6 +68,13 @@ type quietMark struct {
 	// since the feedback cursor: an edited comment is new feedback that
 	// moves no pull request's updated_at.
 	Feedback string `json:"feedback,omitempty"`
+	// Required, set on a mark without Checks whose wait is for approving
+	// reviews the base requires (requiredWatched), is requiredSum of what
+	// Base required at the full read, compared every pass with what it
+	// requires now, read once per base (requiredHolds): a base that comes
+	// to require fewer approvals, which moves neither updated_at nor the
+	// head, may make the pull request ready. Checks covers it otherwise.
+	Required string `json:"required,omitempty"`
 }
 
 // prWatcher is the part of a GitHubClient that lets an observer skip idle
@@ -221,11 +228,13 @@ func (p *passState) markHolds(ctx context.Context, q *quietView, e *entry, m qui
 
 // checksHold reports whether the CI evidence a mark recorded is still what
 // GitHub reports on its head. A mark that records none (an entry waiting
-// only for its reviewer, with final checks) holds, unless the entry is
-// ready: a ready mark always carries its checks.
+// for its reviewer, a steerer's re-review or approvals the base requires,
+// with final checks) holds, unless the entry is ready (a ready mark always
+// carries its checks) or it records what its base required
+// (quietMark.Required) and the base requires something else now.
 func (p *passState) checksHold(ctx context.Context, o *observer, e *entry, repo string, m quietMark) bool {
 	if m.Checks == "" {
-		return e.l.Phase() != ledger.PhaseReady
+		return e.l.Phase() != ledger.PhaseReady && (m.Required == "" || o.requiredHolds(ctx, repo, m))
 	}
 	// The repository's rollup query answers it when it read everything
 	// the mark compares and finds it the same; anything else (no answer,
@@ -272,6 +281,40 @@ func feedbackSum(ids []string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// requiredHolds reports whether the base of a mark without checks still
+// requires what the mark recorded (quietMark.Required). The repository's
+// rollup answer, when it read the base's rules, answers for free;
+// anything else, a difference included, is read through REST once per
+// base per pass (rules and classic protection, conditional: 304s that
+// cost no rate limit while unchanged, and nothing while a protection's
+// 404 is remembered), and REST decides, as in checksHold.
+func (o *observer) requiredHolds(ctx context.Context, repo string, m quietMark) bool {
+	if req, ok := o.rollupRequired(ctx, repo, m.Base); ok && requiredSum(req) == m.Required {
+		return true
+	}
+	req, err := o.required(ctx, repo, m.Base)
+	return err == nil && requiredSum(req) == m.Required
+}
+
+// requiredSum hashes what a base requires as checksSum does, with no
+// checks: a mark's Required.
+func requiredSum(req githubapi.Required) string {
+	return checksSum(nil, req.Checks, req.Approvals)
+}
+
+// requiredWatched reports whether the mark of a wait must carry what its
+// base requires (quietMark.Required) when it carries no checks: the wait
+// is for approving reviews the base requires, which a base requiring
+// fewer ends. Of the other waits a mark without checks can be (a
+// reviewer's approval, a steerer's re-review; its checks final), none
+// ends by a change of what the base requires: a base requiring more
+// checks or approvals, or fewer checks, only adds a wait or removes one
+// it does not have, and the approval or review that ends it moves the
+// pull request's updated_at.
+func requiredWatched(v gatekeep.Verdict) bool {
+	return slices.ContainsFunc(v.WaitsFor, func(w gatekeep.Wait) bool { return w.Kind == gatekeep.WaitApprovals })
+}
+
 // checksSum hashes a head's CI evidence as the gate reads it, in no
 // particular order (REST and GraphQL list checks differently), with what
 // the base requires: its required checks and how many approving reviews
@@ -302,8 +345,9 @@ func checksSum(cs []gatekeep.Check, required []string, approvals int) string {
 // markQuiet records, after a full read that ended in why and nothing
 // else, that the pull request can be skipped until it changes or until.
 // With withChecks the mark carries the head's checks (quietMark.Checks),
-// which then need not be final; without, they must be.
-func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks bool) {
+// which then need not be final; without, they must be, and with
+// withRequired it carries what the base requires (quietMark.Required).
+func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live githubapi.PullRequest, d gatekeep.Digest, repolled bool, until time.Time, a gatekeep.Action, withChecks, withRequired bool) {
 	if q == nil || p.DryRun {
 		return
 	}
@@ -319,6 +363,8 @@ func (p *passState) markQuiet(ctx context.Context, q *quietView, e *entry, live 
 	if withChecks {
 		m.Checks = checksSum(d.Checks, d.Required, d.RequiredApprovals)
 		m.Feedback = feedbackSum(commentIDs(d.Comments))
+	} else if withRequired {
+		m.Required = requiredSum(githubapi.Required{Checks: d.Required, Approvals: d.RequiredApprovals})
 	}
 	writeMark(q.o, q.pr.Repo, q.pr.Number, m)
 }

@@ -554,3 +554,118 @@ func TestQuietStateVersions(t *testing.T) {
 		t.Errorf("a version-1 mark was loaded: %+v", m)
 	}
 }
+
+// Issue 33: an approved pull request whose base requires more approving
+// reviews than it has waits for them (docs/gatekeep.md, "Merge state").
+// Its checks are final, so its mark watches none; it records what the
+// base requires instead, compared every pass with the base's rules and
+// protection as its repository's GraphQL query reads them (rollup.go),
+// which then also answers the base's head: an idle pass costs the list
+// and the query, as for a ready pull request. With GraphQL refused, the
+// base's head, rules and protection are read through REST, once per
+// base, all 304 while unchanged. A base that comes to require fewer
+// approvals, which moves neither the pull request's updated_at nor its
+// head, is so seen at the next pass, before the 30-minute refresh: the
+// full read finds it ready.
+func TestQuietApprovalsWaitSeesBaseRequireFewer(t *testing.T) {
+	t.Parallel()
+	classic := ghstandin.Protection{RequiredContexts: []string{"ci"}, RequiredReviews: 2}
+	ruleset := ghstandin.Protection{RequiredContexts: []string{"ci"}, RequiredReviews: 2, Ruleset: true}
+	withReviews := func(p ghstandin.Protection, n int) *ghstandin.Protection { p.RequiredReviews = n; return &p }
+	ready := []string{"loop: ready acme/api#1", "loop: announced ready acme/api#1"}
+	for _, tc := range []struct {
+		name   string
+		before ghstandin.Protection
+		after  *ghstandin.Protection // nil: the base does not change
+		// graphQL, when set, is the status GraphQL answers every
+		// query with; idle is then an idle pass's REST requests, every
+		// one answered 304.
+		graphQL int
+		idle    []string
+		want    []string // what the pass after the change records
+	}{
+		{name: "classic protection requires one fewer", before: classic, after: withReviews(classic, 1), want: ready},
+		{name: "classic protection requires none", before: classic, after: withReviews(classic, 0), want: ready},
+		{name: "a ruleset requires one fewer", before: ruleset, after: withReviews(ruleset, 1), want: ready},
+		{name: "the base does not change", before: classic},
+		{name: "GraphQL refused", before: classic, after: withReviews(classic, 1), graphQL: 502, want: ready,
+			idle: []string{"GET /repos/acme/api/pulls", "GET /repos/acme/api/git/ref/heads/main", "GET /repos/acme/api/rules/branches/main", "GET /repos/acme/api/branches/main/protection"}},
+		// The protection's 404 is remembered: no request asks it again.
+		{name: "a ruleset, GraphQL refused", before: ruleset, after: withReviews(ruleset, 1), graphQL: 502, want: ready,
+			idle: []string{"GET /repos/acme/api/pulls", "GET /repos/acme/api/git/ref/heads/main", "GET /repos/acme/api/rules/branches/main"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newDelivery(t, "")
+			r.gh.Protect("acme/api", "main", tc.before)
+			pass := daemonPasses(t, r.reconciler())
+			pass()
+			r.greenAndApproved(r.head(work))
+			r.clock.Advance(time.Minute)
+			rep := pass() // the full read that leaves the mark
+			wantSubjects(t, rep)
+			const waits = "waits for 2 approving reviews the base branch requires (1 so far)"
+			if n := noteOf(rep); !strings.Contains(n, waits) || strings.Contains(n, "unchanged since") {
+				t.Fatalf("the full read's note is %q, want it to say it %s", n, waits)
+			}
+			if tc.graphQL != 0 {
+				defer r.gh.InjectFault(ghstandin.Fault{Method: "POST", Path: `^/api/graphql$`, Kind: ghstandin.FaultStatus, Status: tc.graphQL})()
+			}
+			r.clock.Advance(time.Minute)
+			r.gh.ResetLog()
+			rep = pass()
+			if n := noteOf(rep); !strings.Contains(n, waits+" (unchanged since ") {
+				t.Fatalf("the mark did not hold while nothing changed: %q", n)
+			}
+			if tc.idle == nil {
+				wantIdleCost(t, r, rep, 1)
+			} else {
+				var got []string
+				for _, q := range r.gh.Requests() {
+					if q.Path != "/api/graphql" {
+						got = append(got, q.Method+" "+q.Path)
+					}
+				}
+				if c := r.gh.Counts(); !cmp.Equal(tc.idle, got) || c.NotModified != len(got) {
+					t.Errorf("idle pass with GraphQL refused: %d REST requests, %d answered 304 (-want +got):\n%s", len(got), c.NotModified, cmp.Diff(tc.idle, got))
+				}
+			}
+			if tc.after != nil {
+				r.gh.Protect("acme/api", "main", *tc.after)
+			}
+			r.clock.Advance(time.Minute)
+			rep = pass()
+			wantSubjects(t, rep, tc.want...)
+			if held := strings.Contains(noteOf(rep), "unchanged since"); held != (tc.after == nil) {
+				t.Errorf("after the base changed (%v) the pass noted %q", tc.after != nil, noteOf(rep))
+			}
+		})
+	}
+}
+
+// Which marks without checks watch what their base requires
+// (requiredWatched): of the waits such a mark can be (its checks final),
+// only one for approvals the base requires ends by a change of the base's
+// requirements; a reviewer's approval or a steerer's re-review ends by a
+// review, which moves the pull request's updated_at.
+func TestRequiredWatched(t *testing.T) {
+	t.Parallel()
+	approval := gatekeep.Wait{Kind: gatekeep.WaitApproval, User: "alice"}
+	rereview := gatekeep.Wait{Kind: gatekeep.WaitReReview, User: "bob"}
+	approvals := gatekeep.Wait{Kind: gatekeep.WaitApprovals, Need: 2, Have: 1}
+	for _, tc := range []struct {
+		name  string
+		waits []gatekeep.Wait
+		want  bool
+	}{
+		{"the reviewer's approval", []gatekeep.Wait{approval}, false},
+		{"a re-review", []gatekeep.Wait{rereview}, false},
+		{"the reviewer and a re-review", []gatekeep.Wait{approval, rereview}, false},
+		{"approvals the base requires", []gatekeep.Wait{approvals}, true},
+		{"the reviewer and approvals the base requires", []gatekeep.Wait{approval, approvals}, true},
+	} {
+		if got := requiredWatched(gatekeep.Verdict{Kind: gatekeep.Waiting, WaitsFor: tc.waits}); got != tc.want {
+			t.Errorf("%s: requiredWatched = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -213,18 +213,26 @@ func BenchmarkReviewPassUnchanged(b *testing.B) {
 		// requests waiting for their reviewer do not watch the base's
 		// requirements, so review-protected asks no protection at all.
 		protected bool
+		// reviews is the protection's required approving reviews: at 2
+		// an approved pull request waits for a second approval, and
+		// its mark, which watches no checks, watches what the base
+		// requires (quiet.go requiredHolds), read in its repository's
+		// GraphQL query with the base's head.
+		reviews int
 	}{
-		{"review", func(int) (string, bool) { return "success", false }, false, false},
-		{"review-protected", func(int) (string, bool) { return "success", false }, false, true},
-		{"ready", func(int) (string, bool) { return "success", true }, true, false},
-		{"ci-waiting", func(int) (string, bool) { return "pending", false }, true, false},
-		{"mixed", mixedState, true, false},
-		{"mixed-protected", mixedState, true, true},
+		{"review", func(int) (string, bool) { return "success", false }, false, false, 0},
+		{"review-protected", func(int) (string, bool) { return "success", false }, false, true, 0},
+		{"ready", func(int) (string, bool) { return "success", true }, true, false, 0},
+		{"ci-waiting", func(int) (string, bool) { return "pending", false }, true, false, 0},
+		{"mixed", mixedState, true, false, 0},
+		{"mixed-protected", mixedState, true, true, 0},
+		{"approvals", func(int) (string, bool) { return "success", true }, true, true, 2},
+		{"mixed-approvals", mixedState, true, true, 2},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var protect *ghstandin.Protection
 			if tc.protected {
-				protect = &ghstandin.Protection{RequiredContexts: []string{"ci"}}
+				protect = &ghstandin.Protection{RequiredContexts: []string{"ci"}, RequiredReviews: tc.reviews}
 			}
 			r, rec, repos := reviewRig(b, 20, 4, tc.state, "", protect)
 			r.gh.ResetLog()
@@ -343,6 +351,11 @@ func reviewRig(b testing.TB, n, nRepos int, state func(i int) (ci string, approv
 		r.clock.Advance(time.Minute)
 		if _, err := rec.Pass(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+	}
+	for _, p := range protect {
+		if p != nil && p.RequiredReviews > 1 {
+			approved = 0 // one approval is not enough: none is ready
 		}
 	}
 	if got := countLabelled(b, r, repos); got != approved {

@@ -17,7 +17,10 @@ import (
 // every pull request whose mark watches them and that its repository's
 // list shows unchanged (githubapi.PullRequestRollups), with the heads and
 // ruleset rules of the repository's base branches; the pass then does not
-// read those heads again through REST. A mark the answer confirms holds with no other
+// read those heads again through REST. The mark of a wait for approvals
+// the base requires, which watches no checks, watches the base's
+// requirements (quiet.go requiredHolds): its repository's query asks its
+// base even when no pull request in it watches checks. A mark the answer confirms holds with no other
 // request; one it does not confirm (no answer, GraphQL refused, a page
 // too short to hold everything, or a difference) is read through REST as
 // before, and REST decides: GraphQL only ever saves requests, it never
@@ -40,7 +43,10 @@ type watched struct {
 // watchedPulls returns, per repository, the pull requests of entries whose
 // quiet mark watches their checks, is still fresh at now and still
 // matches the repository's list (any other is read in full anyway), and
-// the bases of the repository's reviewed entries.
+// the bases of the repository's reviewed entries. A repository whose
+// fresh marks watch only what their bases require (quietMark.Required)
+// is listed with no pull request: its query asks the bases alone, their
+// heads and rules, in place of the base-head reads (requiredHolds).
 func (o *observer) watchedPulls(ctx context.Context, entries []*entry, now time.Time) (map[string][]int, map[string][]string) {
 	numbers, bases := map[string][]int{}, map[string][]string{}
 	var reviewed []watched
@@ -54,13 +60,19 @@ func (o *observer) watchedPulls(ctx context.Context, entries []*entry, now time.
 		}
 		reviewed = append(reviewed, watched{pr.Repo, pr.Number, e.spec.Base})
 		m, ok := readMark(o, pr.Repo, pr.Number)
-		if !ok || m.Checks == "" || m.Head != e.l.Delivery.Head || m.Base != e.spec.Base ||
+		if !ok || m.Checks == "" && m.Required == "" || m.Head != e.l.Delivery.Head || m.Base != e.spec.Base ||
 			!now.Before(m.Seen.Add(quietRefresh)) || now.Before(m.Seen) || !m.Until.IsZero() && !now.Before(m.Until) {
 			continue
 		}
 		prs, err := o.pulls(ctx, pr.Repo)
 		live, listed := prs[pr.Number]
 		if err != nil || !listed || !live.UpdatedAt.Equal(m.UpdatedAt) || live.HeadSHA != m.Head || live.State != gatekeep.PROpen {
+			continue
+		}
+		if m.Checks == "" {
+			if _, asked := numbers[pr.Repo]; !asked {
+				numbers[pr.Repo] = nil
+			}
 			continue
 		}
 		numbers[pr.Repo] = append(numbers[pr.Repo], pr.Number)
@@ -130,19 +142,10 @@ func (o *observer) rollupHolds(ctx context.Context, repo string, e *entry, m qui
 	if !ok || r.HeadSHA != m.Head || r.ChecksSHA != m.Head || !r.ChecksComplete || !r.CommentsComplete {
 		return false
 	}
-	rules, ok := rr.r.BaseRules[m.Base]
+	req, ok := o.rollupRequired(ctx, repo, m.Base)
 	if !ok {
 		return false
 	}
-	prot, ok := rr.r.BaseProtection[m.Base]
-	if !ok {
-		p, err := o.protection(ctx, repo, m.Base)
-		if err != nil {
-			return false
-		}
-		prot = p
-	}
-	req := githubapi.MergeRequired(githubapi.Required{Checks: rules, Approvals: rr.r.BaseApprovals[m.Base]}, prot)
 	ch := r.Checks
 	ch.Required = req.Checks
 	if checksSum(checksOf(ch), req.Checks, req.Approvals) != m.Checks {
@@ -162,4 +165,31 @@ func (o *observer) rollupHolds(ctx context.Context, repo string, e *entry, m qui
 		}
 	}
 	return feedbackSum(ids) == m.Feedback
+}
+
+// rollupRequired returns what base requires in repo as the pass's rollup
+// answer for repo read it: its rules, with the classic protection the
+// answer holds or, for a base whose rule it did not ask or answer, the
+// protection read through REST (rollupHolds). ok is false when the
+// repository has no answer or the answer did not read base's rules.
+func (o *observer) rollupRequired(ctx context.Context, repo, base string) (req githubapi.Required, ok bool) {
+	o.mu.Lock()
+	rr := o.rollups[repo]
+	o.mu.Unlock()
+	if rr == nil || rr.err != nil {
+		return req, false
+	}
+	rules, ok := rr.r.BaseRules[base]
+	if !ok {
+		return req, false
+	}
+	prot, ok := rr.r.BaseProtection[base]
+	if !ok {
+		p, err := o.protection(ctx, repo, base)
+		if err != nil {
+			return req, false
+		}
+		prot = p
+	}
+	return githubapi.MergeRequired(githubapi.Required{Checks: rules, Approvals: rr.r.BaseApprovals[base]}, prot), true
 }

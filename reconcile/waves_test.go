@@ -17,6 +17,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/agentstandin"
+	"github.com/gallivant/gallivant/internal/ghstandin"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -590,4 +591,103 @@ func TestWaveTaskOfAnotherReconcilerIsWaitedFor(t *testing.T) {
 		}
 	}
 	verifyControl(t, r)
+}
+
+// Issue 33: the push that applies an admitted task's commit to the work
+// branch (agent.ApplyCommit) meets GitHub's or the network's failure. One
+// failure is tried again in the same pass: the task is recorded done once,
+// no agent runs twice, and the commit is on the work branch once — also
+// when the failed push had landed (a reset after the update). When every
+// try fails the pass reports the problem and records nothing; the task
+// stays pending with its return on its branch, and the next pass applies
+// that return without running the task again (R-12: a dispatch runs at
+// most once per attempt).
+func TestWaveApplyPushFailing(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"T001": "ratelimit/window.go", "T002": "ratelimit/respond.go", "T003": "ratelimit/doc.go"}
+	applyPush := `^/acme/api\.git/git-receive-pack$`
+	for _, tc := range []struct {
+		name  string
+		fault ghstandin.Fault
+		// lost is whether the first pass cannot apply (every try fails).
+		lost bool
+	}{
+		{name: "503 once", fault: ghstandin.Fault{Git: true, Method: "POST", Path: applyPush, Kind: ghstandin.FaultStatus, Status: 503, Count: 1}},
+		{name: "reset after the push landed", fault: ghstandin.Fault{Git: true, Method: "POST", Path: applyPush, Kind: ghstandin.FaultReset, Count: 1}},
+		{name: "every try fails", fault: ghstandin.Fault{Git: true, Method: "POST", Path: applyPush, Kind: ghstandin.FaultStatus, Status: 503}, lost: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := wavesRig(t, files)
+			remove := func() {}
+			armed := false
+			// Wave 1's agents have pushed their returns to their own
+			// branches; the next git push is T001's apply.
+			armAtApply := func(point string) error {
+				if point == "tasks:after" && !armed {
+					armed = true
+					remove = r.gh.InjectFault(tc.fault)
+				}
+				return rowsStart(point)
+			}
+			rep, err := r.reconciler(func(o *Options) { o.Crash = armAtApply }).Pass(context.Background())
+			if !armed {
+				t.Fatal("the fault was never armed: the test proves nothing")
+			}
+			var got []string
+			if tc.lost {
+				if err != nil {
+					t.Fatalf("the pass whose apply push failed ended with %v, want its problem noted", err)
+				}
+				if !slices.ContainsFunc(problemsOf(rep), func(n Note) bool {
+					return strings.Contains(n.Message, "push gallivant/001-rate-limit with ") && strings.Contains(n.Message, "503")
+				}) {
+					t.Errorf("the failed apply push is not a problem of the pass: %s", noteOf(rep))
+				}
+				got = subjectsOf(rep)
+				if want := []string{"loop: seed ledger", "loop: dispatch task T001", "loop: dispatch task T002"}; !cmp.Equal(want, got) {
+					t.Errorf("the pass whose apply push failed (-want +got):\n%s", cmp.Diff(want, got))
+				}
+				if tk, _ := r.ledger("plans/001-rate-limit-ledger.md").Task("T001"); tk.Status != ledger.TaskPending || tk.Attempts != 1 {
+					t.Errorf("after the failed apply T001 is %s after %d attempts, want pending after 1", tk.Status, tk.Attempts)
+				}
+				remove() // GitHub is back
+				rep, err = r.reconciler(func(o *Options) { o.Crash = rowsStart }).Pass(context.Background())
+			} else if left := r.gh.Faults(); len(left) != 0 {
+				t.Errorf("the fault was not met: %+v", left)
+			}
+			if !errors.Is(err, errRowsStart) {
+				t.Fatalf("the pass ended with %v before the rows started\nnotes: %s\n%s", err, noteOf(rep), sentencesOf(rep))
+			}
+			if p := problemsOf(rep); len(p) != 0 {
+				t.Errorf("the pass that applied the tasks has problems: %+v", p)
+			}
+			got = append(got, subjectsOf(rep)...)
+			want := []string{"loop: seed ledger", "loop: dispatch task T001", "loop: dispatch task T002", "loop: record task T001 done", "loop: record task T002 done",
+				"loop: dispatch task T003", "loop: record task T003 done", "loop: dispatch seed"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("transitions (-want +got):\n%s\nnotes: %s", diff, noteOf(rep))
+			}
+			ran := map[string]int{}
+			for _, tk := range r.runs {
+				if tk.PlanTask != "" {
+					ran[tk.PlanTask]++
+				}
+			}
+			if diff := cmp.Diff(map[string]int{"T001": 1, "T002": 1, "T003": 1}, ran); diff != "" {
+				t.Errorf("task agent runs (-want +got):\n%s", diff)
+			}
+			log := run(t, r.gh.RepoDir("acme/api"), "git", "log", "--format=%s", "gallivant/001-rate-limit")
+			l := r.ledger("plans/001-rate-limit-ledger.md")
+			for _, tk := range l.Tasks {
+				if c := strings.Count(log+"\n", "loop: task "+tk.ID+" done\n"); tk.Status != ledger.TaskDone || tk.Attempts != 1 || c != 1 {
+					t.Errorf("task %s is %s after %d attempts and its commit is %d times on the work branch, want done after 1 and once", tk.ID, tk.Status, tk.Attempts, c)
+				}
+				if err := run2(r.gh.RepoDir("acme/api"), "merge-base", "--is-ancestor", tk.SHA, "gallivant/001-rate-limit"); err != nil {
+					t.Errorf("task %s's recorded commit %s is not on the work branch", tk.ID, tk.SHA)
+				}
+			}
+			verifyControl(t, r)
+		})
+	}
 }

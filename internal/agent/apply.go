@@ -50,6 +50,8 @@ var ErrBranchMoved = errors.New("the work branch moved")
 // commit keeps its author and message, so the `task:` line of its return
 // names it on the work branch too. A commit that does not apply is an
 // *ApplyConflict; a branch that is no longer at in.Head is ErrBranchMoved.
+// The push is tried pushTries times while it fails transiently
+// (transientGit); its last failure is returned wrapped.
 func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string, error) {
 	e, err := e.withToken(ctx)
 	if err != nil {
@@ -111,7 +113,13 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 		return "", err
 	}
 	head := ref.Hash().String()
-	if _, err := g.out(ctx, "push", "--quiet", "--", in.CloneURL, head+":refs/heads/"+in.Branch); err != nil {
+	// A push that failed on the network or on GitHub's side is tried
+	// again (pushRetrying): it never forces, so one that landed although
+	// git saw it fail finds the branch at head and succeeds, and one the
+	// branch moved under is refused. Failed every time, the admitted
+	// commit stays on in.From and the task pending: a later pass applies
+	// it, never running the task again.
+	if err := pushRetrying(ctx, g, "push", "--quiet", "--", in.CloneURL, head+":refs/heads/"+in.Branch); err != nil {
 		return "", fmt.Errorf("push %s with %s applied: %w", in.Branch, short(in.Commit), err)
 	}
 	return head, nil

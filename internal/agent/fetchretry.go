@@ -18,7 +18,7 @@ func fetchRetrying(ctx context.Context, m execGit, args ...string) error {
 }
 
 // pushTries bounds the attempts of the push of an agent's commits to its
-// work branch.
+// work branch, and of a plan task's applied commit (ApplyCommit).
 const pushTries = 3
 
 // pushRetrying runs the push of an agent's commits (args), trying a push
