@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,7 +64,12 @@ func TestProgressLiveAtTerminal(t *testing.T) {
 	// The pass seeds the ledger and dispatches row 1.
 	cmd := exec.Command(bin, "reconcile", "--control", "file://"+bare)
 	cmd.Env = env
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 120})
+	// The pass stays in the test's session: a child of this process in a
+	// session of its own is what an in-process reconciler of a parallel
+	// test takes for an orphan its ended agent left (reap_linux.go) and
+	// kills. The terminal need not be the controlling one; the progress
+	// line asks only whether its output is a terminal, and its size.
+	tty, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 24, Cols: 120}, &syscall.SysProcAttr{})
 	if err != nil {
 		t.Fatal(err)
 	}
