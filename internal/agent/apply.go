@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
-
+	"github.com/gallivant/gallivant/internal/gitopen"
 	"github.com/gallivant/gallivant/specs"
 )
 
@@ -79,7 +78,7 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 			return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 		}
 	}
-	scratch, err := git.PlainOpen(dir)
+	scratch, err := gitopen.PlainOpen(dir, nil)
 	if err != nil {
 		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 	}

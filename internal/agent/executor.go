@@ -26,6 +26,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/gallivant/gallivant/internal/gitopen"
 	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
@@ -636,7 +637,7 @@ func (e CommandExecutor) keepOldCheckout(ctx context.Context, m execGit, mirror,
 	if err != nil {
 		return ""
 	}
-	repo, err := git.PlainOpen(mirror)
+	repo, err := gitopen.PlainOpen(mirror, nil)
 	if err != nil {
 		return ""
 	}
@@ -761,7 +762,7 @@ func (e CommandExecutor) startCommit(ctx context.Context, m execGit, mirror stri
 	// The mirror's refs and objects are read in process: it is
 	// gallivant's alone.
 	if t.Head != "" {
-		if repo, err := git.PlainOpen(mirror); err == nil {
+		if repo, err := gitopen.PlainOpen(mirror, nil); err == nil {
 			if id, ok, _ := mirrorCommit(repo, t.Head); ok && id == t.Head {
 				return id, nil
 			}
@@ -782,7 +783,7 @@ func (e CommandExecutor) startCommit(ctx context.Context, m execGit, mirror stri
 		// What the fetch's own maintenance would have run now.
 		_, _ = m.out(ctx, "maintenance", "run", "--auto", "--quiet")
 	}
-	repo, err := git.PlainOpen(mirror)
+	repo, err := gitopen.PlainOpen(mirror, nil)
 	if err != nil {
 		return "", err
 	}
@@ -805,7 +806,7 @@ func checkoutHead(dir string) (string, error) {
 		return "", fmt.Errorf("no .git directory")
 	}
 	bound := osfs.New(dotgit, osfs.WithBoundOS())
-	src, err := git.Open(filesystem.NewStorageWithOptions(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
+	src, err := git.Open(gitopen.Storage(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
 	if err != nil {
 		return "", err
 	}
@@ -856,7 +857,7 @@ func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, in
 		return "", 0, err
 	}
 	defer sizer.close()
-	src, err := git.Open(filesystem.NewStorageWithOptions(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
+	src, err := git.Open(gitopen.Storage(bound, cache.NewObjectLRUDefault(), filesystem.Options{AlternatesFS: bound}), nil)
 	if err != nil {
 		return "", 0, err
 	}
@@ -868,7 +869,7 @@ func copyCommitsWithin(dir, mirror, before string, lim ingestLimits) (string, in
 	if head.String() == before {
 		return before, 0, nil
 	}
-	dst, err := git.PlainOpen(mirror)
+	dst, err := gitopen.PlainOpen(mirror, nil)
 	if err != nil {
 		return "", 0, err
 	}

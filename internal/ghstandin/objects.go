@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/gitopen"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -55,7 +56,7 @@ type commitNode struct {
 const maxNodes = 1 << 16
 
 func openObjects(dir string) *objectStore {
-	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(4*cache.MiByte), filesystem.Options{})
+	st := gitopen.Storage(osfs.New(dir), cache.NewObjectLRU(4*cache.MiByte), filesystem.Options{})
 	return &objectStore{st: &st.ObjectStorage, nodes: map[plumbing.Hash]*commitNode{}}
 }
 

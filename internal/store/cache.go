@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gallivant/gallivant/internal/gitopen"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -80,7 +81,7 @@ func lockSlot(base string) (string, error) {
 // openClone opens the control clone in s.dir, creating it when absent and
 // re-creating it when it cannot even be opened (a torn config file).
 func (s *Store) openClone(remote string) error {
-	repo, err := git.PlainOpen(s.dir)
+	repo, err := gitopen.PlainOpen(s.dir, nil)
 	switch {
 	case errors.Is(err, git.ErrRepositoryNotExists):
 		return s.initClone(remote)
@@ -100,6 +101,9 @@ func (s *Store) initClone(remote string) error {
 	repo, err := git.PlainInit(s.dir, true)
 	if err == nil {
 		_, err = repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{remote}})
+	}
+	if err == nil {
+		repo, err = gitopen.PlainOpen(s.dir, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("create the control cache %s: %w", s.dir, err)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/gallivant/gallivant/internal/gitopen"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -25,7 +26,7 @@ type Checkout struct {
 // dir is in none, or its branch has no commit yet: there is no history to
 // compare with.
 func OpenCheckout(dir string) (c *Checkout, ok bool, err error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := gitopen.PlainOpen(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, false, nil
 	}

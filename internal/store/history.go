@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/audit"
+	"github.com/gallivant/gallivant/internal/gitopen"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
@@ -116,7 +117,7 @@ func (s *Store) historyRepo() (*git.Repository, func()) {
 	if fi, err := os.Stat(filepath.Join(s.dir, ".git")); err == nil && fi.IsDir() {
 		gitDir = filepath.Join(s.dir, ".git")
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := gitopen.Storage(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	repo, err := git.Open(st, nil)
 	if err != nil {
 		return s.repo, func() {}
