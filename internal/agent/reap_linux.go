@@ -1,11 +1,12 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -87,7 +88,7 @@ func beginRun(cred *syscall.Credential) runScope {
 	}
 	s.uid = int(cred.Uid)
 	s.before = map[procKey]bool{}
-	for _, p := range processes() {
+	for _, p := range processes(true) {
 		if p.isUser(s.uid) {
 			s.before[procKey{p.pid, p.start}] = true
 		}
@@ -128,6 +129,13 @@ func track(pid int) func() {
 // does not belong to another running agent. It returns how many
 // processes it killed.
 func endRun(sid int, s runScope) int {
+	return endRunReading(sid, s, new(procReader))
+}
+
+// endRunReading is endRun, reading the process table through r. Its
+// rounds read the uids of the processes only for run_as (s.uid >= 0),
+// the one case victims looks at them.
+func endRunReading(sid int, s runScope, r *procReader) int {
 	self := os.Getpid()
 	selfSid, err := getsid(0)
 	if sid <= 1 || sid == self || err != nil {
@@ -139,7 +147,7 @@ func endRun(sid int, s runScope) int {
 	killed := 0
 	for round := 0; round < 100; round++ {
 		spawning.Lock()
-		t := readRunTable(sid, self, selfSid)
+		t := readRunTable(r, s.uid >= 0, sid, self, selfSid)
 		victims := t.victims(s)
 		for _, pid := range victims {
 			if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -165,10 +173,11 @@ type runTable struct {
 	running            map[int]bool
 }
 
-// readRunTable reads the process table and the running agents' sessions.
-// The caller holds spawning.
-func readRunTable(sid, self, selfSid int) *runTable {
-	procs := processes()
+// readRunTable reads the process table through r, with the uids when
+// withUIDs is set, and the running agents' sessions. The caller holds
+// spawning.
+func readRunTable(r *procReader, withUIDs bool, sid, self, selfSid int) *runTable {
+	procs := r.processes(withUIDs)
 	live.Lock()
 	sids := make([]int, 0, len(live.sids))
 	for g := range live.sids {
@@ -284,66 +293,255 @@ func reapChildren(victims []int, self int, byPid map[int]proc) {
 	}
 }
 
-// proc is what /proc says of a process.
+// proc is what /proc says of a process. ruid and euid are -1 when the
+// table was read without uids (processes(false)).
 type proc struct {
 	pid, ppid, sid, ruid, euid int
 	start                      uint64
 }
 
-// processes lists the processes of the machine (of this PID namespace).
-func processes() []proc {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []proc
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if p, ok := readProc(pid); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // isUser reports a process whose real or effective uid is uid.
 func (p proc) isUser(uid int) bool { return p.ruid == uid || p.euid == uid }
 
-// readProc parses /proc/<pid>/stat and the real and effective uid of
-// /proc/<pid>/status; a process that is gone reads false.
-func readProc(pid int) (proc, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// procReader reads the process table for one endRun or beginRun: every
+// file into one buffer it keeps, /proc's entries into another, and the
+// numbers parsed in place. It counts the files it read.
+//
+// The uids come from /proc/<pid>/status, and only when asked for
+// (withUIDs): only a run_as run needs them (runTable.victims looks at a
+// process's uids only when runScope.uid >= 0), and beginRun. /proc/<pid>/stat
+// holds no uid. The owner of /proc/<pid> (an fstat, no read) would not
+// do: it is the process's effective uid only, and root's while the
+// process is not dumpable (after a change of credentials, a setuid
+// program, prctl(PR_SET_DUMPABLE, 0)). isUser takes a process of the
+// agent's user by its real or its effective uid, so a process of the
+// agent's that runs a setuid program (real uid the agent's, effective
+// root), or that made itself undumpable, would escape the sweep, and its
+// descendants' stray check would stop at it. The Uid line of status has
+// the real and the effective uid as the kernel holds them.
+type procReader struct {
+	buf   []byte // a file's contents
+	dents []byte // /proc's directory entries
+	path  []byte // the path of the file to read
+	// stats and statuses count the stat and status files read.
+	stats, statuses int
+}
+
+// processes lists the processes of the machine (of this PID namespace),
+// in the order /proc lists them, with their uids when withUIDs is set and
+// -1 for them otherwise. A process that is gone by the time its files are
+// read is left out; without /proc, or when listing it fails, there are
+// none.
+func processes(withUIDs bool) []proc {
+	var r procReader
+	return r.processes(withUIDs)
+}
+
+// processes is processes(withUIDs) through r's buffers.
+func (r *procReader) processes(withUIDs bool) []proc {
+	fd, err := openRetry("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
 	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	if r.dents == nil {
+		r.dents = make([]byte, 32<<10)
+	}
+	var out []proc
+	for {
+		n, err := syscall.Getdents(fd, r.dents)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			// As with no /proc: a part of the table is not the table.
+			return nil
+		}
+		if n <= 0 {
+			return out
+		}
+		// Each record is a linux_dirent64: inode (8 bytes), offset (8),
+		// record length (2), type (1), then the name, NUL-terminated.
+		for b := r.dents[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			b = b[reclen:]
+			pid, ok := decimal(name)
+			if !ok || pid > 1<<31 {
+				continue
+			}
+			if p, ok := r.proc(int(pid), withUIDs); ok {
+				out = append(out, p)
+			}
+		}
+	}
+}
+
+// proc reads what /proc says of process pid: its stat and, withUIDs, the
+// real and effective uid of its status. A process that is gone reads
+// false.
+func (r *procReader) proc(pid int, withUIDs bool) (proc, bool) {
+	stat, ok := r.read(pid, "stat")
+	if !ok {
 		return proc{}, false
 	}
+	r.stats++
+	p, ok := parseStat(pid, stat)
+	if !ok || !withUIDs {
+		return p, ok
+	}
+	status, ok := r.read(pid, "status")
+	if !ok {
+		return proc{}, false
+	}
+	r.statuses++
+	p.ruid, p.euid = parseUIDs(status)
+	return p, true
+}
+
+// read reads /proc/<pid>/<name> whole into r.buf, which it grows as
+// needed; the result is good until the next read.
+func (r *procReader) read(pid int, name string) ([]byte, bool) {
+	r.path = append(r.path[:0], "/proc/"...)
+	r.path = strconv.AppendInt(r.path, int64(pid), 10)
+	r.path = append(append(r.path, '/'), name...)
+	fd, err := openRetry(string(r.path), syscall.O_RDONLY|syscall.O_CLOEXEC)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	if r.buf == nil {
+		r.buf = make([]byte, 4<<10)
+	}
+	n := 0
+	for {
+		if n == len(r.buf) {
+			r.buf = append(r.buf, make([]byte, len(r.buf))...)
+		}
+		m, err := syscall.Read(fd, r.buf[n:])
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		if m <= 0 {
+			return r.buf[:n], true
+		}
+		n += m
+	}
+}
+
+// openRetry is open(2), again when a signal interrupts it.
+func openRetry(path string, mode int) (int, error) {
+	for {
+		fd, err := syscall.Open(path, mode, 0)
+		if !errors.Is(err, syscall.EINTR) {
+			return fd, err
+		}
+	}
+}
+
+// parseStat parses the parent, session and start time of a stat line,
+// uids -1; a line of fewer than the 22 fields up to the start time reads
+// false.
+func parseStat(pid int, stat []byte) (proc, bool) {
 	// The command name is in parentheses and may hold anything.
-	i := strings.LastIndexByte(string(stat), ')')
+	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return proc{}, false
 	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 20 {
-		return proc{}, false
-	}
 	p := proc{pid: pid, ruid: -1, euid: -1}
-	p.ppid, _ = strconv.Atoi(f[1])
-	p.sid, _ = strconv.Atoi(f[3])
-	p.start, _ = strconv.ParseUint(f[19], 10, 64)
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return proc{}, false
-	}
-	for line := range strings.Lines(string(status)) {
-		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-			if ids := strings.Fields(rest); len(ids) >= 2 {
-				p.ruid, _ = strconv.Atoi(ids[0])
-				p.euid, _ = strconv.Atoi(ids[1])
-			}
-			break
+	// The fields after the name, from the state (0): the parent is 1,
+	// the session 3 and the start time 19.
+	rest := stat[i+1:]
+	for f := 0; f < 20; f++ {
+		var field []byte
+		if field, rest = nextField(rest); field == nil {
+			return proc{}, false
+		}
+		switch f {
+		case 1:
+			p.ppid = decimalInt(field)
+		case 3:
+			p.sid = decimalInt(field)
+		case 19:
+			p.start, _ = decimal(field)
 		}
 	}
 	return p, true
+}
+
+// parseUIDs parses the real and effective uid of the Uid line of a
+// status file, -1 for both without one.
+func parseUIDs(status []byte) (ruid, euid int) {
+	var line []byte
+	if bytes.HasPrefix(status, []byte("Uid:")) {
+		line = status
+	} else if i := bytes.Index(status, []byte("\nUid:")); i >= 0 {
+		line = status[i+1:]
+	} else {
+		return -1, -1
+	}
+	// The name of the Name line is escaped: no line but the Uid line
+	// starts so.
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	r, rest := nextField(line[len("Uid:"):])
+	e, _ := nextField(rest)
+	if e == nil {
+		return -1, -1
+	}
+	return decimalInt(r), decimalInt(e)
+}
+
+// nextField splits the first field, separated by spaces, tabs or
+// newlines, off b; it is nil when b holds none.
+func nextField(b []byte) (field, rest []byte) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	j := i
+	for j < len(b) && !isSpace(b[j]) {
+		j++
+	}
+	if i == j {
+		return nil, nil
+	}
+	return b[i:j], b[j:]
+}
+
+// isSpace reports the ASCII white space that separates the fields of
+// /proc's files.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// decimal parses an unsigned decimal number of up to 19 digits.
+func decimal(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+// decimalInt is decimal as an int, 0 for what is not one.
+func decimalInt(b []byte) int {
+	n, _ := decimal(b)
+	return int(n)
 }
