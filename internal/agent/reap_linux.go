@@ -2,8 +2,8 @@ package agent
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -303,9 +303,8 @@ type proc struct {
 // isUser reports a process whose real or effective uid is uid.
 func (p proc) isUser(uid int) bool { return p.ruid == uid || p.euid == uid }
 
-// procReader reads the process table for one endRun or beginRun: every
-// file into one buffer it keeps, /proc's entries into another, and the
-// numbers parsed in place. It counts the files it read.
+// procReader reads the process table for one endRun or beginRun, every
+// file into one buffer it keeps. It counts the files it read.
 //
 // The uids come from /proc/<pid>/status, and only when asked for
 // (withUIDs): only a run_as run needs them (runTable.victims looks at a
@@ -320,67 +319,43 @@ func (p proc) isUser(uid int) bool { return p.ruid == uid || p.euid == uid }
 // descendants' stray check would stop at it. The Uid line of status has
 // the real and the effective uid as the kernel holds them.
 type procReader struct {
-	buf   []byte // a file's contents
-	dents []byte // /proc's directory entries
-	path  []byte // the path of the file to read
+	buf []byte // a file's contents
 	// stats and statuses count the stat and status files read.
 	stats, statuses int
 }
 
 // processes lists the processes of the machine (of this PID namespace),
-// in the order /proc lists them, with their uids when withUIDs is set and
-// -1 for them otherwise. A process that is gone by the time its files are
-// read is left out; without /proc, or when listing it fails, there are
-// none.
+// with their uids when withUIDs is set and -1 for them otherwise. A
+// process that is gone by the time its files are read is left out;
+// without /proc, or when listing it fails, there are none.
 func processes(withUIDs bool) []proc {
 	var r procReader
 	return r.processes(withUIDs)
 }
 
-// processes is processes(withUIDs) through r's buffers.
+// processes is processes(withUIDs) through r's buffer.
 func (r *procReader) processes(withUIDs bool) []proc {
-	fd, err := openRetry("/proc", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	dir, err := os.Open("/proc")
 	if err != nil {
 		return nil
 	}
-	defer syscall.Close(fd)
-	if r.dents == nil {
-		r.dents = make([]byte, 32<<10)
+	names, err := dir.Readdirnames(-1)
+	dir.Close()
+	if err != nil {
+		// As with no /proc: a part of the table is not the table.
+		return nil
 	}
 	var out []proc
-	for {
-		n, err := syscall.Getdents(fd, r.dents)
-		if errors.Is(err, syscall.EINTR) {
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid <= 0 {
 			continue
 		}
-		if err != nil {
-			// As with no /proc: a part of the table is not the table.
-			return nil
-		}
-		if n <= 0 {
-			return out
-		}
-		// Each record is a linux_dirent64: inode (8 bytes), offset (8),
-		// record length (2), type (1), then the name, NUL-terminated.
-		for b := r.dents[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			pid, ok := decimal(name)
-			if !ok || pid > 1<<31 {
-				continue
-			}
-			if p, ok := r.proc(int(pid), withUIDs); ok {
-				out = append(out, p)
-			}
+		if p, ok := r.proc(pid, withUIDs); ok {
+			out = append(out, p)
 		}
 	}
+	return out
 }
 
 // proc reads what /proc says of process pid: its stat and, withUIDs, the
@@ -406,16 +381,14 @@ func (r *procReader) proc(pid int, withUIDs bool) (proc, bool) {
 }
 
 // read reads /proc/<pid>/<name> whole into r.buf, which it grows as
-// needed; the result is good until the next read.
+// needed; the result is good until the next read. (os.ReadFile would
+// allocate a buffer per file; a sweep reads hundreds.)
 func (r *procReader) read(pid int, name string) ([]byte, bool) {
-	r.path = append(r.path[:0], "/proc/"...)
-	r.path = strconv.AppendInt(r.path, int64(pid), 10)
-	r.path = append(append(r.path, '/'), name...)
-	fd, err := openRetry(string(r.path), syscall.O_RDONLY|syscall.O_CLOEXEC)
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/" + name)
 	if err != nil {
 		return nil, false
 	}
-	defer syscall.Close(fd)
+	defer f.Close()
 	if r.buf == nil {
 		r.buf = make([]byte, 4<<10)
 	}
@@ -424,26 +397,13 @@ func (r *procReader) read(pid int, name string) ([]byte, bool) {
 		if n == len(r.buf) {
 			r.buf = append(r.buf, make([]byte, len(r.buf))...)
 		}
-		m, err := syscall.Read(fd, r.buf[n:])
-		if errors.Is(err, syscall.EINTR) {
-			continue
+		m, err := f.Read(r.buf[n:])
+		n += m
+		if errors.Is(err, io.EOF) {
+			return r.buf[:n], true
 		}
 		if err != nil {
 			return nil, false
-		}
-		if m <= 0 {
-			return r.buf[:n], true
-		}
-		n += m
-	}
-}
-
-// openRetry is open(2), again when a signal interrupts it.
-func openRetry(path string, mode int) (int, error) {
-	for {
-		fd, err := syscall.Open(path, mode, 0)
-		if !errors.Is(err, syscall.EINTR) {
-			return fd, err
 		}
 	}
 }
@@ -457,91 +417,37 @@ func parseStat(pid int, stat []byte) (proc, bool) {
 	if i < 0 {
 		return proc{}, false
 	}
-	p := proc{pid: pid, ruid: -1, euid: -1}
 	// The fields after the name, from the state (0): the parent is 1,
 	// the session 3 and the start time 19.
-	rest := stat[i+1:]
-	for f := 0; f < 20; f++ {
-		var field []byte
-		if field, rest = nextField(rest); field == nil {
-			return proc{}, false
-		}
-		switch f {
-		case 1:
-			p.ppid = decimalInt(field)
-		case 3:
-			p.sid = decimalInt(field)
-		case 19:
-			p.start, _ = decimal(field)
-		}
+	f := bytes.Fields(stat[i+1:])
+	if len(f) < 20 {
+		return proc{}, false
 	}
+	p := proc{pid: pid, ruid: -1, euid: -1}
+	p.ppid, _ = strconv.Atoi(string(f[1]))
+	p.sid, _ = strconv.Atoi(string(f[3]))
+	p.start, _ = strconv.ParseUint(string(f[19]), 10, 64)
 	return p, true
 }
 
 // parseUIDs parses the real and effective uid of the Uid line of a
 // status file, -1 for both without one.
 func parseUIDs(status []byte) (ruid, euid int) {
-	var line []byte
-	if bytes.HasPrefix(status, []byte("Uid:")) {
-		line = status
-	} else if i := bytes.Index(status, []byte("\nUid:")); i >= 0 {
-		line = status[i+1:]
-	} else {
-		return -1, -1
-	}
-	// The name of the Name line is escaped: no line but the Uid line
-	// starts so.
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	r, rest := nextField(line[len("Uid:"):])
-	e, _ := nextField(rest)
-	if e == nil {
-		return -1, -1
-	}
-	return decimalInt(r), decimalInt(e)
-}
-
-// nextField splits the first field, separated by spaces, tabs or
-// newlines, off b; it is nil when b holds none.
-func nextField(b []byte) (field, rest []byte) {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	j := i
-	for j < len(b) && !isSpace(b[j]) {
-		j++
-	}
-	if i == j {
-		return nil, nil
-	}
-	return b[i:j], b[j:]
-}
-
-// isSpace reports the ASCII white space that separates the fields of
-// /proc's files.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-}
-
-// decimal parses an unsigned decimal number of up to 19 digits.
-func decimal(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
+	for line := range bytes.Lines(status) {
+		// The Name line's value is escaped: no line but the Uid line
+		// starts so.
+		if rest, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
+			ids := bytes.Fields(rest)
+			if len(ids) < 2 {
+				return -1, -1
+			}
+			r, rerr := strconv.Atoi(string(ids[0]))
+			e, eerr := strconv.Atoi(string(ids[1]))
+			if rerr != nil || eerr != nil {
+				return -1, -1
+			}
+			return r, e
 		}
-		n = n*10 + uint64(c-'0')
 	}
-	return n, true
-}
-
-// decimalInt is decimal as an int, 0 for what is not one.
-func decimalInt(b []byte) int {
-	n, _ := decimal(b)
-	return int(n)
+	return -1, -1
 }
