@@ -165,16 +165,19 @@ func parallelRunsAdmitOutOfOrder(t *testing.T, wrap rigOption) {
 // A pass over eight ready entries whose agents each take the same time
 // takes about ceil(8/max_parallel) rounds of it. The benchmark reports the
 // parallel pass's time against one agent at a time (speedup, higher is
-// better; the ideal is max_parallel) and the serial pass's time beyond
-// its agents' own, per run (s/run-overhead-serial: the fetch, checkout,
-// copy and push of one run, and the pass's share; issue 33 asks it
-// halved). That metric takes one agent call per entry off the pass, but
-// each entry's pass calls its agent twice (the seed, then row 1) and
-// verifies once; s/agent-call-overhead-serial takes every call's time off
-// and divides by the calls: what gallivant spends around one agent call.
+// better; the ideal is max_parallel) and, for the serial pass, what
+// gallivant spends around the agents: s/gallivant-per-entry-serial is the
+// pass's time outside every agent call (the agent's own work, its sleep
+// and its git add and commit, taken off) per entry, each entry's pass
+// calling its agent twice (the seed, then row 1) and verifying once: the
+// fetch, checkout, copy and push of its runs and the pass's share (issue
+// 33 asks it halved). s/run-overhead-serial takes only one sleep per entry
+// off, s/agent-call-overhead-serial every sleep, divided by the calls;
+// both count the agent's git as gallivant's.
 func BenchmarkParallelRuns(b *testing.B) {
 	const entries, agentTime = 8, 500 * time.Millisecond
-	var calls atomic.Int64 // the agent calls of the serial passes
+	var calls atomic.Int64   // the agent calls of the serial passes
+	var inAgent atomic.Int64 // their time, in nanoseconds
 	passTime := func(parallel int) time.Duration {
 		files := map[string]string{"gallivant.yaml": strings.Replace(rigConfig, "  timeout: 30m\n", fmt.Sprintf("  timeout: 30m\n  max_parallel: %d\n", parallel), 1)}
 		for i := range entries {
@@ -185,6 +188,7 @@ func BenchmarkParallelRuns(b *testing.B) {
 		r.agent = func(ctx context.Context, dir string, task agent.Task) error {
 			if parallel == 1 {
 				calls.Add(1)
+				defer func(start time.Time) { inAgent.Add(int64(time.Since(start))) }(time.Now())
 			}
 			time.Sleep(agentTime) // the stand-in agent's work
 			return scripted(ctx, dir, task)
@@ -209,6 +213,7 @@ func BenchmarkParallelRuns(b *testing.B) {
 	n := float64(calls.Load())
 	b.ReportMetric((serial.Seconds()-n*agentTime.Seconds())/n, "s/agent-call-overhead-serial")
 	b.ReportMetric(n/float64(b.N)/entries, "agent-calls/entry")
+	b.ReportMetric((serial.Seconds()-time.Duration(inAgent.Load()).Seconds())/float64(b.N)/entries, "s/gallivant-per-entry-serial")
 }
 
 // max_parallel_per_repo bounds the runs in one repository below

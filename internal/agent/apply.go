@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/gallivant/gallivant/internal/gitopen"
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/gallivant/gallivant/specs"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // ApplyInput names a plan task's admitted commit and the work branch it is
@@ -50,7 +52,7 @@ var ErrBranchMoved = errors.New("the work branch moved")
 // names it on the work branch too. A commit that does not apply is an
 // *ApplyConflict; a branch that is no longer at in.Head is ErrBranchMoved.
 // The push is tried pushTries times while it fails transiently
-// (transientGit); its last failure is returned wrapped.
+// (workPush.run); its last failure is returned wrapped.
 func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string, error) {
 	e, err := e.withToken(ctx)
 	if err != nil {
@@ -113,12 +115,16 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 	}
 	head := ref.Hash().String()
 	// A push that failed on the network or on GitHub's side is tried
-	// again (pushRetrying): it never forces, so one that landed although
-	// git saw it fail finds the branch at head and succeeds, and one the
-	// branch moved under is refused. Failed every time, the admitted
+	// again (workPush.run): it never forces, so one that landed although
+	// its answer was lost finds the branch at head and succeeds, and one
+	// the branch moved under is refused. Failed every time, the admitted
 	// commit stays on in.From and the task pending: a later pass applies
 	// it, never running the task again.
-	if err := pushRetrying(ctx, g, "push", "--quiet", "--", in.CloneURL, head+":refs/heads/"+in.Branch); err != nil {
+	p := workPush{repo: scratch, url: in.CloneURL, auth: pushAuth(e.Token), branch: in.Branch, head: plumbing.NewHash(head), before: plumbing.NewHash(in.Head)}
+	if err := p.run(ctx); err != nil {
+		if errors.Is(err, gitpack.ErrStale) {
+			return "", fmt.Errorf("%w: push %s with %s applied: %v", ErrBranchMoved, in.Branch, short(in.Commit), err)
+		}
 		return "", fmt.Errorf("push %s with %s applied: %w", in.Branch, short(in.Commit), err)
 	}
 	return head, nil

@@ -17,24 +17,6 @@ func fetchRetrying(ctx context.Context, m execGit, args ...string) error {
 	return gitRetrying(ctx, m, fetchTries, args...)
 }
 
-// pushTries bounds the attempts of the push of an agent's commits to its
-// work branch, and of a plan task's applied commit (ApplyCommit).
-const pushTries = 3
-
-// pushRetrying runs the push of an agent's commits (args), trying a push
-// that failed on the network or on GitHub's side (transientGit) again,
-// pushTries times in all, as fetchRetrying does. A push never forces, so
-// trying again is safe: one that landed although git saw it fail (a 502
-// or a reset after the update) finds the branch already there and
-// succeeds, and one the branch moved under is refused, not retried. Left
-// to the next pass, a commit this run could have pushed would be seen by
-// no reconciler on another cache: past executor.timeout and the grace
-// period, such a reconciler settles the dispatch as a run that never
-// answered and runs it again (the endurance soak's duplicate run).
-func pushRetrying(ctx context.Context, m execGit, args ...string) error {
-	return gitRetrying(ctx, m, pushTries, args...)
-}
-
 // gitRetrying runs git (args) up to tries times while it fails
 // transiently (transientGit), waiting 250 ms, then 1 s, between tries.
 func gitRetrying(ctx context.Context, m execGit, tries int, args ...string) error {

@@ -35,7 +35,68 @@ type Update struct {
 // go-git's own push computes what to send by walking every object
 // reachable from the remote's refs, which grows with the history; a writer
 // that made the objects already knows them.
-func Push(ctx context.Context, url string, auth transport.AuthMethod, u Update, pack func() ([]byte, error), progress io.Writer) (err error) {
+func Push(ctx context.Context, url string, auth transport.AuthMethod, u Update, pack func() ([]byte, error), progress io.Writer) error {
+	return receivePack(ctx, url, auth, u.Ref, func(remote plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash) (bool, error) {
+		if remote != u.Old {
+			return false, fmt.Errorf("%w: %s is at %s, not %s", ErrStale, u.Ref.Short(), short(remote), short(u.Old))
+		}
+		return true, nil
+	}, u.New, func(_ plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error {
+		b, err := pack()
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		return err
+	}, progress)
+}
+
+// Ahead is a push that moves Ref forward to New and never overwrites it:
+// the remote's reference may be missing or at any commit New descends
+// from, as the caller's repository tells.
+type Ahead struct {
+	Ref plumbing.ReferenceName
+	New plumbing.Hash
+	// Descends reports whether New descends from remote, the reference's
+	// value on the remote (never zero, never New).
+	Descends func(remote plumbing.Hash) (bool, error)
+	// Pack writes to w a pack of every object New has that the remote
+	// lacks, remote being the reference's value there (zero when the
+	// remote lacks it) and heads the remote's branches.
+	Pack func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error
+}
+
+// PushAhead pushes a as git push does without --force, in one
+// receive-pack exchange: a remote already at New is success and nothing
+// is sent (an earlier push landed and its answer was lost); a remote at a
+// commit New does not descend from is ErrStale and nothing is sent. The
+// remote's own refusal and progress are as for Push.
+func PushAhead(ctx context.Context, url string, auth transport.AuthMethod, a Ahead, progress io.Writer) error {
+	return receivePack(ctx, url, auth, a.Ref, func(remote plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash) (bool, error) {
+		switch {
+		case remote == a.New:
+			return false, nil
+		case remote.IsZero():
+			return true, nil
+		}
+		ok, err := a.Descends(remote)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, fmt.Errorf("%w: %s is at %s, which %s does not descend from", ErrStale, a.Ref.Short(), short(remote), short(a.New))
+		}
+		return true, nil
+	}, a.New, a.Pack, progress)
+}
+
+// receivePack is one push of ref to New over receive-pack: decide sees
+// the remote's value of ref (zero when it lacks it) and its branches, and
+// says whether to send (false with no error: nothing to do); pack writes
+// the pack for that remote value. The update's old value is the one
+// advertised, which receive-pack checks again under its lock.
+func receivePack(ctx context.Context, url string, auth transport.AuthMethod, ref plumbing.ReferenceName,
+	decide func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash) (bool, error), New plumbing.Hash,
+	pack func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error, progress io.Writer) (err error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		return err
@@ -62,31 +123,38 @@ func Push(ctx context.Context, url string, auth transport.AuthMethod, u Update, 
 		return err
 	}
 	var remote plumbing.Hash
-	if r, ok := refs[u.Ref]; ok {
+	if r, ok := refs[ref]; ok {
 		remote = r.Hash()
 	}
-	if remote != u.Old {
-		return fmt.Errorf("%w: %s is at %s, not %s", ErrStale, u.Ref.Short(), short(remote), short(u.Old))
+	heads := make(map[plumbing.ReferenceName]plumbing.Hash)
+	for name, r := range refs {
+		if name.IsBranch() && r.Type() == plumbing.HashReference {
+			heads[name] = r.Hash()
+		}
+	}
+	send, err := decide(remote, heads)
+	if err != nil || !send {
+		return err
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
 	if progress != nil && ar.Capabilities.Supports(capability.Sideband64k) {
 		req.Capabilities.Set(capability.Sideband64k)
 		req.Progress = progress
 	}
-	req.Commands = []*packp.Command{{Name: u.Ref, Old: u.Old, New: u.New}}
+	req.Commands = []*packp.Command{{Name: ref, Old: remote, New: New}}
 	rd, wr := io.Pipe()
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		b, err := pack()
-		if err == nil {
-			_, err = wr.Write(b)
-		}
-		done <- wr.CloseWithError(err)
+		err := pack(remote, heads, wr)
+		_ = wr.CloseWithError(err) // always nil
+		done <- err
 	}()
 	rs, err := sess.ReceivePack(ctx, req)
 	if err != nil {
-		_ = rd.Close()
+		// The pack's writer may be blocked on the pipe: closing the
+		// reader ends it.
+		_ = rd.CloseWithError(err)
 		<-done
 		return err
 	}

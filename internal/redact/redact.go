@@ -24,3 +24,21 @@ func URLs(u string) string {
 // userinfo matches a URL's scheme and its user information: anything up to
 // the last @ before the path or the end of the word.
 var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@`)
+
+// Error is err with its text's URLs redacted (URLs) and err itself still
+// reachable through errors.Is and errors.As, for callers that classify
+// it; nil stays nil.
+func Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redacted{msg: URLs(err.Error()), err: err}
+}
+
+type redacted struct {
+	msg string
+	err error
+}
+
+func (e *redacted) Error() string { return e.msg }
+func (e *redacted) Unwrap() error { return e.err }

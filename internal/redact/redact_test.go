@@ -1,6 +1,10 @@
 package redact
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
 
 func TestURLs(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
@@ -19,5 +23,19 @@ func TestURLs(t *testing.T) {
 				t.Errorf("URLs(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestErrorRedactsAndKeepsTheChain(t *testing.T) {
+	base := errors.New("push https://x-access-token:ghs_secret@github.com/acme/api.git: refused")
+	err := Error(fmt.Errorf("the work branch: %w", base))
+	if got, want := err.Error(), "the work branch: push https://github.com/acme/api.git: refused"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, base) {
+		t.Errorf("errors.Is lost the original error")
+	}
+	if Error(nil) != nil {
+		t.Errorf("Error(nil) is not nil")
 	}
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,11 +15,11 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/gitopen"
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // cacheSlots bounds how many processes can share one cache directory for
@@ -188,7 +186,7 @@ func (s *Store) syncClone(ctx context.Context) error {
 		}
 	}
 	err := s.fetchRetrying(ctx)
-	if err == nil || networkError(err) || remoteTransient(err) || errors.Is(err, errNoBranch) || errors.Is(err, ErrObjectTooLarge) {
+	if err == nil || networkError(err) || gitpack.RemoteFailure(err) || errors.Is(err, errNoBranch) || errors.Is(err, ErrObjectTooLarge) {
 		return err
 	}
 	s.log.Warn("the control cache is damaged; re-cloning", "dir", s.dir, "damage", err.Error())
@@ -236,56 +234,7 @@ func timerWait(ctx context.Context, d time.Duration) error {
 }
 
 // transient reports whether a fetch failed in a way that trying again can
-// mend: the connection (reset, refused, timed out, cut short) or the
-// remote's momentary state (a 5xx, 408 or 429). Rejected credentials and a
-// missing repository are not transient; a cancelled context is the
+// mend (gitpack.RemoteFailure or gitpack.CutShort). Rejected credentials
+// and a missing repository are not transient; a cancelled context is the
 // caller's.
-func transient(err error) bool { return remoteTransient(err) || cutShort(err) }
-
-// remoteTransient reports a transient failure that is certainly the
-// remote's or the network's: an HTTP status or a network error. It is
-// never the clone's damage, and re-cloning would cost a full fetch from a
-// remote that is already failing.
-func remoteTransient(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var ue *plumbing.UnexpectedError
-	if errors.As(err, &ue) && ue.Err != nil {
-		// go-git wraps HTTP statuses and net/http's errors in an error
-		// without Unwrap.
-		return remoteTransient(ue.Err)
-	}
-	var he *githttp.Err
-	if errors.As(err, &he) {
-		c := he.StatusCode()
-		return c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout
-	}
-	var ne net.Error
-	var urlErr *url.Error
-	if errors.As(err, &ne) || errors.As(err, &urlErr) {
-		// A request that failed on its way (net/http reports a
-		// connection the remote closed as an *url.Error of io.EOF).
-		return true
-	}
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
-		return true
-	}
-	// go-git flattens some transport errors into text.
-	msg := err.Error()
-	for _, m := range []string{"connection reset by peer", "broken pipe", "connection refused", "i/o timeout"} {
-		if strings.Contains(msg, m) {
-			return true
-		}
-	}
-	return false
-}
-
-// cutShort reports a stream that ended early: a pack or a response cut
-// off in transfer, or, as go-git reports the two alike, a pack of the
-// clone's own cut short. It is retried; if it persists, the clone is
-// taken for damaged.
-func cutShort(err error) bool {
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
-		(errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF"))
-}
+func transient(err error) bool { return gitpack.RemoteFailure(err) || gitpack.CutShort(err) }

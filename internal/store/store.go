@@ -250,7 +250,7 @@ func (s *Store) fetchHead(ctx context.Context) error {
 			return fmt.Errorf("fetch the control repository: %w", tl)
 		}
 		if networkError(err) || transient(err) {
-			return fmt.Errorf("fetch the control repository: %w", scrubKeep(err))
+			return fmt.Errorf("fetch the control repository: %w", redact.Error(err))
 		}
 		return fmt.Errorf("fetch the control repository: %w", scrub(err))
 	}
@@ -341,18 +341,6 @@ func scrub(err error) error {
 	}
 	return errors.New(redact.URLs(err.Error()))
 }
-
-// scrubKeep is scrub for errors callers classify: the text is redacted and
-// the original stays reachable through errors.Is and errors.As.
-func scrubKeep(err error) error { return &scrubbed{msg: redact.URLs(err.Error()), err: err} }
-
-type scrubbed struct {
-	msg string
-	err error
-}
-
-func (e *scrubbed) Error() string { return e.msg }
-func (e *scrubbed) Unwrap() error { return e.err }
 
 // Head returns the control commit the pass plans from.
 func (s *Store) Head() string { return s.head.String() }
