@@ -71,14 +71,11 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 	// needs maintenance, and its refs are read in process.
 	g := e.git(dir, nil).with("maintenance.auto", "false")
 	ident := []string{"-c", "user.name=gallivant", "-c", "user.email=gallivant@gallivant.invalid"}
-	steps := [][]string{
-		{"init", "--quiet"},
-		{"fetch", "--quiet", "--no-tags", "--", in.CloneURL, "+refs/heads/" + in.Branch + ":refs/gallivant/work", "+refs/heads/" + in.From + ":refs/gallivant/task"},
+	if err := gitInit(ctx, g, dir); err != nil {
+		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 	}
-	for _, s := range steps {
-		if _, err := g.out(ctx, s...); err != nil {
-			return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
-		}
+	if _, err := g.out(ctx, "fetch", "--quiet", "--no-tags", "--", in.CloneURL, "+refs/heads/"+in.Branch+":refs/gallivant/work", "+refs/heads/"+in.From+":refs/gallivant/task"); err != nil {
+		return "", fmt.Errorf("apply %s to %s: %w", short(in.Commit), in.Branch, err)
 	}
 	scratch, err := gitopen.PlainOpen(dir, nil)
 	if err != nil {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -17,8 +19,9 @@ import (
 // This file is the cheap part of a run's git flow: what gallivant reads in
 // its own mirror is read in process with go-git (the mirror is gallivant's
 // alone, and reading runs no configuration of anyone's), and a fresh
-// checkout is made with one `git init` and a copy of the mirror's object
-// files rather than a `git clone` (three processes). The checkout it makes
+// checkout is made with a copy of what `git init` wrote the first time
+// (gitInit) and of the mirror's object files rather than a `git clone`
+// (three processes). The checkout it makes
 // is the one `git clone --no-hardlinks --no-checkout` made
 // (TestFreshCheckoutIsWhatCloneMade): its own copy of every object file, no
 // hard link, symlink or alternates into the mirror, so an agent, of
@@ -84,7 +87,7 @@ func resolveInMirror(ctx context.Context, m execGit, repo *git.Repository, rev s
 // freshCheckout makes dir a new checkout of the mirror with no work tree
 // yet: what `git clone --quiet --no-hardlinks --no-checkout -- mirror dir`
 // made (same configuration, same HEAD, a copy of every object file), with
-// one git process. A mirror path git would quote in its configuration
+// no git process but the first run of git init. A mirror path git would quote in its configuration
 // falls back to the clone itself.
 func freshCheckout(ctx context.Context, m execGit, mirror, dir string) error {
 	abs, err := filepath.Abs(mirror)
@@ -92,7 +95,7 @@ func freshCheckout(ctx context.Context, m execGit, mirror, dir string) error {
 		_, err := m.in(filepath.Dir(dir)).out(ctx, "clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", mirror, dir)
 		return err
 	}
-	if _, err := m.in(filepath.Dir(dir)).out(ctx, "init", "--quiet", "--", dir); err != nil {
+	if err := gitInit(ctx, m, dir); err != nil {
 		return err
 	}
 	dotgit := filepath.Join(dir, ".git")
@@ -119,6 +122,99 @@ func freshCheckout(ctx context.Context, m execGit, mirror, dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// initTemplate is what `git init --quiet` wrote in a new directory's .git
+// the first time this process ran it: gallivant's git runs with no system
+// or global configuration (execGit), so what it writes there depends on
+// the git binary alone (gitPath, resolved once per process), and every
+// later checkout gets a copy of git's own files without a process.
+var initTemplate struct {
+	sync.Mutex
+	files []initFile // nil until captured
+}
+
+// initFile is one directory or file of git init's .git, its path
+// relative to .git, in the order the walk found them (parents first).
+type initFile struct {
+	rel  string
+	mode fs.FileMode
+	data []byte
+}
+
+// gitInit makes dir a new repository as `git init --quiet -- dir` does:
+// by running it the first time, and by writing the files it wrote then
+// every time after (TestGitInitFromTemplateIsGitInit).
+func gitInit(ctx context.Context, m execGit, dir string) error {
+	initTemplate.Lock()
+	files := initTemplate.files
+	initTemplate.Unlock()
+	if files == nil {
+		if _, err := m.in(filepath.Dir(dir)).out(ctx, "init", "--quiet", "--", dir); err != nil {
+			return err
+		}
+		files, err := readInit(filepath.Join(dir, ".git"))
+		if err == nil {
+			initTemplate.Lock()
+			initTemplate.files = files
+			initTemplate.Unlock()
+		}
+		return nil
+	}
+	dotgit := filepath.Join(dir, ".git")
+	if err := os.MkdirAll(dotgit, 0o777); err != nil {
+		return err
+	}
+	for _, f := range files {
+		p := filepath.Join(dotgit, f.rel)
+		if f.mode.IsDir() {
+			if err := os.Mkdir(p, f.mode.Perm()); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(p, f.data, f.mode.Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readInit reads what git init wrote in dotgit: only directories and
+// regular files of at most 1 MiB each (git's own templates), else an
+// error, and the template is not kept.
+func readInit(dotgit string) ([]initFile, error) {
+	var files []initFile
+	err := filepath.WalkDir(dotgit, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dotgit {
+			return err
+		}
+		rel, err := filepath.Rel(dotgit, p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case fi.IsDir():
+			files = append(files, initFile{rel: rel, mode: fi.Mode()})
+		case fi.Mode().IsRegular() && fi.Size() <= 1<<20:
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files = append(files, initFile{rel: rel, mode: fi.Mode(), data: data})
+		default:
+			return fmt.Errorf("git init wrote %s, not a plain file", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return files, nil
 }
 
 // errSymlinkInMirror is git clone's own refusal (CVE-2022-39253): a

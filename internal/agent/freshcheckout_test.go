@@ -46,11 +46,15 @@ func TestFreshCheckoutIsWhatCloneMade(t *testing.T) {
 	cloned, fresh := filepath.Join(root, "cloned"), filepath.Join(root, "fresh")
 	gitIn(t, root, "clone", "--quiet", "--no-hardlinks", "--no-checkout", "--", mirror, cloned)
 	m := CommandExecutor{}.git(mirror, nil)
-	if err := freshCheckout(context.Background(), m, mirror, fresh); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(treeFiles(t, filepath.Join(cloned, ".git")), treeFiles(t, filepath.Join(fresh, ".git"))); diff != "" {
-		t.Errorf("fresh checkout differs from git clone's (-clone +fresh):\n%s", diff)
+	// The second is made from the first's git init (gitInit's template)
+	// where no other test made one first.
+	for _, dir := range []string{fresh, fresh + "2"} {
+		if err := freshCheckout(context.Background(), m, mirror, dir); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(treeFiles(t, filepath.Join(cloned, ".git")), treeFiles(t, filepath.Join(dir, ".git"))); diff != "" {
+			t.Errorf("fresh checkout %s differs from git clone's (-clone +fresh):\n%s", filepath.Base(dir), diff)
+		}
 	}
 	mirrorInodes := map[uint64]bool{}
 	walkFiles(t, mirror, func(_ string, fi fs.FileInfo) { mirrorInodes[fi.Sys().(*syscall.Stat_t).Ino] = true })
@@ -206,4 +210,47 @@ func TestMayNeedMaintenance(t *testing.T) {
 	if !mayNeedMaintenance(filepath.Dir(filepath.Dir(packs))) {
 		t.Errorf("51 packs (gc.autoPackLimit 50) need no maintenance")
 	}
+}
+
+// A repository gitInit makes from its template is, file for file and mode
+// for mode, what git init makes.
+func TestGitInitFromTemplateIsGitInit(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	m := CommandExecutor{}.git(root, nil)
+	if err := gitInit(context.Background(), m, filepath.Join(root, "first")); err != nil {
+		t.Fatal(err)
+	}
+	initTemplate.Lock()
+	captured := initTemplate.files != nil
+	initTemplate.Unlock()
+	if !captured {
+		t.Fatal("the first git init left no template")
+	}
+	if err := gitInit(context.Background(), m, filepath.Join(root, "templated")); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, root, "init", "--quiet", "--", filepath.Join(root, "git"))
+	want := treeFiles(t, filepath.Join(root, "git", ".git"))
+	for _, dir := range []string{"first", "templated"} {
+		if diff := cmp.Diff(want, treeFiles(t, filepath.Join(root, dir, ".git"))); diff != "" {
+			t.Errorf("%s differs from git init's (-git +%s):\n%s", dir, dir, diff)
+		}
+	}
+	dirsOf := func(dir string) []string {
+		var out []string
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				fi, _ := d.Info()
+				rel, _ := filepath.Rel(dir, p)
+				out = append(out, rel+" "+fi.Mode().String())
+			}
+			return err
+		})
+		return out
+	}
+	if diff := cmp.Diff(dirsOf(filepath.Join(root, "git", ".git")), dirsOf(filepath.Join(root, "templated", ".git"))); diff != "" {
+		t.Errorf("the templated repository's directories differ from git init's (-git +templated):\n%s", diff)
+	}
+	gitIn(t, filepath.Join(root, "templated"), "status", "--porcelain")
 }
