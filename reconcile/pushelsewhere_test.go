@@ -86,3 +86,27 @@ func TestPushFailingOnceIsNotRunAgainByAnotherCache(t *testing.T) {
 		})
 	}
 }
+
+// A work-branch push GitHub refuses for good (here a ruleset that wants
+// changes through a pull request, set after the agent started) is noted
+// with what GitHub said, so the person reading the pass learns why
+// without the log.
+func TestRefusedWorkPushQuotesGitHub(t *testing.T) {
+	t.Parallel()
+	r := newDelivery(t, rigConfig)
+	inner := r.agent
+	r.agent = func(ctx context.Context, dir string, task agent.Task) error {
+		err := inner(ctx, dir, task)
+		if briefValues(task.Brief)["target"] == "1" {
+			r.gh.Protect("acme/api", work, ghstandin.Protection{Ruleset: true, RequiredReviews: 1})
+		}
+		return err
+	}
+	rep := r.pass()
+	note := noteOf(rep)
+	for _, want := range []string{"could not be pushed", "GH013: Repository rule violations found for refs/heads/" + work, "Changes must be made through a pull request"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the pass's note lacks %q:\n%s", want, note)
+		}
+	}
+}

@@ -133,6 +133,9 @@ func TestWorkPush(t *testing.T) {
 			w.git(w.work, "push", "--quiet", w.bare, "gallivant/feature")
 			return w.head(), w.base
 		}, objects: 0},
+		{name: "new branch at a commit the remote has", build: func(w *pushWorld) (string, string) {
+			return w.base, w.base
+		}, objects: 0}, // an empty pack: receive-pack takes the update alone
 		{name: "remote behind before", build: func(w *pushWorld) (string, string) {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.git(w.work, "push", "--quiet", w.bare, "gallivant/feature")
