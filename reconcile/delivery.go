@@ -11,6 +11,7 @@ import (
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/redact"
+	"github.com/gallivant/gallivant/internal/wait"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -565,12 +566,12 @@ func (p *passState) pollMergeable(ctx context.Context, pr gatekeep.PR) (githubap
 }
 
 // RepollMergeable asks GitHub again for a pull request whose mergeability
-// it is still computing, wait apart and at most times times, rather than a
+// it is still computing, apart, and at most times times, rather than a
 // whole pass later (G-22). It returns the last read.
-func RepollMergeable(ctx context.Context, c PullRequestReader, pr gatekeep.PR, wait time.Duration, times int) (githubapi.PullRequest, error) {
+func RepollMergeable(ctx context.Context, c PullRequestReader, pr gatekeep.PR, apart time.Duration, times int) (githubapi.PullRequest, error) {
 	var live githubapi.PullRequest
 	for polls := 0; polls < times; polls++ {
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := wait.For(ctx, apart); err != nil {
 			return live, err
 		}
 		var err error

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gallivant/gallivant/internal/store"
+	"github.com/gallivant/gallivant/internal/wait"
 	"github.com/gallivant/gallivant/ledger"
 )
 
@@ -43,9 +44,9 @@ func (r *Reconciler) recordNotified(ctx context.Context, done []deliveredTo) err
 		if !errors.Is(err, store.ErrPushRejected) || retries+1 >= r.o.PushAttempts {
 			return err
 		}
-		wait := replanWait(retries + 1)
-		r.o.Log.Info("control branch moved; recording the notifications again", "attempt", retries+2, "wait", wait.String())
-		if err := sleepCtx(ctx, wait); err != nil {
+		d := replanWait(retries + 1)
+		r.o.Log.Info("control branch moved; recording the notifications again", "attempt", retries+2, "wait", d.String())
+		if err := wait.For(ctx, d); err != nil {
 			return err
 		}
 	}

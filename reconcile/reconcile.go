@@ -15,6 +15,7 @@ import (
 	"github.com/gallivant/gallivant/internal/agent"
 	"github.com/gallivant/gallivant/internal/githubapi"
 	"github.com/gallivant/gallivant/internal/store"
+	"github.com/gallivant/gallivant/internal/wait"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
 )
@@ -347,9 +348,9 @@ func (r *Reconciler) Pass(ctx context.Context) (rep *Report, err error) {
 		landed = rep.Transitions
 		doubtful = rep.Unrecorded
 		retries++
-		wait := replanWait(retries)
-		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", wait.String())
-		if err := sleepCtx(ctx, wait); err != nil {
+		d := replanWait(retries)
+		r.o.Log.Info("control branch moved; re-planning", "attempt", retries+1, "wait", d.String())
+		if err := wait.For(ctx, d); err != nil {
 			return rep, err
 		}
 	}
@@ -525,18 +526,6 @@ func newDispatchID() string {
 	b := make([]byte, 6)
 	_, _ = crand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // unreadable notes, as a problem, every document the pass could not read

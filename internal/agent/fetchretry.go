@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/gallivant/gallivant/internal/wait"
 )
 
 // fetchTries bounds the attempts of the mirror's fetch from GitHub.
@@ -20,20 +22,16 @@ func fetchRetrying(ctx context.Context, m execGit, args ...string) error {
 // gitRetrying runs git (args) up to tries times while it fails
 // transiently (transientGit), waiting 250 ms, then 1 s, between tries.
 func gitRetrying(ctx context.Context, m execGit, tries int, args ...string) error {
-	wait := 250 * time.Millisecond
+	d := 250 * time.Millisecond
 	for try := 1; ; try++ {
 		_, err := m.out(ctx, args...)
 		if err == nil || try == tries || !transientGit(err) {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if wait.For(ctx, d) != nil {
 			return err
-		case <-t.C:
 		}
-		wait *= 4
+		d *= 4
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/gallivant/gallivant/internal/redact"
+	"github.com/gallivant/gallivant/internal/wait"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -63,9 +64,9 @@ func pushAuth(token string) transport.AuthMethod {
 // soak's duplicate run). Errors say what the remote said, with every
 // URL's credentials redacted.
 func (p workPush) run(ctx context.Context) error {
-	wait := p.wait
-	if wait == nil {
-		wait = sleepCtx
+	pause := p.wait
+	if pause == nil {
+		pause = wait.For
 	}
 	d := 250 * time.Millisecond
 	for try := 1; ; try++ {
@@ -73,22 +74,10 @@ func (p workPush) run(ctx context.Context) error {
 		if err == nil || try == pushTries || ctx.Err() != nil || !(gitpack.RemoteFailure(err) || gitpack.CutShort(err)) {
 			return err
 		}
-		if werr := wait(ctx, d); werr != nil {
+		if werr := pause(ctx, d); werr != nil {
 			return err
 		}
 		d *= 4
-	}
-}
-
-// sleepCtx waits d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

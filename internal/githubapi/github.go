@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-github/v66/github"
 
 	"github.com/gallivant/gallivant/gatekeep"
+	"github.com/gallivant/gallivant/internal/wait"
 )
 
 // Options configure the GitHub adapter.
@@ -222,7 +223,7 @@ func New(opts Options) (*Client, error) {
 		opts.Logger = slog.Default()
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleepCtx
+		opts.Sleep = wait.For
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

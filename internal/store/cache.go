@@ -221,18 +221,6 @@ func (s *Store) fetchRetrying(ctx context.Context) error {
 	}
 }
 
-// timerWait waits d or until ctx is done.
-func timerWait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // transient reports whether a fetch failed in a way that trying again can
 // mend (gitpack.RemoteFailure or gitpack.CutShort). Rejected credentials
 // and a missing repository are not transient; a cancelled context is the

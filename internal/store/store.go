@@ -17,6 +17,7 @@ import (
 
 	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/gallivant/gallivant/internal/redact"
+	"github.com/gallivant/gallivant/internal/wait"
 	"github.com/gallivant/gallivant/parse"
 	"github.com/gallivant/gallivant/specs"
 	"github.com/go-git/go-git/v5"
@@ -100,7 +101,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		s.maxObject = DefaultMaxObject
 	}
 	if s.wait == nil {
-		s.wait = timerWait
+		s.wait = wait.For
 	}
 	if s.log == nil {
 		s.log = slog.Default()
