@@ -506,25 +506,25 @@ func (e CommandExecutor) collect(ctx context.Context, m execGit, mirror, dir str
 	// it (two commits are a boundary stop, with both commits kept). A
 	// transient failure is tried again at once (workPush.run): a reconciler
 	// on another cache cannot see a kept commit.
-	if err := e.pushWork(ctx, mirror, t.CloneURL, t.Branch, head, before); err != nil {
+	if err := e.pushWork(ctx, mirror, t.CloneURL, t.Branch, head); err != nil {
 		if out.Err == nil {
 			out.Err = fmt.Errorf("push the work branch: %w", err)
 			out.Unpushed = true
 		}
 		if ref := keepOnRecoveryRef(ctx, m, t.Branch, head, time.Now()); ref != "" {
-			out.Kept = fmt.Sprintf("%s (%d unpushed commits)", ref, commits)
+			out.Kept = fmt.Sprintf("%s (%s unpushed)", ref, plural(commits, "commit"))
 		}
 	}
 }
 
 // pushWork pushes head from the repository at dir to branch at url,
-// never forcing (workPush.run); before is where the work started.
-func (e CommandExecutor) pushWork(ctx context.Context, dir, url, branch, head, before string) error {
+// never forcing (workPush.run).
+func (e CommandExecutor) pushWork(ctx context.Context, dir, url, branch, head string) error {
 	repo, err := gitopen.PlainOpen(dir, nil)
 	if err != nil {
 		return err
 	}
-	return workPush{repo: repo, url: url, auth: pushAuth(e.Token), branch: branch, head: plumbing.NewHash(head), before: plumbing.NewHash(before)}.run(ctx)
+	return workPush{repo: repo, url: url, auth: pushAuth(e.Token), branch: branch, head: plumbing.NewHash(head)}.run(ctx)
 }
 
 // maxDirtyPaths is how many entries of a dirty tree an Outcome keeps.

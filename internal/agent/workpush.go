@@ -34,10 +34,6 @@ type workPush struct {
 	auth   transport.AuthMethod
 	branch string
 	head   plumbing.Hash
-	// before is where the work started (the branch's head or its base,
-	// which the remote has): with the remote's branches, the commits the
-	// pack need not carry.
-	before plumbing.Hash
 	// wait is how long to wait between tries (tests wait nothing).
 	wait func(ctx context.Context, d time.Duration) error
 }
@@ -71,6 +67,9 @@ func (p workPush) run(ctx context.Context) error {
 	d := 250 * time.Millisecond
 	for try := 1; ; try++ {
 		err := p.once(ctx)
+		if err != nil && try > 1 {
+			err = fmt.Errorf("%w (try %d of %d)", err, try, pushTries)
+		}
 		if err == nil || try == pushTries || ctx.Err() != nil || !(gitpack.RemoteFailure(err) || gitpack.CutShort(err)) {
 			return err
 		}
@@ -87,23 +86,28 @@ func (p workPush) once(ctx context.Context) error {
 	err := gitpack.PushAhead(ctx, p.url, p.auth, gitpack.Ahead{
 		Ref: plumbing.NewBranchReferenceName(p.branch), New: p.head,
 		Descends: p.descends,
-		Pack: func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error {
-			tips := []plumbing.Hash{remote, p.before}
+		Pack: func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash) (func(io.Writer) error, error) {
+			// Only what the remote advertises is known to be there: the
+			// commit the work started from may be gone (a branch deleted
+			// and collected, a repository made anew).
+			tips := []plumbing.Hash{remote}
 			for _, h := range heads {
 				tips = append(tips, h)
 			}
 			objs, err := sendable(p.repo, p.head, tips)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			return gitpack.StreamPack(w, len(objs), func(i int) (plumbing.ObjectType, int64, io.ReadCloser, error) {
-				o, err := p.repo.Storer.EncodedObject(plumbing.AnyObject, objs[i])
-				if err != nil {
-					return 0, 0, nil, err
-				}
-				r, err := o.Reader()
-				return o.Type(), o.Size(), r, err
-			})
+			return func(w io.Writer) error {
+				return gitpack.StreamPack(w, len(objs), func(i int) (plumbing.ObjectType, int64, io.ReadCloser, error) {
+					o, err := p.repo.Storer.EncodedObject(plumbing.AnyObject, objs[i])
+					if err != nil {
+						return 0, 0, nil, err
+					}
+					r, err := o.Reader()
+					return o.Type(), o.Size(), r, err
+				})
+			}, nil
 		},
 	}, msgs)
 	if err == nil {
@@ -149,17 +153,21 @@ func (r *remoteText) Write(b []byte) (int, error) {
 // sendable lists the objects head has that a remote holding tips (and
 // all they reach) lacks, in an order a pack may carry them: the commits
 // reachable from head and from none of tips (newCommits), and what their
-// trees hold that no parent's tree holds at the same path. Tips the
-// repository lacks are ignored, and an object may be listed that the
+// trees hold that no parent's tree holds at the same path. The commits'
+// trees are read parents first, so that a tree taken as listed (a later
+// commit put an earlier tree back, as a revert does) was listed whole:
+// each of its entries is in the pack or in a parent the remote has. Tips
+// the repository lacks are ignored, and an object may be listed that the
 // remote has (a file put back as an older commit had it): receive-pack
-// takes it again; it never misses one the remote lacks.
+// takes it again; it never misses one the remote lacks (FuzzSendable
+// checks both against git rev-list --objects).
 func sendable(repo *git.Repository, head plumbing.Hash, tips []plumbing.Hash) ([]plumbing.Hash, error) {
 	commits, err := newCommits(repo, head, tips)
 	if err != nil {
 		return nil, err
 	}
 	l := objectList{repo: repo, seen: map[plumbing.Hash]bool{}}
-	for _, c := range commits {
+	for _, c := range parentsFirst(commits) {
 		l.add(c.Hash)
 		var bases []plumbing.Hash
 		for _, ph := range c.ParentHashes {
@@ -174,6 +182,43 @@ func sendable(repo *git.Repository, head plumbing.Hash, tips []plumbing.Hash) ([
 		}
 	}
 	return l.order, nil
+}
+
+// parentsFirst orders commits so that each comes after those of its
+// parents that are among them (a depth-first walk, without recursion).
+func parentsFirst(commits []*object.Commit) []*object.Commit {
+	byHash := make(map[plumbing.Hash]*object.Commit, len(commits))
+	for _, c := range commits {
+		byHash[c.Hash] = c
+	}
+	done := make(map[plumbing.Hash]bool, len(commits))
+	out := make([]*object.Commit, 0, len(commits))
+	type frame struct {
+		c    *object.Commit
+		next int // the next parent to look at
+	}
+	for _, root := range commits {
+		if done[root.Hash] {
+			continue
+		}
+		done[root.Hash] = true
+		stack := []frame{{c: root}}
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if f.next < len(f.c.ParentHashes) {
+				ph := f.c.ParentHashes[f.next]
+				f.next++
+				if pc, ok := byHash[ph]; ok && !done[ph] {
+					done[ph] = true
+					stack = append(stack, frame{c: pc})
+				}
+				continue
+			}
+			out = append(out, f.c)
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return out
 }
 
 // objectList gathers a pack's objects, each once.
@@ -246,12 +291,15 @@ entries:
 // tips, as `git rev-list head --not tips` does, walking newest committer
 // date first and stopping once every commit left to look at is reachable
 // from a tip: a work branch's few commits cost a few reads whatever the
-// history's size. A commit dated out of order may be returned although a
-// tip reaches it (sent again, harmlessly); one that no tip reaches is
-// never left out. Tips the repository lacks are ignored.
+// history's size. A commit found reachable from a tip after it was taken
+// (dated out of order) passes that on to every commit already seen below
+// it, as git's walk does, so a clock skew costs a few commits more, not
+// the history; and one that no tip reaches is never left out. Tips the
+// repository lacks are ignored.
 func newCommits(repo *git.Repository, head plumbing.Hash, tips []plumbing.Hash) ([]*object.Commit, error) {
 	const uninteresting, queued = 1, 2
 	flags := map[plumbing.Hash]uint8{}
+	parents := map[plumbing.Hash][]plumbing.Hash{} // of the commits taken
 	q := &commitQueue{}
 	interesting := 0 // queued commits not marked uninteresting
 	push := func(c *object.Commit, f uint8) {
@@ -260,6 +308,24 @@ func newCommits(repo *git.Repository, head plumbing.Hash, tips []plumbing.Hash) 
 			interesting++
 		}
 		heap.Push(q, c)
+	}
+	// mark makes h and every commit seen below it uninteresting.
+	mark := func(h plumbing.Hash) {
+		stack := []plumbing.Hash{h}
+		for len(stack) > 0 {
+			h := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			f, known := flags[h]
+			if !known || f&uninteresting != 0 {
+				continue
+			}
+			flags[h] = f | uninteresting
+			if f&queued != 0 {
+				interesting--
+				continue // its parents are marked when it is taken
+			}
+			stack = append(stack, parents[h]...)
+		}
 	}
 	for _, t := range tips {
 		if t.IsZero() || flags[t] != 0 {
@@ -284,28 +350,26 @@ func newCommits(repo *git.Repository, head plumbing.Hash, tips []plumbing.Hash) 
 		c := heap.Pop(q).(*object.Commit)
 		f := flags[c.Hash]
 		flags[c.Hash] = f &^ queued
+		parents[c.Hash] = c.ParentHashes
 		if f&uninteresting == 0 {
 			interesting--
 			out = append(out, c)
 		}
 		for _, ph := range c.ParentHashes {
-			pf, known := flags[ph]
-			switch {
-			case !known:
-				pc, err := repo.CommitObject(ph)
-				if err != nil {
-					if f&uninteresting != 0 {
-						continue // below a tip: the remote's
-					}
-					return nil, fmt.Errorf("parent %s of %s: %w", short(ph.String()), short(c.Hash.String()), err)
+			if _, known := flags[ph]; known {
+				if f&uninteresting != 0 {
+					mark(ph)
 				}
-				push(pc, f&uninteresting)
-			case f&uninteresting != 0 && pf&uninteresting == 0:
-				flags[ph] = pf | uninteresting
-				if pf&queued != 0 {
-					interesting--
-				}
+				continue
 			}
+			pc, err := repo.CommitObject(ph)
+			if err != nil {
+				if f&uninteresting != 0 {
+					continue // below a tip: the remote's
+				}
+				return nil, fmt.Errorf("parent %s of %s: %w", short(ph.String()), short(c.Hash.String()), err)
+			}
+			push(pc, f&uninteresting)
 		}
 	}
 	kept := out[:0]

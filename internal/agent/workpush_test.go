@@ -88,13 +88,13 @@ func (w *pushWorld) remote(branch string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func (w *pushWorld) push(head, before, branch string) error {
+func (w *pushWorld) push(head, branch string) error {
 	w.t.Helper()
 	repo, err := gitopen.PlainOpen(w.work, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return workPush{repo: repo, url: "file://" + w.bare, branch: branch, head: plumbing.NewHash(head), before: plumbing.NewHash(before),
+	return workPush{repo: repo, url: "file://" + w.bare, branch: branch, head: plumbing.NewHash(head),
 		wait: func(context.Context, time.Duration) error { return nil }}.run(context.Background())
 }
 
@@ -136,6 +136,28 @@ func TestWorkPush(t *testing.T) {
 		{name: "new branch at a commit the remote has", build: func(w *pushWorld) (string, string) {
 			return w.base, w.base
 		}, objects: 0}, // an empty pack: receive-pack takes the update alone
+		{name: "a change reverted after another", build: func(w *pushWorld) (string, string) {
+			// The revert's tree is the first commit's: the trees that
+			// commit added must be sent although a later commit's walk
+			// sees them first.
+			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
+			w.write("internal/deep/pkg/a.go", "package pkg\n\nconst A = 2\n")
+			w.commit("deep")
+			w.write("README", "changed\n")
+			w.commit("readme")
+			w.git(w.work, "revert", "--no-edit", "HEAD")
+			return w.head(), w.base
+		}, objects: 3 + 5 + 2}, // the three commits; the first's four trees and blob, the second's tree and blob; the revert's tree is the first's
+		{name: "a remote emptied and collected", build: func(w *pushWorld) (string, string) {
+			// Where the work started is gone from the remote: the push
+			// must carry the whole history.
+			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
+			w.write("b.txt", "b\n")
+			w.commit("row 1")
+			w.git(w.bare, "update-ref", "-d", "refs/heads/main")
+			w.git(w.bare, "gc", "--quiet", "--prune=now")
+			return w.head(), w.base
+		}, objects: -1},
 		{name: "remote behind before", build: func(w *pushWorld) (string, string) {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.git(w.work, "push", "--quiet", w.bare, "gallivant/feature")
@@ -189,14 +211,15 @@ func TestWorkPush(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := newPushWorld(t)
-			head, before := tt.build(w)
+			head, _ := tt.build(w)
 			was := w.remote("gallivant/feature")
 			if tt.objects >= 0 {
 				repo, err := gitopen.PlainOpen(w.work, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				tips := []plumbing.Hash{plumbing.NewHash(before), plumbing.NewHash(w.remote("main"))}
+				// What the remote advertises, as the push sees it.
+				tips := []plumbing.Hash{plumbing.NewHash(w.remote("main"))}
 				if was != "" {
 					tips = append(tips, plumbing.NewHash(was))
 				}
@@ -211,7 +234,7 @@ func TestWorkPush(t *testing.T) {
 					t.Errorf("sendable listed %d objects, want %d", len(objs), tt.objects)
 				}
 			}
-			err := w.push(head, before, "gallivant/feature")
+			err := w.push(head, "gallivant/feature")
 			switch {
 			case tt.stale:
 				if !errors.Is(err, gitpack.ErrStale) {
@@ -262,7 +285,7 @@ func TestNewCommitsWithSkewedDates(t *testing.T) {
 	if want := []string{head, first}; strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("newCommits = %v, want %v", names, want)
 	}
-	if err := w.push(head, w.base, "gallivant/feature"); err != nil {
+	if err := w.push(head, "gallivant/feature"); err != nil {
 		t.Fatal(err)
 	}
 	gitEnvIn(t, w.bare, nil, "fsck", "--connectivity-only", "--no-dangling")
@@ -300,6 +323,9 @@ func TestWorkPushRetriesOnlyTransientFailures(t *testing.T) {
 			}
 			if tt.tries == pushTries && fmt.Sprint(waited) != "[250ms 1s]" {
 				t.Errorf("waited %v between tries, want [250ms 1s]", waited)
+			}
+			if tt.tries == pushTries && !strings.Contains(err.Error(), fmt.Sprintf("(try %d of %d)", pushTries, pushTries)) {
+				t.Errorf("the last failure does not say it was the last try: %v", err)
 			}
 			if strings.Contains(err.Error(), "ghs_secret") {
 				t.Errorf("the error holds the token: %v", err)

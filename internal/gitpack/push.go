@@ -36,17 +36,15 @@ type Update struct {
 // reachable from the remote's refs, which grows with the history; a writer
 // that made the objects already knows them.
 func Push(ctx context.Context, url string, auth transport.AuthMethod, u Update, pack func() ([]byte, error), progress io.Writer) error {
-	return receivePack(ctx, url, auth, u.Ref, func(remote plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash) (bool, error) {
+	return receivePack(ctx, url, auth, u.Ref, u.New, func(remote plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash) (func(io.Writer) error, error) {
 		if remote != u.Old {
-			return false, fmt.Errorf("%w: %s is at %s, not %s", ErrStale, u.Ref.Short(), short(remote), short(u.Old))
+			return nil, fmt.Errorf("%w: %s is at %s, not %s", ErrStale, u.Ref.Short(), short(remote), short(u.Old))
 		}
-		return true, nil
-	}, u.New, func(_ plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error {
 		b, err := pack()
-		if err == nil {
-			_, err = w.Write(b)
+		if err != nil {
+			return nil, fmt.Errorf("write the pack: %w", err)
 		}
-		return err
+		return func(w io.Writer) error { _, err := w.Write(b); return err }, nil
 	}, progress)
 }
 
@@ -59,10 +57,12 @@ type Ahead struct {
 	// Descends reports whether New descends from remote, the reference's
 	// value on the remote (never zero, never New).
 	Descends func(remote plumbing.Hash) (bool, error)
-	// Pack writes to w a pack of every object New has that the remote
-	// lacks, remote being the reference's value there (zero when the
-	// remote lacks it) and heads the remote's branches.
-	Pack func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error
+	// Pack prepares, before anything is sent, the pack of every object
+	// New has that the remote lacks, remote being the reference's value
+	// there (zero when the remote lacks it) and heads the remote's
+	// branches; its writer then writes it. An error of Pack sends
+	// nothing.
+	Pack func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash) (func(w io.Writer) error, error)
 }
 
 // PushAhead pushes a as git push does without --force, in one
@@ -71,32 +71,33 @@ type Ahead struct {
 // commit New does not descend from is ErrStale and nothing is sent. The
 // remote's own refusal and progress are as for Push.
 func PushAhead(ctx context.Context, url string, auth transport.AuthMethod, a Ahead, progress io.Writer) error {
-	return receivePack(ctx, url, auth, a.Ref, func(remote plumbing.Hash, _ map[plumbing.ReferenceName]plumbing.Hash) (bool, error) {
+	return receivePack(ctx, url, auth, a.Ref, a.New, func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash) (func(io.Writer) error, error) {
 		switch {
 		case remote == a.New:
-			return false, nil
-		case remote.IsZero():
-			return true, nil
+			return nil, nil
+		case !remote.IsZero():
+			ok, err := a.Descends(remote)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("%w: %s is at %s, which %s does not descend from", ErrStale, a.Ref.Short(), short(remote), short(a.New))
+			}
 		}
-		ok, err := a.Descends(remote)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			return false, fmt.Errorf("%w: %s is at %s, which %s does not descend from", ErrStale, a.Ref.Short(), short(remote), short(a.New))
-		}
-		return true, nil
-	}, a.New, a.Pack, progress)
+		return a.Pack(remote, heads)
+	}, progress)
 }
 
-// receivePack is one push of ref to New over receive-pack: decide sees
-// the remote's value of ref (zero when it lacks it) and its branches, and
-// says whether to send (false with no error: nothing to do); pack writes
-// the pack for that remote value. The update's old value is the one
+// receivePack is one push of ref to New over receive-pack. plan sees the
+// remote's value of ref (zero when it lacks it) and its branches, and
+// returns the writer of the pack to send, or nil with no error when there
+// is nothing to do; everything that can fail but the writing is done in
+// plan, so that a failure sends nothing and leaves the session to close
+// cleanly (go-git's file:// receive-pack waits on an input that a push
+// broken off mid-pack never ends). The update's old value is the one
 // advertised, which receive-pack checks again under its lock.
-func receivePack(ctx context.Context, url string, auth transport.AuthMethod, ref plumbing.ReferenceName,
-	decide func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash) (bool, error), New plumbing.Hash,
-	pack func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash, w io.Writer) error, progress io.Writer) (err error) {
+func receivePack(ctx context.Context, url string, auth transport.AuthMethod, ref plumbing.ReferenceName, New plumbing.Hash,
+	plan func(remote plumbing.Hash, heads map[plumbing.ReferenceName]plumbing.Hash) (func(io.Writer) error, error), progress io.Writer) (err error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		return err
@@ -132,8 +133,8 @@ func receivePack(ctx context.Context, url string, auth transport.AuthMethod, ref
 			heads[name] = r.Hash()
 		}
 	}
-	send, err := decide(remote, heads)
-	if err != nil || !send {
+	write, err := plan(remote, heads)
+	if err != nil || write == nil {
 		return err
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
@@ -146,7 +147,7 @@ func receivePack(ctx context.Context, url string, auth transport.AuthMethod, ref
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		err := pack(remote, heads, wr)
+		err := write(wr)
 		_ = wr.CloseWithError(err) // always nil
 		done <- err
 	}()
