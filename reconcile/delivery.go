@@ -786,7 +786,10 @@ func (p *passState) runRound(ctx context.Context, e *entry, pr gatekeep.PR, d ga
 		return err
 	}
 	p.outcomes[roundKey(e.key(), k)] = out
-	if out.Err != nil {
+	switch {
+	case out.Err != nil && out.Unpushed:
+		p.Log.Warn("pushing the run's commits failed", "spec", e.specPath, "round", k, "error", out.Err.Error(), "kept", out.Kept)
+	case out.Err != nil:
 		p.Log.Warn("agent run failed", "spec", e.specPath, "round", k, "error", out.Err.Error(), "log", out.Log)
 	}
 	return p.crash("executor:after")

@@ -205,7 +205,11 @@ func (p *passState) runAt(ctx context.Context, e *entry, head string) error {
 	if out.Kept != "" && !out.Unpushed {
 		p.note(e.specPath, true, "an earlier run's unpushed commits were kept on %s", out.Kept)
 	}
-	if out.Err != nil {
+	switch {
+	case out.Err != nil && out.Unpushed:
+		// The agent finished; only its push failed.
+		p.Log.Warn("pushing the run's commits failed", "spec", e.specPath, "error", out.Err.Error(), "kept", out.Kept)
+	case out.Err != nil:
 		p.Log.Warn("agent run failed", "spec", e.specPath, "error", out.Err.Error(), "log", out.Log)
 	}
 	if aerr != nil {
@@ -419,7 +423,9 @@ func (p *passState) recoverTask(ctx context.Context, e *entry, t agent.Task) (ag
 		return agent.Recovery{}, nil
 	}
 	if rc.Known && rc.Running == 0 {
-		p.Log.Info("found the run of a crashed reconciler", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
+		// A reconciler that crashed, or a pass whose push failed, left
+		// the run's record for this one.
+		p.Log.Info("found a run an earlier pass left unsettled", "spec", e.specPath, "task", t.What(), "commits", rc.Outcome.Commits)
 	}
 	if rc.Kept != "" && !rc.Outcome.Unpushed {
 		p.note(e.specPath, true, "the commits of a crashed reconciler's agent could not be pushed; they are kept on %s", rc.Kept)

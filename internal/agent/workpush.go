@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -112,6 +113,11 @@ func (p workPush) once(ctx context.Context) error {
 	}, msgs)
 	if err == nil {
 		return nil
+	}
+	if c := gitpack.HTTPStatus(err); c != 0 {
+		// go-git's own words are about its client; the status is what
+		// a person reads.
+		err = fmt.Errorf("the remote answered HTTP %d %s: %w", c, http.StatusText(c), err)
 	}
 	if said := strings.TrimSpace(msgs.String()); said != "" {
 		err = fmt.Errorf("%w (the remote said: %s)", err, oneLine(said, 500))

@@ -324,6 +324,9 @@ func TestWorkPushRetriesOnlyTransientFailures(t *testing.T) {
 			if tt.tries == pushTries && fmt.Sprint(waited) != "[250ms 1s]" {
 				t.Errorf("waited %v between tries, want [250ms 1s]", waited)
 			}
+			if want := fmt.Sprintf("the remote answered HTTP %d %s", tt.status, http.StatusText(tt.status)); tt.tries == pushTries && !strings.Contains(err.Error(), want) {
+				t.Errorf("the error does not say %q: %v", want, err)
+			}
 			if tt.tries == pushTries && !strings.Contains(err.Error(), fmt.Sprintf("(try %d of %d)", pushTries, pushTries)) {
 				t.Errorf("the last failure does not say it was the last try: %v", err)
 			}

@@ -29,9 +29,7 @@ func RemoteFailure(err error) bool {
 		// without Unwrap.
 		return RemoteFailure(ue.Err)
 	}
-	var he *githttp.Err
-	if errors.As(err, &he) {
-		c := he.StatusCode()
+	if c := HTTPStatus(err); c != 0 {
 		return c >= 500 || c == http.StatusTooManyRequests || c == http.StatusRequestTimeout
 	}
 	var ne net.Error
@@ -61,4 +59,18 @@ func RemoteFailure(err error) bool {
 func CutShort(err error) bool {
 	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
 		(errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF"))
+}
+
+// HTTPStatus is the HTTP status a go-git fetch or push failed with (go-git
+// wraps it where errors.As cannot see it), or 0 for any other failure.
+func HTTPStatus(err error) int {
+	var ue *plumbing.UnexpectedError
+	if errors.As(err, &ue) && ue.Err != nil {
+		return HTTPStatus(ue.Err)
+	}
+	var he *githttp.Err
+	if errors.As(err, &he) {
+		return he.StatusCode()
+	}
+	return 0
 }
