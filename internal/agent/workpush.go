@@ -27,15 +27,15 @@ const pushTries = 3
 
 // workPush is one push of a commit to a work branch from one of
 // gallivant's own repositories (an entry's mirror, a plan task's scratch
-// clone), in process: no git client runs (issue 33: the client's four
-// processes were about half of a run's push).
+// clone), in process: no git client runs (issue 33: git's push started
+// four processes a run).
 type workPush struct {
 	repo   *git.Repository
 	url    string
 	auth   transport.AuthMethod
 	branch string
 	head   plumbing.Hash
-	// wait is how long to wait between tries (tests wait nothing).
+	// wait waits between tries: wait.For when nil (tests wait nothing).
 	wait func(ctx context.Context, d time.Duration) error
 }
 
