@@ -117,7 +117,7 @@ func (e CommandExecutor) ApplyCommit(ctx context.Context, in ApplyInput) (string
 	// the branch moved under is refused. Failed every time, the admitted
 	// commit stays on in.From and the task pending: a later pass applies
 	// it, never running the task again.
-	p := workPush{repo: scratch, url: in.CloneURL, auth: pushAuth(e.Token), branch: in.Branch, head: plumbing.NewHash(head)}
+	p := workPush{repo: scratch, url: in.CloneURL, auth: gitpack.TokenAuth(e.Token), branch: in.Branch, head: plumbing.NewHash(head)}
 	if err := p.run(ctx); err != nil {
 		if errors.Is(err, gitpack.ErrStale) {
 			return "", fmt.Errorf("%w: push %s with %s applied: %v", ErrBranchMoved, in.Branch, short(in.Commit), err)

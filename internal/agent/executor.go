@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/gallivant/gallivant/internal/gitopen"
+	"github.com/gallivant/gallivant/internal/gitpack"
 	"github.com/gallivant/gallivant/internal/redact"
 	"github.com/gallivant/gallivant/ledger"
 	"github.com/gallivant/gallivant/specs"
@@ -524,7 +525,7 @@ func (e CommandExecutor) pushWork(ctx context.Context, dir, url, branch, head st
 	if err != nil {
 		return err
 	}
-	return workPush{repo: repo, url: url, auth: pushAuth(e.Token), branch: branch, head: plumbing.NewHash(head)}.run(ctx)
+	return workPush{repo: repo, url: url, auth: gitpack.TokenAuth(e.Token), branch: branch, head: plumbing.NewHash(head)}.run(ctx)
 }
 
 // maxDirtyPaths is how many entries of a dirty tree an Outcome keeps.

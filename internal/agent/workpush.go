@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // pushTries bounds the attempts of the push of an agent's commits to its
@@ -37,15 +36,6 @@ type workPush struct {
 	head   plumbing.Hash
 	// wait waits between tries: wait.For when nil (tests wait nothing).
 	wait func(ctx context.Context, d time.Duration) error
-}
-
-// pushAuth is gallivant's git credential for token (none without one),
-// as GitHub takes an installation or personal token over https.
-func pushAuth(token string) transport.AuthMethod {
-	if token == "" {
-		return nil
-	}
-	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
 }
 
 // run pushes p.head to p.branch as `git push` without --force does: a

@@ -74,9 +74,15 @@ func putTree(t testing.TB, s storer.EncodedObjectStorer, files map[string]fent, 
 		}
 		return a < b
 	})
-	tr := &object.Tree{Entries: entries}
+	return putObject(t, s, &object.Tree{Entries: entries})
+}
+
+// putObject stores a tree or commit as go-git encodes it.
+func putObject(t testing.TB, s storer.EncodedObjectStorer, v interface {
+	Encode(plumbing.EncodedObject) error
+}) plumbing.Hash {
 	o := s.NewEncodedObject()
-	if err := tr.Encode(o); err != nil {
+	if err := v.Encode(o); err != nil {
 		t.Fatal(err)
 	}
 	h, err := s.SetEncodedObject(o)
@@ -89,16 +95,7 @@ func putTree(t testing.TB, s storer.EncodedObjectStorer, files map[string]fent, 
 // putCommit stores a commit.
 func putCommit(t testing.TB, s storer.EncodedObjectStorer, tree plumbing.Hash, parents []plumbing.Hash, when time.Time, msg string) plumbing.Hash {
 	sig := object.Signature{Name: "a", Email: "a@x", When: when}
-	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
-	o := s.NewEncodedObject()
-	if err := c.Encode(o); err != nil {
-		t.Fatal(err)
-	}
-	h, err := s.SetEncodedObject(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
+	return putObject(t, s, &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents})
 }
 
 // copyMap is a copy of a generated tree.

@@ -106,37 +106,37 @@ func TestWorkPush(t *testing.T) {
 	tests := []struct {
 		name string
 		// build makes the work (and may move the remote); it returns the
-		// head to push and where the work started.
-		build   func(w *pushWorld) (head, before string)
+		// head to push.
+		build   func(w *pushWorld) string
 		stale   bool
 		objects int // what sendable lists against the remote's branches and before; -1 to skip
 	}{
-		{name: "new branch, one file changed deep", build: func(w *pushWorld) (string, string) {
+		{name: "new branch, one file changed deep", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.write("internal/deep/pkg/a.go", "package pkg\n\nconst A = 1\n")
 			w.commit("row 1")
-			return w.head(), w.base
+			return w.head()
 		}, objects: 1 + 4 + 1}, // the commit, four trees, the blob
-		{name: "branch at before", build: func(w *pushWorld) (string, string) {
+		{name: "branch at before", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.git(w.work, "push", "--quiet", w.bare, "gallivant/feature")
 			w.write("b.txt", "b\n")
 			w.commit("row 1")
 			w.write("c.txt", "c\n")
 			w.commit("row 2")
-			return w.head(), w.base
+			return w.head()
 		}, objects: 2 + 2 + 2},
-		{name: "already there", build: func(w *pushWorld) (string, string) {
+		{name: "already there", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.write("b.txt", "b\n")
 			w.commit("row 1")
 			w.git(w.work, "push", "--quiet", w.bare, "gallivant/feature")
-			return w.head(), w.base
+			return w.head()
 		}, objects: 0},
-		{name: "new branch at a commit the remote has", build: func(w *pushWorld) (string, string) {
-			return w.base, w.base
+		{name: "new branch at a commit the remote has", build: func(w *pushWorld) string {
+			return w.base
 		}, objects: 0}, // an empty pack: receive-pack takes the update alone
-		{name: "a change reverted after another", build: func(w *pushWorld) (string, string) {
+		{name: "a change reverted after another", build: func(w *pushWorld) string {
 			// The revert's tree is the first commit's: the trees that
 			// commit added must be sent although a later commit's walk
 			// sees them first.
@@ -146,9 +146,9 @@ func TestWorkPush(t *testing.T) {
 			w.write("README", "changed\n")
 			w.commit("readme")
 			w.git(w.work, "revert", "--no-edit", "HEAD")
-			return w.head(), w.base
+			return w.head()
 		}, objects: 3 + 5 + 2}, // the three commits; the first's four trees and blob, the second's tree and blob; the revert's tree is the first's
-		{name: "a remote emptied and collected", build: func(w *pushWorld) (string, string) {
+		{name: "a remote emptied and collected", build: func(w *pushWorld) string {
 			// Where the work started is gone from the remote: the push
 			// must carry the whole history.
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
@@ -156,20 +156,19 @@ func TestWorkPush(t *testing.T) {
 			w.commit("row 1")
 			w.git(w.bare, "update-ref", "-d", "refs/heads/main")
 			w.git(w.bare, "gc", "--quiet", "--prune=now")
-			return w.head(), w.base
+			return w.head()
 		}, objects: -1},
-		{name: "remote behind before", build: func(w *pushWorld) (string, string) {
+		{name: "a commit of the work already on another branch", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.git(w.work, "push", "--quiet", w.bare, "gallivant/feature")
 			w.write("b.txt", "b\n")
 			w.commit("row 1")
-			before := w.head()
 			w.git(w.work, "push", "--quiet", w.bare, "HEAD:refs/heads/elsewhere")
 			w.write("c.txt", "c\n")
 			w.commit("row 2")
-			return w.head(), before
-		}, objects: 3},
-		{name: "branch moved by someone else", build: func(w *pushWorld) (string, string) {
+			return w.head()
+		}, objects: 3}, // row 2 alone: the remote advertises row 1 on elsewhere
+		{name: "branch moved by someone else", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.write("theirs.txt", "theirs\n")
 			w.commit("theirs")
@@ -177,9 +176,9 @@ func TestWorkPush(t *testing.T) {
 			w.git(w.work, "reset", "--quiet", "--hard", w.base)
 			w.write("ours.txt", "ours\n")
 			w.commit("ours")
-			return w.head(), w.base
+			return w.head()
 		}, stale: true, objects: -1},
-		{name: "main merged in after it moved on", build: func(w *pushWorld) (string, string) {
+		{name: "main merged in after it moved on", build: func(w *pushWorld) string {
 			for i := range 5 {
 				w.write(fmt.Sprintf("main-%d.txt", i), "main\n")
 				w.commit(fmt.Sprintf("main %d", i))
@@ -189,29 +188,29 @@ func TestWorkPush(t *testing.T) {
 			w.write("ours.txt", "ours\n")
 			w.commit("ours")
 			w.git(w.work, "merge", "--quiet", "--no-edit", "main")
-			return w.head(), w.base
+			return w.head()
 		}, objects: 3 + 2}, // ours (commit, tree, blob), the merge commit and its tree: none of main's five commits
-		{name: "a file put back as it was", build: func(w *pushWorld) (string, string) {
+		{name: "a file put back as it was", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.write("README", "changed\n")
 			w.commit("change")
 			w.write("README", "hi\n")
 			w.commit("put back")
-			return w.head(), w.base
+			return w.head()
 		}, objects: -1},
-		{name: "a file removed and a directory moved", build: func(w *pushWorld) (string, string) {
+		{name: "a file removed and a directory moved", build: func(w *pushWorld) string {
 			w.git(w.work, "checkout", "--quiet", "-b", "gallivant/feature")
 			w.git(w.work, "mv", "internal/deep", "internal/shallow")
 			w.git(w.work, "rm", "--quiet", "README")
 			w.commit("move")
-			return w.head(), w.base
+			return w.head()
 		}, objects: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := newPushWorld(t)
-			head, _ := tt.build(w)
+			head := tt.build(w)
 			was := w.remote("gallivant/feature")
 			if tt.objects >= 0 {
 				repo, err := gitopen.PlainOpen(w.work, nil)
@@ -313,7 +312,7 @@ func TestWorkPushRetriesOnlyTransientFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			var waited []time.Duration
-			err = workPush{repo: repo, url: srv.URL + "/acme/api.git", auth: pushAuth("ghs_secret"), branch: "gallivant/feature", head: plumbing.NewHash(w.base),
+			err = workPush{repo: repo, url: srv.URL + "/acme/api.git", auth: gitpack.TokenAuth("ghs_secret"), branch: "gallivant/feature", head: plumbing.NewHash(w.base),
 				wait: func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil }}.run(context.Background())
 			if err == nil {
 				t.Fatal("the push succeeded")

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // ErrStale reports that the remote's reference was not at the update's Old
@@ -174,3 +175,13 @@ func receivePack(ctx context.Context, url string, auth transport.AuthMethod, ref
 
 // short is a commit's 7-character abbreviation, as people read it.
 func short(h plumbing.Hash) string { return h.String()[:7] }
+
+// TokenAuth is the credential GitHub takes for git over https with an
+// installation or personal token (user x-access-token), or nil without a
+// token. Its password never appears in an error go-git returns.
+func TokenAuth(token string) transport.AuthMethod {
+	if token == "" {
+		return nil
+	}
+	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
+}

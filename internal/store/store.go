@@ -27,7 +27,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // ErrPushRejected reports that the control branch moved under a push: some
@@ -112,9 +111,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if s.author.Email == "" {
 		s.author.Email = "gallivant@users.noreply.github.com"
 	}
-	if opts.Token != "" {
-		s.auth = &githttp.BasicAuth{Username: "x-access-token", Password: opts.Token}
-	}
+	s.auth = gitpack.TokenAuth(opts.Token)
 	remote := opts.Control
 	if !isURL(opts.Control) {
 		var err error
